@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics on stderr, one line each, prefixed with "memtap: ". */
+#include "log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "error.h"
+
+int mt_log_level = MT_LOG_INFO;
+
+void mt_log_init(void)
+{
+	const char *d = getenv("MEMTAP_DEBUG");
+
+	if (d && *d && *d != '0')
+		mt_log_level = MT_LOG_DEBUG;
+}
+
+MT_PRINTF(3, 0) static void vlog(enum mt_log_level level, int err, const char *fmt, va_list ap)
+{
+	static const char *const prefix[] = { "", "warning: ", "", "debug: " };
+	char line[4096];
+	int n;
+
+	if ((int)level > mt_log_level)
+		return;
+	/* Format into one buffer so the line reaches stderr in one write. */
+	n = snprintf(line, sizeof(line), "memtap: %s", prefix[level]);
+	n += vsnprintf(line + n, sizeof(line) - (size_t)n, fmt, ap);
+	if (n < (int)sizeof(line) && err)
+		n += snprintf(line + n, sizeof(line) - (size_t)n, ": %s", mt_strerror(err));
+	if (n >= (int)sizeof(line) - 1)
+		n = (int)sizeof(line) - 2;
+	line[n++] = '\n';
+	fwrite(line, 1, (size_t)n, stderr);
+	fflush(stderr);
+}
+
+void mt_log(enum mt_log_level level, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(level, 0, fmt, ap);
+	va_end(ap);
+}
+
+int mt_err_code(int err, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vlog(MT_LOG_ERROR, err, fmt, ap);
+	va_end(ap);
+	return err;
+}

@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* Diagnostics on stderr for the CLI and the recorder; library layers never call these. */
+#ifndef MEMTAP_COMMON_LOG_H
+#define MEMTAP_COMMON_LOG_H
+
+#include "compiler.h"
+
+enum mt_log_level {
+	MT_LOG_ERROR,
+	MT_LOG_WARN,
+	MT_LOG_INFO,
+	MT_LOG_DEBUG,
+};
+
+/* Messages at or below this level are printed; MEMTAP_DEBUG=1 in the environment sets DEBUG. */
+extern int mt_log_level;
+
+void mt_log_init(void);
+void mt_log(enum mt_log_level level, const char *fmt, ...) MT_PRINTF(2, 3);
+
+/*
+ * git-style messages: lowercase, no final period, the subject quoted as '...'.
+ * mt_err_code() prints the message followed by ": <strerror(err)>" and returns err, so that
+ * `return mt_err_code(r, "cannot open '%s'", path);` is one line.
+ */
+#define mt_err(...) mt_log(MT_LOG_ERROR, __VA_ARGS__)
+#define mt_warn(...) mt_log(MT_LOG_WARN, __VA_ARGS__)
+#define mt_info(...) mt_log(MT_LOG_INFO, __VA_ARGS__)
+#define mt_debug(...) mt_log(MT_LOG_DEBUG, __VA_ARGS__)
+int mt_err_code(int err, const char *fmt, ...) MT_PRINTF(2, 3);
+
+#endif

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* String, number and small-file helpers. */
+#ifndef MEMTAP_COMMON_STRUTIL_H
+#define MEMTAP_COMMON_STRUTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Copies at most size-1 bytes and always terminates; returns strlen(src). */
+size_t mt_strlcpy(char *dst, const char *src, size_t size);
+
+/* Parses a whole decimal (or 0x hex) unsigned number; -EINVAL or -ERANGE on failure. */
+int mt_parse_u64(const char *s, uint64_t *ret);
+/* Like mt_parse_u64 but accepts a K/M/G/T suffix (powers of 1024) and an optional 'B'/'iB'. */
+int mt_parse_size(const char *s, uint64_t *ret);
+
+/*
+ * Reads a whole (small, typically /proc or /sys) file into buf, at most size-1 bytes, and
+ * terminates it. Returns the number of bytes read or -errno. Trailing newlines are kept.
+ */
+long mt_read_small_file(const char *path, char *buf, size_t size);
+/* Reads the first line of a file without its newline. */
+int mt_read_line_file(const char *path, char *buf, size_t size);
+
+bool mt_str_has_prefix(const char *s, const char *prefix);
+
+/* Formats n bytes as "123 B", "4.0 KiB", "1.5 MiB", ... into buf. Returns buf. */
+const char *mt_fmt_bytes(uint64_t n, char *buf, size_t size);
+/* Formats nanoseconds as "850 ns", "12.3 us", "4.56 ms", "7.890 s". Returns buf. */
+const char *mt_fmt_duration(uint64_t ns, char *buf, size_t size);
+/* Formats an integer with thousands separators: 1234567 -> "1,234,567". Returns buf. */
+const char *mt_fmt_count(uint64_t n, char *buf, size_t size);
+
+#endif

@@ -1,0 +1,295 @@
+/* SPDX-License-Identifier: MIT */
+/* Columnar encoding of event blocks: each column picks the smallest of four encodings. */
+#include "block.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/buf.h"
+#include "common/error.h"
+#include "common/varint.h"
+#include "format/schema.h"
+
+int mt_block_init(struct mt_block *b, unsigned type, uint32_t cap)
+{
+	const struct mt_type_desc *d = mt_type_desc(type);
+	uint64_t *storage;
+	int r;
+
+	if (!d || !cap || cap > MT_MAX_BLOCK_EVENTS)
+		return -EINVAL;
+	storage = calloc((size_t)cap * d->nfields, sizeof(uint64_t));
+	if (!storage)
+		return -ENOMEM;
+	r = mt_block_init_static(b, type, cap, storage);
+	if (r < 0) {
+		free(storage);
+		return r;
+	}
+	b->owned = 1;
+	return 0;
+}
+
+int mt_block_init_static(struct mt_block *b, unsigned type, uint32_t cap, uint64_t *storage)
+{
+	const struct mt_type_desc *d = mt_type_desc(type);
+
+	if (!d || !cap || cap > MT_MAX_BLOCK_EVENTS || d->nfields > MT_MAX_FIELDS)
+		return -EINVAL;
+	memset(b, 0, sizeof(*b));
+	b->type = (uint16_t)type;
+	b->nfields = (uint16_t)d->nfields;
+	b->cap = cap;
+	for (unsigned f = 0; f < d->nfields; f++)
+		b->col[f] = storage + (size_t)f * cap;
+	return 0;
+}
+
+void mt_block_release(struct mt_block *b)
+{
+	if (b->owned)
+		free(b->col[0]);
+	memset(b, 0, sizeof(*b));
+}
+
+static int sorted(const struct mt_block *b)
+{
+	const uint64_t *t = b->col[MT_F_TIME];
+
+	for (uint32_t i = 1; i < b->count; i++)
+		if (t[i] < t[i - 1])
+			return 0;
+	return 1;
+}
+
+/* Stable merge sort of row indices by time. */
+static void msort(const uint64_t *t, uint32_t *idx, uint32_t *tmp, uint32_t n)
+{
+	uint32_t h, i, j, k;
+
+	if (n < 2)
+		return;
+	h = n / 2;
+	msort(t, idx, tmp, h);
+	msort(t, idx + h, tmp, n - h);
+	for (i = 0, j = h, k = 0; i < h && j < n;)
+		tmp[k++] = t[idx[j]] < t[idx[i]] ? idx[j++] : idx[i++];
+	while (i < h)
+		tmp[k++] = idx[i++];
+	while (j < n)
+		tmp[k++] = idx[j++];
+	memcpy(idx, tmp, n * sizeof(*idx));
+}
+
+int mt_block_sort(struct mt_block *b, uint64_t *scratch)
+{
+	uint64_t *mem = scratch, *vals;
+	uint32_t *idx, *tmp;
+
+	if (sorted(b))
+		return 0;
+	if (!mem) {
+		mem = malloc((size_t)b->count * 2 * sizeof(uint64_t));
+		if (!mem)
+			return -ENOMEM;
+	}
+	/* Layout of the 2*count words: idx and tmp (u32 each) share the first count words. */
+	idx = (uint32_t *)mem;
+	tmp = idx + b->count;
+	vals = mem + b->count;
+	for (uint32_t i = 0; i < b->count; i++)
+		idx[i] = i;
+	msort(b->col[MT_F_TIME], idx, tmp, b->count);
+	for (unsigned f = 0; f < b->nfields; f++) {
+		for (uint32_t i = 0; i < b->count; i++)
+			vals[i] = b->col[f][idx[i]];
+		memcpy(b->col[f], vals, b->count * sizeof(uint64_t));
+	}
+	if (mem != scratch)
+		free(mem);
+	return 0;
+}
+
+void mt_block_time_range(const struct mt_block *b, uint64_t *t_min, uint64_t *t_max)
+{
+	uint64_t lo = 0, hi = 0;
+
+	for (uint32_t i = 0; i < b->count; i++) {
+		uint64_t t = b->col[MT_F_TIME][i];
+
+		if (!i || t < lo)
+			lo = t;
+		if (!i || t > hi)
+			hi = t;
+	}
+	*t_min = lo;
+	*t_max = hi;
+}
+
+size_t mt_block_encoded_max(const struct mt_block *b)
+{
+	/* Per column: field id, encoding, length, and the worst case of 10 bytes per value. */
+	return MT_VARINT_MAX + (size_t)b->nfields * (3 * MT_VARINT_MAX + 1 + (size_t)b->count * MT_VARINT_MAX);
+}
+
+/* The encoded size of column c under each encoding, to pick the smallest. */
+static void col_sizes(const uint64_t *c, uint32_t n, size_t sz[4])
+{
+	size_t v = 0, z = 0, d = mt_varint_len(c[0]);
+	int constant = 1;
+
+	for (uint32_t i = 0; i < n; i++) {
+		v += mt_varint_len(c[i]);
+		z += mt_varint_len(mt_zigzag((int64_t)c[i]));
+		if (i) {
+			d += mt_varint_len(mt_zigzag((int64_t)(c[i] - c[i - 1])));
+			constant &= c[i] == c[0];
+		}
+	}
+	sz[MT_ENC_CONST] = constant ? mt_varint_len(c[0]) : SIZE_MAX;
+	sz[MT_ENC_VARINT] = v;
+	sz[MT_ENC_ZIGZAG] = z;
+	sz[MT_ENC_DELTA] = d;
+}
+
+size_t mt_block_encode_to(const struct mt_block *b, uint8_t *out, size_t cap)
+{
+	uint8_t *p = out, *end = out + cap;
+
+	if (cap < MT_VARINT_MAX)
+		return 0;
+	p += mt_varint_put(p, b->nfields);
+	for (unsigned f = 0; f < b->nfields; f++) {
+		const uint64_t *c = b->col[f];
+		size_t sz[4] = { 0, 0, 0, 0 }, best;
+		unsigned enc = MT_ENC_VARINT;
+
+		if (b->count) {
+			col_sizes(c, b->count, sz);
+			for (unsigned e = 0; e < 4; e++)
+				if (sz[e] < sz[enc])
+					enc = e;
+		} else {
+			enc = MT_ENC_VARINT;
+		}
+		best = sz[enc];
+		if ((size_t)(end - p) < 2 * MT_VARINT_MAX + 1 + best)
+			return 0;
+		p += mt_varint_put(p, f);
+		*p++ = (uint8_t)enc;
+		p += mt_varint_put(p, best);
+		switch (enc) {
+		case MT_ENC_CONST:
+			p += mt_varint_put(p, c[0]);
+			break;
+		case MT_ENC_VARINT:
+			for (uint32_t i = 0; i < b->count; i++)
+				p += mt_varint_put(p, c[i]);
+			break;
+		case MT_ENC_ZIGZAG:
+			for (uint32_t i = 0; i < b->count; i++)
+				p += mt_varint_put(p, mt_zigzag((int64_t)c[i]));
+			break;
+		case MT_ENC_DELTA:
+			p += mt_varint_put(p, c[0]);
+			for (uint32_t i = 1; i < b->count; i++)
+				p += mt_varint_put(p, mt_zigzag((int64_t)(c[i] - c[i - 1])));
+			break;
+		}
+	}
+	return (size_t)(p - out);
+}
+
+int mt_block_encode(const struct mt_block *b, struct mt_buf *out)
+{
+	size_t max = mt_block_encoded_max(b), n;
+	int r = mt_buf_reserve(out, max);
+
+	if (r < 0)
+		return r;
+	n = mt_block_encode_to(b, out->data + out->len, max);
+	if (!n)
+		return -MT_ERR_LIMIT;
+	out->len += n;
+	return 0;
+}
+
+static int decode_col(uint64_t *c, unsigned enc, const uint8_t *p, const uint8_t *end, uint32_t n)
+{
+	uint64_t v;
+
+	switch (enc) {
+	case MT_ENC_CONST:
+		if (mt_varint_get(&p, end, &v) < 0)
+			return -MT_ERR_CORRUPT;
+		for (uint32_t i = 0; i < n; i++)
+			c[i] = v;
+		break;
+	case MT_ENC_VARINT:
+	case MT_ENC_ZIGZAG:
+		for (uint32_t i = 0; i < n; i++) {
+			if (mt_varint_get(&p, end, &v) < 0)
+				return -MT_ERR_CORRUPT;
+			c[i] = enc == MT_ENC_ZIGZAG ? (uint64_t)mt_unzigzag(v) : v;
+		}
+		break;
+	case MT_ENC_DELTA:
+		for (uint32_t i = 0; i < n; i++) {
+			if (mt_varint_get(&p, end, &v) < 0)
+				return -MT_ERR_CORRUPT;
+			c[i] = i ? c[i - 1] + (uint64_t)mt_unzigzag(v) : v;
+		}
+		break;
+	default:
+		return -MT_ERR_CORRUPT;
+	}
+	/* A column must be exactly as long as it says. */
+	return p == end ? 0 : -MT_ERR_CORRUPT;
+}
+
+int mt_block_decode(struct mt_block *b, const uint8_t *p, size_t n, uint32_t count)
+{
+	const uint8_t *end = p + n;
+	uint32_t seen = 0; /* bit f: column f decoded */
+	uint64_t ncols;
+
+	if (count > b->cap)
+		return -MT_ERR_LIMIT;
+	if (mt_varint_get(&p, end, &ncols) < 0 || ncols > 4096)
+		return -MT_ERR_CORRUPT;
+	for (uint64_t k = 0; k < ncols; k++) {
+		uint64_t field, len;
+		unsigned enc;
+
+		if (mt_varint_get(&p, end, &field) < 0 || p >= end)
+			return -MT_ERR_CORRUPT;
+		enc = *p++;
+		if (mt_varint_get(&p, end, &len) < 0 || len > (uint64_t)(end - p))
+			return -MT_ERR_CORRUPT;
+		if (field < b->nfields) {
+			int r;
+
+			if (seen & (1u << field))
+				return -MT_ERR_CORRUPT;
+			seen |= 1u << field;
+			r = decode_col(b->col[field], enc, p, p + len, count);
+			if (r < 0)
+				return r;
+		} else if (enc > MT_ENC_DELTA) {
+			return -MT_ERR_CORRUPT;
+		}
+		p += len;
+	}
+	if (p != end)
+		return -MT_ERR_CORRUPT;
+	for (unsigned f = 0; f < b->nfields; f++)
+		if (!(seen & (1u << f)))
+			memset(b->col[f], 0, count * sizeof(uint64_t));
+	/* Time order inside a block is an invariant the merge relies on. */
+	for (uint32_t i = 1; i < count; i++)
+		if (b->col[MT_F_TIME][i] < b->col[MT_F_TIME][i - 1])
+			return -MT_ERR_CORRUPT;
+	b->count = count;
+	return 0;
+}

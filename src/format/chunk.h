@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* Chunk headers and key/value payloads: the framing shared by writer and reader. */
+#ifndef MEMTAP_FORMAT_CHUNK_H
+#define MEMTAP_FORMAT_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/buf.h"
+
+struct mt_chunk_hdr {
+	uint16_t type;
+	uint16_t subtype;
+	uint32_t stream;
+	uint8_t compression;
+	uint8_t flags;
+	uint32_t payload_size;
+	uint32_t raw_size;
+	uint32_t count;
+	uint32_t payload_crc;
+	uint64_t t_min;
+	uint64_t t_max;
+};
+
+/* Serialises h into out, computing the header checksum. */
+void mt_chunk_hdr_pack(const struct mt_chunk_hdr *h, uint8_t out[MT_CHUNK_HEADER_SIZE]);
+/*
+ * Parses and validates a chunk header: magic, checksum, and every limit a reader relies on
+ * (sizes, event count, t_min <= t_max). -MT_ERR_CORRUPT or -MT_ERR_LIMIT on failure, h
+ * untouched.
+ */
+int mt_chunk_hdr_unpack(const uint8_t in[MT_CHUNK_HEADER_SIZE], struct mt_chunk_hdr *h);
+
+/*
+ * Key/value payloads (META, COLLECTOR, STREAM, END chunks): varint n, then n times
+ * (varint key length, key bytes, varint value length, value bytes). Keys are ASCII; values
+ * are UTF-8 text, numbers in decimal.
+ */
+struct mt_kv {
+	struct mt_buf buf; /* the encoded pairs, without the leading count */
+	uint32_t n;
+};
+
+void mt_kv_init(struct mt_kv *kv);
+void mt_kv_release(struct mt_kv *kv);
+int mt_kv_add(struct mt_kv *kv, const char *key, const char *value);
+int mt_kv_add_len(struct mt_kv *kv, const char *key, const char *value, size_t vlen);
+int mt_kv_add_u64(struct mt_kv *kv, const char *key, uint64_t value);
+int mt_kv_addf(struct mt_kv *kv, const char *key, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* Encodes kv as a chunk payload into out (appending). */
+int mt_kv_encode(const struct mt_kv *kv, struct mt_buf *out);
+
+/*
+ * A decoded key/value list. Strings point into one allocation owned by the list and are
+ * NUL-terminated (a value containing NUL is cut there).
+ */
+struct mt_kvlist {
+	uint32_t n;
+	const char **keys;
+	const char **vals;
+	void *mem;
+};
+
+int mt_kvlist_decode(const uint8_t *p, size_t n, struct mt_kvlist *ret);
+void mt_kvlist_release(struct mt_kvlist *l);
+/* The last value for key, or NULL. */
+const char *mt_kvlist_get(const struct mt_kvlist *l, const char *key);
+
+#endif

@@ -1,0 +1,207 @@
+/* SPDX-License-Identifier: MIT */
+/* Time-ordered iteration: a k-way merge over the event blocks whose time ranges overlap. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/error.h"
+#include "format/block.h"
+#include "format/reader-internal.h"
+#include "format/schema.h"
+
+/*
+ * Every block is sorted by time, and every chunk header carries its block's time range.
+ * Chunks are opened in order of t_min, and a chunk is opened only once the merge frontier
+ * reaches its t_min, so memory holds just the blocks whose ranges overlap the frontier:
+ * about one per producer, whatever the length of the trace.
+ */
+struct open_block {
+	struct mt_block b;
+	size_t chunk; /* index in file order: the tie-break that keeps ordering stable */
+	uint32_t row;
+	uint32_t stream;
+};
+
+struct mt_cursor {
+	struct mt_reader *r;
+	struct mt_cursor_opts o;
+	size_t *order;
+	size_t norder;
+	size_t next;
+	struct open_block **heap;
+	size_t nheap;
+	struct open_block **spare;
+	size_t nspare;
+};
+
+static int chunk_selected(const struct mt_cursor *c, const struct mt_chunk_ref *ch)
+{
+	if (ch->bad || !ch->h.count || !mt_type_desc(ch->h.subtype))
+		return 0;
+	if (!c->o.type_mask)
+		return 1;
+	return ch->h.subtype < 64 && (c->o.type_mask & (1ull << ch->h.subtype));
+}
+
+static int cmp_order(const void *a, const void *b, void *arg)
+{
+	const struct mt_chunk_ref *chunks = arg;
+	const struct mt_chunk_ref *x = &chunks[*(const size_t *)a];
+	const struct mt_chunk_ref *y = &chunks[*(const size_t *)b];
+
+	if (x->h.t_min != y->h.t_min)
+		return x->h.t_min < y->h.t_min ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+int mt_cursor_new(struct mt_reader *r, const struct mt_cursor_opts *opts, struct mt_cursor **ret)
+{
+	struct mt_cursor *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		return -ENOMEM;
+	c->r = r;
+	if (opts)
+		c->o = *opts;
+	c->order = malloc((r->nchunks + 1) * sizeof(*c->order));
+	c->heap = malloc((r->nchunks + 1) * sizeof(*c->heap));
+	c->spare = malloc((r->nchunks + 1) * sizeof(*c->spare));
+	if (!c->order || !c->heap || !c->spare) {
+		mt_cursor_free(c);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < r->nchunks; i++)
+		if (chunk_selected(c, &r->chunks[i]))
+			c->order[c->norder++] = i;
+	qsort_r(c->order, c->norder, sizeof(*c->order), cmp_order, r->chunks);
+	*ret = c;
+	return 0;
+}
+
+void mt_cursor_free(struct mt_cursor *c)
+{
+	if (!c)
+		return;
+	for (size_t i = 0; c->heap && i < c->nheap; i++) {
+		mt_block_release(&c->heap[i]->b);
+		free(c->heap[i]);
+	}
+	for (size_t i = 0; c->spare && i < c->nspare; i++) {
+		mt_block_release(&c->spare[i]->b);
+		free(c->spare[i]);
+	}
+	free(c->order);
+	free(c->heap);
+	free(c->spare);
+	free(c);
+}
+
+static int before(const struct open_block *a, const struct open_block *b)
+{
+	uint64_t ta = a->b.col[MT_F_TIME][a->row], tb = b->b.col[MT_F_TIME][b->row];
+
+	if (ta != tb)
+		return ta < tb;
+	if (a->chunk != b->chunk)
+		return a->chunk < b->chunk;
+	return a->row < b->row;
+}
+
+static void sift_down(struct mt_cursor *c, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, m = i;
+		struct open_block *t;
+
+		if (l < c->nheap && before(c->heap[l], c->heap[m]))
+			m = l;
+		if (l + 1 < c->nheap && before(c->heap[l + 1], c->heap[m]))
+			m = l + 1;
+		if (m == i)
+			return;
+		t = c->heap[i];
+		c->heap[i] = c->heap[m];
+		c->heap[m] = t;
+		i = m;
+	}
+}
+
+static void sift_up(struct mt_cursor *c, size_t i)
+{
+	while (i && before(c->heap[i], c->heap[(i - 1) / 2])) {
+		struct open_block *t = c->heap[i];
+
+		c->heap[i] = c->heap[(i - 1) / 2];
+		c->heap[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+/* Opens the next chunk in t_min order; returns 0 when it was corrupt and skipped. */
+static int open_next(struct mt_cursor *c)
+{
+	size_t ci = c->order[c->next++];
+	struct mt_chunk_ref *ch = &c->r->chunks[ci];
+	struct open_block *ob;
+	int rc;
+
+	if (c->nspare) {
+		ob = c->spare[--c->nspare];
+	} else {
+		ob = calloc(1, sizeof(*ob));
+		if (!ob)
+			return -ENOMEM;
+	}
+	rc = mt_reader_decode_chunk(c->r, ch, &ob->b);
+	if (rc < 0) {
+		c->spare[c->nspare++] = ob;
+		if (rc == -MT_ERR_CORRUPT || rc == -MT_ERR_TRUNCATED || rc == -MT_ERR_LIMIT)
+			return 0;
+		return rc;
+	}
+	ob->chunk = ci;
+	ob->row = 0;
+	ob->stream = ch->h.stream;
+	c->heap[c->nheap++] = ob;
+	sift_up(c, c->nheap - 1);
+	return 0;
+}
+
+int mt_cursor_next(struct mt_cursor *c, struct mt_event *ev)
+{
+	for (;;) {
+		struct open_block *top;
+		int rc;
+
+		while (c->next < c->norder &&
+		       (!c->nheap || c->r->chunks[c->order[c->next]].h.t_min <=
+					     c->heap[0]->b.col[MT_F_TIME][c->heap[0]->row])) {
+			rc = open_next(c);
+			if (rc < 0)
+				return rc;
+		}
+		if (!c->nheap)
+			return 0;
+		top = c->heap[0];
+		if (!c->o.by_pid || top->b.col[MT_F_PID][top->row] == c->o.pid) {
+			ev->type = top->b.type;
+			ev->stream = top->stream;
+			ev->desc = mt_type_desc(top->b.type);
+			for (unsigned f = 0; f < top->b.nfields; f++)
+				ev->v[f] = top->b.col[f][top->row];
+			for (unsigned f = top->b.nfields; f < MT_MAX_FIELDS; f++)
+				ev->v[f] = 0;
+			rc = 1;
+		} else {
+			rc = 0;
+		}
+		if (++top->row == top->b.count) {
+			c->spare[c->nspare++] = top;
+			c->heap[0] = c->heap[--c->nheap];
+		}
+		if (c->nheap)
+			sift_down(c, 0);
+		if (rc)
+			return 1;
+	}
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: MIT */
+/* The reader's private state, shared by reader.c and cursor.c only. */
+#ifndef MEMTAP_FORMAT_READER_INTERNAL_H
+#define MEMTAP_FORMAT_READER_INTERNAL_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "common/buf.h"
+#include "common/hash.h"
+#include "format/chunk.h"
+#include "format/reader.h"
+
+struct mt_chunk_ref {
+	uint64_t off;
+	struct mt_chunk_hdr h;
+	bool bad;
+};
+
+/* String and stack tables of one producer stream; ids are looked up through maps. */
+struct mt_stream {
+	uint32_t id;
+	struct mt_map64 str_ix; /* string id -> index into str_off/str_len */
+	uint64_t *str_off;      /* offset into the reader's arena */
+	uint32_t *str_len;
+	size_t nstr, str_cap, str_len_cap;
+	struct mt_map64 stk_ix; /* stack node id -> index */
+	uint64_t *stk_parent;   /* parent node id, 0 for a root */
+	uint64_t *stk_ip;
+	size_t nstk, stk_cap, stk_ip_cap;
+};
+
+struct mt_reader {
+	int fd;
+	bool own_fd;
+	struct mt_file_info file;
+	struct mt_integrity integ;
+	mt_progress_fn progress;
+	void *progress_ctx;
+
+	struct mt_chunk_ref *chunks; /* EVENTS chunks in file order */
+	size_t nchunks, chunks_cap;
+	uint64_t counts[_MT_EV_MAX];
+	uint64_t unknown_events;
+
+	struct mt_stream *streams;
+	size_t nstreams, streams_cap;
+	struct mt_map64 stream_ix;
+	struct mt_buf arena; /* all strings, NUL-terminated */
+	uint64_t str_bytes;
+
+	struct mt_kvlist *metas, *colls, *streamkv;
+	size_t nmetas, metas_cap, ncolls, colls_cap, nstreamkv, streamkv_cap;
+	const struct mt_kvlist **coll_view;
+	size_t ncoll_view;
+	const char **meta_keys, **meta_vals;
+	struct mt_kvlist end;
+	bool has_end;
+
+	struct mt_buf zbuf; /* on-disk payload */
+	struct mt_buf raw;  /* decompressed payload */
+	void *dctx;         /* ZSTD_DCtx */
+};
+
+/* Reads, checks and decompresses the payload of the chunk at off into out. */
+int mt_reader_payload(struct mt_reader *r, uint64_t off, const struct mt_chunk_hdr *h,
+		      struct mt_buf *out);
+/* Decodes an EVENTS chunk into b (re-initialised as needed); marks it bad on corruption. */
+int mt_reader_decode_chunk(struct mt_reader *r, struct mt_chunk_ref *c, struct mt_block *b);
+void mt_reader_mark_bad(struct mt_reader *r, struct mt_chunk_ref *c);
+
+#endif

@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* The event-type table: one row per type, one entry per field, in field-id order. */
+#include "schema.h"
+
+#include <string.h>
+#include <sys/mman.h>
+
+#define COMMON_FIELDS                                                                   \
+	{ "time_ns", MT_FK_U64, NULL, 0, "CLOCK_MONOTONIC nanoseconds" },                  \
+	{ "pid", MT_FK_U64, NULL, 0, "process id" },                                         \
+	{ "tid", MT_FK_U64, NULL, 0, "thread id" }
+
+static const char *const task_kinds[] = { "process", "vfork", "thread" };
+static const char *const mmap_origins[] = { "procfs", "perf", "rt" };
+
+static const struct mt_field_desc task_new_fields[] = {
+	COMMON_FIELDS,
+	{ "ppid", MT_FK_U64, NULL, 0, "pid of the creating process" },
+	{ "ptid", MT_FK_U64, NULL, 0, "tid of the creating thread" },
+	{ "kind", MT_FK_ENUM, task_kinds, 3, "process, vfork or thread" },
+};
+
+static const struct mt_field_desc task_exec_fields[] = {
+	COMMON_FIELDS,
+	{ "exe", MT_FK_STR, NULL, 0, "executable after the exec" },
+	{ "argv", MT_FK_ARGV, NULL, 0, "arguments" },
+	{ "comm", MT_FK_STR, NULL, 0, "command name" },
+	{ "old_tid", MT_FK_U64, NULL, 0, "thread that called execve" },
+};
+
+static const struct mt_field_desc task_comm_fields[] = {
+	COMMON_FIELDS,
+	{ "comm", MT_FK_STR, NULL, 0, "new thread name" },
+};
+
+static const struct mt_field_desc task_exit_fields[] = {
+	COMMON_FIELDS,
+	{ "kind", MT_FK_ENUM, task_kinds, 3, "process (the whole process) or thread" },
+	{ "exit_code", MT_FK_I64, NULL, 0, "exit code, -1 if killed by a signal" },
+	{ "signal", MT_FK_U64, NULL, 0, "terminating signal, 0 if none" },
+	{ "core_dumped", MT_FK_U64, NULL, 0, "1 if a core was dumped" },
+};
+
+static const struct mt_field_desc mmap_fields[] = {
+	COMMON_FIELDS,
+	{ "addr", MT_FK_HEX, NULL, 0, "start address" },
+	{ "len", MT_FK_U64, NULL, 0, "length in bytes" },
+	{ "pgoff", MT_FK_HEX, NULL, 0, "file offset in bytes" },
+	{ "prot", MT_FK_PROT, NULL, 0, "protection" },
+	{ "flags", MT_FK_HEX, NULL, 0, "MAP_* flags" },
+	{ "maj", MT_FK_U64, NULL, 0, "device major" },
+	{ "min", MT_FK_U64, NULL, 0, "device minor" },
+	{ "ino", MT_FK_U64, NULL, 0, "inode" },
+	{ "build_id", MT_FK_STR, NULL, 0, "GNU build-id (hex)" },
+	{ "path", MT_FK_STR, NULL, 0, "file path or [heap]/[stack]/...; empty if anonymous" },
+	{ "origin", MT_FK_ENUM, mmap_origins, 3, "procfs snapshot, perf MMAP2 record or runtime hook" },
+};
+
+static const struct mt_field_desc lost_fields[] = {
+	COMMON_FIELDS,
+	{ "collector", MT_FK_STR, NULL, 0, "collector that lost events" },
+	{ "count", MT_FK_U64, NULL, 0, "events lost" },
+	{ "reason", MT_FK_STR, NULL, 0, "why" },
+};
+
+#define TYPE(t, n, f, d) [t] = { n, MT_ARRAY_SIZE_(f), f, d }
+#define MT_ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct mt_type_desc types[_MT_EV_MAX] = {
+	TYPE(MT_EV_TASK_NEW, "task_new", task_new_fields, "a process or thread was created"),
+	TYPE(MT_EV_TASK_EXEC, "task_exec", task_exec_fields, "a process replaced its image"),
+	TYPE(MT_EV_TASK_COMM, "task_comm", task_comm_fields, "a thread changed its name"),
+	TYPE(MT_EV_TASK_EXIT, "task_exit", task_exit_fields, "a thread or process ended"),
+	TYPE(MT_EV_MMAP, "mmap", mmap_fields, "a memory mapping"),
+	TYPE(MT_EV_LOST, "lost", lost_fields, "a collector lost events"),
+};
+
+_Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
+_Static_assert(MT_ARRAY_SIZE_(task_exec_fields) == _MT_F_EXEC_MAX, "task_exec fields");
+_Static_assert(MT_ARRAY_SIZE_(task_comm_fields) == _MT_F_COMM_MAX, "task_comm fields");
+_Static_assert(MT_ARRAY_SIZE_(task_exit_fields) == _MT_F_EXIT_MAX, "task_exit fields");
+_Static_assert(MT_ARRAY_SIZE_(mmap_fields) == _MT_F_MMAP_MAX, "mmap fields");
+_Static_assert(MT_ARRAY_SIZE_(lost_fields) == _MT_F_LOST_MAX, "lost fields");
+
+const struct mt_type_desc *mt_type_desc(unsigned type)
+{
+	if (type >= _MT_EV_MAX || !types[type].name)
+		return NULL;
+	return &types[type];
+}
+
+int mt_type_by_name(const char *name)
+{
+	for (unsigned t = 0; t < _MT_EV_MAX; t++)
+		if (types[t].name && !strcmp(types[t].name, name))
+			return (int)t;
+	return -1;
+}
+
+const char *mt_field_enum_name(const struct mt_field_desc *f, uint64_t v)
+{
+	if (f->kind != MT_FK_ENUM || v >= f->n_enum)
+		return "?";
+	return f->enum_names[v];
+}
+
+const char *mt_prot_str(uint64_t prot, char buf[4])
+{
+	buf[0] = prot & PROT_READ ? 'r' : '-';
+	buf[1] = prot & PROT_WRITE ? 'w' : '-';
+	buf[2] = prot & PROT_EXEC ? 'x' : '-';
+	buf[3] = 0;
+	return buf;
+}

@@ -1,0 +1,76 @@
+/* SPDX-License-Identifier: MIT */
+/* The writer half of the trace format: header, string table, event blocks, chunks. */
+#ifndef MEMTAP_FORMAT_WRITER_H
+#define MEMTAP_FORMAT_WRITER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <memtap/trace-format.h>
+
+struct mt_writer;
+struct mt_kv;
+struct mt_chunk_hdr;
+
+struct mt_writer_opts {
+	int zstd_level;          /* 0: default (3); negative: store chunks uncompressed */
+	uint32_t block_events;   /* rows per event block before it is written; 0: 16384 */
+	const uint8_t *run_id;   /* 16 bytes, or NULL for a random one */
+	uint64_t realtime_ns;    /* start of the recording; 0: now */
+	uint64_t monotonic_ns;   /* the same instant on CLOCK_MONOTONIC; 0: now */
+	const char *writer_name; /* NULL: "memtap <version>" */
+	uint32_t stream;         /* stream id of the chunks this writer produces; 0 = recorder */
+};
+
+struct mt_writer_stats {
+	uint64_t chunks;
+	uint64_t bytes; /* file size so far */
+	uint64_t events[_MT_EV_MAX];
+	uint64_t strings;
+};
+
+/*
+ * Creates path and writes the file header. Refuses an existing file (-EEXIST) unless force.
+ * The file is a valid, readable trace after every chunk; mt_writer_finish() marks it
+ * complete with an END chunk.
+ */
+int mt_writer_open(const char *path, bool force, const struct mt_writer_opts *opts,
+		   struct mt_writer **ret);
+/* Same on an open descriptor positioned at offset 0, which the writer does not close. */
+int mt_writer_open_fd(int fd, const struct mt_writer_opts *opts, struct mt_writer **ret);
+
+/*
+ * Interns a string into the writer's stream, returning its id (0 is the empty string).
+ * Each distinct string is stored once. On failure returns 0 and the error becomes sticky
+ * (see mt_writer_error()).
+ */
+uint32_t mt_writer_str(struct mt_writer *w, const char *s);
+uint32_t mt_writer_strn(struct mt_writer *w, const char *s, size_t len);
+
+/* Appends one event: row[f] for every field f of the type (time, pid, tid first). */
+int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row);
+
+/* Writes a key/value chunk (MT_CHUNK_META, _COLLECTOR or _STREAM) now. */
+int mt_writer_kv(struct mt_writer *w, unsigned chunk_type, const struct mt_kv *kv);
+
+/*
+ * Frames and writes a chunk whose raw payload is given; h supplies type, subtype, stream,
+ * count and time range (sizes, compression and checksums are filled in). This is how the
+ * recorder appends blocks produced elsewhere, e.g. by the preload runtime.
+ */
+int mt_writer_chunk(struct mt_writer *w, const struct mt_chunk_hdr *h, const void *raw,
+		    size_t n);
+
+/* Writes pending strings and every non-empty event block. */
+int mt_writer_flush(struct mt_writer *w);
+/* Flushes, then writes the END chunk (end may be NULL) and closes an owned file. */
+int mt_writer_finish(struct mt_writer *w, const struct mt_kv *end);
+/* Frees the writer without an END chunk (an aborted recording). NULL is a no-op. */
+void mt_writer_free(struct mt_writer *w);
+
+/* The first error a write met, or 0. After an error every write returns it again. */
+int mt_writer_error(const struct mt_writer *w);
+const struct mt_writer_stats *mt_writer_stats(const struct mt_writer *w);
+
+#endif

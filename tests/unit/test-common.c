@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of src/common. */
+#include <errno.h>
+
+#include "common/buf.h"
+#include "common/crc32c.h"
+#include "common/error.h"
+#include "common/hash.h"
+#include "common/strutil.h"
+#include "common/varint.h"
+#include "mt-test.h"
+
+MT_TEST_MAIN()
+
+TEST(varint_round_trip)
+{
+	static const uint64_t vals[] = { 0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX,
+					 (uint64_t)1 << 63, UINT64_MAX };
+	uint8_t buf[MT_VARINT_MAX];
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		size_t n = mt_varint_put(buf, vals[i]);
+		const uint8_t *p = buf;
+		uint64_t v;
+
+		ASSERT_EQ(n, mt_varint_len(vals[i]));
+		ASSERT_EQ(mt_varint_get(&p, buf + n, &v), 0);
+		ASSERT_EQ_U(v, vals[i]);
+		ASSERT_TRUE(p == buf + n);
+		/* Cut short: must fail without reading past the end. */
+		p = buf;
+		if (n > 1)
+			ASSERT_EQ(mt_varint_get(&p, buf + n - 1, &v), -1);
+	}
+}
+
+TEST(varint_rejects_overlong)
+{
+	uint8_t bad[11];
+	const uint8_t *p = bad;
+	uint64_t v;
+
+	memset(bad, 0x80, sizeof(bad));
+	ASSERT_EQ(mt_varint_get(&p, bad + sizeof(bad), &v), -1);
+	/* 10th byte may only carry one bit. */
+	memset(bad, 0xff, 9);
+	bad[9] = 0x02;
+	p = bad;
+	ASSERT_EQ(mt_varint_get(&p, bad + 10, &v), -1);
+	bad[9] = 0x01;
+	p = bad;
+	ASSERT_EQ(mt_varint_get(&p, bad + 10, &v), 0);
+	ASSERT_EQ_U(v, UINT64_MAX);
+}
+
+TEST(zigzag)
+{
+	static const int64_t vals[] = { 0, -1, 1, -2, INT64_MIN, INT64_MAX };
+
+	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++)
+		ASSERT_EQ(mt_unzigzag(mt_zigzag(vals[i])), vals[i]);
+	ASSERT_EQ_U(mt_zigzag(-1), 1);
+	ASSERT_EQ_U(mt_zigzag(1), 2);
+}
+
+TEST(crc32c_known_values)
+{
+	ASSERT_EQ_U(mt_crc32c(0, "123456789", 9), 0xe3069283);
+	ASSERT_EQ_U(mt_crc32c(0, "", 0), 0);
+	/* Incremental equals one-shot, across the 8-byte stride. */
+	ASSERT_EQ_U(mt_crc32c(mt_crc32c(0, "12345", 5), "6789", 4), 0xe3069283);
+}
+
+TEST(buf_limits)
+{
+	struct mt_buf b;
+
+	mt_buf_init(&b, 16);
+	ASSERT_EQ(mt_buf_append(&b, "0123456789", 10), 0);
+	ASSERT_EQ(mt_buf_append(&b, "012345", 6), 0);
+	ASSERT_EQ(b.len, 16);
+	/* Growing past the maximum fails and leaves the buffer released. */
+	ASSERT_EQ(mt_buf_putc(&b, 'x'), -MT_ERR_LIMIT);
+	ASSERT_TRUE(b.data == NULL && b.len == 0);
+	ASSERT_EQ(mt_buf_printf(&b, "%d-%s", 42, "ok"), 0);
+	ASSERT_EQ(mt_buf_cstr(&b), 0);
+	ASSERT_STREQ((char *)b.data, "42-ok");
+	mt_buf_release(&b);
+}
+
+TEST(map64)
+{
+	struct mt_map64 m;
+	uint64_t *v;
+
+	mt_map64_init(&m);
+	ASSERT_TRUE(mt_map64_get(&m, 5) == NULL);
+	for (uint64_t k = 0; k < 10000; k++) {
+		ASSERT_EQ(mt_map64_put(&m, k * 7919, &v), 0);
+		*v = k + 1;
+	}
+	ASSERT_EQ(m.len, 10000);
+	for (uint64_t k = 0; k < 10000; k++) {
+		v = mt_map64_get(&m, k * 7919);
+		ASSERT_TRUE(v && *v == k + 1);
+	}
+	ASSERT_TRUE(mt_map64_get(&m, 3) == NULL);
+	ASSERT_EQ(mt_map64_put(&m, MT_MAP64_EMPTY, &v), -EINVAL);
+	mt_map64_release(&m);
+}
+
+TEST(parse_numbers)
+{
+	uint64_t v;
+
+	ASSERT_EQ(mt_parse_u64("42", &v), 0);
+	ASSERT_EQ_U(v, 42);
+	ASSERT_EQ(mt_parse_u64("0x10", &v), 0);
+	ASSERT_EQ_U(v, 16);
+	ASSERT_EQ(mt_parse_u64("-1", &v), -EINVAL);
+	ASSERT_EQ(mt_parse_u64("12a", &v), -EINVAL);
+	ASSERT_EQ(mt_parse_u64("", &v), -EINVAL);
+	ASSERT_EQ(mt_parse_u64("99999999999999999999999", &v), -ERANGE);
+	ASSERT_EQ(mt_parse_size("4K", &v), 0);
+	ASSERT_EQ_U(v, 4096);
+	ASSERT_EQ(mt_parse_size("2MiB", &v), 0);
+	ASSERT_EQ_U(v, 2 << 20);
+	ASSERT_EQ(mt_parse_size("7", &v), 0);
+	ASSERT_EQ_U(v, 7);
+	ASSERT_EQ(mt_parse_size("1X", &v), -EINVAL);
+	ASSERT_EQ(mt_parse_size("99999999999T", &v), -ERANGE);
+}
+
+TEST(formatting)
+{
+	char b[32];
+
+	ASSERT_STREQ(mt_fmt_bytes(512, b, sizeof(b)), "512 B");
+	ASSERT_STREQ(mt_fmt_bytes(1536, b, sizeof(b)), "1.50 KiB");
+	ASSERT_STREQ(mt_fmt_bytes(300ull << 20, b, sizeof(b)), "300 MiB");
+	ASSERT_STREQ(mt_fmt_count(1234567, b, sizeof(b)), "1,234,567");
+	ASSERT_STREQ(mt_fmt_count(12, b, sizeof(b)), "12");
+	ASSERT_STREQ(mt_fmt_duration(1500000, b, sizeof(b)), "1.50 ms");
+	ASSERT_STREQ(mt_fmt_duration(999, b, sizeof(b)), "999 ns");
+}
+
+TEST(strerror_covers_both)
+{
+	ASSERT_STREQ(mt_strerror(-MT_ERR_VERSION), "unsupported trace format version");
+	ASSERT_STREQ(mt_strerror(-ENOENT), "No such file or directory");
+}
