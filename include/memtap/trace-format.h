@@ -119,6 +119,7 @@ enum {
 	MT_F_EXIT_CODE,     /* signed: the exit code, or -1 when killed by a signal */
 	MT_F_EXIT_SIGNAL,   /* the terminating signal, or 0 */
 	MT_F_EXIT_CORE,     /* 1 if a core was dumped */
+	MT_F_EXIT_KNOWN,    /* 1 if the status was observed; 0: the mechanism cannot see it */
 	_MT_F_EXIT_MAX,
 };
 

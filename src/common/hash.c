@@ -116,3 +116,29 @@ int mt_map64_put(struct mt_map64 *m, uint64_t key, uint64_t **ret)
 	*ret = &m->vals[i];
 	return 0;
 }
+
+bool mt_map64_del(struct mt_map64 *m, uint64_t key)
+{
+	size_t mask, i, j;
+
+	if (!m->cap || key == MT_MAP64_EMPTY)
+		return false;
+	mask = m->cap - 1;
+	i = slot_of(m, key);
+	if (m->keys[i] != key)
+		return false;
+	/* Backward-shift deletion: pull later members of the probe run into the hole. */
+	for (j = (i + 1) & mask; m->keys[j] != MT_MAP64_EMPTY; j = (j + 1) & mask) {
+		size_t home = mt_hash_u64(m->keys[j]) & mask;
+
+		/* Move j to i unless its home lies cyclically in (i, j]. */
+		if ((j > i && (home <= i || home > j)) || (j < i && home <= i && home > j)) {
+			m->keys[i] = m->keys[j];
+			m->vals[i] = m->vals[j];
+			i = j;
+		}
+	}
+	m->keys[i] = MT_MAP64_EMPTY;
+	m->len--;
+	return true;
+}

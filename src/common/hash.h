@@ -39,5 +39,7 @@ void mt_map64_release(struct mt_map64 *m);
 uint64_t *mt_map64_get(const struct mt_map64 *m, uint64_t key);
 /* Inserts or finds key; *ret points at its value (new values start at 0). -ENOMEM on failure. */
 int mt_map64_put(struct mt_map64 *m, uint64_t key, uint64_t **ret);
+/* Removes key; returns true if it was present. */
+bool mt_map64_del(struct mt_map64 *m, uint64_t key);
 
 #endif

@@ -39,6 +39,7 @@ static const struct mt_field_desc task_exit_fields[] = {
 	{ "exit_code", MT_FK_I64, NULL, 0, "exit code, -1 if killed by a signal" },
 	{ "signal", MT_FK_U64, NULL, 0, "terminating signal, 0 if none" },
 	{ "core_dumped", MT_FK_U64, NULL, 0, "1 if a core was dumped" },
+	{ "status_known", MT_FK_U64, NULL, 0, "1 if the exit status was observed" },
 };
 
 static const struct mt_field_desc mmap_fields[] = {

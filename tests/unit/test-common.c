@@ -106,6 +106,18 @@ TEST(map64)
 	}
 	ASSERT_TRUE(mt_map64_get(&m, 3) == NULL);
 	ASSERT_EQ(mt_map64_put(&m, MT_MAP64_EMPTY, &v), -EINVAL);
+	/* Delete every other key; the rest must stay reachable across shifted probe runs. */
+	for (uint64_t k = 0; k < 10000; k += 2)
+		ASSERT_TRUE(mt_map64_del(&m, k * 7919));
+	ASSERT_TRUE(!mt_map64_del(&m, 0));
+	ASSERT_EQ(m.len, 5000);
+	for (uint64_t k = 0; k < 10000; k++) {
+		v = mt_map64_get(&m, k * 7919);
+		if (k % 2)
+			ASSERT_TRUE(v && *v == k + 1);
+		else
+			ASSERT_TRUE(v == NULL);
+	}
 	mt_map64_release(&m);
 }
 

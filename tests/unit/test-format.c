@@ -80,7 +80,7 @@ static uint8_t *make_trace(size_t *n, uint32_t block_events, bool finish)
 				abort();
 		} else {
 			uint64_t row[_MT_F_EXIT_MAX] = { t, 100 + i % 3, 200 + i, MT_TASK_THREAD,
-							 (uint64_t)(int64_t)(i % 5 - 2), 0, 0 };
+							 (uint64_t)(int64_t)(i % 5 - 2), 0, 0, 1 };
 			if (mt_writer_event(w, MT_EV_TASK_EXIT, row) < 0)
 				abort();
 		}

@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/* Process tree reconstruction: one pass over the task events in time order. */
+#include "procs.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/hash.h"
+#include "format/reader.h"
+
+static char *dup_str(struct mt_reader *r, uint32_t stream, uint64_t id, size_t *len)
+{
+	size_t n = 0;
+	const char *s = mt_reader_str(r, stream, id, &n);
+	char *d;
+
+	if (!s)
+		s = "", n = 0;
+	d = malloc(n + 1);
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = 0;
+	}
+	if (len)
+		*len = d ? n : 0;
+	return d;
+}
+
+static void set_str(char **dst, char *s)
+{
+	if (!s)
+		return;
+	free(*dst);
+	*dst = s;
+}
+
+static struct mt_proc *new_proc(struct mt_procs *p, size_t *cap, struct mt_map64 *ix, uint32_t pid,
+				uint32_t ppid, uint64_t t)
+{
+	struct mt_proc *x;
+	uint64_t *slot, *pix;
+
+	if (p->n == *cap) {
+		size_t c = *cap ? *cap * 2 : 16;
+		struct mt_proc *v = realloc(p->v, c * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		p->v = v;
+		*cap = c;
+	}
+	if (mt_map64_put(ix, pid, &slot) < 0)
+		return NULL;
+	x = &p->v[p->n];
+	memset(x, 0, sizeof(*x));
+	x->pid = pid;
+	x->ppid = ppid;
+	x->start_ns = t;
+	pix = mt_map64_get(ix, ppid);
+	x->parent = pix && *pix != p->n ? (size_t)*pix : MT_NO_PARENT;
+	*slot = p->n++;
+	return x;
+}
+
+static struct mt_proc *proc_of(struct mt_procs *p, struct mt_map64 *ix, uint32_t pid)
+{
+	uint64_t *slot = mt_map64_get(ix, pid);
+
+	return slot ? &p->v[*slot] : NULL;
+}
+
+int mt_procs_build(struct mt_reader *r, struct mt_procs *out)
+{
+	struct mt_cursor_opts o = { .type_mask = (1ull << MT_EV_TASK_NEW) | (1ull << MT_EV_TASK_EXEC) |
+						 (1ull << MT_EV_TASK_COMM) | (1ull << MT_EV_TASK_EXIT) };
+	struct mt_procs p = { 0 };
+	struct mt_map64 ix; /* pid -> index of the process now holding that pid */
+	struct mt_cursor *c;
+	struct mt_event ev;
+	size_t cap = 0;
+	int rc;
+
+	mt_map64_init(&ix);
+	rc = mt_cursor_new(r, &o, &c);
+	if (rc < 0)
+		return rc;
+	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		uint32_t pid = (uint32_t)ev.v[MT_F_PID], tid = (uint32_t)ev.v[MT_F_TID];
+		struct mt_proc *x = proc_of(&p, &ix, pid);
+
+		switch (ev.type) {
+		case MT_EV_TASK_NEW:
+			if (ev.v[MT_F_NEW_KIND] == MT_TASK_THREAD) {
+				if (x)
+					x->threads++;
+				break;
+			}
+			x = new_proc(&p, &cap, &ix, pid, (uint32_t)ev.v[MT_F_NEW_PPID], ev.v[MT_F_TIME]);
+			if (!x)
+				goto nomem;
+			x->vfork = ev.v[MT_F_NEW_KIND] == MT_TASK_VFORK;
+			/* A child starts with its parent's name and image. */
+			if (x->parent != MT_NO_PARENT) {
+				const struct mt_proc *pp = &p.v[x->parent];
+
+				x->comm = strdup(pp->comm ? pp->comm : "");
+				x->exe = strdup(pp->exe ? pp->exe : "");
+			}
+			break;
+		case MT_EV_TASK_EXEC:
+			if (!x && !(x = new_proc(&p, &cap, &ix, pid, 0, ev.v[MT_F_TIME])))
+				goto nomem;
+			set_str(&x->exe, dup_str(r, ev.stream, ev.v[MT_F_EXEC_EXE], NULL));
+			set_str(&x->comm, dup_str(r, ev.stream, ev.v[MT_F_EXEC_COMM], NULL));
+			set_str(&x->argv, dup_str(r, ev.stream, ev.v[MT_F_EXEC_ARGV], &x->argv_len));
+			x->execs++;
+			break;
+		case MT_EV_TASK_COMM:
+			if (x && tid == pid)
+				set_str(&x->comm, dup_str(r, ev.stream, ev.v[MT_F_COMM_COMM], NULL));
+			break;
+		case MT_EV_TASK_EXIT:
+			if (ev.v[MT_F_EXIT_KIND] != MT_TASK_PROCESS || !x || x->ended)
+				break;
+			x->ended = true;
+			x->end_ns = ev.v[MT_F_TIME];
+			x->status_known = ev.v[MT_F_EXIT_KNOWN] != 0;
+			x->exit_code = (int64_t)ev.v[MT_F_EXIT_CODE];
+			x->signal = (int)ev.v[MT_F_EXIT_SIGNAL];
+			x->core_dumped = ev.v[MT_F_EXIT_CORE] != 0;
+			/* The pid may be reused from now on. */
+			mt_map64_del(&ix, pid);
+			break;
+		default:
+			break;
+		}
+	}
+	mt_cursor_free(c);
+	mt_map64_release(&ix);
+	if (rc < 0) {
+		mt_procs_release(&p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+nomem:
+	mt_cursor_free(c);
+	mt_map64_release(&ix);
+	mt_procs_release(&p);
+	return -ENOMEM;
+}
+
+void mt_procs_release(struct mt_procs *p)
+{
+	for (size_t i = 0; i < p->n; i++) {
+		free(p->v[i].comm);
+		free(p->v[i].exe);
+		free(p->v[i].argv);
+	}
+	free(p->v);
+	p->v = NULL;
+	p->n = 0;
+}
+
+int mt_proc_exit_status(const struct mt_proc *p)
+{
+	if (!p->ended || !p->status_known)
+		return -1;
+	if (p->signal)
+		return 128 + p->signal;
+	return (int)p->exit_code;
+}

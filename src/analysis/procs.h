@@ -1,0 +1,46 @@
+/* SPDX-License-Identifier: MIT */
+/* The process tree of a trace, built from its lifecycle events. */
+#ifndef MEMTAP_ANALYSIS_PROCS_H
+#define MEMTAP_ANALYSIS_PROCS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_reader;
+
+#define MT_NO_PARENT SIZE_MAX
+
+struct mt_proc {
+	uint32_t pid;
+	uint32_t ppid;
+	size_t parent; /* index in mt_procs.v, or MT_NO_PARENT */
+	char *comm;
+	char *exe;
+	char *argv; /* NUL-separated */
+	size_t argv_len;
+	uint64_t start_ns;
+	uint64_t end_ns;
+	bool ended;
+	bool status_known;
+	int64_t exit_code; /* -1 when killed by a signal */
+	int signal;
+	bool core_dumped;
+	bool vfork;
+	uint32_t threads; /* threads created besides the main one */
+	uint32_t execs;
+};
+
+/* Processes in order of creation (ties in trace order). */
+struct mt_procs {
+	struct mt_proc *v;
+	size_t n;
+};
+
+int mt_procs_build(struct mt_reader *r, struct mt_procs *out);
+void mt_procs_release(struct mt_procs *p);
+
+/* Shell-style status: the exit code, 128+N for a signal death, -1 when unknown/running. */
+int mt_proc_exit_status(const struct mt_proc *p);
+
+#endif

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/* The run summary: metadata, END record and collectors, with losses counted from events. */
+#include "run.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "format/block.h"
+#include "format/reader.h"
+
+static uint64_t u64_of(const char *s, uint64_t def)
+{
+	char *end;
+	unsigned long long v;
+
+	if (!s || !*s)
+		return def;
+	v = strtoull(s, &end, 10);
+	return *end ? def : v;
+}
+
+static const char *coll_name_of(struct mt_reader *r, uint32_t stream, uint64_t id)
+{
+	const char *s = mt_reader_str(r, stream, id, NULL);
+
+	return s ? s : "?";
+}
+
+int mt_run_load(struct mt_reader *r, struct mt_run *run)
+{
+	const struct mt_kvlist *end = mt_reader_end(r);
+	struct mt_block b = { 0 };
+	size_t pos = 0, n = mt_reader_ncollectors(r);
+	uint32_t stream;
+	int rc;
+
+	memset(run, 0, sizeof(*run));
+	run->command = mt_reader_meta(r, "command");
+	run->memtap_version = mt_reader_meta(r, "memtap_version");
+	run->argc = (int)u64_of(mt_reader_meta(r, "argc"), 0);
+	if (run->argc > 100000)
+		run->argc = 100000;
+	run->argv = calloc((size_t)run->argc + 1, sizeof(*run->argv));
+	run->collectors = calloc(n + 1, sizeof(*run->collectors));
+	if (!run->argv || !run->collectors) {
+		mt_run_release(run);
+		return -ENOMEM;
+	}
+	for (int i = 0; i < run->argc; i++) {
+		char key[32];
+
+		snprintf(key, sizeof(key), "argv.%d", i);
+		run->argv[i] = mt_reader_meta(r, key);
+		if (!run->argv[i])
+			run->argv[i] = "";
+	}
+	run->start_ns = u64_of(mt_reader_meta(r, "start_monotonic_ns"), mt_reader_file(r)->monotonic_ns);
+	run->has_events = mt_reader_time_range(r, &run->first_event_ns, &run->last_event_ns);
+	if (end) {
+		run->end_ns = u64_of(mt_kvlist_get(end, "end_monotonic_ns"), 0);
+		if (mt_kvlist_get(end, "exit_status")) {
+			run->has_exit = true;
+			run->exit_status = (int)u64_of(mt_kvlist_get(end, "exit_status"), 0);
+		}
+	}
+	if (!run->end_ns)
+		run->end_ns = run->has_events ? run->last_event_ns : run->start_ns;
+	run->duration_ns = run->end_ns > run->start_ns ? run->end_ns - run->start_ns : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const struct mt_kvlist *c = mt_reader_collector(r, i);
+		struct mt_collector_info *ci = &run->collectors[run->ncollectors++];
+
+		ci->name = mt_kvlist_get(c, "name");
+		ci->mechanism = mt_kvlist_get(c, "mechanism");
+		ci->status = mt_kvlist_get(c, "status");
+		ci->reason = mt_kvlist_get(c, "reason");
+		ci->final = u64_of(mt_kvlist_get(c, "final"), 0) == 1;
+		ci->events = u64_of(mt_kvlist_get(c, "events"), 0);
+		if (!ci->name)
+			ci->name = "?";
+		if (!ci->mechanism)
+			ci->mechanism = "?";
+		if (!ci->status)
+			ci->status = "?";
+	}
+	/* Losses are counted from the LOST events themselves, which survive truncation. */
+	while ((rc = mt_reader_next_block(r, &pos, 1ull << MT_EV_LOST, &b, &stream)) == 1) {
+		for (uint32_t i = 0; i < b.count; i++) {
+			const char *name = coll_name_of(r, stream, b.col[MT_F_LOST_COLLECTOR][i]);
+			uint64_t cnt = b.col[MT_F_LOST_COUNT][i];
+
+			run->lost_events += cnt;
+			for (size_t k = 0; k < run->ncollectors; k++)
+				if (!strcmp(run->collectors[k].name, name))
+					run->collectors[k].lost += cnt;
+		}
+	}
+	mt_block_release(&b);
+	if (rc < 0) {
+		mt_run_release(run);
+		return rc;
+	}
+	return 0;
+}
+
+void mt_run_release(struct mt_run *run)
+{
+	free(run->argv);
+	free(run->collectors);
+	memset(run, 0, sizeof(*run));
+}

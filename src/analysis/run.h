@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: MIT */
+/* What a trace says about its run: command, timing, exit status, collectors, losses. */
+#ifndef MEMTAP_ANALYSIS_RUN_H
+#define MEMTAP_ANALYSIS_RUN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_reader;
+
+struct mt_collector_info {
+	const char *name;
+	const char *mechanism;
+	const char *status;
+	const char *reason; /* may be NULL */
+	uint64_t events;    /* as counted by the recorder */
+	uint64_t lost;      /* from LOST events */
+	bool final;         /* the recorder wrote its closing totals */
+};
+
+struct mt_run {
+	const char *command;
+	int argc;
+	const char **argv;
+	const char *memtap_version; /* of the recorder */
+	uint64_t start_ns;          /* CLOCK_MONOTONIC */
+	uint64_t end_ns;            /* end of the recording, or the last event when cut short */
+	uint64_t duration_ns;
+	bool has_exit;
+	int exit_status; /* shell-style */
+	size_t ncollectors;
+	struct mt_collector_info *collectors;
+	uint64_t lost_events;
+	uint64_t first_event_ns, last_event_ns;
+	bool has_events;
+};
+
+/* Summarises the run; reads the LOST events (a small pass over one event type). */
+int mt_run_load(struct mt_reader *r, struct mt_run *run);
+void mt_run_release(struct mt_run *run);
+
+#endif

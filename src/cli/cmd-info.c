@@ -1,0 +1,359 @@
+/* SPDX-License-Identifier: MIT */
+/* memtap info: a trace's header, run, collectors, process tree, counts and integrity. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "analysis/procs.h"
+#include "analysis/run.h"
+#include "cli/commands.h"
+#include "cli/util.h"
+#include "common/strutil.h"
+#include "export/json.h"
+#include "export/table.h"
+#include "format/reader.h"
+#include "format/schema.h"
+
+static struct {
+	int format;
+	bool quick;
+} o;
+
+static const char *const formats[] = { "text", "json", NULL };
+
+static const struct mt_option options[] = {
+	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ "quick", 0, MT_OPT_FLAG, &o.quick, NULL,
+	  "check chunk headers only, not every payload's checksum" },
+	{ NULL },
+};
+
+const struct mt_command_spec mt_info_spec = {
+	.name = "info",
+	.usage = "FILE [options]",
+	.summary = "show a trace's header, collectors, process tree, counts and integrity",
+	.description =
+		"A damaged trace (cut short, or with corrupted chunks) is shown as far as it\n"
+		"is readable, with one warning line on stderr saying what was lost; the exit\n"
+		"status is then still 0. A file that is not a trace, or whose format major\n"
+		"version this memtap does not read, gives one error line and exit status 1.\n",
+	.opts = options,
+	.min_args = 1,
+	.max_args = 1,
+};
+
+static void json_integrity(struct mt_json *j, const struct mt_integrity *in)
+{
+	mt_json_key(j, "integrity");
+	mt_json_begin_object(j);
+	mt_json_kv_bool(j, "complete", in->complete);
+	mt_json_kv_bool(j, "verified", in->verified);
+	mt_json_kv_u64(j, "chunks", in->chunks);
+	mt_json_kv_u64(j, "corrupt_chunks", in->corrupt_chunks);
+	mt_json_kv_u64(j, "corrupt_events", in->corrupt_events);
+	mt_json_kv_u64(j, "damaged_regions", in->damaged_regions);
+	mt_json_kv_u64(j, "skipped_bytes", in->skipped_bytes);
+	mt_json_kv_bool(j, "truncated", in->truncated);
+	if (in->truncated) {
+		mt_json_kv_u64(j, "truncated_offset", in->truncated_offset);
+		mt_json_kv_u64(j, "truncated_bytes", in->truncated_bytes);
+		if (in->truncated_hdr_known && in->truncated_hdr.type == MT_CHUNK_EVENTS)
+			mt_json_kv_u64(j, "truncated_events", in->truncated_hdr.count);
+	}
+	mt_json_end_object(j);
+}
+
+static void json_proc(struct mt_json *j, const struct mt_proc *p, const struct mt_procs *ps,
+		      uint64_t t0)
+{
+	int st = mt_proc_exit_status(p);
+
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "pid", p->pid);
+	mt_json_kv_u64(j, "ppid", p->ppid);
+	mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
+	mt_json_kv_str(j, "exe", p->exe ? p->exe : "");
+	mt_json_key(j, "argv");
+	mt_json_begin_array(j);
+	for (size_t i = 0; p->argv && i < p->argv_len;) {
+		size_t n = strnlen(p->argv + i, p->argv_len - i);
+
+		mt_json_strn(j, p->argv + i, n);
+		i += n + 1;
+	}
+	mt_json_end_array(j);
+	mt_json_kv_u64(j, "start_ns", p->start_ns);
+	if (p->ended)
+		mt_json_kv_u64(j, "end_ns", p->end_ns);
+	else
+		mt_json_kv_null(j, "end_ns");
+	mt_json_kv_u64(j, "start_offset_ns", p->start_ns >= t0 ? p->start_ns - t0 : 0);
+	if (st >= 0)
+		mt_json_kv_i64(j, "exit_status", st);
+	else
+		mt_json_kv_null(j, "exit_status");
+	if (p->ended && p->status_known) {
+		if (p->signal)
+			mt_json_kv_u64(j, "signal", (uint64_t)p->signal);
+		else
+			mt_json_kv_i64(j, "exit_code", p->exit_code);
+	}
+	mt_json_kv_u64(j, "threads", p->threads);
+	mt_json_kv_u64(j, "execs", p->execs);
+	mt_json_key(j, "children");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].parent == (size_t)(p - ps->v))
+			mt_json_u64(j, ps->v[i].pid);
+	mt_json_end_array(j);
+	mt_json_end_object(j);
+}
+
+static int print_json(const char *path, struct mt_reader *r, const struct mt_run *run,
+		      const struct mt_procs *ps)
+{
+	const struct mt_file_info *fi = mt_reader_file(r);
+	const char **keys, **vals;
+	char buf[64];
+	struct mt_json j;
+	size_t nmeta;
+
+	mt_json_init(&j, stdout, true);
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "file", path);
+	mt_json_kv_u64(&j, "file_size", fi->file_size);
+	snprintf(buf, sizeof(buf), "%u.%u", fi->major, fi->minor);
+	mt_json_kv_str(&j, "format_version", buf);
+	mt_json_kv_str(&j, "schema_version", buf);
+	mt_json_kv_str(&j, "writer", fi->writer);
+	mt_json_kv_str(&j, "memtap_version", MEMTAP_VERSION);
+	mt_json_kv_str(&j, "run_id", mt_cli_fmt_uuid(fi->run_id, buf, sizeof(buf)));
+	mt_json_kv_u64(&j, "start_realtime_ns", fi->realtime_ns);
+	mt_json_kv_u64(&j, "start_monotonic_ns", fi->monotonic_ns);
+
+	mt_json_key(&j, "run");
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "command", run->command);
+	mt_json_key(&j, "argv");
+	mt_json_begin_array(&j);
+	for (int i = 0; i < run->argc; i++)
+		mt_json_str(&j, run->argv[i]);
+	mt_json_end_array(&j);
+	if (run->has_exit)
+		mt_json_kv_i64(&j, "exit_status", run->exit_status);
+	else
+		mt_json_kv_null(&j, "exit_status");
+	mt_json_kv_u64(&j, "start_ns", run->start_ns);
+	mt_json_kv_u64(&j, "end_ns", run->end_ns);
+	mt_json_kv_u64(&j, "duration_ns", run->duration_ns);
+	mt_json_kv_u64(&j, "lost_events", run->lost_events);
+	mt_json_end_object(&j);
+
+	mt_json_key(&j, "collectors");
+	mt_json_begin_array(&j);
+	for (size_t i = 0; i < run->ncollectors; i++) {
+		const struct mt_collector_info *c = &run->collectors[i];
+
+		mt_json_begin_object(&j);
+		mt_json_kv_str(&j, "name", c->name);
+		mt_json_kv_str(&j, "mechanism", c->mechanism);
+		mt_json_kv_str(&j, "status", c->status);
+		if (c->reason)
+			mt_json_kv_str(&j, "reason", c->reason);
+		mt_json_kv_u64(&j, "events", c->events);
+		mt_json_kv_u64(&j, "lost", c->lost);
+		mt_json_end_object(&j);
+	}
+	mt_json_end_array(&j);
+
+	mt_json_key(&j, "processes");
+	mt_json_begin_array(&j);
+	for (size_t i = 0; i < ps->n; i++)
+		json_proc(&j, &ps->v[i], ps, run->start_ns);
+	mt_json_end_array(&j);
+
+	mt_json_key(&j, "events");
+	mt_json_begin_object(&j);
+	for (unsigned t = 0; t < _MT_EV_MAX; t++) {
+		const struct mt_type_desc *d = mt_type_desc(t);
+
+		if (d)
+			mt_json_kv_u64(&j, d->name, mt_reader_event_count(r, t));
+	}
+	if (mt_reader_unknown_events(r))
+		mt_json_kv_u64(&j, "unknown", mt_reader_unknown_events(r));
+	mt_json_end_object(&j);
+	mt_json_key(&j, "time_span");
+	mt_json_begin_object(&j);
+	if (run->has_events) {
+		mt_json_kv_u64(&j, "first_ns", run->first_event_ns);
+		mt_json_kv_u64(&j, "last_ns", run->last_event_ns);
+	}
+	mt_json_end_object(&j);
+	mt_json_kv_u64(&j, "lost_events", run->lost_events);
+	json_integrity(&j, mt_reader_integrity(r));
+
+	mt_json_key(&j, "machine");
+	mt_json_begin_object(&j);
+	nmeta = mt_reader_meta_all(r, &keys, &vals);
+	for (size_t i = 0; i < nmeta; i++)
+		if (strncmp(keys[i], "argv.", 5))
+			mt_json_kv_str(&j, keys[i], vals[i]);
+	mt_json_end_object(&j);
+	mt_json_end_object(&j);
+	fputc('\n', stdout);
+	return 0;
+}
+
+static void print_text(const char *path, struct mt_reader *r, const struct mt_run *run,
+		       const struct mt_procs *ps)
+{
+	const struct mt_file_info *fi = mt_reader_file(r);
+	const struct mt_integrity *in = mt_reader_integrity(r);
+	const char *host = mt_reader_meta(r, "hostname"), *kern = mt_reader_meta(r, "kernel");
+	char a[64], b[64], c[64];
+	uint64_t total = 0;
+	size_t *order = NULL;
+	unsigned *depth = NULL;
+	int n;
+
+	for (unsigned t = 0; t < _MT_EV_MAX; t++)
+		total += mt_reader_event_count(r, t);
+	printf("%-12s %s (%s, format %u.%u, written by %s)\n", "trace", path,
+	       mt_fmt_bytes(fi->file_size, a, sizeof(a)), fi->major, fi->minor, fi->writer);
+	printf("%-12s %s\n", "run id", mt_cli_fmt_uuid(fi->run_id, a, sizeof(a)));
+	printf("%-12s %s", "recorded", mt_cli_fmt_realtime(fi->realtime_ns, a, sizeof(a)));
+	if (host)
+		printf(" on %s", host);
+	if (kern)
+		printf(" (Linux %s)", kern);
+	printf("\n%-12s %s\n", "command", run->command ? run->command : "?");
+	printf("%-12s %s\n", "duration", mt_fmt_duration(run->duration_ns, a, sizeof(a)));
+	if (run->has_exit)
+		printf("%-12s %d\n", "exit status", run->exit_status);
+	else
+		printf("%-12s unknown (no end record)\n", "exit status");
+	printf("%-12s %s events in %s chunks; %s lost\n", "events", mt_fmt_count(total, a, sizeof(a)),
+	       mt_fmt_count(in->chunks, b, sizeof(b)), mt_fmt_count(run->lost_events, c, sizeof(c)));
+	printf("%-12s %s", "integrity", in->complete ? "complete" : "INCOMPLETE (no end record)");
+	if (in->truncated)
+		printf(", truncated at byte %" PRIu64, in->truncated_offset + in->truncated_bytes);
+	if (in->corrupt_chunks)
+		printf(", %" PRIu64 " corrupted chunks (%" PRIu64 " events)", in->corrupt_chunks,
+		       in->corrupt_events);
+	if (in->damaged_regions)
+		printf(", %" PRIu64 " unreadable bytes skipped", in->skipped_bytes);
+	printf(in->verified ? ", every checksum verified\n" : ", headers checked\n");
+
+	if (run->ncollectors) {
+		static const char *const heads[] = { "name", "mechanism", "status", ">events", ">lost", "note" };
+		struct mt_table t;
+
+		printf("\ncollectors\n");
+		mt_table_init(&t, 6, heads);
+		for (size_t i = 0; i < run->ncollectors; i++) {
+			const struct mt_collector_info *ci = &run->collectors[i];
+
+			mt_table_add(&t, ci->name);
+			mt_table_add(&t, ci->mechanism);
+			mt_table_add(&t, ci->status);
+			mt_table_add(&t, mt_fmt_count(ci->events, a, sizeof(a)));
+			mt_table_add(&t, mt_fmt_count(ci->lost, a, sizeof(a)));
+			mt_table_add(&t, ci->reason);
+		}
+		mt_table_print(&t, stdout, 2, true);
+		mt_table_release(&t);
+	}
+
+	n = mt_cli_tree_order(ps, &order, &depth);
+	if (n > 0) {
+		static const char *const heads[] = { ">pid", ">ppid", ">exit", ">start", ">duration", "command" };
+		struct mt_table t;
+
+		printf("\nprocesses (%zu)\n", ps->n);
+		mt_table_init(&t, 6, heads);
+		for (int i = 0; i < n; i++) {
+			const struct mt_proc *p = &ps->v[order[i]];
+			int st = mt_proc_exit_status(p);
+			char cmd[512], line[600];
+
+			mt_table_addf(&t, "%u", p->pid);
+			mt_table_addf(&t, "%u", p->ppid);
+			if (st >= 0)
+				mt_table_addf(&t, "%d", st);
+			else
+				mt_table_add(&t, p->ended ? "?" : "-");
+			mt_table_addf(&t, "+%s", mt_fmt_duration(p->start_ns > run->start_ns
+								 ? p->start_ns - run->start_ns : 0, a, sizeof(a)));
+			mt_table_add(&t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, b, sizeof(b))
+						  : "running");
+			if (p->argv_len)
+				mt_cli_fmt_argv(p->argv, p->argv_len, cmd, sizeof(cmd));
+			else
+				snprintf(cmd, sizeof(cmd), "[%s]", p->comm ? p->comm : "?");
+			snprintf(line, sizeof(line), "%*s%s", (int)(2 * (depth[i] < 20 ? depth[i] : 20)), "", cmd);
+			mt_table_add(&t, line);
+		}
+		mt_table_print(&t, stdout, 2, true);
+		mt_table_release(&t);
+	}
+	free(order);
+	free(depth);
+
+	printf("\nevent counts\n");
+	for (unsigned t = 0; t < _MT_EV_MAX; t++) {
+		const struct mt_type_desc *d = mt_type_desc(t);
+
+		if (d && mt_reader_event_count(r, t))
+			printf("  %-12s %12s\n", d->name, mt_fmt_count(mt_reader_event_count(r, t), a, sizeof(a)));
+	}
+	if (mt_reader_unknown_events(r))
+		printf("  %-12s %12s  (types of a newer memtap)\n", "unknown",
+		       mt_fmt_count(mt_reader_unknown_events(r), a, sizeof(a)));
+}
+
+int cmd_info(int argc, char **argv)
+{
+	struct mt_reader *r;
+	struct mt_run run;
+	struct mt_procs ps;
+	int nargs, rc;
+
+	rc = mt_opts_parse(&mt_info_spec, argc, argv, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	r = mt_cli_open_trace(argv[0]);
+	if (!r)
+		return 1;
+	mt_cli_progress(r, "verifying");
+	if (!o.quick && (rc = mt_reader_verify(r)) < 0) {
+		mt_cli_progress_done();
+		fprintf(stderr, "memtap: '%s': read error: %s\n", argv[0], strerror(-rc));
+		mt_reader_free(r);
+		return 1;
+	}
+	mt_cli_progress_done();
+	if ((rc = mt_run_load(r, &run)) < 0) {
+		fprintf(stderr, "memtap: '%s': %s\n", argv[0], strerror(-rc));
+		mt_reader_free(r);
+		return 1;
+	}
+	if ((rc = mt_procs_build(r, &ps)) < 0) {
+		fprintf(stderr, "memtap: '%s': %s\n", argv[0], strerror(-rc));
+		mt_run_release(&run);
+		mt_reader_free(r);
+		return 1;
+	}
+	if (o.format == 1)
+		print_json(argv[0], r, &run, &ps);
+	else
+		print_text(argv[0], r, &run, &ps);
+	mt_cli_warn_damage(argv[0], r);
+	mt_procs_release(&ps);
+	mt_run_release(&run);
+	mt_reader_free(r);
+	return 0;
+}

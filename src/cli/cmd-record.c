@@ -1,0 +1,81 @@
+/* SPDX-License-Identifier: MIT */
+/* memtap record: run a command and record how it uses memory. */
+#include <string.h>
+
+#include "cli/commands.h"
+#include "common/log.h"
+#include "record/record.h"
+
+static struct {
+	const char *output;
+	bool force, quiet, mmaps;
+	int follow;
+	uint64_t ring_pages, flush_ms;
+	const char *syscalls;
+} o = { .output = "memtap.mtap", .mmaps = true, .ring_pages = 64, .flush_ms = 1000 };
+
+static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
+
+static const struct mt_option options[] = {
+	{ "output", 'o', MT_OPT_STRING, &o.output, "FILE", "write the trace to FILE (default memtap.mtap)" },
+	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite FILE if it exists" },
+	{ "quiet", 'q', MT_OPT_FLAG, &o.quiet, NULL, "print no summary at the end" },
+	{ "follow", 0, MT_OPT_CHOICE, &o.follow, "HOW", "how to follow the process tree",
+	  follow_choices },
+	{ "mmaps", 0, MT_OPT_FLAG, &o.mmaps, NULL,
+	  "record every mapping from the kernel's MMAP2 records (default on)", NULL,
+	  MT_OPTF_NEGATABLE },
+	{ "ring-pages", 0, MT_OPT_U64, &o.ring_pages, "N",
+	  "data pages per per-CPU perf ring, a power of two (default 64)" },
+	{ "flush-ms", 0, MT_OPT_U64, &o.flush_ms, "MS",
+	  "write buffered events at least every MS milliseconds (default 1000)" },
+	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
+	  "record syscalls of these classes (not yet available in this version)", NULL,
+	  MT_OPTF_OPTIONAL_ARG },
+	{ NULL },
+};
+
+const struct mt_command_spec mt_record_spec = {
+	.name = "record",
+	.usage = "[options] [--] CMD [ARGS...]",
+	.summary = "run a command and record how it uses memory",
+	.description =
+		"Runs CMD and follows its whole process tree (fork, vfork, clone, exec),\n"
+		"recording process lifecycles and every memory mapping into one trace file.\n"
+		"The command's output, environment and exit status are left unchanged: memtap\n"
+		"exits with the command's status (128+N when signal N killed it; 127 or 126\n"
+		"when it cannot be run). SIGINT, SIGTERM and SIGHUP sent to memtap are passed\n"
+		"on to the command; the recording ends when every process of the tree has\n"
+		"exited. If the trace cannot be written completely, memtap says so and exits\n"
+		"non-zero even when the command succeeded.\n",
+	.opts = options,
+	.flags = MT_CMD_STOP_AT_ARG,
+	.min_args = 1,
+	.max_args = -1,
+};
+
+int cmd_record(int argc, char **argv)
+{
+	struct mt_record_opts ro;
+	int nargs, r;
+
+	r = mt_opts_parse(&mt_record_spec, argc, argv, &nargs);
+	if (r)
+		return r == 1 ? 0 : r;
+	if (!o.ring_pages || (o.ring_pages & (o.ring_pages - 1)) || o.ring_pages > 65536)
+		return mt_usage_error(&mt_record_spec, "--ring-pages must be a power of two up to 65536");
+	if (!o.flush_ms || o.flush_ms > 3600000)
+		return mt_usage_error(&mt_record_spec, "--flush-ms must be between 1 and 3600000");
+	mt_record_opts_init(&ro);
+	ro.output = o.output;
+	ro.force = o.force;
+	ro.quiet = o.quiet;
+	ro.argv = argv;
+	ro.follow = (enum mt_follow)o.follow;
+	ro.mmaps = o.mmaps;
+	ro.ring_pages = (unsigned)o.ring_pages;
+	ro.flush_ns = o.flush_ms * 1000000ull;
+	ro.syscalls = o.syscalls;
+	r = mt_record(&ro);
+	return r < 0 ? 1 : r;
+}

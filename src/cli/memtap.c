@@ -1,0 +1,114 @@
+/* SPDX-License-Identifier: MIT */
+/* memtap's entry point: the command table and the dispatcher. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "cli/commands.h"
+#include "common/log.h"
+
+struct mt_cmd {
+	const char *name;
+	int (*fn)(int argc, char **argv);
+	const struct mt_command_spec *spec;
+};
+
+static const struct mt_cmd commands[] = {
+	{ "record", cmd_record, &mt_record_spec },
+	{ "report", cmd_report, &mt_report_spec },
+	{ "info", cmd_info, &mt_info_spec },
+	{ "dump", cmd_dump, &mt_dump_spec },
+	{ "probe", cmd_probe, &mt_probe_spec },
+};
+
+static const struct mt_cmd *find(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(commands[i].name, name))
+			return &commands[i];
+	return NULL;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: memtap <command> [options] [args]\n"
+		   "       memtap --help | --version | help <command>\n\n"
+		   "memtap records how a Linux workload uses memory and explains it.\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].spec->summary);
+	fprintf(f, "\nRun 'memtap <command> -h' for a command's options.\n"
+		   "Example: memtap record -o app.mtap -- ./app && memtap report app.mtap\n");
+}
+
+/* The close enough command names, for "did you mean". */
+static void suggest(const char *name)
+{
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		const char *c = commands[i].name;
+
+		if (!strncmp(c, name, strlen(name) < 2 ? 2 : strlen(name)) ||
+		    (strlen(name) >= 3 && strstr(c, name))) {
+			fprintf(stderr, "memtap: did you mean '%s'?\n", c);
+			return;
+		}
+	}
+}
+
+static int finish_output(int rc)
+{
+	/* A full disk or a closed pipe must not look like success (perf's run_builtin). */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		if (errno != EPIPE)
+			mt_err("cannot write the output: %s", strerror(errno));
+		return rc ? rc : 1;
+	}
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	const struct mt_cmd *c;
+
+	mt_log_init();
+	if (argc < 2) {
+		usage(stderr);
+		return 2;
+	}
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(stdout);
+		return finish_output(0);
+	}
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
+		printf("memtap %s (trace format %d.%d)\n", MEMTAP_VERSION, MT_FORMAT_MAJOR,
+		       MT_FORMAT_MINOR);
+		return finish_output(0);
+	}
+	if (!strcmp(argv[1], "help")) {
+		if (argc < 3) {
+			usage(stdout);
+			return finish_output(0);
+		}
+		c = find(argv[2]);
+		if (!c) {
+			fprintf(stderr, "memtap: '%s' is not a memtap command (see 'memtap --help')\n",
+				argv[2]);
+			return 2;
+		}
+		mt_opts_help(c->spec, stdout);
+		return finish_output(0);
+	}
+	c = find(argv[1]);
+	if (!c) {
+		if (argv[1][0] == '-')
+			fprintf(stderr, "memtap: unknown option '%s' (see 'memtap --help')\n", argv[1]);
+		else
+			fprintf(stderr, "memtap: '%s' is not a memtap command (see 'memtap --help')\n",
+				argv[1]);
+		suggest(argv[1]);
+		return 2;
+	}
+	return finish_output(c->fn(argc - 1, argv + 1));
+}

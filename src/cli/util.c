@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/* Opening traces, damage warnings, progress, formatting. */
+#include "util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "analysis/procs.h"
+#include "common/clock.h"
+#include "common/error.h"
+#include "common/log.h"
+#include "common/strutil.h"
+#include "common/varint.h"
+#include "format/reader.h"
+#include "format/schema.h"
+
+static const char *progress_what;
+static uint64_t progress_last;
+static bool progress_shown;
+
+static void progress_cb(void *ctx, uint64_t done, uint64_t total)
+{
+	uint64_t now = mt_now_ns();
+
+	(void)ctx;
+	if (now - progress_last < 200000000ull || !total)
+		return;
+	progress_last = now;
+	progress_shown = true;
+	fprintf(stderr, "\rmemtap: %s %3d%%", progress_what, (int)(done * 100 / total));
+}
+
+void mt_cli_progress(struct mt_reader *r, const char *what)
+{
+	if (!isatty(STDERR_FILENO))
+		return;
+	progress_what = what;
+	progress_last = mt_now_ns();
+	mt_reader_set_progress(r, progress_cb, NULL);
+}
+
+void mt_cli_progress_done(void)
+{
+	if (progress_shown)
+		fputs("\r\033[K", stderr);
+	progress_shown = false;
+}
+
+struct mt_reader *mt_cli_open_trace(const char *path)
+{
+	struct mt_reader *r = NULL;
+	struct stat st;
+	int rc;
+
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		mt_err("'%s': empty file, not a memtap trace", path);
+		return NULL;
+	}
+	rc = mt_reader_open(path, &r);
+	if (rc == -MT_ERR_VERSION) {
+		uint8_t h[16] = { 0 };
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+		if (fd >= 0) {
+			(void)!read(fd, h, sizeof(h));
+			close(fd);
+		}
+		mt_err("'%s': trace format version %u.%u is not supported (this memtap reads %d.x; "
+		       "use a matching memtap)", path, mt_get_le16(h + MT_FILE_HDR_OFF_MAJOR),
+		       mt_get_le16(h + MT_FILE_HDR_OFF_MINOR), MT_FORMAT_MAJOR);
+		return NULL;
+	}
+	if (rc < 0) {
+		mt_err("'%s': %s", path, mt_reader_errmsg(rc));
+		return NULL;
+	}
+	return r;
+}
+
+bool mt_cli_warn_damage(const char *path, struct mt_reader *r)
+{
+	const struct mt_integrity *in = mt_reader_integrity(r);
+	char line[1024], a[32], b[32], c[32];
+	size_t n = 0;
+	uint64_t events = 0;
+
+	if (in->complete && !in->truncated && !in->corrupt_chunks && !in->damaged_regions)
+		return false;
+	for (unsigned t = 0; t < _MT_EV_MAX; t++)
+		events += mt_reader_event_count(r, t);
+	events += mt_reader_unknown_events(r);
+#define ADD(...) n += (size_t)snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0, __VA_ARGS__)
+	if (in->truncated) {
+		ADD("'%s' is truncated at byte %s: recovered %s complete chunks (%s events)", path,
+		    mt_fmt_count(in->truncated_offset + in->truncated_bytes, a, sizeof(a)),
+		    mt_fmt_count(in->chunks, b, sizeof(b)), mt_fmt_count(events, c, sizeof(c)));
+		if (in->truncated_hdr_known) {
+			const struct mt_chunk_hdr *h = &in->truncated_hdr;
+			const struct mt_type_desc *d = mt_type_desc(h->subtype);
+
+			if (h->type == MT_CHUNK_EVENTS)
+				ADD("; lost a partial chunk of %s events (%s)", mt_fmt_count(h->count, a, sizeof(a)),
+				    d ? d->name : "unknown type");
+			else
+				ADD("; lost a partial %s chunk",
+				    h->type == MT_CHUNK_END ? "end" : h->type == MT_CHUNK_STRINGS ? "string"
+											   : "metadata");
+			ADD(" (%s of %s bytes)", mt_fmt_count(in->truncated_bytes, a, sizeof(a)),
+			    mt_fmt_count(MT_CHUNK_HEADER_SIZE + (uint64_t)h->payload_size, b, sizeof(b)));
+		} else {
+			ADD("; lost %s bytes of a chunk header", mt_fmt_count(in->truncated_bytes, a, sizeof(a)));
+		}
+		if (!in->complete)
+			ADD(" and the end record");
+	} else if (!in->complete) {
+		ADD("'%s' has no end record: the recording was cut short after %s complete chunks (%s "
+		    "events)", path, mt_fmt_count(in->chunks, a, sizeof(a)), mt_fmt_count(events, b, sizeof(b)));
+	} else {
+		ADD("'%s' is damaged", path);
+	}
+	if (in->corrupt_chunks)
+		ADD("; skipped %s corrupted chunk%s (%s events)", mt_fmt_count(in->corrupt_chunks, a, sizeof(a)),
+		    in->corrupt_chunks == 1 ? "" : "s", mt_fmt_count(in->corrupt_events, b, sizeof(b)));
+	if (in->damaged_regions)
+		ADD("; skipped %s unreadable byte%s in %s place%s", mt_fmt_count(in->skipped_bytes, a, sizeof(a)),
+		    in->skipped_bytes == 1 ? "" : "s", mt_fmt_count(in->damaged_regions, b, sizeof(b)),
+		    in->damaged_regions == 1 ? "" : "s");
+	if (in->corrupt_chunks || in->damaged_regions)
+		ADD(", the first at byte %s", mt_fmt_count(in->first_damage_offset, a, sizeof(a)));
+#undef ADD
+	mt_warn("%s", line);
+	return true;
+}
+
+const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size)
+{
+	time_t sec = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char tmp[64];
+
+	if (!gmtime_r(&sec, &tm) || !strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%S", &tm)) {
+		mt_strlcpy(buf, "?", size);
+		return buf;
+	}
+	snprintf(buf, size, "%s.%03u UTC", tmp, (unsigned)(ns / 1000000 % 1000));
+	return buf;
+}
+
+const char *mt_cli_fmt_uuid(const uint8_t id[16], char *buf, size_t size)
+{
+	size_t o = 0;
+
+	for (int i = 0; i < 16 && o + 3 < size; i++) {
+		o += (size_t)snprintf(buf + o, size - o, "%02x", id[i]);
+		if ((i == 3 || i == 5 || i == 7 || i == 9) && o + 1 < size)
+			buf[o++] = '-';
+	}
+	buf[o < size ? o : size - 1] = 0;
+	return buf;
+}
+
+const char *mt_cli_fmt_argv(const char *argv, size_t len, char *buf, size_t size)
+{
+	size_t o = 0, i = 0;
+
+	buf[0] = 0;
+	while (i < len && o + 4 < size) {
+		const char *a = argv + i;
+		size_t alen = strnlen(a, len - i);
+		bool q = alen == 0;
+
+		for (size_t k = 0; k < alen; k++)
+			if (strchr(" \t\n'\"\\$`;|&<>()*?[]{}!#~", a[k]))
+				q = true;
+		if (i && o + 1 < size)
+			buf[o++] = ' ';
+		if (q && o + 1 < size)
+			buf[o++] = '\'';
+		for (size_t k = 0; k < alen && o + 2 < size; k++) {
+			if (a[k] == '\'' && q) {
+				if (o + 5 >= size)
+					break;
+				memcpy(buf + o, "'\\''", 4);
+				o += 4;
+			} else {
+				buf[o++] = a[k];
+			}
+		}
+		if (q && o + 1 < size)
+			buf[o++] = '\'';
+		i += alen + 1;
+	}
+	buf[o < size ? o : size - 1] = 0;
+	return buf;
+}
+
+int mt_cli_tree_order(const struct mt_procs *p, size_t **order, unsigned **depth)
+{
+	size_t n = p->n + 1, cnt = 0, sp = 0, cur;
+	size_t *ord = calloc(n, sizeof(size_t)), *first = malloc(n * sizeof(size_t));
+	size_t *next = malloc(n * sizeof(size_t)), *last_child = malloc(n * sizeof(size_t));
+	size_t *stack = malloc(n * sizeof(size_t));
+	unsigned *dep = calloc(n, sizeof(unsigned)), *nd = calloc(n, sizeof(unsigned));
+	size_t roots = MT_NO_PARENT, last_root = MT_NO_PARENT;
+
+	if (!ord || !first || !next || !last_child || !stack || !dep || !nd) {
+		free(ord);
+		free(first);
+		free(next);
+		free(last_child);
+		free(stack);
+		free(dep);
+		free(nd);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		first[i] = next[i] = last_child[i] = MT_NO_PARENT;
+	/* Processes are in creation order already, so appending keeps children sorted. */
+	for (size_t i = 0; i < p->n; i++) {
+		size_t par = p->v[i].parent;
+
+		if (par == MT_NO_PARENT || par >= i) {
+			if (last_root == MT_NO_PARENT)
+				roots = i;
+			else
+				next[last_root] = i;
+			last_root = i;
+		} else {
+			if (last_child[par] == MT_NO_PARENT)
+				first[par] = i;
+			else
+				next[last_child[par]] = i;
+			last_child[par] = i;
+		}
+	}
+	/* Depth-first, iteratively: a chain of nested forks must not exhaust the C stack. */
+	for (cur = roots; cur != MT_NO_PARENT;) {
+		size_t par = p->v[cur].parent;
+
+		nd[cur] = par == MT_NO_PARENT || par >= cur ? 0 : nd[par] + 1;
+		ord[cnt] = cur;
+		dep[cnt++] = nd[cur];
+		if (first[cur] != MT_NO_PARENT) {
+			if (next[cur] != MT_NO_PARENT)
+				stack[sp++] = next[cur];
+			cur = first[cur];
+		} else if (next[cur] != MT_NO_PARENT) {
+			cur = next[cur];
+		} else {
+			cur = sp ? stack[--sp] : MT_NO_PARENT;
+		}
+	}
+	free(first);
+	free(next);
+	free(last_child);
+	free(stack);
+	free(nd);
+	*order = ord;
+	*depth = dep;
+	return (int)cnt;
+}

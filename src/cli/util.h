@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Helpers shared by the trace-reading commands. */
+#ifndef MEMTAP_CLI_UTIL_H
+#define MEMTAP_CLI_UTIL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_reader;
+struct mt_procs;
+
+/*
+ * Opens a trace for reading. On failure prints one line naming the file and the problem
+ * ("memtap: 'x.mtap': not a memtap trace (bad magic)") and returns NULL. Shows progress
+ * on stderr while indexing when stderr is a terminal.
+ */
+struct mt_reader *mt_cli_open_trace(const char *path);
+
+/*
+ * If the trace is damaged (cut short, corrupted, no end record), prints one warning line
+ * naming the file, the problem and what was recovered. Returns true when it printed.
+ */
+bool mt_cli_warn_damage(const char *path, struct mt_reader *r);
+
+/* Installs a progress display on stderr for long reads, when stderr is a terminal. */
+void mt_cli_progress(struct mt_reader *r, const char *what);
+void mt_cli_progress_done(void);
+
+/* "2026-11-22 01:02:03.123 UTC" for a CLOCK_REALTIME ns value. */
+const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size);
+/* "8-4-4-4-12" hex form of a 16-byte id. */
+const char *mt_cli_fmt_uuid(const uint8_t id[16], char *buf, size_t size);
+/* The arguments joined with spaces (NUL-separated input), shell-quoted where needed. */
+const char *mt_cli_fmt_argv(const char *argv, size_t len, char *buf, size_t size);
+
+/* Depth-first order of a process tree (children by start time); depth[i] of order[i]. */
+int mt_cli_tree_order(const struct mt_procs *p, size_t **order, unsigned **depth);
+
+#endif

@@ -1,0 +1,244 @@
+/* SPDX-License-Identifier: MIT */
+/* The streaming JSON writer. */
+#include "json.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <string.h>
+
+void mt_json_init(struct mt_json *j, FILE *f, bool pretty)
+{
+	memset(j, 0, sizeof(*j));
+	j->f = f;
+	j->pretty = pretty;
+	j->first[0] = true;
+}
+
+static void indent(struct mt_json *j)
+{
+	if (!j->pretty)
+		return;
+	fputc('\n', j->f);
+	for (int i = 0; i < j->depth; i++)
+		fputs("  ", j->f);
+}
+
+/* Separator before a value or a key at the current depth. */
+static void before_value(struct mt_json *j)
+{
+	if (j->after_key) {
+		j->after_key = false;
+		return;
+	}
+	if (!j->first[j->depth])
+		fputc(',', j->f);
+	if (j->depth)
+		indent(j);
+	j->first[j->depth] = false;
+}
+
+static void open_(struct mt_json *j, char c)
+{
+	before_value(j);
+	fputc(c, j->f);
+	if (j->depth + 1 < MT_JSON_MAX_DEPTH)
+		j->depth++;
+	j->first[j->depth] = true;
+}
+
+static void close_(struct mt_json *j, char c)
+{
+	bool empty = j->first[j->depth];
+
+	if (j->depth)
+		j->depth--;
+	if (!empty)
+		indent(j);
+	fputc(c, j->f);
+}
+
+void mt_json_begin_object(struct mt_json *j)
+{
+	open_(j, '{');
+}
+
+void mt_json_end_object(struct mt_json *j)
+{
+	close_(j, '}');
+}
+
+void mt_json_begin_array(struct mt_json *j)
+{
+	open_(j, '[');
+}
+
+void mt_json_end_array(struct mt_json *j)
+{
+	close_(j, ']');
+}
+
+/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
+static size_t utf8_len(const unsigned char *p, size_t n)
+{
+	unsigned char c = p[0];
+	size_t len;
+	uint32_t cp;
+
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2, cp = c & 0x1f;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, cp = c & 0x0f;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, cp = c & 0x07;
+	else
+		return 0;
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		cp = (cp << 6) | (p[i] & 0x3f);
+	}
+	/* overlong forms, surrogates, beyond U+10FFFF */
+	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
+	    (cp >= 0xd800 && cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+void mt_json_write_string(FILE *f, const char *s, size_t n, bool html_safe)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	size_t i = 0;
+
+	fputc('"', f);
+	while (i < n) {
+		unsigned char c = p[i];
+		size_t len;
+
+		switch (c) {
+		case '"': fputs("\\\"", f); i++; continue;
+		case '\\': fputs("\\\\", f); i++; continue;
+		case '\n': fputs("\\n", f); i++; continue;
+		case '\r': fputs("\\r", f); i++; continue;
+		case '\t': fputs("\\t", f); i++; continue;
+		case '\b': fputs("\\b", f); i++; continue;
+		case '\f': fputs("\\f", f); i++; continue;
+		default: break;
+		}
+		if (c < 0x20 || c == 0x7f || (html_safe && (c == '<' || c == '>' || c == '&' || c == '\''))) {
+			fprintf(f, "\\u%04x", c);
+			i++;
+			continue;
+		}
+		len = utf8_len(p + i, n - i);
+		if (!len) {
+			fputs("\\ufffd", f); /* invalid UTF-8 byte */
+			i++;
+			continue;
+		}
+		fwrite(p + i, 1, len, f);
+		i += len;
+	}
+	fputc('"', f);
+}
+
+void mt_json_key(struct mt_json *j, const char *key)
+{
+	before_value(j);
+	mt_json_write_string(j->f, key, strlen(key), j->html_safe);
+	fputs(j->pretty ? ": " : ":", j->f);
+	j->after_key = true;
+}
+
+void mt_json_strn(struct mt_json *j, const char *s, size_t n)
+{
+	before_value(j);
+	mt_json_write_string(j->f, s, n, j->html_safe);
+}
+
+void mt_json_str(struct mt_json *j, const char *s)
+{
+	if (!s)
+		return mt_json_null(j);
+	mt_json_strn(j, s, strlen(s));
+}
+
+void mt_json_u64(struct mt_json *j, uint64_t v)
+{
+	before_value(j);
+	fprintf(j->f, "%" PRIu64, v);
+}
+
+void mt_json_i64(struct mt_json *j, int64_t v)
+{
+	before_value(j);
+	fprintf(j->f, "%" PRId64, v);
+}
+
+void mt_json_double(struct mt_json *j, double v)
+{
+	before_value(j);
+	if (!isfinite(v))
+		fputs("null", j->f);
+	else if (v == (double)(int64_t)v && fabs(v) < 1e15)
+		fprintf(j->f, "%" PRId64, (int64_t)v);
+	else
+		fprintf(j->f, "%.6g", v);
+}
+
+void mt_json_bool(struct mt_json *j, bool v)
+{
+	before_value(j);
+	fputs(v ? "true" : "false", j->f);
+}
+
+void mt_json_null(struct mt_json *j)
+{
+	before_value(j);
+	fputs("null", j->f);
+}
+
+void mt_json_hex(struct mt_json *j, uint64_t v)
+{
+	before_value(j);
+	fprintf(j->f, "\"0x%" PRIx64 "\"", v);
+}
+
+void mt_json_kv_str(struct mt_json *j, const char *key, const char *s)
+{
+	mt_json_key(j, key);
+	mt_json_str(j, s);
+}
+
+void mt_json_kv_u64(struct mt_json *j, const char *key, uint64_t v)
+{
+	mt_json_key(j, key);
+	mt_json_u64(j, v);
+}
+
+void mt_json_kv_i64(struct mt_json *j, const char *key, int64_t v)
+{
+	mt_json_key(j, key);
+	mt_json_i64(j, v);
+}
+
+void mt_json_kv_double(struct mt_json *j, const char *key, double v)
+{
+	mt_json_key(j, key);
+	mt_json_double(j, v);
+}
+
+void mt_json_kv_bool(struct mt_json *j, const char *key, bool v)
+{
+	mt_json_key(j, key);
+	mt_json_bool(j, v);
+}
+
+void mt_json_kv_null(struct mt_json *j, const char *key)
+{
+	mt_json_key(j, key);
+	mt_json_null(j);
+}

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/* Aligned text tables and CSV cells. */
+#include "table.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+int mt_table_init(struct mt_table *t, size_t ncols, const char *const *heads)
+{
+	memset(t, 0, sizeof(*t));
+	t->ncols = ncols;
+	t->heads = calloc(ncols, sizeof(*t->heads));
+	t->align = calloc(ncols, sizeof(*t->align));
+	if (!t->heads || !t->align) {
+		mt_table_release(t);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < ncols; i++) {
+		t->align[i] = heads[i][0] == '>' ? MT_RIGHT : MT_LEFT;
+		t->heads[i] = heads[i] + (heads[i][0] == '>');
+	}
+	return 0;
+}
+
+void mt_table_release(struct mt_table *t)
+{
+	size_t n = t->nrows * t->ncols + t->cur;
+
+	for (size_t i = 0; t->cells && i < n; i++)
+		free(t->cells[i]);
+	free(t->cells);
+	free(t->heads);
+	free(t->align);
+	memset(t, 0, sizeof(*t));
+}
+
+int mt_table_add(struct mt_table *t, const char *cell)
+{
+	size_t n = t->nrows * t->ncols + t->cur;
+
+	if (n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 64;
+		char **c = realloc(t->cells, cap * sizeof(*c));
+
+		if (!c)
+			return -ENOMEM;
+		t->cells = c;
+		t->cap = cap;
+	}
+	t->cells[n] = strdup(cell ? cell : "");
+	if (!t->cells[n])
+		return -ENOMEM;
+	if (++t->cur == t->ncols) {
+		t->cur = 0;
+		t->nrows++;
+	}
+	return 0;
+}
+
+int mt_table_addf(struct mt_table *t, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	return mt_table_add(t, buf);
+}
+
+/* Display width: UTF-8 continuation bytes take no column. */
+static size_t width(const char *s)
+{
+	size_t w = 0;
+
+	for (; *s; s++)
+		if (((unsigned char)*s & 0xc0) != 0x80)
+			w++;
+	return w;
+}
+
+static void put_cell(FILE *f, const char *s, size_t w, enum mt_align a, bool last)
+{
+	size_t sw = width(s);
+
+	if (a == MT_RIGHT)
+		for (size_t i = sw; i < w; i++)
+			fputc(' ', f);
+	for (const char *c = s; *c; c++)
+		fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, f);
+	if (a == MT_LEFT && !last)
+		for (size_t i = sw; i < w; i++)
+			fputc(' ', f);
+}
+
+void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header)
+{
+	size_t *w = calloc(t->ncols, sizeof(*w));
+
+	if (!w)
+		return;
+	for (size_t c = 0; c < t->ncols; c++) {
+		w[c] = header ? width(t->heads[c]) : 0;
+		for (size_t r = 0; r < t->nrows; r++) {
+			size_t cw = width(t->cells[r * t->ncols + c]);
+
+			if (cw > w[c])
+				w[c] = cw;
+		}
+	}
+	for (long r = header ? -1 : 0; r < (long)t->nrows; r++) {
+		fprintf(f, "%*s", indent, "");
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *s = r < 0 ? t->heads[c] : t->cells[(size_t)r * t->ncols + c];
+
+			if (c)
+				fputs("  ", f);
+			put_cell(f, s, w[c], t->align[c], c + 1 == t->ncols);
+		}
+		fputc('\n', f);
+	}
+	free(w);
+}
+
+void mt_csv_cell(FILE *f, const char *s, size_t n, bool first)
+{
+	bool quote = false;
+
+	if (!first)
+		fputc(',', f);
+	for (size_t i = 0; i < n; i++)
+		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
+			quote = true;
+	if (!quote) {
+		fwrite(s, 1, n, f);
+		return;
+	}
+	fputc('"', f);
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			fputc('"', f);
+		fputc(s[i], f);
+	}
+	fputc('"', f);
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: MIT */
+/* Aligned text tables for people, and CSV cells for scripts. */
+#ifndef MEMTAP_EXPORT_TABLE_H
+#define MEMTAP_EXPORT_TABLE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "common/compiler.h"
+
+enum mt_align { MT_LEFT, MT_RIGHT };
+
+/* A table of strings: columns declared once, rows added cell by cell, printed aligned. */
+struct mt_table {
+	size_t ncols;
+	const char **heads;
+	enum mt_align *align;
+	char **cells; /* row-major, nrows * ncols */
+	size_t nrows, cap;
+	size_t cur; /* cells added to the current row */
+};
+
+/* heads: ncols column titles; a title starting with '>' is right-aligned (the '>' is not shown). */
+int mt_table_init(struct mt_table *t, size_t ncols, const char *const *heads);
+void mt_table_release(struct mt_table *t);
+/* Adds the next cell (rows fill left to right, then wrap). NULL is an empty cell. */
+int mt_table_add(struct mt_table *t, const char *cell);
+int mt_table_addf(struct mt_table *t, const char *fmt, ...) MT_PRINTF(2, 3);
+/* Prints with two spaces between columns and the given indent; control bytes shown as '?'. */
+void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header);
+
+/* Writes one CSV cell (RFC 4180 quoting when needed), preceded by a comma unless first. */
+void mt_csv_cell(FILE *f, const char *s, size_t n, bool first);
+
+#endif

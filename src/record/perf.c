@@ -1,0 +1,101 @@
+/* SPDX-License-Identifier: MIT */
+/* perf_event_open and ring-buffer draining. */
+#include "perf.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+int mt_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
+{
+	long fd;
+
+	attr->size = sizeof(*attr);
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+int mt_perf_ring_open(struct mt_perf_ring *ring, int fd, unsigned data_pages)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	void *p;
+
+	ring->fd = fd;
+	ring->data_size = page * data_pages;
+	ring->map_size = page * (data_pages + 1);
+	p = mmap(NULL, ring->map_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		int r = -errno;
+
+		close(fd);
+		ring->fd = -1;
+		ring->base = NULL;
+		return r;
+	}
+	ring->base = p;
+	ring->data = (uint8_t *)p + page;
+	return 0;
+}
+
+void mt_perf_ring_close(struct mt_perf_ring *ring)
+{
+	if (ring->base)
+		munmap(ring->base, ring->map_size);
+	if (ring->fd >= 0)
+		close(ring->fd);
+	ring->base = NULL;
+	ring->fd = -1;
+}
+
+static void copy_out(const struct mt_perf_ring *ring, uint64_t pos, void *dst, size_t n)
+{
+	size_t off = (size_t)(pos % ring->data_size), first = ring->data_size - off;
+
+	if (first >= n) {
+		memcpy(dst, ring->data + off, n);
+	} else {
+		memcpy(dst, ring->data + off, first);
+		memcpy((uint8_t *)dst + first, ring->data, n - first);
+	}
+}
+
+int mt_perf_ring_drain(struct mt_perf_ring *ring, mt_perf_record_fn fn, void *ctx)
+{
+	struct perf_event_mmap_page *mp = ring->base;
+	uint64_t head, tail;
+	int n = 0;
+
+	if (!mp)
+		return 0;
+	head = __atomic_load_n(&mp->data_head, __ATOMIC_ACQUIRE);
+	tail = mp->data_tail;
+	while (tail < head) {
+		struct perf_event_header h;
+		size_t off = (size_t)(tail % ring->data_size);
+
+		copy_out(ring, tail, &h, sizeof(h));
+		if (h.size < sizeof(h) || h.size > head - tail) {
+			__atomic_store_n(&mp->data_tail, head, __ATOMIC_RELEASE);
+			return -EBADMSG;
+		}
+		if (off + h.size <= ring->data_size) {
+			fn(ctx, (const struct perf_event_header *)(ring->data + off));
+		} else {
+			copy_out(ring, tail, ring->scratch, h.size);
+			fn(ctx, (const struct perf_event_header *)ring->scratch);
+		}
+		tail += h.size;
+		n++;
+	}
+	__atomic_store_n(&mp->data_tail, tail, __ATOMIC_RELEASE);
+	return n;
+}
+
+int mt_perf_ncpus(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_CONF);
+
+	return n > 0 ? (int)n : 1;
+}

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* perf_event_open and its mmap ring buffers. */
+#ifndef MEMTAP_RECORD_PERF_H
+#define MEMTAP_RECORD_PERF_H
+
+#include <linux/perf_event.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+/* perf_event_open(2); returns a file descriptor or -errno. Sets O_CLOEXEC. */
+int mt_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group);
+
+/*
+ * A ring buffer of one perf event fd: one metadata page and 2^n data pages. Records are
+ * handed out one at a time; a record that wraps around the end of the ring is copied into
+ * a scratch buffer first, so callers always see it contiguous.
+ */
+struct mt_perf_ring {
+	int fd;
+	void *base;
+	size_t map_size;
+	size_t data_size;
+	uint8_t *data;
+	uint8_t scratch[65536]; /* a perf record is at most 64 KiB (u16 size) */
+};
+
+/* Maps the ring of fd with data_pages (a power of two) pages; takes ownership of fd. */
+int mt_perf_ring_open(struct mt_perf_ring *ring, int fd, unsigned data_pages);
+void mt_perf_ring_close(struct mt_perf_ring *ring);
+
+/* Calls fn for every record available now; returns the number of records, or -EBADMSG if
+ * the ring holds a malformed record (the rest of the ring is then dropped). */
+typedef void (*mt_perf_record_fn)(void *ctx, const struct perf_event_header *h);
+int mt_perf_ring_drain(struct mt_perf_ring *ring, mt_perf_record_fn fn, void *ctx);
+
+/* Number of configured (online) CPUs to open per-CPU events on. */
+int mt_perf_ncpus(void);
+
+#endif

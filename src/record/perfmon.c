@@ -1,0 +1,252 @@
+/* SPDX-License-Identifier: MIT */
+/* The perf collector of mappings (MMAP2) and task records (COMM, FORK, EXIT). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "format/writer.h"
+#include "record/buildid.h"
+#include "record/probe.h"
+#include "record/session.h"
+
+/*
+ * One dummy software event per CPU, attached to the command with inherit and
+ * enable_on_exec: the kernel then reports every mapping, name change, fork and exit of the
+ * whole tree, timestamped on CLOCK_MONOTONIC, at no cost to the workload but the record
+ * itself. (An inherited event opened for all CPUs at once cannot be mmap'ed: EINVAL.)
+ */
+
+struct sample_id {
+	uint32_t pid, tid;
+	uint64_t time;
+};
+
+static const struct sample_id *sid_of(const struct perf_event_header *h)
+{
+	return (const struct sample_id *)((const uint8_t *)h + h->size - sizeof(struct sample_id));
+}
+
+int mt_perfmon_open(struct mt_session *s)
+{
+	int ncpu = mt_perf_ncpus(), err = 0, last = -ENODEV, opened = 0;
+	long page = sysconf(_SC_PAGESIZE);
+
+	s->rings = calloc((size_t)ncpu, sizeof(*s->rings));
+	if (!s->rings)
+		return -ENOMEM;
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		s->rings[cpu].fd = -1;
+	s->nrings = ncpu;
+	s->perf_build_ids = mt_feat_ok(MT_FEAT_BUILD_ID);
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		struct perf_event_attr a;
+		int fd, r;
+
+		memset(&a, 0, sizeof(a));
+		a.type = PERF_TYPE_SOFTWARE;
+		a.config = PERF_COUNT_SW_DUMMY;
+		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+		a.sample_id_all = 1;
+		a.mmap = 1;
+		a.mmap2 = 1;
+		a.mmap_data = 1;
+		a.comm = 1;
+		a.comm_exec = 1;
+		a.task = 1;
+		a.build_id = s->perf_build_ids;
+		a.use_clockid = 1;
+		a.clockid = CLOCK_MONOTONIC;
+		a.inherit = 1;
+		a.enable_on_exec = 1;
+		a.disabled = 1;
+		a.exclude_kernel = 1;
+		a.exclude_hv = 1;
+		a.watermark = 1;
+		a.wakeup_watermark = (uint32_t)((size_t)s->o->ring_pages * (size_t)page / 4);
+		fd = mt_perf_open(&a, s->root, cpu, -1);
+		if (fd == -ENODEV || fd == -EINVAL) {
+			last = fd; /* an offline CPU, most likely */
+			continue;
+		}
+		if (fd < 0) {
+			err = fd;
+			break;
+		}
+		r = mt_perf_ring_open(&s->rings[cpu], fd, s->o->ring_pages);
+		if (r < 0) {
+			err = r;
+			break;
+		}
+		opened++;
+	}
+	if (err < 0 || !opened) {
+		mt_perfmon_close(s);
+		return err < 0 ? err : last;
+	}
+	return 0;
+}
+
+void mt_perfmon_close(struct mt_session *s)
+{
+	for (int i = 0; s->rings && i < s->nrings; i++)
+		mt_perf_ring_close(&s->rings[i]);
+	free(s->rings);
+	s->rings = NULL;
+	s->nrings = 0;
+}
+
+static void on_mmap2(struct mt_session *s, const struct perf_event_header *h)
+{
+	const struct {
+		struct perf_event_header header;
+		uint32_t pid, tid;
+		uint64_t addr, len, pgoff;
+		union {
+			struct {
+				uint32_t maj, min;
+				uint64_t ino, ino_generation;
+			};
+			struct {
+				uint8_t build_id_size, r1;
+				uint16_t r2;
+				uint8_t build_id[20];
+			};
+		};
+		uint32_t prot, flags;
+		char filename[];
+	} *m = (const void *)h;
+	const struct sample_id *sid = sid_of(h);
+	size_t fixed = offsetof(__typeof__(*m), filename), maxlen;
+	char path[4096], bid[64] = "";
+	uint64_t row[_MT_F_MMAP_MAX];
+
+	if (h->size < fixed + sizeof(*sid))
+		return;
+	maxlen = h->size - fixed - sizeof(*sid);
+	if (maxlen >= sizeof(path))
+		maxlen = sizeof(path) - 1;
+	memcpy(path, m->filename, maxlen);
+	path[maxlen] = 0;
+	/* The kernel's names for anonymous memory; "" is the trace's. */
+	if (!strcmp(path, "//anon") || !strcmp(path, "/dev/zero (deleted)"))
+		path[0] = 0;
+	row[MT_F_MMAP_MAJ] = row[MT_F_MMAP_MIN] = row[MT_F_MMAP_INO] = 0;
+	if (h->misc & PERF_RECORD_MISC_MMAP_BUILD_ID) {
+		for (unsigned i = 0; i < m->build_id_size && i < 20; i++)
+			snprintf(bid + 2 * i, 3, "%02x", m->build_id[i]);
+	} else {
+		row[MT_F_MMAP_MAJ] = m->maj;
+		row[MT_F_MMAP_MIN] = m->min;
+		row[MT_F_MMAP_INO] = m->ino;
+		if (path[0] == '/' && m->ino)
+			(void)mt_buildid_of_file(path, bid, sizeof(bid));
+	}
+	row[MT_F_TIME] = sid->time;
+	row[MT_F_PID] = m->pid;
+	row[MT_F_TID] = m->tid;
+	row[MT_F_MMAP_ADDR] = m->addr;
+	row[MT_F_MMAP_LEN] = m->len;
+	/* For anonymous memory the kernel reports the page index of the address; /proc says 0. */
+	row[MT_F_MMAP_PGOFF] = path[0] == '/' ? m->pgoff : 0;
+	row[MT_F_MMAP_PROT] = m->prot;
+	row[MT_F_MMAP_FLAGS] = m->flags;
+	row[MT_F_MMAP_BUILD_ID] = mt_writer_str(s->w, bid);
+	row[MT_F_MMAP_PATH] = mt_writer_str(s->w, path);
+	row[MT_F_MMAP_ORIGIN] = MT_MMAP_PERF;
+	if (mt_writer_event(s->w, MT_EV_MMAP, row) == 0)
+		s->maps.events++;
+}
+
+static void on_comm(struct mt_session *s, const struct perf_event_header *h)
+{
+	const struct {
+		struct perf_event_header header;
+		uint32_t pid, tid;
+		char comm[];
+	} *c = (const void *)h;
+	const struct sample_id *sid = sid_of(h);
+	char comm[64];
+	size_t n = h->size - sizeof(*c) - sizeof(*sid);
+
+	if (h->size < sizeof(*c) + sizeof(*sid))
+		return;
+	if (n >= sizeof(comm))
+		n = sizeof(comm) - 1;
+	memcpy(comm, c->comm, n);
+	comm[n] = 0;
+	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+		/* ptrace reports execs itself, with the exact argv; perf mode reads /proc now. */
+		if (s->follow == MT_FOLLOW_PERF)
+			mt_emit_exec(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, (pid_t)c->tid);
+		return;
+	}
+	mt_emit_comm(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, comm);
+}
+
+static void on_task(struct mt_session *s, const struct perf_event_header *h)
+{
+	const struct {
+		struct perf_event_header header;
+		uint32_t pid, ppid, tid, ptid;
+		uint64_t time;
+	} *f = (const void *)h;
+
+	if (s->follow != MT_FOLLOW_PERF || h->size < sizeof(*f))
+		return;
+	if (h->type == PERF_RECORD_FORK) {
+		mt_emit_task_new(s, f->time, (pid_t)f->pid, (pid_t)f->tid, (pid_t)f->ppid,
+				 (pid_t)f->ptid, f->pid == f->tid ? MT_TASK_PROCESS : MT_TASK_THREAD);
+	} else if ((pid_t)f->tid != s->root) {
+		/* The root's status comes from waitpid; below it perf cannot see statuses. */
+		mt_emit_exit(s, f->time, (pid_t)f->pid, (pid_t)f->tid,
+			     f->pid == f->tid ? MT_TASK_PROCESS : MT_TASK_THREAD, -1);
+	}
+}
+
+static void on_record(void *ctx, const struct perf_event_header *h)
+{
+	struct mt_session *s = ctx;
+
+	s->perf_records++;
+	switch (h->type) {
+	case PERF_RECORD_MMAP2:
+		on_mmap2(s, h);
+		break;
+	case PERF_RECORD_COMM:
+		on_comm(s, h);
+		break;
+	case PERF_RECORD_FORK:
+	case PERF_RECORD_EXIT:
+		on_task(s, h);
+		break;
+	case PERF_RECORD_LOST: {
+		const struct {
+			struct perf_event_header header;
+			uint64_t id, lost;
+		} *l = (const void *)h;
+
+		if (h->size >= sizeof(*l))
+			mt_emit_lost(s, sid_of(h)->time, &s->maps, l->lost,
+				     "perf ring buffer full (raise --ring-pages)");
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+void mt_perfmon_drain(struct mt_session *s)
+{
+	for (int i = 0; i < s->nrings; i++) {
+		int r = mt_perf_ring_drain(&s->rings[i], on_record, s);
+
+		if (r == -EBADMSG)
+			mt_emit_lost(s, mt_now_ns(), &s->maps, 1, "malformed perf record; ring dropped");
+	}
+}

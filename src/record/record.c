@@ -1,0 +1,514 @@
+/* SPDX-License-Identifier: MIT */
+/* One recording: launch the command, run the collectors, write the trace, report. */
+#include "record.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "common/strutil.h"
+#include "format/chunk.h"
+#include "format/writer.h"
+#include "record/buildid.h"
+#include "record/probe.h"
+#include "record/session.h"
+#include "record/sysinfo.h"
+
+void mt_record_opts_init(struct mt_record_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->output = "memtap.mtap";
+	o->follow = MT_FOLLOW_AUTO;
+	o->mmaps = true;
+	o->ring_pages = 64;
+	o->flush_ns = 1000000000ull;
+}
+
+static const char *follow_name(enum mt_follow f)
+{
+	static const char *const n[] = { "auto", "ptrace", "perf", "none" };
+
+	return n[f];
+}
+
+/* Shell-quotes argv into buf for display ("sh -c 'ls / | wc -l'"). */
+static void quote_argv(char *const *argv, char *buf, size_t size)
+{
+	size_t o = 0;
+
+	buf[0] = 0;
+	for (int i = 0; argv[i] && o + 4 < size; i++) {
+		const char *a = argv[i];
+		bool plain = *a != 0;
+
+		for (const char *c = a; *c; c++)
+			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+				    "-_./=:,+@%", *c))
+				plain = false;
+		if (i)
+			buf[o++] = ' ';
+		if (plain) {
+			o += mt_strlcpy(buf + o, a, size - o);
+		} else {
+			buf[o++] = '\'';
+			for (const char *c = a; *c && o + 6 < size; c++) {
+				if (*c == '\'') {
+					memcpy(buf + o, "'\\''", 4);
+					o += 4;
+				} else {
+					buf[o++] = *c;
+				}
+			}
+			buf[o++] = '\'';
+		}
+		if (o >= size)
+			o = size - 1;
+		buf[o] = 0;
+	}
+}
+
+static int write_collector(struct mt_session *s, const struct mt_coll *c, bool final)
+{
+	struct mt_kv kv;
+	int r;
+
+	mt_kv_init(&kv);
+	mt_kv_add(&kv, "name", c->name);
+	mt_kv_add(&kv, "mechanism", c->mechanism);
+	mt_kv_add(&kv, "status", c->status);
+	if (c->reason[0])
+		mt_kv_add(&kv, "reason", c->reason);
+	mt_kv_add(&kv, "final", final ? "1" : "0");
+	mt_kv_add_u64(&kv, "events", c->events);
+	mt_kv_add_u64(&kv, "lost", c->lost);
+	if (c == &s->proc) {
+		mt_kv_add_u64(&kv, "processes", s->nprocesses);
+		mt_kv_add_u64(&kv, "threads", s->nthreads);
+		mt_kv_add(&kv, "exit_status", s->follow == MT_FOLLOW_PTRACE ? "every process"
+						  : "the command's process only");
+	} else if (c == &s->maps && s->nrings) {
+		mt_kv_add(&kv, "build_ids", s->perf_build_ids ? "kernel" : "files");
+		mt_kv_add_u64(&kv, "ring_bytes_per_cpu", (uint64_t)s->o->ring_pages * 4096);
+		mt_kv_add_u64(&kv, "perf_records", s->perf_records);
+	}
+	r = mt_writer_kv(s->w, MT_CHUNK_COLLECTOR, &kv);
+	mt_kv_release(&kv);
+	return r;
+}
+
+static void coll_set(struct mt_coll *c, const char *mech, const char *status, const char *reason)
+{
+	mt_strlcpy(c->mechanism, mech, sizeof(c->mechanism));
+	mt_strlcpy(c->status, status, sizeof(c->status));
+	mt_strlcpy(c->reason, reason ? reason : "", sizeof(c->reason));
+}
+
+static int write_meta(struct mt_session *s, char *const *argv)
+{
+	struct mt_kv kv;
+	char buf[8192], key[32];
+	int argc = 0, r;
+
+	mt_kv_init(&kv);
+	mt_kv_add(&kv, "memtap_version", MEMTAP_VERSION);
+	mt_kv_addf(&kv, "format_version", "%d.%d", MT_FORMAT_MAJOR, MT_FORMAT_MINOR);
+	quote_argv(argv, buf, sizeof(buf));
+	mt_kv_add(&kv, "command", buf);
+	for (; argv[argc]; argc++) {
+		snprintf(key, sizeof(key), "argv.%d", argc);
+		mt_kv_add(&kv, key, argv[argc]);
+	}
+	mt_kv_add_u64(&kv, "argc", (uint64_t)argc);
+	if (getcwd(buf, sizeof(buf)))
+		mt_kv_add(&kv, "cwd", buf);
+	mt_kv_add_u64(&kv, "uid", getuid());
+	mt_kv_add_u64(&kv, "recorder_pid", (uint64_t)s->self);
+	mt_kv_add_u64(&kv, "start_monotonic_ns", s->t_start);
+	mt_kv_add(&kv, "clock", "CLOCK_MONOTONIC");
+	mt_kv_add(&kv, "follow", follow_name(s->follow));
+	mt_sysinfo_meta(&kv);
+	r = mt_writer_kv(s->w, MT_CHUNK_META, &kv);
+	mt_kv_release(&kv);
+	return r;
+}
+
+/* Picks the process-following mechanism from what the machine allows. */
+static int choose_follow(struct mt_session *s)
+{
+	enum mt_follow f = s->o->follow;
+
+	if (f == MT_FOLLOW_AUTO) {
+		if (mt_feat_ok(MT_FEAT_PTRACE))
+			f = MT_FOLLOW_PTRACE;
+		else if (mt_feat_ok(MT_FEAT_PERF_RING) && mt_feat_ok(MT_FEAT_MMAP2))
+			f = MT_FOLLOW_PERF;
+		else
+			f = MT_FOLLOW_NONE;
+		if (f != MT_FOLLOW_PTRACE)
+			mt_warn("cannot follow the process tree with ptrace: %s; using %s",
+				mt_probe(MT_FEAT_PTRACE)->detail,
+				f == MT_FOLLOW_PERF ? "perf task records (no exit statuses below the "
+						      "command)" : "nothing (the command's process only)");
+	} else if (f == MT_FOLLOW_PTRACE && !mt_feat_ok(MT_FEAT_PTRACE)) {
+		mt_err("cannot use --follow=ptrace: %s", mt_probe(MT_FEAT_PTRACE)->detail);
+		return -EPERM;
+	} else if (f == MT_FOLLOW_PERF && !(mt_feat_ok(MT_FEAT_PERF_RING) && mt_feat_ok(MT_FEAT_MMAP2))) {
+		mt_err("cannot use --follow=perf: %s", mt_probe(MT_FEAT_PERF_RING)->detail);
+		return -EPERM;
+	}
+	s->follow = f;
+	return 0;
+}
+
+struct launch {
+	int go[2];
+	int execerr[2];
+	sigset_t oldmask;
+	struct sigaction oldpipe;
+};
+
+/* The child: back to the signal state memtap was started with, wait, exec. */
+static void MT_NORETURN child_main(struct launch *l, char *const *argv)
+{
+	char c;
+	int e;
+
+	close(l->go[1]);
+	close(l->execerr[0]);
+	sigaction(SIGPIPE, &l->oldpipe, NULL);
+	sigprocmask(SIG_SETMASK, &l->oldmask, NULL);
+	while (read(l->go[0], &c, 1) < 0 && errno == EINTR)
+		;
+	close(l->go[0]);
+	execvp(argv[0], argv);
+	e = errno;
+	(void)!write(l->execerr[1], &e, sizeof(e));
+	_exit(127);
+}
+
+static void reap(struct mt_session *s)
+{
+	int status;
+	pid_t tid;
+
+	while ((tid = waitpid(-1, &status, __WALL | WNOHANG)) > 0) {
+		if (s->follow == MT_FOLLOW_PTRACE) {
+			mt_tracer_handle(s, tid, status);
+		} else if (tid == s->root && (WIFEXITED(status) || WIFSIGNALED(status))) {
+			s->root_exited = true;
+			s->root_status = status;
+			mt_emit_exit(s, mt_now_ns(), tid, tid, MT_TASK_PROCESS, status);
+		}
+	}
+}
+
+static void on_signal(struct mt_session *s, const struct signalfd_siginfo *si)
+{
+	int sig = (int)si->ssi_signo;
+
+	if (sig == SIGCHLD)
+		return;
+	if (s->root_exited) {
+		if (!s->stop_requested)
+			mt_warn("%s: the command has exited; stopping and detaching from %zu remaining "
+				"task%s", strsignal(sig), s->live, s->live == 1 ? "" : "s");
+		s->stop_requested = true;
+		return;
+	}
+	/* A signal from the terminal reached the whole foreground group, the workload
+	 * included; one sent to memtap alone (kill, a job scheduler) is passed on. */
+	if (si->ssi_code == SI_KERNEL)
+		return;
+	mt_debug("forwarding %s to %d", strsignal(sig), (int)s->root);
+	kill(s->root, sig);
+}
+
+static int exit_status_of(int status)
+{
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return WEXITSTATUS(status);
+}
+
+static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
+{
+	const struct mt_coll *cs[] = { &s->proc, &s->maps };
+	char dur[32], size[32], cnt[32];
+
+	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
+	if (WIFSIGNALED(s->root_status))
+		fprintf(stderr, "memtap: recorded for %s; the command was killed by signal %d (%s)\n",
+			dur, WTERMSIG(s->root_status), strsignal(WTERMSIG(s->root_status)));
+	else
+		fprintf(stderr, "memtap: recorded for %s; the command exited with status %d\n", dur,
+			WEXITSTATUS(s->root_status));
+	fprintf(stderr, "  %-10s %-24s %-11s %10s %8s\n", "collector", "mechanism", "status",
+		"events", "lost");
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
+		fprintf(stderr, "  %-10s %-24s %-11s %10s %8" PRIu64 "\n", cs[i]->name,
+			cs[i]->mechanism, cs[i]->status, mt_fmt_count(cs[i]->events, cnt, sizeof(cnt)),
+			cs[i]->lost);
+	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " thread%s\n", s->nprocesses,
+		s->nprocesses == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s");
+	fprintf(stderr, "memtap: wrote %s to '%s'\n", mt_fmt_bytes(bytes, size, sizeof(size)), path);
+}
+
+static int finish(struct mt_session *s)
+{
+	struct mt_kv end;
+	int r;
+
+	if (s->nrings) {
+		mt_perfmon_drain(s);
+		mt_perfmon_close(s);
+	}
+	if (s->follow == MT_FOLLOW_PTRACE)
+		mt_tracer_finish(s);
+	s->t_end = mt_now_ns();
+	write_collector(s, &s->proc, true);
+	write_collector(s, &s->maps, true);
+	mt_kv_init(&end);
+	mt_kv_add_u64(&end, "end_monotonic_ns", s->t_end);
+	mt_kv_add_u64(&end, "duration_ns", s->t_end - s->t_start);
+	mt_kv_add_u64(&end, "root_pid", (uint64_t)s->root);
+	if (s->root_exited) {
+		mt_kv_add_u64(&end, "exit_status", (uint64_t)exit_status_of(s->root_status));
+		if (WIFSIGNALED(s->root_status))
+			mt_kv_add_u64(&end, "exit_signal", (uint64_t)WTERMSIG(s->root_status));
+	}
+	mt_kv_add_u64(&end, "processes", s->nprocesses);
+	mt_kv_add_u64(&end, "threads", s->nthreads);
+	mt_kv_add(&end, "stop_reason", s->stop_requested ? "interrupted after the command exited"
+							 : "the process tree exited");
+	r = mt_writer_finish(s->w, &end);
+	mt_kv_release(&end);
+	return r;
+}
+
+int mt_record(const struct mt_record_opts *o)
+{
+	struct mt_session s = { .o = o };
+	struct launch l = { .go = { -1, -1 }, .execerr = { -1, -1 } };
+	struct pollfd *fds = NULL;
+	sigset_t block;
+	uint64_t last_flush;
+	int sigfd = -1, r, ret;
+
+	s.self = getpid();
+	s.proc.name = "process";
+	s.maps.name = "mappings";
+	mt_map64_init(&s.task_ix);
+
+	r = choose_follow(&s);
+	if (r < 0)
+		return r;
+	r = mt_writer_open(o->output, o->force, NULL, &s.w);
+	if (r == -EEXIST) {
+		mt_err("'%s' already exists (hint: use --force to overwrite it, or -o to choose "
+		       "another file)", o->output);
+		return r;
+	}
+	if (r < 0)
+		return mt_err_code(r, "cannot create '%s'", o->output);
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &l.oldmask);
+	{
+		struct sigaction ign = { .sa_handler = SIG_IGN };
+
+		sigaction(SIGPIPE, &ign, &l.oldpipe);
+	}
+	sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (sigfd < 0 || pipe2(l.go, O_CLOEXEC) < 0 || pipe2(l.execerr, O_CLOEXEC) < 0) {
+		r = mt_err_code(-errno, "cannot set up the recording");
+		goto out_early;
+	}
+
+	s.t_start = mt_now_ns();
+	r = write_meta(&s, o->argv);
+	if (r < 0) {
+		mt_err_code(r, "cannot write '%s'", o->output);
+		goto out_early;
+	}
+	s.root = fork();
+	if (s.root < 0) {
+		r = mt_err_code(-errno, "cannot fork");
+		goto out_early;
+	}
+	if (s.root == 0)
+		child_main(&l, o->argv);
+	close(l.go[0]);
+	close(l.execerr[1]);
+	l.go[0] = l.execerr[1] = -1;
+
+	/* Attach everything before the command runs: nothing it does can be missed. */
+	mt_task_add(&s, s.root, s.root, TASK_LIVE, s.t_start);
+	mt_emit_task_new(&s, s.t_start, s.root, s.root, s.self, s.self, MT_TASK_PROCESS);
+	if (s.follow == MT_FOLLOW_PTRACE && (r = mt_tracer_seize(&s, s.root)) < 0) {
+		mt_warn("cannot ptrace the command: %s; following with perf task records", strerror(-r));
+		s.follow = mt_feat_ok(MT_FEAT_PERF_RING) ? MT_FOLLOW_PERF : MT_FOLLOW_NONE;
+	}
+	if (o->mmaps || s.follow == MT_FOLLOW_PERF) {
+		if (!mt_feat_ok(MT_FEAT_PERF_RING) || !mt_feat_ok(MT_FEAT_MMAP2))
+			r = -ENOTSUP;
+		else
+			r = mt_perfmon_open(&s);
+		if (r < 0) {
+			const char *why = r == -ENOTSUP ? (mt_feat_ok(MT_FEAT_PERF_RING)
+						   ? mt_probe(MT_FEAT_MMAP2)->detail
+						   : mt_probe(MT_FEAT_PERF_RING)->detail)
+						: strerror(-r);
+
+			mt_warn("no kernel mapping records: %s; mappings come from /proc snapshots at "
+				"each exec only", why);
+			coll_set(&s.maps, "procfs", "degraded", why);
+			if (s.follow == MT_FOLLOW_PERF)
+				s.follow = MT_FOLLOW_NONE;
+		}
+	}
+	if (s.nrings)
+		coll_set(&s.maps, s.follow == MT_FOLLOW_PTRACE ? "perf-mmap2+procfs" : "perf-mmap2",
+			 "active", NULL);
+	else if (!o->mmaps)
+		coll_set(&s.maps, "procfs", "degraded", "--no-mmaps: /proc snapshots at each exec only");
+	switch (s.follow) {
+	case MT_FOLLOW_PTRACE:
+		coll_set(&s.proc, "ptrace", "active", NULL);
+		break;
+	case MT_FOLLOW_PERF:
+		coll_set(&s.proc, "perf-task", "degraded",
+			 "perf FORK/EXIT/COMM records: exit statuses of the command only");
+		break;
+	default:
+		coll_set(&s.proc, "wait", "degraded", "the command's process only (no ptrace, no perf)");
+		break;
+	}
+	if (o->syscalls)
+		mt_warn("--syscalls: this memtap (%s) has no syscall collector yet; recording without it",
+			MEMTAP_VERSION);
+	write_collector(&s, &s.proc, false);
+	write_collector(&s, &s.maps, false);
+	mt_writer_flush(s.w);
+
+	/* Go. */
+	(void)!write(l.go[1], "g", 1);
+	close(l.go[1]);
+	l.go[1] = -1;
+
+	fds = calloc((size_t)s.nrings + 2, sizeof(*fds));
+	if (!fds) {
+		r = -ENOMEM;
+		goto out_running;
+	}
+	last_flush = mt_now_ns();
+	for (;;) {
+		int nfds = 0, timeout = 100;
+
+		reap(&s);
+		if (s.root_exited && (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))
+			break;
+		fds[nfds++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+		fds[nfds++] = (struct pollfd){ .fd = l.execerr[0], .events = POLLIN };
+		for (int i = 0; i < s.nrings; i++)
+			fds[nfds++] = (struct pollfd){ .fd = s.rings[i].fd, .events = POLLIN };
+		if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR) {
+			r = mt_err_code(-errno, "poll");
+			goto out_running;
+		}
+		for (;;) {
+			struct signalfd_siginfo si;
+
+			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
+				break;
+			on_signal(&s, &si);
+		}
+		if (l.execerr[0] >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
+			int e;
+
+			if (read(l.execerr[0], &e, sizeof(e)) == sizeof(e)) {
+				s.exec_failed = true;
+				s.exec_errno = e;
+			}
+			close(l.execerr[0]);
+			l.execerr[0] = -1;
+		}
+		if (s.nrings)
+			mt_perfmon_drain(&s);
+		if (mt_now_ns() - last_flush >= o->flush_ns) {
+			mt_writer_flush(s.w);
+			last_flush = mt_now_ns();
+		}
+	}
+	if (l.execerr[0] >= 0) {
+		int e;
+
+		if (read(l.execerr[0], &e, sizeof(e)) == sizeof(e)) {
+			s.exec_failed = true;
+			s.exec_errno = e;
+		}
+	}
+	r = 0;
+out_running:
+	if (r < 0) {
+		/* memtap itself failed mid-run: let the workload go on unobserved. */
+		kill(s.root, SIGCONT);
+	}
+	ret = finish(&s);
+	if (s.exec_failed) {
+		mt_err("cannot run '%s': %s", o->argv[0], strerror(s.exec_errno));
+		unlink(o->output);
+		r = s.exec_errno == ENOENT ? 127 : 126;
+		goto out;
+	}
+	if (ret < 0)
+		mt_err_code(ret, "writing '%s' failed; the trace is incomplete", o->output);
+	if (!o->quiet)
+		print_summary(&s, o->output, mt_writer_stats(s.w)->bytes);
+	if (r < 0)
+		goto out;
+	r = s.root_exited ? exit_status_of(s.root_status) : 1;
+	/* A trace that could not be written is a failure even when the workload succeeded. */
+	if (ret < 0 && r == 0)
+		r = 1;
+	goto out;
+
+out_early:
+	mt_writer_free(s.w);
+	s.w = NULL;
+	unlink(o->output);
+out:
+	mt_writer_free(s.w);
+	free(fds);
+	free(s.tasks);
+	mt_map64_release(&s.task_ix);
+	mt_buildid_cache_clear();
+	if (sigfd >= 0)
+		close(sigfd);
+	for (int i = 0; i < 2; i++) {
+		if (l.go[i] >= 0)
+			close(l.go[i]);
+		if (l.execerr[i] >= 0)
+			close(l.execerr[i]);
+	}
+	sigaction(SIGPIPE, &l.oldpipe, NULL);
+	sigprocmask(SIG_SETMASK, &l.oldmask, NULL);
+	return r;
+}

@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* `memtap record`: launch a command, follow its process tree, write one trace. */
+#ifndef MEMTAP_RECORD_RECORD_H
+#define MEMTAP_RECORD_RECORD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+/* How the process tree is followed (the "process" collector). */
+enum mt_follow {
+	MT_FOLLOW_AUTO,   /* ptrace if it works, else perf task records, else the root only */
+	MT_FOLLOW_PTRACE, /* ptrace event stops: exact exit statuses and argv at every exec */
+	MT_FOLLOW_PERF,   /* perf FORK/EXIT/COMM records: no exit statuses below the root */
+	MT_FOLLOW_NONE,   /* the command's own process only */
+};
+
+struct mt_record_opts {
+	const char *output; /* trace path */
+	bool force;         /* overwrite an existing output */
+	bool quiet;         /* no summary on stderr */
+	char **argv;        /* the command, NULL-terminated */
+	enum mt_follow follow;
+	bool mmaps;              /* record mappings from perf MMAP2 records */
+	unsigned ring_pages;     /* data pages per per-CPU perf ring (power of two) */
+	uint64_t flush_ns;       /* write buffered events at least this often */
+	const char *syscalls;    /* --syscalls[=CLASSES]: requested, or NULL */
+};
+
+void mt_record_opts_init(struct mt_record_opts *o);
+
+/*
+ * Records o->argv. Returns the exit status memtap should exit with: the workload's (128+N
+ * when a signal killed it), 127/126 when the command cannot be run, or a negative errno
+ * when recording could not start (nothing was run; the error has been printed).
+ */
+int mt_record(const struct mt_record_opts *o);
+
+#endif

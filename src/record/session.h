@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/* The state of one recording, shared by the recorder's files (not a public API). */
+#ifndef MEMTAP_RECORD_SESSION_H
+#define MEMTAP_RECORD_SESSION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/hash.h"
+#include "record/perf.h"
+#include "record/record.h"
+
+struct mt_writer;
+
+/* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
+struct mt_coll {
+	const char *name;
+	char mechanism[64];
+	char status[16]; /* active, degraded, unavailable, off */
+	char reason[320];
+	uint64_t events;
+	uint64_t lost;
+};
+
+enum task_state {
+	TASK_UNANNOUNCED, /* its first stop came before its parent's fork/clone event */
+	TASK_LIVE,
+	TASK_GONE,
+};
+
+struct task {
+	pid_t tid;
+	pid_t pid; /* thread group */
+	enum task_state state;
+	uint64_t first_seen;
+	bool exit_pending; /* exited while unannounced */
+	int exit_status;   /* wait status */
+	uint64_t exit_time;
+};
+
+struct mt_session {
+	const struct mt_record_opts *o;
+	struct mt_writer *w;
+	pid_t self;
+	pid_t root;
+	bool root_exited;
+	int root_status; /* wait status */
+	bool exec_failed;
+	int exec_errno;
+	bool exec_done;
+	bool stop_requested;
+	uint64_t t_start;
+	uint64_t t_end;
+
+	enum mt_follow follow; /* the mechanism in use */
+	struct mt_coll proc;
+	struct mt_coll maps;
+
+	struct task *tasks;
+	size_t ntasks, tasks_cap;
+	struct mt_map64 task_ix; /* tid -> index, live tasks only */
+	size_t live;
+	uint64_t nprocesses, nthreads;
+
+	struct mt_perf_ring *rings;
+	int nrings;
+	bool perf_build_ids;
+	uint64_t perf_records;
+};
+
+/* Event helpers (events.c). Times are CLOCK_MONOTONIC ns. */
+void mt_emit_task_new(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t ppid,
+		      pid_t ptid, int kind);
+void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t old_tid);
+void mt_emit_comm(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, const char *comm);
+void mt_emit_exit(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, int kind, int status);
+void mt_emit_lost(struct mt_session *s, uint64_t t, struct mt_coll *c, uint64_t count,
+		  const char *reason);
+/* Writes one MMAP event per line of /proc/PID/maps, all at time t. */
+int mt_snapshot_maps(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid);
+
+/* Task table (tracer.c). */
+struct task *mt_task_find(struct mt_session *s, pid_t tid);
+struct task *mt_task_add(struct mt_session *s, pid_t tid, pid_t pid, enum task_state st,
+			 uint64_t t);
+void mt_task_remove(struct mt_session *s, struct task *t);
+
+/* ptrace follower (tracer.c). */
+int mt_tracer_seize(struct mt_session *s, pid_t pid);
+void mt_tracer_handle(struct mt_session *s, pid_t tid, int status);
+void mt_tracer_finish(struct mt_session *s);
+
+/* perf collector of mappings and task records (perfmon.c). */
+int mt_perfmon_open(struct mt_session *s);
+void mt_perfmon_drain(struct mt_session *s);
+void mt_perfmon_close(struct mt_session *s);
+
+#endif
