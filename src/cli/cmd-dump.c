@@ -78,8 +78,10 @@ static int parse_types(uint64_t *mask)
 				if (mt_type_desc(t))
 					len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
 								len ? ", " : "", mt_type_desc(t)->name);
+			n = (size_t)mt_usage_error(&mt_dump_spec, "unknown event type '%s' (types: %s)", tok,
+						   names);
 			free(list);
-			return mt_usage_error(&mt_dump_spec, "unknown event type '%s' (types: %s)", tok, names);
+			return (int)n;
 		}
 		*mask |= m;
 	}
@@ -182,7 +184,7 @@ static void csv_field(struct mt_reader *r, const struct mt_event *ev, unsigned f
 	case MT_FK_ARGV:
 		s = str_of(r, ev, f, &len);
 		if (s) {
-			mt_cli_fmt_argv(s, len, buf, sizeof(buf));
+			mt_fmt_argv(s, len, buf, sizeof(buf));
 			mt_csv_cell(stdout, buf, strlen(buf), true);
 		}
 		break;
@@ -301,10 +303,15 @@ int cmd_dump(int argc, char **argv)
 	mt_cursor_free(c);
 	if (rc < 0)
 		mt_err("'%s': read error: %s", argv[0], strerror(-rc));
-	mt_cli_warn_damage(argv[0], r);
-	if (unresolved)
-		mt_warn("'%s': %" PRIu64 " string references could not be resolved (their table chunks "
-			"were lost); printed as empty or null", argv[0], unresolved);
+	if (unresolved) {
+		char extra[160];
+
+		snprintf(extra, sizeof(extra), "%" PRIu64 " string references unresolved (their "
+			 "table chunks were lost), printed as empty or null", unresolved);
+		mt_cli_warn_damage(argv[0], r, extra);
+	} else {
+		mt_cli_warn_damage(argv[0], r, NULL);
+	}
 	mt_reader_free(r);
 	return rc < 0 ? 1 : 0;
 }

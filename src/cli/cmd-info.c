@@ -291,9 +291,9 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 			mt_table_add(&t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, b, sizeof(b))
 						  : "running");
 			if (p->argv_len)
-				mt_cli_fmt_argv(p->argv, p->argv_len, cmd, sizeof(cmd));
+				mt_fmt_argv(p->argv, p->argv_len, cmd, sizeof(cmd));
 			else
-				snprintf(cmd, sizeof(cmd), "[%s]", p->comm ? p->comm : "?");
+				snprintf(cmd, sizeof(cmd), "[%s]", p->comm && *p->comm ? p->comm : "?");
 			snprintf(line, sizeof(line), "%*s%s", (int)(2 * (depth[i] < 20 ? depth[i] : 20)), "", cmd);
 			mt_table_add(&t, line);
 		}
@@ -351,7 +351,7 @@ int cmd_info(int argc, char **argv)
 		print_json(argv[0], r, &run, &ps);
 	else
 		print_text(argv[0], r, &run, &ps);
-	mt_cli_warn_damage(argv[0], r);
+	mt_cli_warn_damage(argv[0], r, NULL);
 	mt_procs_release(&ps);
 	mt_run_release(&run);
 	mt_reader_free(r);

@@ -62,7 +62,7 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	mt_report_print(&rep, (enum mt_report_format)o.format, sections, stdout);
-	mt_cli_warn_damage(argv[0], r);
+	mt_cli_warn_damage(argv[0], r, NULL);
 	mt_report_release(&rep);
 	mt_reader_free(r);
 	return 0;

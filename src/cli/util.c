@@ -86,15 +86,19 @@ struct mt_reader *mt_cli_open_trace(const char *path)
 	return r;
 }
 
-bool mt_cli_warn_damage(const char *path, struct mt_reader *r)
+bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra)
 {
 	const struct mt_integrity *in = mt_reader_integrity(r);
 	char line[1024], a[32], b[32], c[32];
 	size_t n = 0;
 	uint64_t events = 0;
 
-	if (in->complete && !in->truncated && !in->corrupt_chunks && !in->damaged_regions)
-		return false;
+	if (in->complete && !in->truncated && !in->corrupt_chunks && !in->damaged_regions) {
+		if (!extra)
+			return false;
+		mt_warn("'%s': %s", path, extra);
+		return true;
+	}
 	for (unsigned t = 0; t < _MT_EV_MAX; t++)
 		events += mt_reader_event_count(r, t);
 	events += mt_reader_unknown_events(r);
@@ -136,6 +140,8 @@ bool mt_cli_warn_damage(const char *path, struct mt_reader *r)
 		    in->damaged_regions == 1 ? "" : "s");
 	if (in->corrupt_chunks || in->damaged_regions)
 		ADD(", the first at byte %s", mt_fmt_count(in->first_damage_offset, a, sizeof(a)));
+	if (extra)
+		ADD("; %s", extra);
 #undef ADD
 	mt_warn("%s", line);
 	return true;
@@ -163,41 +169,6 @@ const char *mt_cli_fmt_uuid(const uint8_t id[16], char *buf, size_t size)
 		o += (size_t)snprintf(buf + o, size - o, "%02x", id[i]);
 		if ((i == 3 || i == 5 || i == 7 || i == 9) && o + 1 < size)
 			buf[o++] = '-';
-	}
-	buf[o < size ? o : size - 1] = 0;
-	return buf;
-}
-
-const char *mt_cli_fmt_argv(const char *argv, size_t len, char *buf, size_t size)
-{
-	size_t o = 0, i = 0;
-
-	buf[0] = 0;
-	while (i < len && o + 4 < size) {
-		const char *a = argv + i;
-		size_t alen = strnlen(a, len - i);
-		bool q = alen == 0;
-
-		for (size_t k = 0; k < alen; k++)
-			if (strchr(" \t\n'\"\\$`;|&<>()*?[]{}!#~", a[k]))
-				q = true;
-		if (i && o + 1 < size)
-			buf[o++] = ' ';
-		if (q && o + 1 < size)
-			buf[o++] = '\'';
-		for (size_t k = 0; k < alen && o + 2 < size; k++) {
-			if (a[k] == '\'' && q) {
-				if (o + 5 >= size)
-					break;
-				memcpy(buf + o, "'\\''", 4);
-				o += 4;
-			} else {
-				buf[o++] = a[k];
-			}
-		}
-		if (q && o + 1 < size)
-			buf[o++] = '\'';
-		i += alen + 1;
 	}
 	buf[o < size ? o : size - 1] = 0;
 	return buf;

@@ -19,9 +19,10 @@ struct mt_reader *mt_cli_open_trace(const char *path);
 
 /*
  * If the trace is damaged (cut short, corrupted, no end record), prints one warning line
- * naming the file, the problem and what was recovered. Returns true when it printed.
+ * naming the file, the problem and what was recovered; extra (may be NULL) is appended as
+ * one more clause, or printed alone when the file is intact. Returns true when it printed.
  */
-bool mt_cli_warn_damage(const char *path, struct mt_reader *r);
+bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra);
 
 /* Installs a progress display on stderr for long reads, when stderr is a terminal. */
 void mt_cli_progress(struct mt_reader *r, const char *what);
@@ -31,8 +32,6 @@ void mt_cli_progress_done(void);
 const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size);
 /* "8-4-4-4-12" hex form of a 16-byte id. */
 const char *mt_cli_fmt_uuid(const uint8_t id[16], char *buf, size_t size);
-/* The arguments joined with spaces (NUL-separated input), shell-quoted where needed. */
-const char *mt_cli_fmt_argv(const char *argv, size_t len, char *buf, size_t size);
 
 /* Depth-first order of a process tree (children by start time); depth[i] of order[i]. */
 int mt_cli_tree_order(const struct mt_procs *p, size_t **order, unsigned **depth);

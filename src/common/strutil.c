@@ -165,3 +165,38 @@ const char *mt_fmt_count(uint64_t n, char *buf, size_t size)
 	buf[o] = 0;
 	return buf;
 }
+
+const char *mt_fmt_argv(const char *argv, size_t len, char *buf, size_t size)
+{
+	size_t o = 0, i = 0;
+
+	buf[0] = 0;
+	while (i < len && o + 4 < size) {
+		const char *a = argv + i;
+		size_t alen = strnlen(a, len - i);
+		bool q = alen == 0;
+
+		for (size_t k = 0; k < alen; k++)
+			if (strchr(" \t\n'\"\\$`;|&<>()*?[]{}!#~", a[k]))
+				q = true;
+		if (i && o + 1 < size)
+			buf[o++] = ' ';
+		if (q && o + 1 < size)
+			buf[o++] = '\'';
+		for (size_t k = 0; k < alen && o + 2 < size; k++) {
+			if (a[k] == '\'' && q) {
+				if (o + 5 >= size)
+					break;
+				memcpy(buf + o, "'\\''", 4);
+				o += 4;
+			} else {
+				buf[o++] = a[k];
+			}
+		}
+		if (q && o + 1 < size)
+			buf[o++] = '\'';
+		i += alen + 1;
+	}
+	buf[o < size ? o : size - 1] = 0;
+	return buf;
+}

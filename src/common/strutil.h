@@ -32,4 +32,7 @@ const char *mt_fmt_duration(uint64_t ns, char *buf, size_t size);
 /* Formats an integer with thousands separators: 1234567 -> "1,234,567". Returns buf. */
 const char *mt_fmt_count(uint64_t n, char *buf, size_t size);
 
+/* NUL-separated arguments joined with spaces, shell-quoted where needed. Returns buf. */
+const char *mt_fmt_argv(const char *argv, size_t len, char *buf, size_t size);
+
 #endif

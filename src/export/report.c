@@ -80,18 +80,11 @@ void mt_report_release(struct mt_report *rep)
 /* The arguments of a process as one display string. */
 static const char *proc_cmdline(const struct mt_proc *p, char *buf, size_t size)
 {
-	size_t o = 0;
-
 	if (!p->argv_len) {
-		snprintf(buf, size, "[%s]", p->comm ? p->comm : "?");
+		snprintf(buf, size, "[%s]", p->comm && *p->comm ? p->comm : "?");
 		return buf;
 	}
-	for (size_t i = 0; i < p->argv_len && o + 1 < size; i++)
-		buf[o++] = p->argv[i] ? p->argv[i] : ' ';
-	while (o && buf[o - 1] == ' ')
-		o--;
-	buf[o] = 0;
-	return buf;
+	return mt_fmt_argv(p->argv, p->argv_len, buf, size);
 }
 
 static void json_run(const struct mt_report *rep, struct mt_json *j)
@@ -185,11 +178,13 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 
 static void fill_process_table(const struct mt_report *rep, struct mt_table *t, bool raw)
 {
-	static const char *const heads[] = { ">pid", ">ppid", ">exit", ">threads", ">start_ns",
-					     ">duration_ns", "command" };
+	static const char *const raw_heads[] = { ">pid", ">ppid", ">exit", ">threads", ">start_ns",
+						 ">duration_ns", "command" };
+	static const char *const heads[] = { ">pid", ">ppid", ">exit", ">threads", ">start",
+					     ">duration", "command" };
 	char a[32], cmd[512];
 
-	mt_table_init(t, 7, heads);
+	mt_table_init(t, 7, raw ? raw_heads : heads);
 	for (size_t i = 0; i < rep->procs.n; i++) {
 		const struct mt_proc *p = &rep->procs.v[i];
 		int st = mt_proc_exit_status(p);

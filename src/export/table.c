@@ -81,18 +81,20 @@ static size_t width(const char *s)
 	return w;
 }
 
-static void put_cell(FILE *f, const char *s, size_t w, enum mt_align a, bool last)
+/* Appends a padded cell to the line buffer; returns the new length. */
+static size_t put_cell(char *line, size_t n, size_t cap, const char *s, size_t w, enum mt_align a)
 {
 	size_t sw = width(s);
 
 	if (a == MT_RIGHT)
-		for (size_t i = sw; i < w; i++)
-			fputc(' ', f);
-	for (const char *c = s; *c; c++)
-		fputc((unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c, f);
-	if (a == MT_LEFT && !last)
-		for (size_t i = sw; i < w; i++)
-			fputc(' ', f);
+		for (size_t i = sw; i < w && n + 1 < cap; i++)
+			line[n++] = ' ';
+	for (const char *c = s; *c && n + 1 < cap; c++)
+		line[n++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+	if (a == MT_LEFT)
+		for (size_t i = sw; i < w && n + 1 < cap; i++)
+			line[n++] = ' ';
+	return n;
 }
 
 void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header)
@@ -111,15 +113,24 @@ void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header)
 		}
 	}
 	for (long r = header ? -1 : 0; r < (long)t->nrows; r++) {
-		fprintf(f, "%*s", indent, "");
+		char line[4096];
+		size_t n = 0;
+
+		for (int i = 0; i < indent && n + 1 < sizeof(line); i++)
+			line[n++] = ' ';
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = r < 0 ? t->heads[c] : t->cells[(size_t)r * t->ncols + c];
 
-			if (c)
-				fputs("  ", f);
-			put_cell(f, s, w[c], t->align[c], c + 1 == t->ncols);
+			if (c && n + 3 < sizeof(line)) {
+				line[n++] = ' ';
+				line[n++] = ' ';
+			}
+			n = put_cell(line, n, sizeof(line), s, w[c], t->align[c]);
 		}
-		fputc('\n', f);
+		while (n && line[n - 1] == ' ')
+			n--;
+		line[n++] = '\n';
+		fwrite(line, 1, n, f);
 	}
 	free(w);
 }

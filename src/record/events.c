@@ -28,7 +28,8 @@ void mt_emit_task_new(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pi
 		s->nprocesses++;
 }
 
-void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t old_tid)
+void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t old_tid,
+		  const char *comm_hint, char *const *argv_hint)
 {
 	static char argv[1 << 17];
 	char exe[PATH_MAX] = "", comm[64] = "";
@@ -36,7 +37,19 @@ void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t 
 	uint64_t row[_MT_F_EXEC_MAX];
 
 	(void)mt_procfs_exe(pid, exe, sizeof(exe));
-	(void)mt_procfs_comm(pid, comm, sizeof(comm));
+	if (mt_procfs_comm(pid, comm, sizeof(comm)) < 0 && comm_hint)
+		snprintf(comm, sizeof(comm), "%s", comm_hint);
+	if (n <= 0 && argv_hint) {
+		n = 0;
+		for (int i = 0; argv_hint[i]; i++) {
+			size_t len = strlen(argv_hint[i]) + 1;
+
+			if ((size_t)n + len > sizeof(argv))
+				break;
+			memcpy(argv + n, argv_hint[i], len);
+			n += (long)len;
+		}
+	}
 	row[MT_F_TIME] = t;
 	row[MT_F_PID] = (uint64_t)pid;
 	row[MT_F_TID] = (uint64_t)tid;

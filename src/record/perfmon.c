@@ -183,7 +183,8 @@ static void on_comm(struct mt_session *s, const struct perf_event_header *h)
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* ptrace reports execs itself, with the exact argv; perf mode reads /proc now. */
 		if (s->follow == MT_FOLLOW_PERF)
-			mt_emit_exec(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, (pid_t)c->tid);
+			mt_emit_exec(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, (pid_t)c->tid, comm,
+				     (pid_t)c->pid == s->root ? s->o->argv : NULL);
 		return;
 	}
 	mt_emit_comm(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, comm);

@@ -446,6 +446,9 @@ int mt_record(const struct mt_record_opts *o)
 			if (read(l.execerr[0], &e, sizeof(e)) == sizeof(e)) {
 				s.exec_failed = true;
 				s.exec_errno = e;
+			} else if (s.follow == MT_FOLLOW_NONE) {
+				/* No tracer saw the exec; the pipe's close-on-exec says it happened. */
+				mt_emit_exec(&s, mt_now_ns(), s.root, s.root, s.root, NULL, o->argv);
 			}
 			close(l.execerr[0]);
 			l.execerr[0] = -1;

@@ -72,7 +72,10 @@ struct mt_session {
 /* Event helpers (events.c). Times are CLOCK_MONOTONIC ns. */
 void mt_emit_task_new(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t ppid,
 		      pid_t ptid, int kind);
-void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t old_tid);
+/* Reads exe, argv and comm from /proc; when the process is already gone, comm and argv
+ * fall back to the hints (either may be NULL). */
+void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t old_tid,
+		  const char *comm_hint, char *const *argv_hint);
 void mt_emit_comm(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, const char *comm);
 void mt_emit_exit(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, int kind, int status);
 void mt_emit_lost(struct mt_session *s, uint64_t t, struct mt_coll *c, uint64_t count,

@@ -139,7 +139,7 @@ static void on_exec(struct mt_session *s, pid_t tid, uint64_t now)
 		mt_task_remove(s, o);
 	if (tid == s->root)
 		s->exec_done = true;
-	mt_emit_exec(s, now, pid, tid, (pid_t)old);
+	mt_emit_exec(s, now, pid, tid, (pid_t)old, NULL, NULL);
 }
 
 static void on_exited(struct mt_session *s, pid_t tid, int status, uint64_t now)

@@ -1,0 +1,37 @@
+# SPDX-License-Identifier: MIT
+# Helpers for the e2e scripts: sourced with MEMTAP, WORKLOADS and TOOL set by CTest.
+set -u
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+cd "$T" || exit 1
+
+skip() { echo "SKIP: $*"; exit 77; }
+fail() { echo "FAIL: $*"; exit 1; }
+ok() { echo "ok: $*"; }
+
+# Skips unless `memtap probe` reports every feature id given.
+need() {
+	"$MEMTAP" probe --format json >"$T/.probe.json" || fail "memtap probe failed"
+	for f in "$@"; do
+		python3 - "$T/.probe.json" "$f" <<'PY' || skip "this machine lacks '$f'"
+import json, sys
+feats = {x["id"]: x for x in json.load(open(sys.argv[1]))["features"]}
+sys.exit(0 if feats[sys.argv[2]]["available"] else 1)
+PY
+	done
+}
+
+mono_ns() { python3 -c 'import time; print(time.monotonic_ns())'; }
+
+# Evaluates a Python expression over the JSON file $1 with the object bound to j; fails
+# with the message $3 unless it is true.
+check_json() {
+	python3 - "$1" "$2" <<'PY' || fail "$3"
+import json, sys
+j = json.load(open(sys.argv[1]))
+ok = eval("(" + sys.argv[2] + ")")
+if not ok:
+    print("expression false:", sys.argv[2], file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}

@@ -1,0 +1,50 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: the trace reader must survive any bytes, within its memory bounds. */
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "format/block.h"
+#include "format/reader.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	int fd = memfd_create("fuzz", MFD_CLOEXEC);
+	struct mt_reader *r;
+	struct mt_cursor *c;
+	struct mt_event ev;
+	struct mt_block b = { 0 };
+	uint64_t lo, hi, ips[64];
+	size_t pos = 0;
+	uint32_t stream;
+
+	if (fd < 0)
+		return 0;
+	if (size && write(fd, data, size) != (ssize_t)size)
+		goto out;
+	if (mt_reader_open_fd(fd, &r) < 0)
+		goto out;
+	(void)mt_reader_time_range(r, &lo, &hi);
+	for (size_t i = 0; i < mt_reader_ncollectors(r); i++)
+		(void)mt_kvlist_get(mt_reader_collector(r, i), "name");
+	(void)mt_reader_meta(r, "command");
+	if (mt_cursor_new(r, NULL, &c) == 0) {
+		for (int n = 0; n < 100000 && mt_cursor_next(c, &ev) == 1; n++) {
+			for (unsigned f = 0; f < 16; f++)
+				(void)mt_reader_str(r, ev.stream, ev.v[f], NULL);
+			(void)mt_reader_stack(r, ev.stream, ev.v[3], ips, 64);
+		}
+		mt_cursor_free(c);
+	}
+	(void)mt_reader_verify(r);
+	while (mt_reader_next_block(r, &pos, 0, &b, &stream) == 1)
+		;
+	mt_block_release(&b);
+	mt_reader_free(r);
+out:
+	close(fd);
+	return 0;
+}

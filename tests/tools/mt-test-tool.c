@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/* Test helper: writes deterministic fixture traces and damages traces in controlled ways. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/crc32c.h"
+#include "common/varint.h"
+#include "format/chunk.h"
+#include "format/writer.h"
+
+static const uint8_t run_id[16] = { 0x6d, 0x65, 0x6d, 0x74, 0x61, 0x70, 0x40, 0x00,
+				    0x80, 0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07 };
+
+#define T0 5000000000ull /* CLOCK_MONOTONIC of the fixture's start: 5 s after boot */
+
+static void die(const char *what)
+{
+	fprintf(stderr, "mt-test-tool: %s\n", what);
+	exit(1);
+}
+
+static void ev(struct mt_writer *w, unsigned type, const uint64_t *row)
+{
+	if (mt_writer_event(w, type, row) < 0)
+		die("cannot write event");
+}
+
+static void kv_chunk(struct mt_writer *w, unsigned type, const char *const *pairs)
+{
+	struct mt_kv kv;
+
+	mt_kv_init(&kv);
+	for (int i = 0; pairs[i]; i += 2)
+		mt_kv_add(&kv, pairs[i], pairs[i + 1]);
+	if (mt_writer_kv(w, type, &kv) < 0)
+		die("cannot write key/value chunk");
+	mt_kv_release(&kv);
+}
+
+static void mmap_ev(struct mt_writer *w, uint64_t t, uint32_t pid, uint64_t addr, uint64_t len,
+		    uint64_t prot, const char *path, const char *bid, uint64_t origin)
+{
+	uint64_t row[_MT_F_MMAP_MAX] = { t, pid, pid, addr, len, 0, prot, MAP_PRIVATE, 8, 1,
+					 path[0] == '/' ? 1234 : 0, mt_writer_str(w, bid),
+					 mt_writer_str(w, path), origin };
+
+	ev(w, MT_EV_MMAP, row);
+}
+
+/*
+ * The "small" fixture: sh (pid 100) runs `sh -c 'ls / | wc -l; exit 3'`; ls (101) and wc
+ * (102) are forked and exec'd; wc has a helper thread; one LOST event; mappings from a
+ * /proc snapshot and from perf records. Small blocks give several chunks per type.
+ */
+static void gen_small(const char *out, bool finish)
+{
+	struct mt_writer_opts o = { .run_id = run_id, .realtime_ns = 1795000000000000000ull,
+				    .monotonic_ns = T0, .block_events = 4 };
+	static const char argv0[] = "sh\0-c\0ls / | wc -l; exit 3";
+	static const char argv1[] = "ls\0/";
+	static const char argv2[] = "wc\0-l";
+	struct mt_writer *w;
+	int rc;
+
+	rc = mt_writer_open(out, true, &o, &w);
+	if (rc < 0)
+		die(strerror(-rc));
+	kv_chunk(w, MT_CHUNK_META, (const char *const[]){
+		"memtap_version", "0.1.0", "format_version", "1.0",
+		"command", "sh -c 'ls / | wc -l; exit 3'", "argc", "3", "argv.0", "sh", "argv.1", "-c",
+		"argv.2", "ls / | wc -l; exit 3", "cwd", "/home/user", "recorder_pid", "99",
+		"start_monotonic_ns", "5000000000", "clock", "CLOCK_MONOTONIC", "follow", "auto",
+		"kernel", "6.1.0-test", "arch", "x86_64", "hostname", "fixture",
+		"cpu_model", "Test CPU", "cpus_online", "2", "page_size", "4096", NULL });
+	kv_chunk(w, MT_CHUNK_COLLECTOR, (const char *const[]){
+		"name", "process", "mechanism", "ptrace", "status", "active", "final", "0",
+		"events", "0", "lost", "0", NULL });
+	kv_chunk(w, MT_CHUNK_COLLECTOR, (const char *const[]){
+		"name", "mappings", "mechanism", "perf-mmap2+procfs", "status", "active", "final", "0",
+		"events", "0", "lost", "0", NULL });
+	{
+		uint64_t r0[] = { T0 + 10000, 100, 100, 99, 99, MT_TASK_PROCESS };
+		uint64_t x0[] = { T0 + 1000000, 100, 100, mt_writer_str(w, "/usr/bin/dash"),
+				  mt_writer_strn(w, argv0, sizeof(argv0)), mt_writer_str(w, "sh"), 100 };
+		uint64_t r1[] = { T0 + 2000000, 101, 101, 100, 100, MT_TASK_PROCESS };
+		uint64_t r2[] = { T0 + 2100000, 102, 102, 100, 100, MT_TASK_PROCESS };
+		uint64_t x1[] = { T0 + 2500000, 101, 101, mt_writer_str(w, "/usr/bin/ls"),
+				  mt_writer_strn(w, argv1, sizeof(argv1)), mt_writer_str(w, "ls"), 101 };
+		uint64_t x2[] = { T0 + 2600000, 102, 102, mt_writer_str(w, "/usr/bin/wc"),
+				  mt_writer_strn(w, argv2, sizeof(argv2)), mt_writer_str(w, "wc"), 102 };
+		uint64_t t2[] = { T0 + 2700000, 102, 103, 102, 102, MT_TASK_THREAD };
+		uint64_t c2[] = { T0 + 2710000, 102, 103, mt_writer_str(w, "wc-helper") };
+		uint64_t e3[] = { T0 + 3000000, 102, 103, MT_TASK_THREAD, 0, 0, 0, 1 };
+		uint64_t e1[] = { T0 + 3500000, 101, 101, MT_TASK_PROCESS, 0, 0, 0, 1 };
+		uint64_t e2[] = { T0 + 3600000, 102, 102, MT_TASK_PROCESS, (uint64_t)-1, 13, 0, 1 };
+		uint64_t e0[] = { T0 + 4000000, 100, 100, MT_TASK_PROCESS, 3, 0, 0, 1 };
+		uint64_t lost[] = { T0 + 2800000, 0, 0, mt_writer_str(w, "mappings"), 2,
+				    mt_writer_str(w, "perf ring buffer full (raise --ring-pages)") };
+
+		ev(w, MT_EV_TASK_NEW, r0);
+		ev(w, MT_EV_TASK_EXEC, x0);
+		mmap_ev(w, T0 + 1000000, 100, 0x555555554000, 0x21000, PROT_READ | PROT_EXEC,
+			"/usr/bin/dash", "be6397ddffc3e384c505d7deab3bed190c884df9", MT_MMAP_PROCFS);
+		mmap_ev(w, T0 + 1000000, 100, 0x7ffffffde000, 0x21000, PROT_READ | PROT_WRITE,
+			"[stack]", "", MT_MMAP_PROCFS);
+		mmap_ev(w, T0 + 1200000, 100, 0x7ffff7dc3000, 0x28000, PROT_READ,
+			"/usr/lib/x86_64-linux-gnu/libc.so.6", "8f3b1c5e", MT_MMAP_PERF);
+		mmap_ev(w, T0 + 1300000, 100, 0x7ffff7fb0000, 0x3000, PROT_READ | PROT_WRITE, "", "",
+			MT_MMAP_PERF);
+		ev(w, MT_EV_TASK_NEW, r1);
+		ev(w, MT_EV_TASK_NEW, r2);
+		ev(w, MT_EV_TASK_EXEC, x1);
+		ev(w, MT_EV_TASK_EXEC, x2);
+		mmap_ev(w, T0 + 2500000, 101, 0x555555560000, 0x5000, PROT_READ | PROT_EXEC,
+			"/usr/bin/ls", "", MT_MMAP_PROCFS);
+		ev(w, MT_EV_TASK_NEW, t2);
+		ev(w, MT_EV_TASK_COMM, c2);
+		ev(w, MT_EV_LOST, lost);
+		ev(w, MT_EV_TASK_EXIT, e3);
+		ev(w, MT_EV_TASK_EXIT, e1);
+		ev(w, MT_EV_TASK_EXIT, e2);
+		ev(w, MT_EV_TASK_EXIT, e0);
+	}
+	if (mt_writer_flush(w) < 0)
+		die("flush");
+	kv_chunk(w, MT_CHUNK_COLLECTOR, (const char *const[]){
+		"name", "process", "mechanism", "ptrace", "status", "active", "final", "1",
+		"events", "12", "lost", "0", "processes", "3", "threads", "1", NULL });
+	kv_chunk(w, MT_CHUNK_COLLECTOR, (const char *const[]){
+		"name", "mappings", "mechanism", "perf-mmap2+procfs", "status", "active", "final", "1",
+		"events", "5", "lost", "2", NULL });
+	if (finish) {
+		struct mt_kv end;
+
+		mt_kv_init(&end);
+		mt_kv_add_u64(&end, "end_monotonic_ns", T0 + 4100000);
+		mt_kv_add_u64(&end, "duration_ns", 4100000);
+		mt_kv_add(&end, "exit_status", "3");
+		mt_kv_add(&end, "root_pid", "100");
+		if (mt_writer_finish(w, &end) < 0)
+			die("finish");
+		mt_kv_release(&end);
+	}
+	mt_writer_free(w);
+}
+
+/* A trace of n mmap events from one process, for benchmarks and corpus seeds. */
+static void gen_big(const char *out, long n)
+{
+	struct mt_writer_opts o = { .run_id = run_id, .realtime_ns = 1795000000000000000ull,
+				    .monotonic_ns = T0 };
+	struct mt_writer *w;
+	int rc = mt_writer_open(out, true, &o, &w);
+
+	if (rc < 0)
+		die(strerror(-rc));
+	for (long i = 0; i < n; i++)
+		mmap_ev(w, T0 + (uint64_t)i * 1000, 100, 0x10000000 + (uint64_t)i * 4096, 4096,
+			PROT_READ | PROT_WRITE, i % 2 ? "/tmp/data.bin" : "", "", MT_MMAP_PERF);
+	if (mt_writer_finish(w, NULL) < 0)
+		die("finish");
+	mt_writer_free(w);
+}
+
+static uint8_t *slurp(const char *path, size_t *n)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *p;
+	long size;
+
+	if (!f || fseek(f, 0, SEEK_END) < 0 || (size = ftell(f)) < 0)
+		die("cannot read input");
+	rewind(f);
+	p = malloc((size_t)size + 1);
+	if (!p || fread(p, 1, (size_t)size, f) != (size_t)size)
+		die("cannot read input");
+	fclose(f);
+	*n = (size_t)size;
+	return p;
+}
+
+static void spit(const char *path, const uint8_t *p, size_t n)
+{
+	FILE *f = fopen(path, "wb");
+
+	if (!f || fwrite(p, 1, n, f) != n || fclose(f))
+		die("cannot write output");
+}
+
+/* Offset of the k-th (1-based) chunk of the given type, or 0. */
+static size_t find_chunk(const uint8_t *p, size_t n, unsigned type, int k, struct mt_chunk_hdr *h)
+{
+	size_t off = MT_FILE_HEADER_SIZE;
+
+	while (off + MT_CHUNK_HEADER_SIZE <= n) {
+		if (mt_chunk_hdr_unpack(p + off, h) < 0)
+			return 0;
+		if (h->type == type && --k == 0)
+			return off;
+		off += MT_CHUNK_HEADER_SIZE + h->payload_size;
+	}
+	return 0;
+}
+
+static int usage(void)
+{
+	fprintf(stderr,
+		"usage: mt-test-tool gen-small OUT | gen-noend OUT | gen-big N OUT\n"
+		"       mt-test-tool flip-payload IN K OUT   (flip a byte in the K-th event chunk)\n"
+		"       mt-test-tool cut-events IN K OUT     (cut inside the K-th event chunk)\n"
+		"       mt-test-tool set-major IN MAJOR OUT\n");
+	return 2;
+}
+
+int main(int argc, char **argv)
+{
+	struct mt_chunk_hdr h;
+	uint8_t *p;
+	size_t n, off;
+
+	if (argc == 3 && !strcmp(argv[1], "gen-small"))
+		gen_small(argv[2], true);
+	else if (argc == 3 && !strcmp(argv[1], "gen-noend"))
+		gen_small(argv[2], false);
+	else if (argc == 4 && !strcmp(argv[1], "gen-big"))
+		gen_big(argv[3], atol(argv[2]));
+	else if (argc == 5 && (!strcmp(argv[1], "flip-payload") || !strcmp(argv[1], "cut-events"))) {
+		p = slurp(argv[2], &n);
+		off = find_chunk(p, n, MT_CHUNK_EVENTS, atoi(argv[3]), &h);
+		if (!off)
+			die("no such chunk");
+		if (argv[1][0] == 'f') {
+			p[off + MT_CHUNK_HEADER_SIZE + h.payload_size / 2] ^= 0x40;
+			spit(argv[4], p, n);
+		} else {
+			spit(argv[4], p, off + MT_CHUNK_HEADER_SIZE + h.payload_size / 2);
+		}
+		free(p);
+	} else if (argc == 5 && !strcmp(argv[1], "set-major")) {
+		p = slurp(argv[2], &n);
+		if (n < MT_FILE_HEADER_SIZE)
+			die("too short");
+		mt_put_le16(p + MT_FILE_HDR_OFF_MAJOR, (uint16_t)atoi(argv[3]));
+		mt_put_le32(p + MT_FILE_HEADER_SIZE - 4, mt_crc32c(0, p, MT_FILE_HEADER_SIZE - 4));
+		spit(argv[4], p, n);
+		free(p);
+	} else {
+		return usage();
+	}
+	return 0;
+}
