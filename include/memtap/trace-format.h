@@ -20,14 +20,14 @@
 #define MT_FILE_MAGIC "\x89MTAP\r\n\x1a"
 #define MT_FILE_MAGIC_LEN 8
 #define MT_FILE_HEADER_SIZE 96
-#define MT_FILE_HDR_OFF_SIZE 8       /* u32 header size (>= 96; newer minors may grow it) */
-#define MT_FILE_HDR_OFF_MAJOR 12     /* u16 */
-#define MT_FILE_HDR_OFF_MINOR 14     /* u16 */
-#define MT_FILE_HDR_OFF_FLAGS 16     /* u32, 0 */
-#define MT_FILE_HDR_OFF_RUN_ID 24    /* u8[16], random per recording */
-#define MT_FILE_HDR_OFF_REALTIME 40  /* u64 CLOCK_REALTIME ns at the start of the recording */
+#define MT_FILE_HDR_OFF_SIZE 8 /* u32 header size (>= 96; newer minors may grow it) */
+#define MT_FILE_HDR_OFF_MAJOR 12 /* u16 */
+#define MT_FILE_HDR_OFF_MINOR 14 /* u16 */
+#define MT_FILE_HDR_OFF_FLAGS 16 /* u32, 0 */
+#define MT_FILE_HDR_OFF_RUN_ID 24 /* u8[16], random per recording */
+#define MT_FILE_HDR_OFF_REALTIME 40 /* u64 CLOCK_REALTIME ns at the start of the recording */
 #define MT_FILE_HDR_OFF_MONOTONIC 48 /* u64 CLOCK_MONOTONIC ns at the same instant */
-#define MT_FILE_HDR_OFF_WRITER 56    /* char[32], NUL-padded, e.g. "memtap 0.1.0" */
+#define MT_FILE_HDR_OFF_WRITER 56 /* char[32], NUL-padded, e.g. "memtap 0.1.0" */
 #define MT_FILE_HDR_WRITER_LEN 32
 /* The last 4 bytes of the header hold the CRC-32C of all bytes before them. */
 
@@ -36,13 +36,13 @@
 #define MT_CHUNK_HEADER_SIZE 56
 
 enum mt_chunk_type {
-	MT_CHUNK_META = 1,      /* key/value: machine and run metadata */
-	MT_CHUNK_STRINGS = 2,   /* string table entries of one stream */
-	MT_CHUNK_STACKS = 3,    /* stack trie nodes of one stream */
-	MT_CHUNK_EVENTS = 4,    /* a columnar block of events of one type (the subtype) */
+	MT_CHUNK_META = 1, /* key/value: machine and run metadata */
+	MT_CHUNK_STRINGS = 2, /* string table entries of one stream */
+	MT_CHUNK_STACKS = 3, /* stack trie nodes of one stream */
+	MT_CHUNK_EVENTS = 4, /* a columnar block of events of one type (the subtype) */
 	MT_CHUNK_COLLECTOR = 5, /* key/value: one collector's mechanism, settings and totals */
-	MT_CHUNK_STREAM = 6,    /* key/value: declares a producer stream */
-	MT_CHUNK_END = 7,       /* key/value: the recording ended cleanly; always last */
+	MT_CHUNK_STREAM = 6, /* key/value: declares a producer stream */
+	MT_CHUNK_END = 7, /* key/value: the recording ended cleanly; always last */
 };
 
 enum mt_compression {
@@ -52,10 +52,10 @@ enum mt_compression {
 
 /* Column encodings inside an EVENTS payload. */
 enum mt_col_encoding {
-	MT_ENC_CONST = 0,  /* one varint, the value of every row */
+	MT_ENC_CONST = 0, /* one varint, the value of every row */
 	MT_ENC_VARINT = 1, /* one varint per row */
 	MT_ENC_ZIGZAG = 2, /* one zigzag varint per row (the value as a signed 64-bit integer) */
-	MT_ENC_DELTA = 3,  /* varint first value, then zigzag varints of row-to-row differences */
+	MT_ENC_DELTA = 3, /* varint first value, then zigzag varints of row-to-row differences */
 };
 
 /* Hard limits every reader enforces before allocating. */
@@ -67,20 +67,20 @@ enum mt_col_encoding {
 
 /* Event types (the subtype of an EVENTS chunk). */
 enum mt_ev_type {
-	MT_EV_TASK_NEW = 1,  /* a process or thread was created */
+	MT_EV_TASK_NEW = 1, /* a process or thread was created */
 	MT_EV_TASK_EXEC = 2, /* a process replaced its image */
 	MT_EV_TASK_COMM = 3, /* a thread changed its name */
 	MT_EV_TASK_EXIT = 4, /* a thread or a whole process ended */
-	MT_EV_MMAP = 5,      /* a memory mapping exists from this time on */
-	MT_EV_LOST = 6,      /* a collector lost events */
+	MT_EV_MMAP = 5, /* a memory mapping exists from this time on */
+	MT_EV_LOST = 6, /* a collector lost events */
 	_MT_EV_MAX,
 };
 
 /* Fields every event type has, in every block. */
 enum {
 	MT_F_TIME = 0, /* CLOCK_MONOTONIC ns */
-	MT_F_PID = 1,  /* process id (thread group id) */
-	MT_F_TID = 2,  /* thread id */
+	MT_F_PID = 1, /* process id (thread group id) */
+	MT_F_TID = 2, /* thread id */
 	MT_F_COMMON_MAX = 3,
 };
 
@@ -93,16 +93,16 @@ enum mt_task_kind {
 /* MT_EV_TASK_NEW: pid/tid are the new task's. */
 enum {
 	MT_F_NEW_PPID = 3, /* pid of the creating process */
-	MT_F_NEW_PTID,     /* tid of the creating thread */
-	MT_F_NEW_KIND,     /* enum mt_task_kind */
+	MT_F_NEW_PTID, /* tid of the creating thread */
+	MT_F_NEW_KIND, /* enum mt_task_kind */
 	_MT_F_NEW_MAX,
 };
 
 /* MT_EV_TASK_EXEC */
 enum {
 	MT_F_EXEC_EXE = 3, /* string: /proc/PID/exe after the exec */
-	MT_F_EXEC_ARGV,    /* string: the arguments, each followed by a NUL */
-	MT_F_EXEC_COMM,    /* string */
+	MT_F_EXEC_ARGV, /* string: the arguments, each followed by a NUL */
+	MT_F_EXEC_COMM, /* string */
 	MT_F_EXEC_OLD_TID, /* the thread that called execve (a non-leader's tid vanishes) */
 	_MT_F_EXEC_MAX,
 };
@@ -116,40 +116,40 @@ enum {
 /* MT_EV_TASK_EXIT: kind is MT_TASK_PROCESS when the whole process is gone. */
 enum {
 	MT_F_EXIT_KIND = 3, /* enum mt_task_kind: PROCESS or THREAD */
-	MT_F_EXIT_CODE,     /* signed: the exit code, or -1 when killed by a signal */
-	MT_F_EXIT_SIGNAL,   /* the terminating signal, or 0 */
-	MT_F_EXIT_CORE,     /* 1 if a core was dumped */
-	MT_F_EXIT_KNOWN,    /* 1 if the status was observed; 0: the mechanism cannot see it */
+	MT_F_EXIT_CODE, /* signed: the exit code, or -1 when killed by a signal */
+	MT_F_EXIT_SIGNAL, /* the terminating signal, or 0 */
+	MT_F_EXIT_CORE, /* 1 if a core was dumped */
+	MT_F_EXIT_KNOWN, /* 1 if the status was observed; 0: the mechanism cannot see it */
 	_MT_F_EXIT_MAX,
 };
 
 enum mt_mmap_origin {
 	MT_MMAP_PROCFS = 0, /* a /proc/PID/maps snapshot taken at the event's time */
-	MT_MMAP_PERF = 1,   /* the kernel's PERF_RECORD_MMAP2 */
-	MT_MMAP_RT = 2,     /* the preload runtime's mmap hook */
+	MT_MMAP_PERF = 1, /* the kernel's PERF_RECORD_MMAP2 */
+	MT_MMAP_RT = 2, /* the preload runtime's mmap hook */
 };
 
 /* MT_EV_MMAP */
 enum {
 	MT_F_MMAP_ADDR = 3,
 	MT_F_MMAP_LEN,
-	MT_F_MMAP_PGOFF,    /* file offset in bytes */
-	MT_F_MMAP_PROT,     /* PROT_* bits */
-	MT_F_MMAP_FLAGS,    /* MAP_* bits (MAP_SHARED or MAP_PRIVATE at least) */
-	MT_F_MMAP_MAJ,      /* device major of the file, 0 if unknown */
-	MT_F_MMAP_MIN,      /* device minor */
-	MT_F_MMAP_INO,      /* inode number, 0 if unknown */
+	MT_F_MMAP_PGOFF, /* file offset in bytes */
+	MT_F_MMAP_PROT, /* PROT_* bits */
+	MT_F_MMAP_FLAGS, /* MAP_* bits (MAP_SHARED or MAP_PRIVATE at least) */
+	MT_F_MMAP_MAJ, /* device major of the file, 0 if unknown */
+	MT_F_MMAP_MIN, /* device minor */
+	MT_F_MMAP_INO, /* inode number, 0 if unknown */
 	MT_F_MMAP_BUILD_ID, /* string: lowercase hex GNU build-id, "" if none */
-	MT_F_MMAP_PATH,     /* string: file path, "" for anonymous, or "[heap]", "[stack]", ... */
-	MT_F_MMAP_ORIGIN,   /* enum mt_mmap_origin */
+	MT_F_MMAP_PATH, /* string: file path, "" for anonymous, or "[heap]", "[stack]", ... */
+	MT_F_MMAP_ORIGIN, /* enum mt_mmap_origin */
 	_MT_F_MMAP_MAX,
 };
 
 /* MT_EV_LOST */
 enum {
 	MT_F_LOST_COLLECTOR = 3, /* string: the collector's name */
-	MT_F_LOST_COUNT,         /* events lost */
-	MT_F_LOST_REASON,        /* string */
+	MT_F_LOST_COUNT, /* events lost */
+	MT_F_LOST_REASON, /* string */
 	_MT_F_LOST_MAX,
 };
 

@@ -74,8 +74,9 @@ static struct mt_proc *proc_of(struct mt_procs *p, struct mt_map64 *ix, uint32_t
 
 int mt_procs_build(struct mt_reader *r, struct mt_procs *out)
 {
-	struct mt_cursor_opts o = { .type_mask = (1ull << MT_EV_TASK_NEW) | (1ull << MT_EV_TASK_EXEC) |
-						 (1ull << MT_EV_TASK_COMM) | (1ull << MT_EV_TASK_EXIT) };
+	struct mt_cursor_opts o = { .type_mask =
+					    (1ull << MT_EV_TASK_NEW) | (1ull << MT_EV_TASK_EXEC) |
+					    (1ull << MT_EV_TASK_COMM) | (1ull << MT_EV_TASK_EXIT) };
 	struct mt_procs p = { 0 };
 	struct mt_map64 ix; /* pid -> index of the process now holding that pid */
 	struct mt_cursor *c;
@@ -98,7 +99,8 @@ int mt_procs_build(struct mt_reader *r, struct mt_procs *out)
 					x->threads++;
 				break;
 			}
-			x = new_proc(&p, &cap, &ix, pid, (uint32_t)ev.v[MT_F_NEW_PPID], ev.v[MT_F_TIME]);
+			x = new_proc(&p, &cap, &ix, pid, (uint32_t)ev.v[MT_F_NEW_PPID],
+				     ev.v[MT_F_TIME]);
 			if (!x)
 				goto nomem;
 			x->vfork = ev.v[MT_F_NEW_KIND] == MT_TASK_VFORK;
@@ -115,12 +117,14 @@ int mt_procs_build(struct mt_reader *r, struct mt_procs *out)
 				goto nomem;
 			set_str(&x->exe, dup_str(r, ev.stream, ev.v[MT_F_EXEC_EXE], NULL));
 			set_str(&x->comm, dup_str(r, ev.stream, ev.v[MT_F_EXEC_COMM], NULL));
-			set_str(&x->argv, dup_str(r, ev.stream, ev.v[MT_F_EXEC_ARGV], &x->argv_len));
+			set_str(&x->argv,
+				dup_str(r, ev.stream, ev.v[MT_F_EXEC_ARGV], &x->argv_len));
 			x->execs++;
 			break;
 		case MT_EV_TASK_COMM:
 			if (x && tid == pid)
-				set_str(&x->comm, dup_str(r, ev.stream, ev.v[MT_F_COMM_COMM], NULL));
+				set_str(&x->comm,
+					dup_str(r, ev.stream, ev.v[MT_F_COMM_COMM], NULL));
 			break;
 		case MT_EV_TASK_EXIT:
 			if (ev.v[MT_F_EXIT_KIND] != MT_TASK_PROCESS || !x || x->ended)

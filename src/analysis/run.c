@@ -58,7 +58,8 @@ int mt_run_load(struct mt_reader *r, struct mt_run *run)
 		if (!run->argv[i])
 			run->argv[i] = "";
 	}
-	run->start_ns = u64_of(mt_reader_meta(r, "start_monotonic_ns"), mt_reader_file(r)->monotonic_ns);
+	run->start_ns =
+		u64_of(mt_reader_meta(r, "start_monotonic_ns"), mt_reader_file(r)->monotonic_ns);
 	run->has_events = mt_reader_time_range(r, &run->first_event_ns, &run->last_event_ns);
 	if (end) {
 		run->end_ns = u64_of(mt_kvlist_get(end, "end_monotonic_ns"), 0);

@@ -14,9 +14,9 @@ struct mt_collector_info {
 	const char *mechanism;
 	const char *status;
 	const char *reason; /* may be NULL */
-	uint64_t events;    /* as counted by the recorder */
-	uint64_t lost;      /* from LOST events */
-	bool final;         /* the recorder wrote its closing totals */
+	uint64_t events; /* as counted by the recorder */
+	uint64_t lost; /* from LOST events */
+	bool final; /* the recorder wrote its closing totals */
 };
 
 struct mt_run {
@@ -24,8 +24,8 @@ struct mt_run {
 	int argc;
 	const char **argv;
 	const char *memtap_version; /* of the recorder */
-	uint64_t start_ns;          /* CLOCK_MONOTONIC */
-	uint64_t end_ns;            /* end of the recording, or the last event when cut short */
+	uint64_t start_ns; /* CLOCK_MONOTONIC */
+	uint64_t end_ns; /* end of the recording, or the last event when cut short */
 	uint64_t duration_ns;
 	bool has_exit;
 	int exit_status; /* shell-style */

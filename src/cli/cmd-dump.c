@@ -28,7 +28,8 @@ static const char *const formats[] = { "jsonl", "csv", NULL };
 static const struct mt_option options[] = {
 	{ "type", 't', MT_OPT_STRING, &o.types, "TYPE,...",
 	  "only these event types or groups (e.g. mmap, task, task_exit)" },
-	{ "pid", 'p', MT_OPT_U64, &o.pid, "PID", "only events of this process", NULL, 0, &o.by_pid },
+	{ "pid", 'p', MT_OPT_U64, &o.pid, "PID", "only events of this process", NULL, 0,
+	  &o.by_pid },
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
 	{ NULL },
 };
@@ -67,7 +68,8 @@ static int parse_types(uint64_t *mask)
 			const struct mt_type_desc *d = mt_type_desc(t);
 
 			/* A group name matches every type named "group_..." */
-			if (d && (!strcmp(d->name, tok) || (!strncmp(d->name, tok, n) && d->name[n] == '_')))
+			if (d && (!strcmp(d->name, tok) ||
+				  (!strncmp(d->name, tok, n) && d->name[n] == '_')))
 				m |= 1ull << t;
 		}
 		if (!m) {
@@ -76,10 +78,11 @@ static int parse_types(uint64_t *mask)
 
 			for (unsigned t = 0; t < _MT_EV_MAX; t++)
 				if (mt_type_desc(t))
-					len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s",
-								len ? ", " : "", mt_type_desc(t)->name);
-			n = (size_t)mt_usage_error(&mt_dump_spec, "unknown event type '%s' (types: %s)", tok,
-						   names);
+					len += (size_t)snprintf(names + len, sizeof(names) - len,
+								"%s%s", len ? ", " : "",
+								mt_type_desc(t)->name);
+			n = (size_t)mt_usage_error(
+				&mt_dump_spec, "unknown event type '%s' (types: %s)", tok, names);
 			free(list);
 			return (int)n;
 		}
@@ -191,7 +194,8 @@ static void csv_field(struct mt_reader *r, const struct mt_event *ev, unsigned f
 	}
 }
 
-static void json_field(struct mt_json *j, struct mt_reader *r, const struct mt_event *ev, unsigned f)
+static void json_field(struct mt_json *j, struct mt_reader *r, const struct mt_event *ev,
+		       unsigned f)
 {
 	const struct mt_field_desc *fd = &ev->desc->fields[f];
 	uint64_t v = ev->v[f];
@@ -306,8 +310,10 @@ int cmd_dump(int argc, char **argv)
 	if (unresolved) {
 		char extra[160];
 
-		snprintf(extra, sizeof(extra), "%" PRIu64 " string references unresolved (their "
-			 "table chunks were lost), printed as empty or null", unresolved);
+		snprintf(extra, sizeof(extra),
+			 "%" PRIu64 " string references unresolved (their "
+			 "table chunks were lost), printed as empty or null",
+			 unresolved);
 		mt_cli_warn_damage(argv[0], r, extra);
 	} else {
 		mt_cli_warn_damage(argv[0], r, NULL);

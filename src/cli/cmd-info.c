@@ -236,8 +236,9 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 		printf("%-12s %d\n", "exit status", run->exit_status);
 	else
 		printf("%-12s unknown (no end record)\n", "exit status");
-	printf("%-12s %s events in %s chunks; %s lost\n", "events", mt_fmt_count(total, a, sizeof(a)),
-	       mt_fmt_count(in->chunks, b, sizeof(b)), mt_fmt_count(run->lost_events, c, sizeof(c)));
+	printf("%-12s %s events in %s chunks; %s lost\n", "events",
+	       mt_fmt_count(total, a, sizeof(a)), mt_fmt_count(in->chunks, b, sizeof(b)),
+	       mt_fmt_count(run->lost_events, c, sizeof(c)));
 	printf("%-12s %s", "integrity", in->complete ? "complete" : "INCOMPLETE (no end record)");
 	if (in->truncated)
 		printf(", truncated at byte %" PRIu64, in->truncated_offset + in->truncated_bytes);
@@ -249,7 +250,8 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 	printf(in->verified ? ", every checksum verified\n" : ", headers checked\n");
 
 	if (run->ncollectors) {
-		static const char *const heads[] = { "name", "mechanism", "status", ">events", ">lost", "note" };
+		static const char *const heads[] = { "name",	"mechanism", "status",
+						     ">events", ">lost",     "note" };
 		struct mt_table t;
 
 		printf("\ncollectors\n");
@@ -270,7 +272,8 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 
 	n = mt_cli_tree_order(ps, &order, &depth);
 	if (n > 0) {
-		static const char *const heads[] = { ">pid", ">ppid", ">exit", ">start", ">duration", "command" };
+		static const char *const heads[] = { ">pid",   ">ppid",	    ">exit",
+						     ">start", ">duration", "command" };
 		struct mt_table t;
 
 		printf("\nprocesses (%zu)\n", ps->n);
@@ -286,15 +289,21 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 				mt_table_addf(&t, "%d", st);
 			else
 				mt_table_add(&t, p->ended ? "?" : "-");
-			mt_table_addf(&t, "+%s", mt_fmt_duration(p->start_ns > run->start_ns
-								 ? p->start_ns - run->start_ns : 0, a, sizeof(a)));
-			mt_table_add(&t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, b, sizeof(b))
+			mt_table_addf(&t, "+%s",
+				      mt_fmt_duration(p->start_ns > run->start_ns
+							      ? p->start_ns - run->start_ns
+							      : 0,
+						      a, sizeof(a)));
+			mt_table_add(&t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, b,
+								    sizeof(b))
 						  : "running");
 			if (p->argv_len)
 				mt_fmt_argv(p->argv, p->argv_len, cmd, sizeof(cmd));
 			else
-				snprintf(cmd, sizeof(cmd), "[%s]", p->comm && *p->comm ? p->comm : "?");
-			snprintf(line, sizeof(line), "%*s%s", (int)(2 * (depth[i] < 20 ? depth[i] : 20)), "", cmd);
+				snprintf(cmd, sizeof(cmd), "[%s]",
+					 p->comm && *p->comm ? p->comm : "?");
+			snprintf(line, sizeof(line), "%*s%s",
+				 (int)(2 * (depth[i] < 20 ? depth[i] : 20)), "", cmd);
 			mt_table_add(&t, line);
 		}
 		mt_table_print(&t, stdout, 2, true);
@@ -308,7 +317,8 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 		const struct mt_type_desc *d = mt_type_desc(t);
 
 		if (d && mt_reader_event_count(r, t))
-			printf("  %-12s %12s\n", d->name, mt_fmt_count(mt_reader_event_count(r, t), a, sizeof(a)));
+			printf("  %-12s %12s\n", d->name,
+			       mt_fmt_count(mt_reader_event_count(r, t), a, sizeof(a)));
 	}
 	if (mt_reader_unknown_events(r))
 		printf("  %-12s %12s  (types of a newer memtap)\n", "unknown",

@@ -17,7 +17,8 @@ static struct {
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
 
 static const struct mt_option options[] = {
-	{ "output", 'o', MT_OPT_STRING, &o.output, "FILE", "write the trace to FILE (default memtap.mtap)" },
+	{ "output", 'o', MT_OPT_STRING, &o.output, "FILE",
+	  "write the trace to FILE (default memtap.mtap)" },
 	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite FILE if it exists" },
 	{ "quiet", 'q', MT_OPT_FLAG, &o.quiet, NULL, "print no summary at the end" },
 	{ "follow", 0, MT_OPT_CHOICE, &o.follow, "HOW", "how to follow the process tree",
@@ -63,7 +64,8 @@ int cmd_record(int argc, char **argv)
 	if (r)
 		return r == 1 ? 0 : r;
 	if (!o.ring_pages || (o.ring_pages & (o.ring_pages - 1)) || o.ring_pages > 65536)
-		return mt_usage_error(&mt_record_spec, "--ring-pages must be a power of two up to 65536");
+		return mt_usage_error(&mt_record_spec,
+				      "--ring-pages must be a power of two up to 65536");
 	if (!o.flush_ms || o.flush_ms > 3600000)
 		return mt_usage_error(&mt_record_spec, "--flush-ms must be between 1 and 3600000");
 	mt_record_opts_init(&ro);

@@ -18,7 +18,7 @@
  * Commands print data on stdout and diagnostics on stderr, and never exit() themselves.
  */
 
-#define MT_COMMAND(name)                                   \
+#define MT_COMMAND(name)                                      \
 	extern const struct mt_command_spec mt_##name##_spec; \
 	int cmd_##name(int argc, char **argv)
 

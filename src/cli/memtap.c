@@ -16,10 +16,8 @@ struct mt_cmd {
 };
 
 static const struct mt_cmd commands[] = {
-	{ "record", cmd_record, &mt_record_spec },
-	{ "report", cmd_report, &mt_report_spec },
-	{ "info", cmd_info, &mt_info_spec },
-	{ "dump", cmd_dump, &mt_dump_spec },
+	{ "record", cmd_record, &mt_record_spec }, { "report", cmd_report, &mt_report_spec },
+	{ "info", cmd_info, &mt_info_spec },	   { "dump", cmd_dump, &mt_dump_spec },
 	{ "probe", cmd_probe, &mt_probe_spec },
 };
 
@@ -93,7 +91,8 @@ int main(int argc, char **argv)
 		}
 		c = find(argv[2]);
 		if (!c) {
-			fprintf(stderr, "memtap: '%s' is not a memtap command (see 'memtap --help')\n",
+			fprintf(stderr,
+				"memtap: '%s' is not a memtap command (see 'memtap --help')\n",
 				argv[2]);
 			return 2;
 		}
@@ -103,9 +102,11 @@ int main(int argc, char **argv)
 	c = find(argv[1]);
 	if (!c) {
 		if (argv[1][0] == '-')
-			fprintf(stderr, "memtap: unknown option '%s' (see 'memtap --help')\n", argv[1]);
+			fprintf(stderr, "memtap: unknown option '%s' (see 'memtap --help')\n",
+				argv[1]);
 		else
-			fprintf(stderr, "memtap: '%s' is not a memtap command (see 'memtap --help')\n",
+			fprintf(stderr,
+				"memtap: '%s' is not a memtap command (see 'memtap --help')\n",
 				argv[1]);
 		suggest(argv[1]);
 		return 2;

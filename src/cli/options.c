@@ -29,8 +29,7 @@ static void choices_str(const struct mt_option *o, char *buf, size_t size)
 		n += (size_t)snprintf(buf + n, size - n, "%s%s", i ? ", " : "", o->choices[i]);
 }
 
-static int set_value(const struct mt_command_spec *spec, const struct mt_option *o,
-		     const char *arg)
+static int set_value(const struct mt_command_spec *spec, const struct mt_option *o, const char *arg)
 {
 	char list[256];
 	uint64_t v;
@@ -49,8 +48,9 @@ static int set_value(const struct mt_command_spec *spec, const struct mt_option 
 		break;
 	case MT_OPT_SIZE:
 		if (mt_parse_size(arg, &v) < 0)
-			return mt_usage_error(spec, "invalid size '%s' for --%s (e.g. 4096, 64K, 2M)", arg,
-					      o->name);
+			return mt_usage_error(spec,
+					      "invalid size '%s' for --%s (e.g. 4096, 64K, 2M)",
+					      arg, o->name);
 		*(uint64_t *)o->dest = v;
 		break;
 	case MT_OPT_CHOICE:
@@ -61,7 +61,8 @@ static int set_value(const struct mt_command_spec *spec, const struct mt_option 
 			}
 		}
 		choices_str(o, list, sizeof(list));
-		return mt_usage_error(spec, "invalid value '%s' for --%s (one of: %s)", arg, o->name, list);
+		return mt_usage_error(spec, "invalid value '%s' for --%s (one of: %s)", arg,
+				      o->name, list);
 	}
 done:
 	if (o->seen)
@@ -116,13 +117,16 @@ int mt_opts_parse(const struct mt_command_spec *spec, int argc, char **argv, int
 			const char *name = a + 2, *eq = strchr(name, '=');
 			bool neg;
 
-			o = find_long(spec->opts, name, eq ? (size_t)(eq - name) : strlen(name), &neg);
+			o = find_long(spec->opts, name, eq ? (size_t)(eq - name) : strlen(name),
+				      &neg);
 			if (!o)
 				return mt_usage_error(spec, "unknown option '--%.*s'",
-						      (int)(eq ? eq - name : (long)strlen(name)), name);
+						      (int)(eq ? eq - name : (long)strlen(name)),
+						      name);
 			if (neg) {
 				if (eq)
-					return mt_usage_error(spec, "option '--no-%s' takes no value", o->name);
+					return mt_usage_error(
+						spec, "option '--no-%s' takes no value", o->name);
 				*(bool *)o->dest = false;
 				if (o->seen)
 					*o->seen = true;
@@ -130,7 +134,8 @@ int mt_opts_parse(const struct mt_command_spec *spec, int argc, char **argv, int
 			}
 			if (o->type == MT_OPT_FLAG) {
 				if (eq)
-					return mt_usage_error(spec, "option '--%s' takes no value", o->name);
+					return mt_usage_error(spec, "option '--%s' takes no value",
+							      o->name);
 				r = set_value(spec, o, NULL);
 				if (r)
 					return r;
@@ -143,7 +148,8 @@ int mt_opts_parse(const struct mt_command_spec *spec, int argc, char **argv, int
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else
-				return mt_usage_error(spec, "option '--%s' needs a value (%s)", o->name, o->arg);
+				return mt_usage_error(spec, "option '--%s' needs a value (%s)",
+						      o->name, o->arg);
 		} else {
 			for (const struct mt_option *p = spec->opts; p->name; p++)
 				if (p->short_name && p->short_name == a[1])
@@ -152,7 +158,8 @@ int mt_opts_parse(const struct mt_command_spec *spec, int argc, char **argv, int
 				return mt_usage_error(spec, "unknown option '-%c'", a[1]);
 			if (o->type == MT_OPT_FLAG) {
 				if (a[2])
-					return mt_usage_error(spec, "option '-%c' takes no value", a[1]);
+					return mt_usage_error(spec, "option '-%c' takes no value",
+							      a[1]);
 				r = set_value(spec, o, NULL);
 				if (r)
 					return r;
@@ -163,15 +170,16 @@ int mt_opts_parse(const struct mt_command_spec *spec, int argc, char **argv, int
 			else if (i + 1 < argc)
 				val = argv[++i];
 			else
-				return mt_usage_error(spec, "option '-%c' needs a value (%s)", a[1], o->arg);
+				return mt_usage_error(spec, "option '-%c' needs a value (%s)", a[1],
+						      o->arg);
 		}
 		r = set_value(spec, o, val);
 		if (r)
 			return r;
 	}
 	if (npos < spec->min_args)
-		return mt_usage_error(spec, "missing %s", spec->min_args == 1 && npos == 0
-							    ? "argument" : "arguments");
+		return mt_usage_error(spec, "missing %s",
+				      spec->min_args == 1 && npos == 0 ? "argument" : "arguments");
 	if (spec->max_args >= 0 && npos > spec->max_args)
 		return mt_usage_error(spec, "unexpected argument '%s'", argv[spec->max_args]);
 	argv[npos] = NULL;

@@ -8,21 +8,21 @@
 #include <stdio.h>
 
 enum mt_opt_type {
-	MT_OPT_FLAG,   /* bool, no argument; --no-NAME sets it false when MT_OPTF_NEGATABLE */
+	MT_OPT_FLAG, /* bool, no argument; --no-NAME sets it false when MT_OPTF_NEGATABLE */
 	MT_OPT_STRING, /* const char * */
-	MT_OPT_U64,    /* uint64_t, decimal or 0x hex */
-	MT_OPT_SIZE,   /* uint64_t with K/M/G suffixes */
+	MT_OPT_U64, /* uint64_t, decimal or 0x hex */
+	MT_OPT_SIZE, /* uint64_t with K/M/G suffixes */
 	MT_OPT_CHOICE, /* int: index into choices */
 };
 
 enum {
 	MT_OPTF_OPTIONAL_ARG = 1 << 0, /* --name or --name=value (STRING: value NULL -> "") */
-	MT_OPTF_NEGATABLE = 1 << 1,    /* FLAG: --no-name also accepted */
+	MT_OPTF_NEGATABLE = 1 << 1, /* FLAG: --no-name also accepted */
 };
 
 struct mt_option {
 	const char *name; /* long name without "--" */
-	char short_name;  /* 0 if none */
+	char short_name; /* 0 if none */
 	enum mt_opt_type type;
 	void *dest;
 	const char *arg; /* shown in help: FILE, N, ... */
@@ -33,12 +33,13 @@ struct mt_option {
 };
 
 enum {
-	MT_CMD_STOP_AT_ARG = 1 << 0, /* the first positional argument ends option parsing (record) */
+	MT_CMD_STOP_AT_ARG =
+		1 << 0, /* the first positional argument ends option parsing (record) */
 };
 
 struct mt_command_spec {
 	const char *name;
-	const char *usage;   /* after "memtap NAME": "FILE [options]" */
+	const char *usage; /* after "memtap NAME": "FILE [options]" */
 	const char *summary; /* one line */
 	const char *description; /* paragraphs shown by -h; may be NULL */
 	const struct mt_option *opts; /* ends with an entry whose name is NULL */

@@ -75,7 +75,8 @@ struct mt_reader *mt_cli_open_trace(const char *path)
 			close(fd);
 		}
 		mt_err("'%s': trace format version %u.%u is not supported (this memtap reads %d.x; "
-		       "use a matching memtap)", path, mt_get_le16(h + MT_FILE_HDR_OFF_MAJOR),
+		       "use a matching memtap)",
+		       path, mt_get_le16(h + MT_FILE_HDR_OFF_MAJOR),
 		       mt_get_le16(h + MT_FILE_HDR_OFF_MINOR), MT_FORMAT_MAJOR);
 		return NULL;
 	}
@@ -102,7 +103,8 @@ bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra
 	for (unsigned t = 0; t < _MT_EV_MAX; t++)
 		events += mt_reader_event_count(r, t);
 	events += mt_reader_unknown_events(r);
-#define ADD(...) n += (size_t)snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0, __VA_ARGS__)
+#define ADD(...) \
+	n += (size_t)snprintf(line + n, n < sizeof(line) ? sizeof(line) - n : 0, __VA_ARGS__)
 	if (in->truncated) {
 		ADD("'%s' is truncated at byte %s: recovered %s complete chunks (%s events)", path,
 		    mt_fmt_count(in->truncated_offset + in->truncated_bytes, a, sizeof(a)),
@@ -112,31 +114,41 @@ bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra
 			const struct mt_type_desc *d = mt_type_desc(h->subtype);
 
 			if (h->type == MT_CHUNK_EVENTS)
-				ADD("; lost a partial chunk of %s events (%s)", mt_fmt_count(h->count, a, sizeof(a)),
+				ADD("; lost a partial chunk of %s events (%s)",
+				    mt_fmt_count(h->count, a, sizeof(a)),
 				    d ? d->name : "unknown type");
 			else
-				ADD("; lost a partial %s chunk",
-				    h->type == MT_CHUNK_END ? "end" : h->type == MT_CHUNK_STRINGS ? "string"
-											   : "metadata");
+				ADD("; lost a partial %s chunk", h->type == MT_CHUNK_END ? "end"
+								 : h->type == MT_CHUNK_STRINGS
+									 ? "string"
+									 : "metadata");
 			ADD(" (%s of %s bytes)", mt_fmt_count(in->truncated_bytes, a, sizeof(a)),
-			    mt_fmt_count(MT_CHUNK_HEADER_SIZE + (uint64_t)h->payload_size, b, sizeof(b)));
+			    mt_fmt_count(MT_CHUNK_HEADER_SIZE + (uint64_t)h->payload_size, b,
+					 sizeof(b)));
 		} else {
-			ADD("; lost %s bytes of a chunk header", mt_fmt_count(in->truncated_bytes, a, sizeof(a)));
+			ADD("; lost %s bytes of a chunk header",
+			    mt_fmt_count(in->truncated_bytes, a, sizeof(a)));
 		}
 		if (!in->complete)
 			ADD(" and the end record");
 	} else if (!in->complete) {
 		ADD("'%s' has no end record: the recording was cut short after %s complete chunks (%s "
-		    "events)", path, mt_fmt_count(in->chunks, a, sizeof(a)), mt_fmt_count(events, b, sizeof(b)));
+		    "events)",
+		    path, mt_fmt_count(in->chunks, a, sizeof(a)),
+		    mt_fmt_count(events, b, sizeof(b)));
 	} else {
 		ADD("'%s' is damaged", path);
 	}
 	if (in->corrupt_chunks)
-		ADD("; skipped %s corrupted chunk%s (%s events)", mt_fmt_count(in->corrupt_chunks, a, sizeof(a)),
-		    in->corrupt_chunks == 1 ? "" : "s", mt_fmt_count(in->corrupt_events, b, sizeof(b)));
+		ADD("; skipped %s corrupted chunk%s (%s events)",
+		    mt_fmt_count(in->corrupt_chunks, a, sizeof(a)),
+		    in->corrupt_chunks == 1 ? "" : "s",
+		    mt_fmt_count(in->corrupt_events, b, sizeof(b)));
 	if (in->damaged_regions)
-		ADD("; skipped %s unreadable byte%s in %s place%s", mt_fmt_count(in->skipped_bytes, a, sizeof(a)),
-		    in->skipped_bytes == 1 ? "" : "s", mt_fmt_count(in->damaged_regions, b, sizeof(b)),
+		ADD("; skipped %s unreadable byte%s in %s place%s",
+		    mt_fmt_count(in->skipped_bytes, a, sizeof(a)),
+		    in->skipped_bytes == 1 ? "" : "s",
+		    mt_fmt_count(in->damaged_regions, b, sizeof(b)),
 		    in->damaged_regions == 1 ? "" : "s");
 	if (in->corrupt_chunks || in->damaged_regions)
 		ADD(", the first at byte %s", mt_fmt_count(in->first_damage_offset, a, sizeof(a)));

@@ -9,11 +9,11 @@
  */
 enum mt_error {
 	MT_ERR_FORMAT = 4000, /* not a memtap trace: bad magic, or empty */
-	MT_ERR_VERSION,       /* the trace format's major version is not one we read */
-	MT_ERR_CORRUPT,       /* checksum mismatch or a structure that does not add up */
-	MT_ERR_TRUNCATED,     /* the data ends inside a header or a chunk */
-	MT_ERR_LIMIT,         /* a length exceeds one of the format's hard limits */
-	MT_ERR_UNSUPPORTED,   /* the machine or kernel lacks what this needs */
+	MT_ERR_VERSION, /* the trace format's major version is not one we read */
+	MT_ERR_CORRUPT, /* checksum mismatch or a structure that does not add up */
+	MT_ERR_TRUNCATED, /* the data ends inside a header or a chunk */
+	MT_ERR_LIMIT, /* a length exceeds one of the format's hard limits */
+	MT_ERR_UNSUPPORTED, /* the machine or kernel lacks what this needs */
 	_MT_ERR_MAX,
 };
 

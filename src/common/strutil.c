@@ -59,11 +59,28 @@ int mt_parse_size(const char *s, uint64_t *ret)
 		return r;
 	end = (char *)s + n;
 	switch (*end) {
-	case 'k': case 'K': mul = 1ULL << 10; end++; break;
-	case 'm': case 'M': mul = 1ULL << 20; end++; break;
-	case 'g': case 'G': mul = 1ULL << 30; end++; break;
-	case 't': case 'T': mul = 1ULL << 40; end++; break;
-	default: break;
+	case 'k':
+	case 'K':
+		mul = 1ULL << 10;
+		end++;
+		break;
+	case 'm':
+	case 'M':
+		mul = 1ULL << 20;
+		end++;
+		break;
+	case 'g':
+	case 'G':
+		mul = 1ULL << 30;
+		end++;
+		break;
+	case 't':
+	case 'T':
+		mul = 1ULL << 40;
+		end++;
+		break;
+	default:
+		break;
 	}
 	if (mul > 1 && *end == 'i')
 		end++;

@@ -119,16 +119,39 @@ void mt_json_write_string(FILE *f, const char *s, size_t n, bool html_safe)
 		size_t len;
 
 		switch (c) {
-		case '"': fputs("\\\"", f); i++; continue;
-		case '\\': fputs("\\\\", f); i++; continue;
-		case '\n': fputs("\\n", f); i++; continue;
-		case '\r': fputs("\\r", f); i++; continue;
-		case '\t': fputs("\\t", f); i++; continue;
-		case '\b': fputs("\\b", f); i++; continue;
-		case '\f': fputs("\\f", f); i++; continue;
-		default: break;
+		case '"':
+			fputs("\\\"", f);
+			i++;
+			continue;
+		case '\\':
+			fputs("\\\\", f);
+			i++;
+			continue;
+		case '\n':
+			fputs("\\n", f);
+			i++;
+			continue;
+		case '\r':
+			fputs("\\r", f);
+			i++;
+			continue;
+		case '\t':
+			fputs("\\t", f);
+			i++;
+			continue;
+		case '\b':
+			fputs("\\b", f);
+			i++;
+			continue;
+		case '\f':
+			fputs("\\f", f);
+			i++;
+			continue;
+		default:
+			break;
 		}
-		if (c < 0x20 || c == 0x7f || (html_safe && (c == '<' || c == '>' || c == '&' || c == '\''))) {
+		if (c < 0x20 || c == 0x7f ||
+		    (html_safe && (c == '<' || c == '>' || c == '&' || c == '\''))) {
 			fprintf(f, "\\u%04x", c);
 			i++;
 			continue;

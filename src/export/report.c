@@ -38,7 +38,8 @@ int mt_report_sections(const char *list, const char **bad)
 		size_t n = strcspn(list, ","), k;
 
 		for (k = 0; k < sizeof(section_names) / sizeof(section_names[0]); k++)
-			if (strlen(section_names[k].name) == n && !strncmp(section_names[k].name, list, n))
+			if (strlen(section_names[k].name) == n &&
+			    !strncmp(section_names[k].name, list, n))
 				break;
 		if (k == sizeof(section_names) / sizeof(section_names[0])) {
 			snprintf(tok, sizeof(tok), "%.*s", (int)(n < 60 ? n : 60), list);
@@ -178,17 +179,18 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 
 static void fill_process_table(const struct mt_report *rep, struct mt_table *t, bool raw)
 {
-	static const char *const raw_heads[] = { ">pid", ">ppid", ">exit", ">threads", ">start_ns",
-						 ">duration_ns", "command" };
-	static const char *const heads[] = { ">pid", ">ppid", ">exit", ">threads", ">start",
-					     ">duration", "command" };
+	static const char *const raw_heads[] = { ">pid",      ">ppid",	      ">exit",	">threads",
+						 ">start_ns", ">duration_ns", "command" };
+	static const char *const heads[] = { ">pid",   ">ppid",	    ">exit",  ">threads",
+					     ">start", ">duration", "command" };
 	char a[32], cmd[512];
 
 	mt_table_init(t, 7, raw ? raw_heads : heads);
 	for (size_t i = 0; i < rep->procs.n; i++) {
 		const struct mt_proc *p = &rep->procs.v[i];
 		int st = mt_proc_exit_status(p);
-		uint64_t off = p->start_ns > rep->run.start_ns ? p->start_ns - rep->run.start_ns : 0;
+		uint64_t off = p->start_ns > rep->run.start_ns ? p->start_ns - rep->run.start_ns
+							       : 0;
 
 		mt_table_addf(t, "%u", p->pid);
 		mt_table_addf(t, "%u", p->ppid);
@@ -205,7 +207,8 @@ static void fill_process_table(const struct mt_report *rep, struct mt_table *t, 
 				mt_table_add(t, "");
 		} else {
 			mt_table_addf(t, "+%s", mt_fmt_duration(off, a, sizeof(a)));
-			mt_table_add(t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, a, sizeof(a))
+			mt_table_add(t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, a,
+								   sizeof(a))
 						 : "running");
 		}
 		mt_table_add(t, proc_cmdline(p, cmd, sizeof(cmd)));
@@ -222,28 +225,37 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 			run->command ? run->command : "?");
 		if (md)
 			fprintf(f, "| | |\n|---|---|\n");
-		fprintf(f, md ? "| trace | `%s` |\n" : "  %-12s %s\n", md ? rep->path : "trace", rep->path);
+		fprintf(f, md ? "| trace | `%s` |\n" : "  %-12s %s\n", md ? rep->path : "trace",
+			rep->path);
 		if (md) {
-			fprintf(f, "| duration | %s |\n", mt_fmt_duration(run->duration_ns, a, sizeof(a)));
+			fprintf(f, "| duration | %s |\n",
+				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
 			if (run->has_exit)
 				fprintf(f, "| exit status | %d |\n", run->exit_status);
 			fprintf(f, "| lost events | %" PRIu64 " |\n\n", run->lost_events);
 		} else {
-			fprintf(f, "  %-12s %s\n", "duration", mt_fmt_duration(run->duration_ns, a, sizeof(a)));
+			fprintf(f, "  %-12s %s\n", "duration",
+				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
 			if (run->has_exit)
 				fprintf(f, "  %-12s %d\n", "exit status", run->exit_status);
 			else
-				fprintf(f, "  %-12s unknown (the trace has no end record)\n", "exit status");
-			fprintf(f, "  %-12s %s\n\n", "lost events", mt_fmt_count(run->lost_events, a, sizeof(a)));
+				fprintf(f, "  %-12s unknown (the trace has no end record)\n",
+					"exit status");
+			fprintf(f, "  %-12s %s\n\n", "lost events",
+				mt_fmt_count(run->lost_events, a, sizeof(a)));
 		}
-		fprintf(f, md ? "## Collectors\n\n| collector | mechanism | status | events | lost |\n"
-				"|---|---|---|---:|---:|\n"
-			      : "collectors\n");
+		fprintf(f,
+			md ? "## Collectors\n\n| collector | mechanism | status | events | lost |\n"
+			     "|---|---|---|---:|---:|\n"
+			   : "collectors\n");
 		for (size_t i = 0; i < run->ncollectors; i++) {
 			const struct mt_collector_info *c = &run->collectors[i];
 
-			fprintf(f, md ? "| %s | %s | %s | %s | %s |\n" : "  %-10s %-20s %-10s %10s %6s\n",
-				c->name, c->mechanism, c->status, mt_fmt_count(c->events, a, sizeof(a)),
+			fprintf(f,
+				md ? "| %s | %s | %s | %s | %s |\n"
+				   : "  %-10s %-20s %-10s %10s %6s\n",
+				c->name, c->mechanism, c->status,
+				mt_fmt_count(c->events, a, sizeof(a)),
 				mt_fmt_count(c->lost, b, sizeof(b)));
 		}
 		fputc('\n', f);
@@ -267,7 +279,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 
 					fputc(' ', f);
 					for (; *cell; cell++)
-						fputs(*cell == '|' ? "\\|" : (char[]){ *cell, 0 }, f);
+						fputs(*cell == '|' ? "\\|" : (char[]){ *cell, 0 },
+						      f);
 					fputs(" |", f);
 				}
 				fputc('\n', f);

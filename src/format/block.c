@@ -130,7 +130,8 @@ void mt_block_time_range(const struct mt_block *b, uint64_t *t_min, uint64_t *t_
 size_t mt_block_encoded_max(const struct mt_block *b)
 {
 	/* Per column: field id, encoding, length, and the worst case of 10 bytes per value. */
-	return MT_VARINT_MAX + (size_t)b->nfields * (3 * MT_VARINT_MAX + 1 + (size_t)b->count * MT_VARINT_MAX);
+	return MT_VARINT_MAX +
+	       (size_t)b->nfields * (3 * MT_VARINT_MAX + 1 + (size_t)b->count * MT_VARINT_MAX);
 }
 
 /* The encoded size of column c under each encoding, to pick the smallest. */

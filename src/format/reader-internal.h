@@ -21,11 +21,11 @@ struct mt_chunk_ref {
 struct mt_stream {
 	uint32_t id;
 	struct mt_map64 str_ix; /* string id -> index into str_off/str_len */
-	uint64_t *str_off;      /* offset into the reader's arena */
+	uint64_t *str_off; /* offset into the reader's arena */
 	uint32_t *str_len;
 	size_t nstr, str_cap, str_len_cap;
 	struct mt_map64 stk_ix; /* stack node id -> index */
-	uint64_t *stk_parent;   /* parent node id, 0 for a root */
+	uint64_t *stk_parent; /* parent node id, 0 for a root */
 	uint64_t *stk_ip;
 	size_t nstk, stk_cap, stk_ip_cap;
 };
@@ -58,8 +58,8 @@ struct mt_reader {
 	bool has_end;
 
 	struct mt_buf zbuf; /* on-disk payload */
-	struct mt_buf raw;  /* decompressed payload */
-	void *dctx;         /* ZSTD_DCtx */
+	struct mt_buf raw; /* decompressed payload */
+	void *dctx; /* ZSTD_DCtx */
 };
 
 /* Reads, checks and decompresses the payload of the chunk at off into out. */

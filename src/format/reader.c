@@ -128,18 +128,20 @@ static int load_strings(struct mt_reader *r, const struct mt_chunk_hdr *h, const
 
 	if (!s)
 		return -ENOMEM;
-	if (mt_varint_get(&p, end, &first) < 0 || mt_varint_get(&p, end, &cnt) < 0 ||
-	    cnt > n || first == 0 || first > UINT32_MAX)
+	if (mt_varint_get(&p, end, &first) < 0 || mt_varint_get(&p, end, &cnt) < 0 || cnt > n ||
+	    first == 0 || first > UINT32_MAX)
 		return -MT_ERR_CORRUPT;
 	for (uint64_t i = 0; i < cnt; i++) {
 		uint64_t len, *slot;
 		int rc;
 
-		if (mt_varint_get(&p, end, &len) < 0 || len > (uint64_t)(end - p) || len > MT_MAX_STRING)
+		if (mt_varint_get(&p, end, &len) < 0 || len > (uint64_t)(end - p) ||
+		    len > MT_MAX_STRING)
 			return -MT_ERR_CORRUPT;
 		if (r->str_bytes + len + 1 > STRTAB_MAX_BYTES)
 			return -MT_ERR_LIMIT;
-		if (grow_array((void **)&s->str_off, &s->str_cap, s->nstr + 1, sizeof(*s->str_off)) < 0)
+		if (grow_array((void **)&s->str_off, &s->str_cap, s->nstr + 1,
+			       sizeof(*s->str_off)) < 0)
 			return -ENOMEM;
 		if (grow_array((void **)&s->str_len, &s->str_len_cap, s->nstr + 1,
 			       sizeof(*s->str_len)) < 0)
@@ -350,8 +352,8 @@ static int resync(struct mt_reader *r, uint64_t off, uint64_t *ret)
 		for (int i = 0; i + MT_CHUNK_HEADER_SIZE <= n; i++) {
 			struct mt_chunk_hdr h;
 
-			if (win[i] == 'M' && win[i + 1] == 'T' && win[i + 2] == 'C' && win[i + 3] == 'H' &&
-			    mt_chunk_hdr_unpack(win + i, &h) == 0) {
+			if (win[i] == 'M' && win[i + 1] == 'T' && win[i + 2] == 'C' &&
+			    win[i + 3] == 'H' && mt_chunk_hdr_unpack(win + i, &h) == 0) {
 				*ret = off + (uint64_t)i;
 				goto out;
 			}
@@ -632,7 +634,8 @@ int mt_reader_verify(struct mt_reader *r)
 		} else {
 			rc = mt_reader_decode_chunk(r, c, &b);
 		}
-		if (rc < 0 && rc != -MT_ERR_CORRUPT && rc != -MT_ERR_TRUNCATED && rc != -MT_ERR_LIMIT)
+		if (rc < 0 && rc != -MT_ERR_CORRUPT && rc != -MT_ERR_TRUNCATED &&
+		    rc != -MT_ERR_LIMIT)
 			break;
 		rc = 0;
 		progress(r, c->off + MT_CHUNK_HEADER_SIZE + c->h.payload_size);

@@ -32,19 +32,19 @@ struct mt_file_info {
  * returns everything readable and describes the rest here.
  */
 struct mt_integrity {
-	uint64_t chunks;           /* valid chunks */
-	uint64_t corrupt_chunks;   /* chunks with a bad payload (checksum, compression, layout) */
-	uint64_t corrupt_events;   /* events in those chunks, from their headers */
-	uint64_t damaged_regions;  /* stretches of unreadable chunk headers that were skipped */
-	uint64_t skipped_bytes;    /* bytes in those stretches */
+	uint64_t chunks; /* valid chunks */
+	uint64_t corrupt_chunks; /* chunks with a bad payload (checksum, compression, layout) */
+	uint64_t corrupt_events; /* events in those chunks, from their headers */
+	uint64_t damaged_regions; /* stretches of unreadable chunk headers that were skipped */
+	uint64_t skipped_bytes; /* bytes in those stretches */
 	uint64_t first_damage_offset; /* of the first corrupt chunk or damaged region */
-	bool complete;             /* the END chunk is present */
-	bool truncated;            /* the file ends inside a chunk */
+	bool complete; /* the END chunk is present */
+	bool truncated; /* the file ends inside a chunk */
 	uint64_t truncated_offset; /* where that incomplete chunk starts */
-	uint64_t truncated_bytes;  /* bytes of it present */
-	bool truncated_hdr_known;  /* its header is complete, so what was lost is known */
+	uint64_t truncated_bytes; /* bytes of it present */
+	bool truncated_hdr_known; /* its header is complete, so what was lost is known */
 	struct mt_chunk_hdr truncated_hdr;
-	bool verified;             /* every event payload has been checked */
+	bool verified; /* every event payload has been checked */
 };
 
 /* One event as the cursor returns it: v[f] is field f (MT_F_TIME, MT_F_PID, ...). */

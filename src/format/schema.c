@@ -5,10 +5,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#define COMMON_FIELDS                                                                   \
-	{ "time_ns", MT_FK_U64, NULL, 0, "CLOCK_MONOTONIC nanoseconds" },                  \
-	{ "pid", MT_FK_U64, NULL, 0, "process id" },                                         \
-	{ "tid", MT_FK_U64, NULL, 0, "thread id" }
+#define COMMON_FIELDS                                                     \
+	{ "time_ns", MT_FK_U64, NULL, 0, "CLOCK_MONOTONIC nanoseconds" }, \
+		{ "pid", MT_FK_U64, NULL, 0, "process id" },              \
+	{                                                                 \
+		"tid", MT_FK_U64, NULL, 0, "thread id"                    \
+	}
 
 static const char *const task_kinds[] = { "process", "vfork", "thread" };
 static const char *const mmap_origins[] = { "procfs", "perf", "rt" };
@@ -54,7 +56,8 @@ static const struct mt_field_desc mmap_fields[] = {
 	{ "ino", MT_FK_U64, NULL, 0, "inode" },
 	{ "build_id", MT_FK_STR, NULL, 0, "GNU build-id (hex)" },
 	{ "path", MT_FK_STR, NULL, 0, "file path or [heap]/[stack]/...; empty if anonymous" },
-	{ "origin", MT_FK_ENUM, mmap_origins, 3, "procfs snapshot, perf MMAP2 record or runtime hook" },
+	{ "origin", MT_FK_ENUM, mmap_origins, 3,
+	  "procfs snapshot, perf MMAP2 record or runtime hook" },
 };
 
 static const struct mt_field_desc lost_fields[] = {

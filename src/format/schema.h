@@ -9,13 +9,13 @@
 
 /* How a field's u64 value is interpreted and rendered. */
 enum mt_field_kind {
-	MT_FK_U64,   /* unsigned decimal */
-	MT_FK_I64,   /* signed decimal (two's complement in the u64) */
-	MT_FK_HEX,   /* address or bit mask: "0x..." */
-	MT_FK_STR,   /* string id of the chunk's stream; 0 is "" */
-	MT_FK_ARGV,  /* string id of NUL-separated arguments */
-	MT_FK_ENUM,  /* index into enum_names */
-	MT_FK_PROT,  /* PROT_* bits rendered as "rwx" */
+	MT_FK_U64, /* unsigned decimal */
+	MT_FK_I64, /* signed decimal (two's complement in the u64) */
+	MT_FK_HEX, /* address or bit mask: "0x..." */
+	MT_FK_STR, /* string id of the chunk's stream; 0 is "" */
+	MT_FK_ARGV, /* string id of NUL-separated arguments */
+	MT_FK_ENUM, /* index into enum_names */
+	MT_FK_PROT, /* PROT_* bits rendered as "rwx" */
 	MT_FK_STACK, /* stack id of the chunk's stream; 0 is "no stack" */
 };
 

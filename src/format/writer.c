@@ -26,12 +26,12 @@
 
 struct strtab {
 	struct mt_buf arena; /* the strings, back to back */
-	uint64_t *off;       /* off[id], id >= 1 */
+	uint64_t *off; /* off[id], id >= 1 */
 	uint32_t *len;
-	uint32_t *slots;     /* open addressing over ids; 0 = empty */
+	uint32_t *slots; /* open addressing over ids; 0 = empty */
 	uint32_t nslots;
-	uint32_t next;       /* next id to assign */
-	uint32_t flushed;    /* ids below this are written */
+	uint32_t next; /* next id to assign */
+	uint32_t flushed; /* ids below this are written */
 };
 
 struct mt_writer {
@@ -100,7 +100,8 @@ static int write_header(struct mt_writer *w, const struct mt_writer_opts *o)
 	mt_put_le64(h + MT_FILE_HDR_OFF_REALTIME,
 		    o->realtime_ns ? o->realtime_ns : mt_clock_ns(CLOCK_REALTIME));
 	mt_put_le64(h + MT_FILE_HDR_OFF_MONOTONIC, o->monotonic_ns ? o->monotonic_ns : mt_now_ns());
-	snprintf(name, sizeof(name), "%s", o->writer_name ? o->writer_name : "memtap " MEMTAP_VERSION);
+	snprintf(name, sizeof(name), "%s",
+		 o->writer_name ? o->writer_name : "memtap " MEMTAP_VERSION);
 	memcpy(h + MT_FILE_HDR_OFF_WRITER, name, strlen(name));
 	mt_put_le32(h + MT_FILE_HEADER_SIZE - 4, mt_crc32c(0, h, MT_FILE_HEADER_SIZE - 4));
 	return write_all(w, h, sizeof(h));
@@ -162,8 +163,7 @@ int mt_writer_open(const char *path, bool force, const struct mt_writer_opts *op
 	return 0;
 }
 
-int mt_writer_chunk(struct mt_writer *w, const struct mt_chunk_hdr *tmpl, const void *raw,
-		    size_t n)
+int mt_writer_chunk(struct mt_writer *w, const struct mt_chunk_hdr *tmpl, const void *raw, size_t n)
 {
 	struct mt_chunk_hdr h = *tmpl;
 	uint8_t *payload;
@@ -181,7 +181,8 @@ int mt_writer_chunk(struct mt_writer *w, const struct mt_chunk_hdr *tmpl, const 
 	payload = w->frame.data + MT_CHUNK_HEADER_SIZE;
 	h.compression = MT_COMP_NONE;
 	if (w->cctx && n >= 64) {
-		size_t z = ZSTD_compressCCtx(w->cctx, payload, ZSTD_compressBound(n), raw, n, w->level);
+		size_t z = ZSTD_compressCCtx(w->cctx, payload, ZSTD_compressBound(n), raw, n,
+					     w->level);
 
 		if (!ZSTD_isError(z) && z < n) {
 			h.compression = MT_COMP_ZSTD;

@@ -14,13 +14,13 @@ struct mt_kv;
 struct mt_chunk_hdr;
 
 struct mt_writer_opts {
-	int zstd_level;          /* 0: default (3); negative: store chunks uncompressed */
-	uint32_t block_events;   /* rows per event block before it is written; 0: 16384 */
-	const uint8_t *run_id;   /* 16 bytes, or NULL for a random one */
-	uint64_t realtime_ns;    /* start of the recording; 0: now */
-	uint64_t monotonic_ns;   /* the same instant on CLOCK_MONOTONIC; 0: now */
+	int zstd_level; /* 0: default (3); negative: store chunks uncompressed */
+	uint32_t block_events; /* rows per event block before it is written; 0: 16384 */
+	const uint8_t *run_id; /* 16 bytes, or NULL for a random one */
+	uint64_t realtime_ns; /* start of the recording; 0: now */
+	uint64_t monotonic_ns; /* the same instant on CLOCK_MONOTONIC; 0: now */
 	const char *writer_name; /* NULL: "memtap <version>" */
-	uint32_t stream;         /* stream id of the chunks this writer produces; 0 = recorder */
+	uint32_t stream; /* stream id of the chunks this writer produces; 0 = recorder */
 };
 
 struct mt_writer_stats {
@@ -59,8 +59,7 @@ int mt_writer_kv(struct mt_writer *w, unsigned chunk_type, const struct mt_kv *k
  * count and time range (sizes, compression and checksums are filled in). This is how the
  * recorder appends blocks produced elsewhere, e.g. by the preload runtime.
  */
-int mt_writer_chunk(struct mt_writer *w, const struct mt_chunk_hdr *h, const void *raw,
-		    size_t n);
+int mt_writer_chunk(struct mt_writer *w, const struct mt_chunk_hdr *h, const void *raw, size_t n);
 
 /* Writes pending strings and every non-empty event block. */
 int mt_writer_flush(struct mt_writer *w);

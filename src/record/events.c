@@ -17,8 +17,9 @@
 void mt_emit_task_new(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t ppid,
 		      pid_t ptid, int kind)
 {
-	uint64_t row[_MT_F_NEW_MAX] = { t, (uint64_t)pid, (uint64_t)tid, (uint64_t)ppid,
-					(uint64_t)ptid, (uint64_t)kind };
+	uint64_t row[_MT_F_NEW_MAX] = {
+		t, (uint64_t)pid, (uint64_t)tid, (uint64_t)ppid, (uint64_t)ptid, (uint64_t)kind
+	};
 
 	if (mt_writer_event(s->w, MT_EV_TASK_NEW, row) == 0)
 		s->proc.events++;
@@ -64,7 +65,8 @@ void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t 
 
 void mt_emit_comm(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, const char *comm)
 {
-	uint64_t row[_MT_F_COMM_MAX] = { t, (uint64_t)pid, (uint64_t)tid, mt_writer_str(s->w, comm) };
+	uint64_t row[_MT_F_COMM_MAX] = { t, (uint64_t)pid, (uint64_t)tid,
+					 mt_writer_str(s->w, comm) };
 
 	if (mt_writer_event(s->w, MT_EV_TASK_COMM, row) == 0)
 		s->proc.events++;
@@ -73,7 +75,9 @@ void mt_emit_comm(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, const 
 void mt_emit_exit(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, int kind, int status)
 {
 	/* status: a wait status, or -1 when the mechanism cannot observe it */
-	uint64_t row[_MT_F_EXIT_MAX] = { t, (uint64_t)pid, (uint64_t)tid, (uint64_t)kind, 0, 0, 0, 0 };
+	uint64_t row[_MT_F_EXIT_MAX] = {
+		t, (uint64_t)pid, (uint64_t)tid, (uint64_t)kind, 0, 0, 0, 0
+	};
 
 	if (status >= 0) {
 		row[MT_F_EXIT_KNOWN] = 1;
@@ -92,8 +96,9 @@ void mt_emit_exit(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, int ki
 void mt_emit_lost(struct mt_session *s, uint64_t t, struct mt_coll *c, uint64_t count,
 		  const char *reason)
 {
-	uint64_t row[_MT_F_LOST_MAX] = { t, 0, 0, mt_writer_str(s->w, c->name), count,
-					 mt_writer_str(s->w, reason) };
+	uint64_t row[_MT_F_LOST_MAX] = { t,	0,
+					 0,	mt_writer_str(s->w, c->name),
+					 count, mt_writer_str(s->w, reason) };
 
 	c->lost += count;
 	(void)mt_writer_event(s->w, MT_EV_LOST, row);

@@ -183,8 +183,8 @@ static void on_comm(struct mt_session *s, const struct perf_event_header *h)
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* ptrace reports execs itself, with the exact argv; perf mode reads /proc now. */
 		if (s->follow == MT_FOLLOW_PERF)
-			mt_emit_exec(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, (pid_t)c->tid, comm,
-				     (pid_t)c->pid == s->root ? s->o->argv : NULL);
+			mt_emit_exec(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, (pid_t)c->tid,
+				     comm, (pid_t)c->pid == s->root ? s->o->argv : NULL);
 		return;
 	}
 	mt_emit_comm(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, comm);
@@ -202,7 +202,8 @@ static void on_task(struct mt_session *s, const struct perf_event_header *h)
 		return;
 	if (h->type == PERF_RECORD_FORK) {
 		mt_emit_task_new(s, f->time, (pid_t)f->pid, (pid_t)f->tid, (pid_t)f->ppid,
-				 (pid_t)f->ptid, f->pid == f->tid ? MT_TASK_PROCESS : MT_TASK_THREAD);
+				 (pid_t)f->ptid,
+				 f->pid == f->tid ? MT_TASK_PROCESS : MT_TASK_THREAD);
 	} else if ((pid_t)f->tid != s->root) {
 		/* The root's status comes from waitpid; below it perf cannot see statuses. */
 		mt_emit_exit(s, f->time, (pid_t)f->pid, (pid_t)f->tid,
@@ -248,6 +249,7 @@ void mt_perfmon_drain(struct mt_session *s)
 		int r = mt_perf_ring_drain(&s->rings[i], on_record, s);
 
 		if (r == -EBADMSG)
-			mt_emit_lost(s, mt_now_ns(), &s->maps, 1, "malformed perf record; ring dropped");
+			mt_emit_lost(s, mt_now_ns(), &s->maps, 1,
+				     "malformed perf record; ring dropped");
 	}
 }

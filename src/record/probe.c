@@ -74,7 +74,8 @@ static void perf_fail(struct mt_probe_result *res, const char *what, int err)
 		set(res, false, perf_hint(err), "%s denied: %s (perf_event_paranoid=%d)", what,
 		    strerror(-err), paranoid);
 	else if (err == -ENOSYS)
-		set(res, false, NULL, "%s: the kernel has no perf events (CONFIG_PERF_EVENTS)", what);
+		set(res, false, NULL, "%s: the kernel has no perf events (CONFIG_PERF_EVENTS)",
+		    what);
 	else
 		set(res, false, NULL, "%s failed: %s", what, strerror(-err));
 }
@@ -278,7 +279,8 @@ static void probe_regs_sw(struct mt_probe_result *res)
 	r = try_open(&a, -1);
 	if (r < 0)
 		return perf_fail(res, "cpu-clock sampling with user registers", r);
-	set(res, true, NULL, "cpu-clock samples carry the user registers (software data addresses)");
+	set(res, true, NULL,
+	    "cpu-clock samples carry the user registers (software data addresses)");
 }
 
 /* Parses "event=0xcd,umask=0x1,ldlat=3" (Intel's sysfs event syntax). */
@@ -319,22 +321,27 @@ static void probe_pebs(struct mt_probe_result *res)
 	if (strcmp(vendor, "GenuineIntel"))
 		return set(res, false, NULL, "not an Intel CPU (%s)", vendor);
 	if (!have_pmu("cpu") && !have_pmu("cpu_core"))
-		return set(res, false, "software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
-			   "Intel CPU, but its PMU is not exposed to this machine (no "
-			   "/sys/bus/event_source/devices/cpu%s), so PEBS cannot be used",
-			   mt_sys_is_virtual() ? "; typical of virtual machines" : "");
+		return set(
+			res, false,
+			"software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
+			"Intel CPU, but its PMU is not exposed to this machine (no "
+			"/sys/bus/event_source/devices/cpu%s), so PEBS cannot be used",
+			mt_sys_is_virtual() ? "; typical of virtual machines" : "");
 	if (mt_read_line_file("/sys/bus/event_source/devices/cpu/events/mem-loads", ev,
 			      sizeof(ev)) < 0)
-		return set(res, false, "software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
-			   "the CPU PMU has no mem-loads event (no PEBS load latency on this model "
-			   "or hypervisor)");
+		return set(
+			res, false,
+			"software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
+			"the CPU PMU has no mem-loads event (no PEBS load latency on this model "
+			"or hypervisor)");
 	parse_intel_event(ev, &config, &config1);
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_RAW;
 	a.config = config;
 	a.config1 = config1 ? config1 : 3;
 	a.sample_period = 10007;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_WEIGHT;
+	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_ADDR | PERF_SAMPLE_DATA_SRC |
+			PERF_SAMPLE_WEIGHT;
 	a.precise_ip = 2;
 	a.exclude_kernel = 1;
 	a.disabled = 1;
@@ -355,9 +362,11 @@ static void probe_ibs(struct mt_probe_result *res)
 		return set(res, false, NULL, "not an AMD CPU (%s)", vendor);
 	type = mt_sysctl_int("/sys/bus/event_source/devices/ibs_op/type", -1);
 	if (type < 0)
-		return set(res, false, "software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
-			   "AMD CPU, but no ibs_op PMU is exposed%s",
-			   mt_sys_is_virtual() ? " (virtual machine)" : "");
+		return set(
+			res, false,
+			"software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
+			"AMD CPU, but no ibs_op PMU is exposed%s",
+			mt_sys_is_virtual() ? " (virtual machine)" : "");
 	memset(&a, 0, sizeof(a));
 	a.type = (uint32_t)type;
 	a.sample_period = 100003;
@@ -378,8 +387,10 @@ static void probe_spe(struct mt_probe_result *res)
 	int r;
 
 	if (type < 0)
-		return set(res, false, "software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
-			   "no arm_spe_0 PMU (the CPU or hypervisor does not expose SPE)");
+		return set(
+			res, false,
+			"software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
+			"no arm_spe_0 PMU (the CPU or hypervisor does not expose SPE)");
 	memset(&a, 0, sizeof(a));
 	a.type = (uint32_t)type;
 	a.sample_period = 4096;
@@ -422,9 +433,11 @@ static void probe_tracefs(struct mt_probe_result *res)
 
 	if (mt_tracefs_path(path, sizeof(path)) < 0) {
 		if (geteuid() != 0)
-			return set(res, false, "mount it: mount -t tracefs nodev /sys/kernel/tracing",
+			return set(res, false,
+				   "mount it: mount -t tracefs nodev /sys/kernel/tracing",
 				   "tracefs is not mounted and memtap is not root");
-		return set(res, false, NULL, "tracefs is not available (not built into the kernel?)");
+		return set(res, false, NULL,
+			   "tracefs is not available (not built into the kernel?)");
 	}
 	set(res, true, NULL, "tracefs at %s", path);
 }
@@ -442,7 +455,8 @@ static void probe_tracepoints(struct mt_probe_result *res, const char *const *tp
 		int id = mt_tracepoint_id(tps[i]), r;
 
 		if (id < 0)
-			return set(res, false, NULL, "tracepoint %s does not exist in this kernel", tps[i]);
+			return set(res, false, NULL, "tracepoint %s does not exist in this kernel",
+				   tps[i]);
 		memset(&a, 0, sizeof(a));
 		a.type = PERF_TYPE_TRACEPOINT;
 		a.config = (uint64_t)id;
@@ -456,7 +470,8 @@ static void probe_tracepoints(struct mt_probe_result *res, const char *const *tp
 			snprintf(what, sizeof(what), "tracepoint %s", tps[i]);
 			return perf_fail(res, what, r);
 		}
-		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "", tps[i]);
+		len += (size_t)snprintf(list + len, sizeof(list) - len, "%s%s", i ? ", " : "",
+					tps[i]);
 		if (len >= sizeof(list))
 			len = sizeof(list) - 1;
 	}
@@ -527,15 +542,17 @@ static void probe_ptrace(struct mt_probe_result *res)
 		reap(pid);
 		if (e == EPERM && scope >= 2)
 			return set(res, false, "set kernel.yama.ptrace_scope to 0 or 1",
-				   "PTRACE_SEIZE denied: %s (kernel.yama.ptrace_scope=%d)", strerror(e),
-				   scope);
+				   "PTRACE_SEIZE denied: %s (kernel.yama.ptrace_scope=%d)",
+				   strerror(e), scope);
 		return set(res, false, "seccomp or a container may forbid ptrace",
 			   "PTRACE_SEIZE denied: %s", strerror(e));
 	}
 	reap(pid);
 	if (scope >= 0)
-		set(res, true, NULL, "PTRACE_SEIZE with fork/clone/exec/exit event stops "
-			"(yama ptrace_scope=%d)", scope);
+		set(res, true, NULL,
+		    "PTRACE_SEIZE with fork/clone/exec/exit event stops "
+		    "(yama ptrace_scope=%d)",
+		    scope);
 	else
 		set(res, true, NULL, "PTRACE_SEIZE with fork/clone/exec/exit event stops");
 }
@@ -602,7 +619,8 @@ static void probe_uffd_wp_async(struct mt_probe_result *res)
 	if (!(features & UFFD_FEATURE_WP_ASYNC))
 		return set(res, false, "a kernel >= 6.7 has it",
 			   "userfaultfd lacks asynchronous write-protect (UFFD_FEATURE_WP_ASYNC)");
-	set(res, true, NULL, "asynchronous write-protect: exact written-page sets with PAGEMAP_SCAN");
+	set(res, true, NULL,
+	    "asynchronous write-protect: exact written-page sets with PAGEMAP_SCAN");
 }
 
 static void probe_bpf(struct mt_probe_result *res)
@@ -618,7 +636,7 @@ static void probe_bpf(struct mt_probe_result *res)
 	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
 	attr.insns = (uint64_t)(uintptr_t)insns;
 	attr.insn_cnt = 2;
-	attr.license = (uint64_t)(uintptr_t)"GPL";
+	attr.license = (uint64_t)(uintptr_t) "GPL";
 	fd = syscall(SYS_bpf, BPF_PROG_LOAD, &attr, sizeof(attr));
 	if (fd < 0) {
 		int e = errno;
@@ -627,7 +645,8 @@ static void probe_bpf(struct mt_probe_result *res)
 			return set(res, false, "run as root or grant CAP_BPF and CAP_PERFMON",
 				   "loading BPF programs denied: %s "
 				   "(kernel.unprivileged_bpf_disabled=%d)",
-				   strerror(e), mt_sysctl_int("/proc/sys/kernel/unprivileged_bpf_disabled", -1));
+				   strerror(e),
+				   mt_sysctl_int("/proc/sys/kernel/unprivileged_bpf_disabled", -1));
 		return set(res, false, NULL, "BPF_PROG_LOAD failed: %s", strerror(e));
 	}
 	close((int)fd);
@@ -648,26 +667,40 @@ static void probe_btf(struct mt_probe_result *res)
 #define NONE _MT_FEAT_MAX
 static const struct feat_def feats[_MT_FEAT_MAX] = {
 	[MT_FEAT_PERF] = { "perf", "perf_event_open for the workload", probe_perf, NONE },
-	[MT_FEAT_PERF_RING] = { "perf-ring", "per-CPU inherited perf rings", probe_perf_ring, MT_FEAT_PERF },
-	[MT_FEAT_CLOCKID] = { "clockid", "perf timestamps on CLOCK_MONOTONIC", probe_clockid, MT_FEAT_PERF },
-	[MT_FEAT_MMAP2] = { "mmap2", "mapping records (PERF_RECORD_MMAP2)", probe_mmap2, MT_FEAT_PERF },
-	[MT_FEAT_BUILD_ID] = { "build-id", "build-ids in mapping records", probe_build_id, MT_FEAT_MMAP2 },
-	[MT_FEAT_HW_SAMPLING] = { "hw-sampling", "hardware counter sampling (cycles)", probe_hw_sampling, MT_FEAT_PERF },
-	[MT_FEAT_REGS_HW] = { "regs-hw", "user registers in cycles samples", probe_regs_hw, MT_FEAT_PERF },
-	[MT_FEAT_REGS_SW] = { "regs-sw", "user registers in cpu-clock samples", probe_regs_sw, MT_FEAT_PERF },
-	[MT_FEAT_PEBS] = { "pebs", "precise memory sampling: Intel PEBS", probe_pebs, MT_FEAT_PERF },
+	[MT_FEAT_PERF_RING] = { "perf-ring", "per-CPU inherited perf rings", probe_perf_ring,
+				MT_FEAT_PERF },
+	[MT_FEAT_CLOCKID] = { "clockid", "perf timestamps on CLOCK_MONOTONIC", probe_clockid,
+			      MT_FEAT_PERF },
+	[MT_FEAT_MMAP2] = { "mmap2", "mapping records (PERF_RECORD_MMAP2)", probe_mmap2,
+			    MT_FEAT_PERF },
+	[MT_FEAT_BUILD_ID] = { "build-id", "build-ids in mapping records", probe_build_id,
+			       MT_FEAT_MMAP2 },
+	[MT_FEAT_HW_SAMPLING] = { "hw-sampling", "hardware counter sampling (cycles)",
+				  probe_hw_sampling, MT_FEAT_PERF },
+	[MT_FEAT_REGS_HW] = { "regs-hw", "user registers in cycles samples", probe_regs_hw,
+			      MT_FEAT_PERF },
+	[MT_FEAT_REGS_SW] = { "regs-sw", "user registers in cpu-clock samples", probe_regs_sw,
+			      MT_FEAT_PERF },
+	[MT_FEAT_PEBS] = { "pebs", "precise memory sampling: Intel PEBS", probe_pebs,
+			   MT_FEAT_PERF },
 	[MT_FEAT_IBS] = { "ibs", "precise memory sampling: AMD IBS", probe_ibs, MT_FEAT_PERF },
 	[MT_FEAT_SPE] = { "spe", "precise memory sampling: ARM SPE", probe_spe, MT_FEAT_PERF },
-	[MT_FEAT_SW_FAULTS] = { "sw-faults", "page-fault events with addresses", probe_sw_faults, MT_FEAT_PERF },
+	[MT_FEAT_SW_FAULTS] = { "sw-faults", "page-fault events with addresses", probe_sw_faults,
+				MT_FEAT_PERF },
 	[MT_FEAT_TRACEFS] = { "tracefs", "tracefs", probe_tracefs, NONE },
-	[MT_FEAT_TP_SYSCALLS] = { "tp-syscalls", "tracepoints: raw_syscalls", probe_tp_syscalls, MT_FEAT_PERF },
+	[MT_FEAT_TP_SYSCALLS] = { "tp-syscalls", "tracepoints: raw_syscalls", probe_tp_syscalls,
+				  MT_FEAT_PERF },
 	[MT_FEAT_TP_RSS] = { "tp-rss", "tracepoints: kmem:rss_stat", probe_tp_rss, MT_FEAT_PERF },
-	[MT_FEAT_TP_SCHED] = { "tp-sched", "tracepoints: sched process events", probe_tp_sched, MT_FEAT_PERF },
-	[MT_FEAT_TP_FAULTS] = { "tp-faults", "tracepoints: exceptions:page_fault_user", probe_tp_faults, MT_FEAT_PERF },
+	[MT_FEAT_TP_SCHED] = { "tp-sched", "tracepoints: sched process events", probe_tp_sched,
+			       MT_FEAT_PERF },
+	[MT_FEAT_TP_FAULTS] = { "tp-faults", "tracepoints: exceptions:page_fault_user",
+				probe_tp_faults, MT_FEAT_PERF },
 	[MT_FEAT_PTRACE] = { "ptrace", "ptrace of the process tree", probe_ptrace, NONE },
-	[MT_FEAT_VM_READV] = { "vm-readv", "reading workload memory (process_vm_readv)", probe_vm_readv, NONE },
+	[MT_FEAT_VM_READV] = { "vm-readv", "reading workload memory (process_vm_readv)",
+			       probe_vm_readv, NONE },
 	[MT_FEAT_UFFD] = { "uffd", "userfaultfd", probe_uffd, NONE },
-	[MT_FEAT_UFFD_WP_ASYNC] = { "uffd-wp-async", "userfaultfd async write-protect", probe_uffd_wp_async, MT_FEAT_UFFD },
+	[MT_FEAT_UFFD_WP_ASYNC] = { "uffd-wp-async", "userfaultfd async write-protect",
+				    probe_uffd_wp_async, MT_FEAT_UFFD },
 	[MT_FEAT_BPF] = { "bpf", "BPF programs", probe_bpf, NONE },
 	[MT_FEAT_BTF] = { "btf", "kernel BTF", probe_btf, NONE },
 };
@@ -692,7 +725,8 @@ bool mt_feat_disabled(enum mt_feat f)
 	for (const char *p = env; *p;) {
 		size_t len = strcspn(p, ",");
 
-		if ((len == n && !strncmp(p, feats[f].id, n)) || (len == 3 && !strncmp(p, "all", 3)))
+		if ((len == n && !strncmp(p, feats[f].id, n)) ||
+		    (len == 3 && !strncmp(p, "all", 3)))
 			return true;
 		p += len;
 		if (*p)

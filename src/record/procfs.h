@@ -12,7 +12,7 @@ struct mt_maps_entry {
 	uint64_t start;
 	uint64_t end;
 	uint64_t pgoff;
-	unsigned prot;  /* PROT_* */
+	unsigned prot; /* PROT_* */
 	bool shared;
 	unsigned maj;
 	unsigned min;

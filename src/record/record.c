@@ -57,7 +57,8 @@ static void quote_argv(char *const *argv, char *buf, size_t size)
 
 		for (const char *c = a; *c; c++)
 			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				    "-_./=:,+@%", *c))
+				    "-_./=:,+@%",
+				    *c))
 				plain = false;
 		if (i)
 			buf[o++] = ' ';
@@ -98,8 +99,9 @@ static int write_collector(struct mt_session *s, const struct mt_coll *c, bool f
 	if (c == &s->proc) {
 		mt_kv_add_u64(&kv, "processes", s->nprocesses);
 		mt_kv_add_u64(&kv, "threads", s->nthreads);
-		mt_kv_add(&kv, "exit_status", s->follow == MT_FOLLOW_PTRACE ? "every process"
-						  : "the command's process only");
+		mt_kv_add(&kv, "exit_status",
+			  s->follow == MT_FOLLOW_PTRACE ? "every process"
+							: "the command's process only");
 	} else if (c == &s->maps && s->nrings) {
 		mt_kv_add(&kv, "build_ids", s->perf_build_ids ? "kernel" : "files");
 		mt_kv_add_u64(&kv, "ring_bytes_per_cpu", (uint64_t)s->o->ring_pages * 4096);
@@ -161,12 +163,15 @@ static int choose_follow(struct mt_session *s)
 		if (f != MT_FOLLOW_PTRACE)
 			mt_warn("cannot follow the process tree with ptrace: %s; using %s",
 				mt_probe(MT_FEAT_PTRACE)->detail,
-				f == MT_FOLLOW_PERF ? "perf task records (no exit statuses below the "
-						      "command)" : "nothing (the command's process only)");
+				f == MT_FOLLOW_PERF
+					? "perf task records (no exit statuses below the "
+					  "command)"
+					: "nothing (the command's process only)");
 	} else if (f == MT_FOLLOW_PTRACE && !mt_feat_ok(MT_FEAT_PTRACE)) {
 		mt_err("cannot use --follow=ptrace: %s", mt_probe(MT_FEAT_PTRACE)->detail);
 		return -EPERM;
-	} else if (f == MT_FOLLOW_PERF && !(mt_feat_ok(MT_FEAT_PERF_RING) && mt_feat_ok(MT_FEAT_MMAP2))) {
+	} else if (f == MT_FOLLOW_PERF &&
+		   !(mt_feat_ok(MT_FEAT_PERF_RING) && mt_feat_ok(MT_FEAT_MMAP2))) {
 		mt_err("cannot use --follow=perf: %s", mt_probe(MT_FEAT_PERF_RING)->detail);
 		return -EPERM;
 	}
@@ -225,7 +230,8 @@ static void on_signal(struct mt_session *s, const struct signalfd_siginfo *si)
 	if (s->root_exited) {
 		if (!s->stop_requested)
 			mt_warn("%s: the command has exited; stopping and detaching from %zu remaining "
-				"task%s", strsignal(sig), s->live, s->live == 1 ? "" : "s");
+				"task%s",
+				strsignal(sig), s->live, s->live == 1 ? "" : "s");
 		s->stop_requested = true;
 		return;
 	}
@@ -251,8 +257,9 @@ static void print_summary(struct mt_session *s, const char *path, uint64_t bytes
 
 	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
 	if (WIFSIGNALED(s->root_status))
-		fprintf(stderr, "memtap: recorded for %s; the command was killed by signal %d (%s)\n",
-			dur, WTERMSIG(s->root_status), strsignal(WTERMSIG(s->root_status)));
+		fprintf(stderr,
+			"memtap: recorded for %s; the command was killed by signal %d (%s)\n", dur,
+			WTERMSIG(s->root_status), strsignal(WTERMSIG(s->root_status)));
 	else
 		fprintf(stderr, "memtap: recorded for %s; the command exited with status %d\n", dur,
 			WEXITSTATUS(s->root_status));
@@ -260,11 +267,12 @@ static void print_summary(struct mt_session *s, const char *path, uint64_t bytes
 		"events", "lost");
 	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
 		fprintf(stderr, "  %-10s %-24s %-11s %10s %8" PRIu64 "\n", cs[i]->name,
-			cs[i]->mechanism, cs[i]->status, mt_fmt_count(cs[i]->events, cnt, sizeof(cnt)),
-			cs[i]->lost);
+			cs[i]->mechanism, cs[i]->status,
+			mt_fmt_count(cs[i]->events, cnt, sizeof(cnt)), cs[i]->lost);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " thread%s\n", s->nprocesses,
 		s->nprocesses == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s");
-	fprintf(stderr, "memtap: wrote %s to '%s'\n", mt_fmt_bytes(bytes, size, sizeof(size)), path);
+	fprintf(stderr, "memtap: wrote %s to '%s'\n", mt_fmt_bytes(bytes, size, sizeof(size)),
+		path);
 }
 
 static int finish(struct mt_session *s)
@@ -292,8 +300,9 @@ static int finish(struct mt_session *s)
 	}
 	mt_kv_add_u64(&end, "processes", s->nprocesses);
 	mt_kv_add_u64(&end, "threads", s->nthreads);
-	mt_kv_add(&end, "stop_reason", s->stop_requested ? "interrupted after the command exited"
-							 : "the process tree exited");
+	mt_kv_add(&end, "stop_reason",
+		  s->stop_requested ? "interrupted after the command exited"
+				    : "the process tree exited");
 	r = mt_writer_finish(s->w, &end);
 	mt_kv_release(&end);
 	return r;
@@ -319,7 +328,8 @@ int mt_record(const struct mt_record_opts *o)
 	r = mt_writer_open(o->output, o->force, NULL, &s.w);
 	if (r == -EEXIST) {
 		mt_err("'%s' already exists (hint: use --force to overwrite it, or -o to choose "
-		       "another file)", o->output);
+		       "another file)",
+		       o->output);
 		return r;
 	}
 	if (r < 0)
@@ -363,7 +373,8 @@ int mt_record(const struct mt_record_opts *o)
 	mt_task_add(&s, s.root, s.root, TASK_LIVE, s.t_start);
 	mt_emit_task_new(&s, s.t_start, s.root, s.root, s.self, s.self, MT_TASK_PROCESS);
 	if (s.follow == MT_FOLLOW_PTRACE && (r = mt_tracer_seize(&s, s.root)) < 0) {
-		mt_warn("cannot ptrace the command: %s; following with perf task records", strerror(-r));
+		mt_warn("cannot ptrace the command: %s; following with perf task records",
+			strerror(-r));
 		s.follow = mt_feat_ok(MT_FEAT_PERF_RING) ? MT_FOLLOW_PERF : MT_FOLLOW_NONE;
 	}
 	if (o->mmaps || s.follow == MT_FOLLOW_PERF) {
@@ -372,13 +383,15 @@ int mt_record(const struct mt_record_opts *o)
 		else
 			r = mt_perfmon_open(&s);
 		if (r < 0) {
-			const char *why = r == -ENOTSUP ? (mt_feat_ok(MT_FEAT_PERF_RING)
-						   ? mt_probe(MT_FEAT_MMAP2)->detail
-						   : mt_probe(MT_FEAT_PERF_RING)->detail)
-						: strerror(-r);
+			const char *why = r == -ENOTSUP
+						  ? (mt_feat_ok(MT_FEAT_PERF_RING)
+							     ? mt_probe(MT_FEAT_MMAP2)->detail
+							     : mt_probe(MT_FEAT_PERF_RING)->detail)
+						  : strerror(-r);
 
 			mt_warn("no kernel mapping records: %s; mappings come from /proc snapshots at "
-				"each exec only", why);
+				"each exec only",
+				why);
 			coll_set(&s.maps, "procfs", "degraded", why);
 			if (s.follow == MT_FOLLOW_PERF)
 				s.follow = MT_FOLLOW_NONE;
@@ -388,7 +401,8 @@ int mt_record(const struct mt_record_opts *o)
 		coll_set(&s.maps, s.follow == MT_FOLLOW_PTRACE ? "perf-mmap2+procfs" : "perf-mmap2",
 			 "active", NULL);
 	else if (!o->mmaps)
-		coll_set(&s.maps, "procfs", "degraded", "--no-mmaps: /proc snapshots at each exec only");
+		coll_set(&s.maps, "procfs", "degraded",
+			 "--no-mmaps: /proc snapshots at each exec only");
 	switch (s.follow) {
 	case MT_FOLLOW_PTRACE:
 		coll_set(&s.proc, "ptrace", "active", NULL);
@@ -398,7 +412,8 @@ int mt_record(const struct mt_record_opts *o)
 			 "perf FORK/EXIT/COMM records: exit statuses of the command only");
 		break;
 	default:
-		coll_set(&s.proc, "wait", "degraded", "the command's process only (no ptrace, no perf)");
+		coll_set(&s.proc, "wait", "degraded",
+			 "the command's process only (no ptrace, no perf)");
 		break;
 	}
 	if (o->syscalls)
@@ -423,7 +438,8 @@ int mt_record(const struct mt_record_opts *o)
 		int nfds = 0, timeout = 100;
 
 		reap(&s);
-		if (s.root_exited && (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))
+		if (s.root_exited &&
+		    (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))
 			break;
 		fds[nfds++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 		fds[nfds++] = (struct pollfd){ .fd = l.execerr[0], .events = POLLIN };
@@ -448,7 +464,8 @@ int mt_record(const struct mt_record_opts *o)
 				s.exec_errno = e;
 			} else if (s.follow == MT_FOLLOW_NONE) {
 				/* No tracer saw the exec; the pipe's close-on-exec says it happened. */
-				mt_emit_exec(&s, mt_now_ns(), s.root, s.root, s.root, NULL, o->argv);
+				mt_emit_exec(&s, mt_now_ns(), s.root, s.root, s.root, NULL,
+					     o->argv);
 			}
 			close(l.execerr[0]);
 			l.execerr[0] = -1;

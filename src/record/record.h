@@ -8,22 +8,22 @@
 
 /* How the process tree is followed (the "process" collector). */
 enum mt_follow {
-	MT_FOLLOW_AUTO,   /* ptrace if it works, else perf task records, else the root only */
+	MT_FOLLOW_AUTO, /* ptrace if it works, else perf task records, else the root only */
 	MT_FOLLOW_PTRACE, /* ptrace event stops: exact exit statuses and argv at every exec */
-	MT_FOLLOW_PERF,   /* perf FORK/EXIT/COMM records: no exit statuses below the root */
-	MT_FOLLOW_NONE,   /* the command's own process only */
+	MT_FOLLOW_PERF, /* perf FORK/EXIT/COMM records: no exit statuses below the root */
+	MT_FOLLOW_NONE, /* the command's own process only */
 };
 
 struct mt_record_opts {
 	const char *output; /* trace path */
-	bool force;         /* overwrite an existing output */
-	bool quiet;         /* no summary on stderr */
-	char **argv;        /* the command, NULL-terminated */
+	bool force; /* overwrite an existing output */
+	bool quiet; /* no summary on stderr */
+	char **argv; /* the command, NULL-terminated */
 	enum mt_follow follow;
-	bool mmaps;              /* record mappings from perf MMAP2 records */
-	unsigned ring_pages;     /* data pages per per-CPU perf ring (power of two) */
-	uint64_t flush_ns;       /* write buffered events at least this often */
-	const char *syscalls;    /* --syscalls[=CLASSES]: requested, or NULL */
+	bool mmaps; /* record mappings from perf MMAP2 records */
+	unsigned ring_pages; /* data pages per per-CPU perf ring (power of two) */
+	uint64_t flush_ns; /* write buffered events at least this often */
+	const char *syscalls; /* --syscalls[=CLASSES]: requested, or NULL */
 };
 
 void mt_record_opts_init(struct mt_record_opts *o);

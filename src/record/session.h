@@ -35,7 +35,7 @@ struct task {
 	enum task_state state;
 	uint64_t first_seen;
 	bool exit_pending; /* exited while unannounced */
-	int exit_status;   /* wait status */
+	int exit_status; /* wait status */
 	uint64_t exit_time;
 };
 

@@ -41,8 +41,8 @@ static int cpuinfo_field(const char *key, char *buf, size_t size)
 	while (fgets(line, sizeof(line), f)) {
 		char *colon = strchr(line, ':');
 
-		if (strncmp(line, key, klen) || !colon || (line[klen] != '\t' && line[klen] != ' ' &&
-							     line[klen] != ':'))
+		if (strncmp(line, key, klen) || !colon ||
+		    (line[klen] != '\t' && line[klen] != ' ' && line[klen] != ':'))
 			continue;
 		colon++;
 		while (*colon == ' ')
@@ -129,10 +129,13 @@ static void add_file(struct mt_kv *kv, const char *key, const char *path)
 /* Environment variables that change memory behaviour or how memtap itself runs. */
 static bool env_matters(const char *name, size_t len)
 {
-	static const char *const exact[] = { "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_BIND_NOW",
-					     "GLIBC_TUNABLES", "OMP_NUM_THREADS", "PYTHONMALLOC",
-					     "JEMALLOC_CONF", "MIMALLOC_SHOW_STATS", "TCMALLOC_RELEASE_RATE" };
-	static const char *const prefix[] = { "MALLOC_", "MEMTAP_", "MIMALLOC_", "_RJEM_", "TCMALLOC_" };
+	static const char *const exact[] = { "LD_PRELOAD",	     "LD_LIBRARY_PATH",
+					     "LD_BIND_NOW",	     "GLIBC_TUNABLES",
+					     "OMP_NUM_THREADS",	     "PYTHONMALLOC",
+					     "JEMALLOC_CONF",	     "MIMALLOC_SHOW_STATS",
+					     "TCMALLOC_RELEASE_RATE" };
+	static const char *const prefix[] = { "MALLOC_", "MEMTAP_", "MIMALLOC_", "_RJEM_",
+					      "TCMALLOC_" };
 
 	for (size_t i = 0; i < sizeof(exact) / sizeof(exact[0]); i++)
 		if (strlen(exact[i]) == len && !strncmp(name, exact[i], len))

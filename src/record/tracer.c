@@ -22,7 +22,7 @@
  * task is kept "unannounced" until the parent's event names its creator.
  */
 
-#define PTRACE_OPTIONS                                                                      \
+#define PTRACE_OPTIONS                                                                         \
 	(PTRACE_O_TRACEFORK | PTRACE_O_TRACEVFORK | PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC | \
 	 PTRACE_O_TRACEEXIT)
 
@@ -33,8 +33,7 @@ struct task *mt_task_find(struct mt_session *s, pid_t tid)
 	return ix ? &s->tasks[*ix] : NULL;
 }
 
-struct task *mt_task_add(struct mt_session *s, pid_t tid, pid_t pid, enum task_state st,
-			 uint64_t t)
+struct task *mt_task_add(struct mt_session *s, pid_t tid, pid_t pid, enum task_state st, uint64_t t)
 {
 	struct task *k;
 	uint64_t *ix;
@@ -116,7 +115,8 @@ static void on_new_task(struct mt_session *s, pid_t parent_tid, int event, uint6
 		child->pid = cpid;
 		if (child->exit_pending) {
 			mt_emit_exit(s, child->exit_time, cpid, ctid,
-				     cpid == ctid ? MT_TASK_PROCESS : MT_TASK_THREAD, child->exit_status);
+				     cpid == ctid ? MT_TASK_PROCESS : MT_TASK_THREAD,
+				     child->exit_status);
 			mt_task_remove(s, child);
 		}
 		return;
@@ -231,7 +231,8 @@ void mt_tracer_finish(struct mt_session *s)
 				 k->pid == k->tid ? MT_TASK_PROCESS : MT_TASK_THREAD);
 		if (k->exit_pending)
 			mt_emit_exit(s, k->exit_time, k->pid, k->tid,
-				     k->pid == k->tid ? MT_TASK_PROCESS : MT_TASK_THREAD, k->exit_status);
+				     k->pid == k->tid ? MT_TASK_PROCESS : MT_TASK_THREAD,
+				     k->exit_status);
 		k->state = TASK_GONE;
 	}
 }

@@ -47,9 +47,20 @@ static void kv_chunk(struct mt_writer *w, unsigned type, const char *const *pair
 static void mmap_ev(struct mt_writer *w, uint64_t t, uint32_t pid, uint64_t addr, uint64_t len,
 		    uint64_t prot, const char *path, const char *bid, uint64_t origin)
 {
-	uint64_t row[_MT_F_MMAP_MAX] = { t, pid, pid, addr, len, 0, prot, MAP_PRIVATE, 8, 1,
-					 path[0] == '/' ? 1234 : 0, mt_writer_str(w, bid),
-					 mt_writer_str(w, path), origin };
+	uint64_t row[_MT_F_MMAP_MAX] = { t,
+					 pid,
+					 pid,
+					 addr,
+					 len,
+					 0,
+					 prot,
+					 MAP_PRIVATE,
+					 8,
+					 1,
+					 path[0] == '/' ? 1234 : 0,
+					 mt_writer_str(w, bid),
+					 mt_writer_str(w, path),
+					 origin };
 
 	ev(w, MT_EV_MMAP, row);
 }
@@ -61,8 +72,10 @@ static void mmap_ev(struct mt_writer *w, uint64_t t, uint32_t pid, uint64_t addr
  */
 static void gen_small(const char *out, bool finish)
 {
-	struct mt_writer_opts o = { .run_id = run_id, .realtime_ns = 1795000000000000000ull,
-				    .monotonic_ns = T0, .block_events = 4 };
+	struct mt_writer_opts o = { .run_id = run_id,
+				    .realtime_ns = 1795000000000000000ull,
+				    .monotonic_ns = T0,
+				    .block_events = 4 };
 	static const char argv0[] = "sh\0-c\0ls / | wc -l; exit 3";
 	static const char argv1[] = "ls\0/";
 	static const char argv2[] = "wc\0-l";
@@ -72,48 +85,101 @@ static void gen_small(const char *out, bool finish)
 	rc = mt_writer_open(out, true, &o, &w);
 	if (rc < 0)
 		die(strerror(-rc));
-	kv_chunk(w, MT_CHUNK_META, (const char *const[]){
-		"memtap_version", "0.1.0", "format_version", "1.0",
-		"command", "sh -c 'ls / | wc -l; exit 3'", "argc", "3", "argv.0", "sh", "argv.1", "-c",
-		"argv.2", "ls / | wc -l; exit 3", "cwd", "/home/user", "recorder_pid", "99",
-		"start_monotonic_ns", "5000000000", "clock", "CLOCK_MONOTONIC", "follow", "auto",
-		"kernel", "6.1.0-test", "arch", "x86_64", "hostname", "fixture",
-		"cpu_model", "Test CPU", "cpus_online", "2", "page_size", "4096", NULL });
-	kv_chunk(w, MT_CHUNK_COLLECTOR, (const char *const[]){
-		"name", "process", "mechanism", "ptrace", "status", "active", "final", "0",
-		"events", "0", "lost", "0", NULL });
-	kv_chunk(w, MT_CHUNK_COLLECTOR, (const char *const[]){
-		"name", "mappings", "mechanism", "perf-mmap2+procfs", "status", "active", "final", "0",
-		"events", "0", "lost", "0", NULL });
+	kv_chunk(w, MT_CHUNK_META,
+		 (const char *const[]){ "memtap_version",
+					"0.1.0",
+					"format_version",
+					"1.0",
+					"command",
+					"sh -c 'ls / | wc -l; exit 3'",
+					"argc",
+					"3",
+					"argv.0",
+					"sh",
+					"argv.1",
+					"-c",
+					"argv.2",
+					"ls / | wc -l; exit 3",
+					"cwd",
+					"/home/user",
+					"recorder_pid",
+					"99",
+					"start_monotonic_ns",
+					"5000000000",
+					"clock",
+					"CLOCK_MONOTONIC",
+					"follow",
+					"auto",
+					"kernel",
+					"6.1.0-test",
+					"arch",
+					"x86_64",
+					"hostname",
+					"fixture",
+					"cpu_model",
+					"Test CPU",
+					"cpus_online",
+					"2",
+					"page_size",
+					"4096",
+					NULL });
+	kv_chunk(w, MT_CHUNK_COLLECTOR,
+		 (const char *const[]){ "name", "process", "mechanism", "ptrace", "status",
+					"active", "final", "0", "events", "0", "lost", "0", NULL });
+	kv_chunk(w, MT_CHUNK_COLLECTOR,
+		 (const char *const[]){ "name", "mappings", "mechanism", "perf-mmap2+procfs",
+					"status", "active", "final", "0", "events", "0", "lost",
+					"0", NULL });
 	{
 		uint64_t r0[] = { T0 + 10000, 100, 100, 99, 99, MT_TASK_PROCESS };
-		uint64_t x0[] = { T0 + 1000000, 100, 100, mt_writer_str(w, "/usr/bin/dash"),
-				  mt_writer_strn(w, argv0, sizeof(argv0)), mt_writer_str(w, "sh"), 100 };
+		uint64_t x0[] = { T0 + 1000000,
+				  100,
+				  100,
+				  mt_writer_str(w, "/usr/bin/dash"),
+				  mt_writer_strn(w, argv0, sizeof(argv0)),
+				  mt_writer_str(w, "sh"),
+				  100 };
 		uint64_t r1[] = { T0 + 2000000, 101, 101, 100, 100, MT_TASK_PROCESS };
 		uint64_t r2[] = { T0 + 2100000, 102, 102, 100, 100, MT_TASK_PROCESS };
-		uint64_t x1[] = { T0 + 2500000, 101, 101, mt_writer_str(w, "/usr/bin/ls"),
-				  mt_writer_strn(w, argv1, sizeof(argv1)), mt_writer_str(w, "ls"), 101 };
-		uint64_t x2[] = { T0 + 2600000, 102, 102, mt_writer_str(w, "/usr/bin/wc"),
-				  mt_writer_strn(w, argv2, sizeof(argv2)), mt_writer_str(w, "wc"), 102 };
+		uint64_t x1[] = { T0 + 2500000,
+				  101,
+				  101,
+				  mt_writer_str(w, "/usr/bin/ls"),
+				  mt_writer_strn(w, argv1, sizeof(argv1)),
+				  mt_writer_str(w, "ls"),
+				  101 };
+		uint64_t x2[] = { T0 + 2600000,
+				  102,
+				  102,
+				  mt_writer_str(w, "/usr/bin/wc"),
+				  mt_writer_strn(w, argv2, sizeof(argv2)),
+				  mt_writer_str(w, "wc"),
+				  102 };
 		uint64_t t2[] = { T0 + 2700000, 102, 103, 102, 102, MT_TASK_THREAD };
 		uint64_t c2[] = { T0 + 2710000, 102, 103, mt_writer_str(w, "wc-helper") };
 		uint64_t e3[] = { T0 + 3000000, 102, 103, MT_TASK_THREAD, 0, 0, 0, 1 };
 		uint64_t e1[] = { T0 + 3500000, 101, 101, MT_TASK_PROCESS, 0, 0, 0, 1 };
 		uint64_t e2[] = { T0 + 3600000, 102, 102, MT_TASK_PROCESS, (uint64_t)-1, 13, 0, 1 };
 		uint64_t e0[] = { T0 + 4000000, 100, 100, MT_TASK_PROCESS, 3, 0, 0, 1 };
-		uint64_t lost[] = { T0 + 2800000, 0, 0, mt_writer_str(w, "mappings"), 2,
-				    mt_writer_str(w, "perf ring buffer full (raise --ring-pages)") };
+		uint64_t lost[] = { T0 + 2800000,
+				    0,
+				    0,
+				    mt_writer_str(w, "mappings"),
+				    2,
+				    mt_writer_str(w,
+						  "perf ring buffer full (raise --ring-pages)") };
 
 		ev(w, MT_EV_TASK_NEW, r0);
 		ev(w, MT_EV_TASK_EXEC, x0);
 		mmap_ev(w, T0 + 1000000, 100, 0x555555554000, 0x21000, PROT_READ | PROT_EXEC,
-			"/usr/bin/dash", "be6397ddffc3e384c505d7deab3bed190c884df9", MT_MMAP_PROCFS);
+			"/usr/bin/dash", "be6397ddffc3e384c505d7deab3bed190c884df9",
+			MT_MMAP_PROCFS);
 		mmap_ev(w, T0 + 1000000, 100, 0x7ffffffde000, 0x21000, PROT_READ | PROT_WRITE,
 			"[stack]", "", MT_MMAP_PROCFS);
 		mmap_ev(w, T0 + 1200000, 100, 0x7ffff7dc3000, 0x28000, PROT_READ,
 			"/usr/lib/x86_64-linux-gnu/libc.so.6", "8f3b1c5e", MT_MMAP_PERF);
-		mmap_ev(w, T0 + 1300000, 100, 0x7ffff7fb0000, 0x3000, PROT_READ | PROT_WRITE, "", "",
-			MT_MMAP_PERF);
+		mmap_ev(w, T0 + 1300000, 100, 0x7ffff7fb0000, 0x3000, PROT_READ | PROT_WRITE, "",
+			"", MT_MMAP_PERF);
 		ev(w, MT_EV_TASK_NEW, r1);
 		ev(w, MT_EV_TASK_NEW, r2);
 		ev(w, MT_EV_TASK_EXEC, x1);
@@ -130,12 +196,14 @@ static void gen_small(const char *out, bool finish)
 	}
 	if (mt_writer_flush(w) < 0)
 		die("flush");
-	kv_chunk(w, MT_CHUNK_COLLECTOR, (const char *const[]){
-		"name", "process", "mechanism", "ptrace", "status", "active", "final", "1",
-		"events", "12", "lost", "0", "processes", "3", "threads", "1", NULL });
-	kv_chunk(w, MT_CHUNK_COLLECTOR, (const char *const[]){
-		"name", "mappings", "mechanism", "perf-mmap2+procfs", "status", "active", "final", "1",
-		"events", "5", "lost", "2", NULL });
+	kv_chunk(w, MT_CHUNK_COLLECTOR,
+		 (const char *const[]){ "name", "process", "mechanism", "ptrace", "status",
+					"active", "final", "1", "events", "12", "lost", "0",
+					"processes", "3", "threads", "1", NULL });
+	kv_chunk(w, MT_CHUNK_COLLECTOR,
+		 (const char *const[]){ "name", "mappings", "mechanism", "perf-mmap2+procfs",
+					"status", "active", "final", "1", "events", "5", "lost",
+					"2", NULL });
 	if (finish) {
 		struct mt_kv end;
 
@@ -154,7 +222,8 @@ static void gen_small(const char *out, bool finish)
 /* A trace of n mmap events from one process, for benchmarks and corpus seeds. */
 static void gen_big(const char *out, long n)
 {
-	struct mt_writer_opts o = { .run_id = run_id, .realtime_ns = 1795000000000000000ull,
+	struct mt_writer_opts o = { .run_id = run_id,
+				    .realtime_ns = 1795000000000000000ull,
 				    .monotonic_ns = T0 };
 	struct mt_writer *w;
 	int rc = mt_writer_open(out, true, &o, &w);
@@ -231,7 +300,8 @@ int main(int argc, char **argv)
 		gen_small(argv[2], false);
 	else if (argc == 4 && !strcmp(argv[1], "gen-big"))
 		gen_big(argv[3], atol(argv[2]));
-	else if (argc == 5 && (!strcmp(argv[1], "flip-payload") || !strcmp(argv[1], "cut-events"))) {
+	else if (argc == 5 &&
+		 (!strcmp(argv[1], "flip-payload") || !strcmp(argv[1], "cut-events"))) {
 		p = slurp(argv[2], &n);
 		off = find_chunk(p, n, MT_CHUNK_EVENTS, atoi(argv[3]), &h);
 		if (!off)

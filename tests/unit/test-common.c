@@ -14,8 +14,9 @@ MT_TEST_MAIN()
 
 TEST(varint_round_trip)
 {
-	static const uint64_t vals[] = { 0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX,
-					 (uint64_t)1 << 63, UINT64_MAX };
+	static const uint64_t vals[] = {
+		0, 1, 127, 128, 300, 16383, 16384, UINT32_MAX, (uint64_t)1 << 63, UINT64_MAX
+	};
 	uint8_t buf[MT_VARINT_MAX];
 
 	for (size_t i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {

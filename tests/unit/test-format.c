@@ -51,7 +51,9 @@ static uint8_t *slurp(int fd, size_t *n)
 #define NEV 60
 static uint8_t *make_trace(size_t *n, uint32_t block_events, bool finish)
 {
-	struct mt_writer_opts o = { .run_id = fixed_id, .realtime_ns = 1000, .monotonic_ns = 5000,
+	struct mt_writer_opts o = { .run_id = fixed_id,
+				    .realtime_ns = 1000,
+				    .monotonic_ns = 5000,
 				    .block_events = block_events };
 	struct mt_writer *w;
 	struct mt_kv kv;
@@ -71,16 +73,32 @@ static uint8_t *make_trace(size_t *n, uint32_t block_events, bool finish)
 		uint64_t t = 10000 + (uint64_t)((i * 37) % NEV) * 100;
 
 		if (i % 3 == 0) {
-			uint64_t row[_MT_F_MMAP_MAX] = { t, 100 + i % 3, 100 + i % 3, 0x400000 + i * 4096,
-							 4096, 0, 5, 2, 8, 1, 1000 + i,
+			uint64_t row[_MT_F_MMAP_MAX] = { t,
+							 100 + i % 3,
+							 100 + i % 3,
+							 0x400000 + i * 4096,
+							 4096,
+							 0,
+							 5,
+							 2,
+							 8,
+							 1,
+							 1000 + i,
 							 mt_writer_str(w, "4a5b6c"),
-							 mt_writer_str(w, i % 2 ? "/bin/sh" : "/lib/libc.so.6"),
+							 mt_writer_str(w, i % 2 ? "/bin/sh"
+										: "/lib/libc.so.6"),
 							 MT_MMAP_PERF };
 			if (mt_writer_event(w, MT_EV_MMAP, row) < 0)
 				abort();
 		} else {
-			uint64_t row[_MT_F_EXIT_MAX] = { t, 100 + i % 3, 200 + i, MT_TASK_THREAD,
-							 (uint64_t)(int64_t)(i % 5 - 2), 0, 0, 1 };
+			uint64_t row[_MT_F_EXIT_MAX] = { t,
+							 100 + i % 3,
+							 200 + i,
+							 MT_TASK_THREAD,
+							 (uint64_t)(int64_t)(i % 5 - 2),
+							 0,
+							 0,
+							 1 };
 			if (mt_writer_event(w, MT_EV_TASK_EXIT, row) < 0)
 				abort();
 		}
@@ -174,8 +192,10 @@ TEST(round_trip)
 		if (ev.type == MT_EV_MMAP) {
 			const char *path = mt_reader_str(r, ev.stream, ev.v[MT_F_MMAP_PATH], NULL);
 
-			ASSERT_TRUE(path && (!strcmp(path, "/bin/sh") || !strcmp(path, "/lib/libc.so.6")));
-			ASSERT_STREQ(mt_reader_str(r, ev.stream, ev.v[MT_F_MMAP_BUILD_ID], NULL), "4a5b6c");
+			ASSERT_TRUE(path &&
+				    (!strcmp(path, "/bin/sh") || !strcmp(path, "/lib/libc.so.6")));
+			ASSERT_STREQ(mt_reader_str(r, ev.stream, ev.v[MT_F_MMAP_BUILD_ID], NULL),
+				     "4a5b6c");
 			ASSERT_EQ(ev.v[MT_F_MMAP_LEN], 4096);
 			ASSERT_EQ(ev.v[MT_F_MMAP_ORIGIN], MT_MMAP_PERF);
 		} else {
@@ -238,11 +258,11 @@ TEST(block_encodings)
 
 	ASSERT_EQ(mt_block_init(&b, MT_EV_LOST, 100), 0);
 	for (int i = 0; i < 100; i++) {
-		row[MT_F_TIME] = 1000000 + (uint64_t)i * 3;  /* delta */
-		row[MT_F_PID] = 42;                          /* const */
-		row[MT_F_TID] = (uint64_t)(i * 7919 % 101);  /* varint */
+		row[MT_F_TIME] = 1000000 + (uint64_t)i * 3; /* delta */
+		row[MT_F_PID] = 42; /* const */
+		row[MT_F_TID] = (uint64_t)(i * 7919 % 101); /* varint */
 		row[MT_F_LOST_COLLECTOR] = 1;
-		row[MT_F_LOST_COUNT] = (uint64_t)-(int64_t)i; /* zigzag */
+		row[MT_F_LOST_COUNT] = (uint64_t) - (int64_t)i; /* zigzag */
 		row[MT_F_LOST_REASON] = UINT64_MAX;
 		ASSERT_EQ(mt_block_add(&b, row), 0);
 	}

@@ -29,7 +29,9 @@ static const struct mt_option opts[] = {
 	{ NULL },
 };
 
-static struct mt_command_spec spec = { "t", "[options] ARGS", "a test command", NULL, opts, 0, 0, 3 };
+static struct mt_command_spec spec = {
+	"t", "[options] ARGS", "a test command", NULL, opts, 0, 0, 3
+};
 
 static int parse(int argc, const char **args, int *n)
 {
@@ -45,8 +47,8 @@ static int parse(int argc, const char **args, int *n)
 
 TEST(long_and_short)
 {
-	const char *a[] = { "t", "x", "--output=o.mtap", "-f", "-n", "7", "--size", "4K", "y",
-			    "--format", "json", "--no-flag", "--opt" };
+	const char *a[] = { "t",  "x", "--output=o.mtap", "-f",	  "-n",	       "7",    "--size",
+			    "4K", "y", "--format",	  "json", "--no-flag", "--opt" };
 	int n = -1;
 
 	ASSERT_EQ(parse(13, a, &n), 0);

@@ -32,7 +32,8 @@ TEST(maps_line_file)
 
 TEST(maps_line_special)
 {
-	char anon[] = "7ffd5e4e2000-7ffd5e503000 rw-p 00000000 00:00 0                          [stack]";
+	char anon[] =
+		"7ffd5e4e2000-7ffd5e503000 rw-p 00000000 00:00 0                          [stack]";
 	char bare[] = "55e6a2f13000-55e6a2f34000 rw-s 00000000 00:00 0";
 	char spaces[] = "00400000-00401000 r--p 00000000 08:01 42 /tmp/my file (deleted)";
 	struct mt_maps_entry e;
@@ -51,9 +52,17 @@ TEST(maps_line_special)
 TEST(maps_line_rejects_garbage)
 {
 	static const char *const bad[] = {
-		"", "x", "1000-", "1000-2000", "1000-2000 rwxp", "2000-1000 r--p 0 00:00 0",
-		"1000-2000 r--p zz 00:00 0", "1000-2000 r--p 0 00 0", "1000-2000 r-- 0 00:00 0",
-		"1000-2000 r--p 0 00:00 x", "-1000-2000 r--p 0 00:00 0",
+		"",
+		"x",
+		"1000-",
+		"1000-2000",
+		"1000-2000 rwxp",
+		"2000-1000 r--p 0 00:00 0",
+		"1000-2000 r--p zz 00:00 0",
+		"1000-2000 r--p 0 00 0",
+		"1000-2000 r-- 0 00:00 0",
+		"1000-2000 r--p 0 00:00 x",
+		"-1000-2000 r--p 0 00:00 0",
 		"1000-2000 r--p 0 fffffffffffff:00 0",
 	};
 	struct mt_maps_entry e;

@@ -66,8 +66,8 @@ int main(int argc, char **argv)
 	n++;
 	for (int i = 0; i < n; i++) {
 		waitpid(pids[i], &st, 0);
-		printf("{\"pid\": %d, \"ppid\": %d, \"exit_status\": %d}\n", (int)pids[i], (int)getpid(),
-		       status_of(st));
+		printf("{\"pid\": %d, \"ppid\": %d, \"exit_status\": %d}\n", (int)pids[i],
+		       (int)getpid(), status_of(st));
 	}
 	printf("{\"pid\": %d, \"ppid\": %d, \"exit_status\": 5, \"threads\": 3}\n", (int)getpid(),
 	       (int)getppid());

@@ -1,0 +1,25 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# memtap's main job on the bundled example workload: install dependencies, build, record
+# examples/memdemo, and show what the trace says.
+set -eu
+cd "$(dirname "$0")/.."
+./scripts/install-deps.sh
+cmake --preset release >/dev/null
+cmake --build build-release --target memtap memdemo
+M=build-release/memtap
+OUT=${MEMTAP_DEMO_OUT:-build-release/memdemo.mtap}
+echo
+echo "== memtap probe"
+$M probe
+echo
+echo "== memtap record -o $OUT -- build-release/examples/memdemo"
+$M record -f -o "$OUT" -- build-release/examples/memdemo
+echo
+echo "== memtap report $OUT"
+$M report "$OUT"
+echo
+echo "== memtap info $OUT"
+$M info "$OUT"
+echo
+echo "The trace is $OUT. Try: $M dump $OUT --type mmap --format csv | head"

@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Installs every package memtap needs to build and test, from Debian 12 (idempotent: does
+# nothing when all are present). Run as root, or with sudo available.
+set -eu
+PKGS="gcc clang libclang-rt-14-dev cmake ninja-build pkg-config make git
+libzstd-dev libelf-dev
+python3 procps clang-format"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+done
+if [ -z "$missing" ]; then
+	echo "install-deps: all packages present"
+	exit 0
+fi
+SUDO=""
+if [ "$(id -u)" != 0 ]; then
+	command -v sudo >/dev/null || { echo "install-deps: run as root (missing:$missing)" >&2; exit 1; }
+	SUDO=sudo
+fi
+echo "install-deps: installing$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null
+echo "install-deps: done"

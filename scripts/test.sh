@@ -1,0 +1,37 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The whole test suite, as CI runs it: install dependencies, lint, build with gcc (-Werror),
+# with clang ASan+UBSan and with libFuzzer; run the sanitizer build's tests (all but those
+# that LD_PRELOAD into other programs), a short fuzz smoke, and finally the full suite of
+# the gcc build, whose CTest summary is the last thing printed.
+set -eu
+cd "$(dirname "$0")/.."
+JOBS=$(nproc 2>/dev/null || echo 2)
+./scripts/install-deps.sh
+
+echo "== lint"
+./scripts/lint.sh
+
+echo "== build: dev (gcc, -Werror)"
+cmake --preset dev >/dev/null
+cmake --build build -j "$JOBS"
+
+echo "== build: asan (clang, ASan+UBSan)"
+cmake --preset asan >/dev/null
+cmake --build build-asan -j "$JOBS"
+
+echo "== build: fuzz (clang, libFuzzer)"
+cmake --preset fuzz >/dev/null
+cmake --build build-fuzz -j "$JOBS" --target fuzz-reader fuzz-maps
+
+status=0
+echo "== tests: ASan+UBSan build, all but preload"
+UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 \
+	ctest --test-dir build-asan -LE 'preload|fuzz' -j "$JOBS" --output-on-failure || status=1
+
+echo "== fuzz smoke (${MEMTAP_FUZZ_SECONDS:-30} s per target)"
+ctest --test-dir build-fuzz -R 'fuzz/smoke' --output-on-failure || status=1
+
+echo "== tests: full suite (gcc build)"
+ctest --test-dir build -j "$JOBS" --output-on-failure || status=1
+exit $status
