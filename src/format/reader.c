@@ -223,7 +223,7 @@ int mt_reader_payload(struct mt_reader *r, uint64_t off, const struct mt_chunk_h
 		return n;
 	if ((uint32_t)n != h->payload_size)
 		return -MT_ERR_TRUNCATED;
-	if (mt_crc32c(0, r->zbuf.data, h->payload_size) != h->payload_crc)
+	if (!mt_crc_ok(h->payload_crc, mt_crc32c(0, r->zbuf.data, h->payload_size)))
 		return -MT_ERR_CORRUPT;
 	mt_buf_reset(out);
 	rc = mt_buf_reserve(out, h->raw_size ? h->raw_size : 1);
@@ -479,7 +479,7 @@ static int read_header(struct mt_reader *r)
 		return n;
 	if ((uint32_t)n < hsize)
 		return -MT_ERR_TRUNCATED;
-	if (mt_get_le32(h + hsize - 4) != mt_crc32c(0, h, hsize - 4))
+	if (!mt_crc_ok(mt_get_le32(h + hsize - 4), mt_crc32c(0, h, hsize - 4)))
 		return -MT_ERR_CORRUPT;
 	r->file.header_size = hsize;
 	memcpy(r->file.run_id, h + MT_FILE_HDR_OFF_RUN_ID, 16);

@@ -16,3 +16,4 @@ python3 -c 'import random; r = random.Random(7); open("garbage.bin", "wb").write
 printf 'hello, world\n' >text.txt
 cp small.mtap noend.mtap truncated.mtap corrupt.mtap v2.mtap ../fuzz/corpus/reader/
 "$TOOL" gen-big 3000 ../fuzz/corpus/reader/big.mtap
+"$TOOL" gen-small-raw ../fuzz/corpus/reader/small-raw.mtap

@@ -20,7 +20,7 @@ static const uint8_t run_id[16] = { 0x6d, 0x65, 0x6d, 0x74, 0x61, 0x70, 0x40, 0x
 
 #define T0 5000000000ull /* CLOCK_MONOTONIC of the fixture's start: 5 s after boot */
 
-static void die(const char *what)
+static void __attribute__((noreturn)) die(const char *what)
 {
 	fprintf(stderr, "mt-test-tool: %s\n", what);
 	exit(1);
@@ -70,12 +70,13 @@ static void mmap_ev(struct mt_writer *w, uint64_t t, uint32_t pid, uint64_t addr
  * (102) are forked and exec'd; wc has a helper thread; one LOST event; mappings from a
  * /proc snapshot and from perf records. Small blocks give several chunks per type.
  */
-static void gen_small(const char *out, bool finish)
+static void gen_small(const char *out, bool finish, bool raw)
 {
 	struct mt_writer_opts o = { .run_id = run_id,
 				    .realtime_ns = 1795000000000000000ull,
 				    .monotonic_ns = T0,
-				    .block_events = 4 };
+				    .block_events = 4,
+				    .zstd_level = raw ? -1 : 0 };
 	static const char argv0[] = "sh\0-c\0ls / | wc -l; exit 3";
 	static const char argv1[] = "ls\0/";
 	static const char argv2[] = "wc\0-l";
@@ -281,7 +282,7 @@ static size_t find_chunk(const uint8_t *p, size_t n, unsigned type, int k, struc
 static int usage(void)
 {
 	fprintf(stderr,
-		"usage: mt-test-tool gen-small OUT | gen-noend OUT | gen-big N OUT\n"
+		"usage: mt-test-tool gen-small OUT | gen-small-raw OUT | gen-noend OUT | gen-big N OUT\n"
 		"       mt-test-tool flip-payload IN K OUT   (flip a byte in the K-th event chunk)\n"
 		"       mt-test-tool cut-events IN K OUT     (cut inside the K-th event chunk)\n"
 		"       mt-test-tool set-major IN MAJOR OUT\n");
@@ -295,9 +296,11 @@ int main(int argc, char **argv)
 	size_t n, off;
 
 	if (argc == 3 && !strcmp(argv[1], "gen-small"))
-		gen_small(argv[2], true);
+		gen_small(argv[2], true, false);
+	else if (argc == 3 && !strcmp(argv[1], "gen-small-raw"))
+		gen_small(argv[2], true, true);
 	else if (argc == 3 && !strcmp(argv[1], "gen-noend"))
-		gen_small(argv[2], false);
+		gen_small(argv[2], false, false);
 	else if (argc == 4 && !strcmp(argv[1], "gen-big"))
 		gen_big(argv[3], atol(argv[2]));
 	else if (argc == 5 &&
