@@ -35,7 +35,8 @@ int mt_chunk_hdr_unpack(const uint8_t in[MT_CHUNK_HEADER_SIZE], struct mt_chunk_
 {
 	struct mt_chunk_hdr x;
 
-	if (mt_get_le32(in) != MT_CHUNK_MAGIC || !mt_crc_ok(mt_get_le32(in + 52), mt_crc32c(0, in, 52)))
+	if (mt_get_le32(in) != MT_CHUNK_MAGIC ||
+	    !mt_crc_ok(mt_get_le32(in + 52), mt_crc32c(0, in, 52)))
 		return -MT_ERR_CORRUPT;
 	x.type = mt_get_le16(in + 4);
 	x.subtype = mt_get_le16(in + 6);
