@@ -173,3 +173,30 @@ const char *mt_kvlist_get(const struct mt_kvlist *l, const char *key)
 			return l->vals[i];
 	return NULL;
 }
+
+int mt_stacks_encode(uint64_t first_id, size_t n, const uint64_t *parents, const uint64_t *ips,
+		     struct mt_buf *out)
+{
+	uint64_t prev = 0;
+	int r;
+
+	if (!first_id)
+		return -EINVAL;
+	for (size_t i = 0; i < n; i++)
+		if (parents[i] >= first_id + i)
+			return -EINVAL;
+	if ((r = mt_buf_put_varint(out, first_id)) < 0 || (r = mt_buf_put_varint(out, n)) < 0)
+		return r;
+	for (size_t i = 0; i < n; i++) {
+		r = mt_buf_put_varint(out, parents[i] ? first_id + i - parents[i] : 0);
+		if (r < 0)
+			return r;
+	}
+	for (size_t i = 0; i < n; i++) {
+		r = mt_buf_put_varint(out, mt_zigzag((int64_t)(ips[i] - prev)));
+		if (r < 0)
+			return r;
+		prev = ips[i];
+	}
+	return 0;
+}

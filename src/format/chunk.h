@@ -34,6 +34,14 @@ void mt_chunk_hdr_pack(const struct mt_chunk_hdr *h, uint8_t out[MT_CHUNK_HEADER
 int mt_chunk_hdr_unpack(const uint8_t in[MT_CHUNK_HEADER_SIZE], struct mt_chunk_hdr *h);
 
 /*
+ * Encodes n stack-trie nodes with ids first_id, first_id + 1, ... as a STACKS payload,
+ * appending to out. parents[i] is the parent node id (0 for a root) and must be smaller
+ * than the node's own id; ips[i] the frame's instruction pointer. -EINVAL otherwise.
+ */
+int mt_stacks_encode(uint64_t first_id, size_t n, const uint64_t *parents, const uint64_t *ips,
+		     struct mt_buf *out);
+
+/*
  * Key/value payloads (META, COLLECTOR, STREAM, END chunks): varint n, then n times
  * (varint key length, key bytes, varint value length, value bytes). Keys are ASCII; values
  * are UTF-8 text, numbers in decimal.

@@ -378,6 +378,26 @@ int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row)
 	return mt_block_add(b, row);
 }
 
+int mt_writer_stacks(struct mt_writer *w, uint64_t first_id, size_t n, const uint64_t *parents,
+		     const uint64_t *ips)
+{
+	struct mt_chunk_hdr h = { .type = MT_CHUNK_STACKS, .stream = w->stream };
+	int r;
+
+	if (w->err)
+		return w->err;
+	if (n > UINT32_MAX)
+		return -EINVAL;
+	mt_buf_reset(&w->raw);
+	r = mt_stacks_encode(first_id, n, parents, ips, &w->raw);
+	if (r == -EINVAL)
+		return r;
+	if (r < 0)
+		return set_err(w, r);
+	h.count = (uint32_t)n;
+	return mt_writer_chunk(w, &h, w->raw.data, w->raw.len);
+}
+
 int mt_writer_kv(struct mt_writer *w, unsigned chunk_type, const struct mt_kv *kv)
 {
 	struct mt_chunk_hdr h = { .type = (uint16_t)chunk_type, .stream = w->stream };

@@ -48,6 +48,13 @@ int mt_writer_open_fd(int fd, const struct mt_writer_opts *opts, struct mt_write
 uint32_t mt_writer_str(struct mt_writer *w, const char *s);
 uint32_t mt_writer_strn(struct mt_writer *w, const char *s, size_t len);
 
+/*
+ * Writes a STACKS chunk defining n stack-trie nodes of the writer's stream (see
+ * mt_stacks_encode()). Stack ids are allocated by the producer, which keeps the trie.
+ */
+int mt_writer_stacks(struct mt_writer *w, uint64_t first_id, size_t n, const uint64_t *parents,
+		     const uint64_t *ips);
+
 /* Appends one event: row[f] for every field f of the type (time, pid, tid first). */
 int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row);
 

@@ -613,3 +613,46 @@ TEST(schema_is_consistent)
 	ASSERT_TRUE(mt_type_desc(_MT_EV_MAX) == NULL);
 	ASSERT_EQ(mt_type_by_name("nope"), -1);
 }
+
+TEST(stack_table_round_trip)
+{
+	/* Two stacks sharing a prefix: main <- run <- {alloc_a, alloc_b}, across two chunks. */
+	const uint64_t p1[] = { 0, 1, 2 }, ip1[] = { 0x401000, 0x401200, 0x7f0000001000 };
+	const uint64_t p2[] = { 2 }, ip2[] = { 0x401100 };
+	const uint64_t bad_parent[] = { 9 };
+	struct mt_writer *w;
+	struct mt_reader *r;
+	uint64_t ips[8];
+	size_t n;
+	uint8_t *p;
+	int fd = memfd(NULL, 0);
+
+	ASSERT_EQ(mt_writer_open_fd(fd, NULL, &w), 0);
+	ASSERT_EQ(mt_writer_stacks(w, 1, 3, p1, ip1), 0);
+	/* A later chunk may define ids out of order and refer to earlier nodes. */
+	ASSERT_EQ(mt_writer_stacks(w, 4, 1, p2, ip2), 0);
+	/* A parent must have a smaller id: rejected before anything is written. */
+	ASSERT_EQ(mt_writer_stacks(w, 5, 1, bad_parent, ip2), -EINVAL);
+	ASSERT_EQ(mt_writer_error(w), 0);
+	ASSERT_EQ(mt_writer_finish(w, NULL), 0);
+	mt_writer_free(w);
+	p = slurp(fd, &n);
+	close(fd);
+	fd = open_bytes(p, n, &r);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(mt_reader_stack(r, 0, 3, ips, 8), 3);
+	ASSERT_EQ_U(ips[0], 0x7f0000001000);
+	ASSERT_EQ_U(ips[1], 0x401200);
+	ASSERT_EQ_U(ips[2], 0x401000);
+	ASSERT_EQ(mt_reader_stack(r, 0, 4, ips, 8), 3);
+	ASSERT_EQ_U(ips[0], 0x401100);
+	ASSERT_EQ_U(ips[1], 0x401200);
+	/* Truncated output, unknown id, unknown stream, the empty stack. */
+	ASSERT_EQ(mt_reader_stack(r, 0, 4, ips, 1), 1);
+	ASSERT_EQ(mt_reader_stack(r, 0, 77, ips, 8), -1);
+	ASSERT_EQ(mt_reader_stack(r, 5, 1, ips, 8), -1);
+	ASSERT_EQ(mt_reader_stack(r, 0, 0, ips, 8), 0);
+	mt_reader_free(r);
+	close(fd);
+	free(p);
+}
