@@ -177,3 +177,69 @@ int mt_proc_exit_status(const struct mt_proc *p)
 		return 128 + p->signal;
 	return (int)p->exit_code;
 }
+
+int mt_procs_tree_order(const struct mt_procs *p, size_t **order, unsigned **depth)
+{
+	size_t n = p->n + 1, cnt = 0, sp = 0, cur;
+	size_t *ord = calloc(n, sizeof(size_t)), *first = malloc(n * sizeof(size_t));
+	size_t *next = malloc(n * sizeof(size_t)), *last_child = malloc(n * sizeof(size_t));
+	size_t *stack = malloc(n * sizeof(size_t));
+	unsigned *dep = calloc(n, sizeof(unsigned)), *nd = calloc(n, sizeof(unsigned));
+	size_t roots = MT_NO_PARENT, last_root = MT_NO_PARENT;
+
+	if (!ord || !first || !next || !last_child || !stack || !dep || !nd) {
+		free(ord);
+		free(first);
+		free(next);
+		free(last_child);
+		free(stack);
+		free(dep);
+		free(nd);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < p->n; i++)
+		first[i] = next[i] = last_child[i] = MT_NO_PARENT;
+	/* Processes are in creation order already, so appending keeps children sorted. */
+	for (size_t i = 0; i < p->n; i++) {
+		size_t par = p->v[i].parent;
+
+		if (par == MT_NO_PARENT || par >= i) {
+			if (last_root == MT_NO_PARENT)
+				roots = i;
+			else
+				next[last_root] = i;
+			last_root = i;
+		} else {
+			if (last_child[par] == MT_NO_PARENT)
+				first[par] = i;
+			else
+				next[last_child[par]] = i;
+			last_child[par] = i;
+		}
+	}
+	/* Depth-first, iteratively: a chain of nested forks must not exhaust the C stack. */
+	for (cur = roots; cur != MT_NO_PARENT;) {
+		size_t par = p->v[cur].parent;
+
+		nd[cur] = par == MT_NO_PARENT || par >= cur ? 0 : nd[par] + 1;
+		ord[cnt] = cur;
+		dep[cnt++] = nd[cur];
+		if (first[cur] != MT_NO_PARENT) {
+			if (next[cur] != MT_NO_PARENT)
+				stack[sp++] = next[cur];
+			cur = first[cur];
+		} else if (next[cur] != MT_NO_PARENT) {
+			cur = next[cur];
+		} else {
+			cur = sp ? stack[--sp] : MT_NO_PARENT;
+		}
+	}
+	free(first);
+	free(next);
+	free(last_child);
+	free(stack);
+	free(nd);
+	*order = ord;
+	*depth = dep;
+	return (int)cnt;
+}

@@ -40,6 +40,12 @@ struct mt_procs {
 int mt_procs_build(struct mt_reader *r, struct mt_procs *out);
 void mt_procs_release(struct mt_procs *p);
 
+/*
+ * Depth-first order of the tree, children in creation order: order[k] is an index into
+ * p->v and depth[k] its depth (0 for roots). Both malloc'd; returns the count or -ENOMEM.
+ */
+int mt_procs_tree_order(const struct mt_procs *p, size_t **order, unsigned **depth);
+
 /* Shell-style status: the exit code, 128+N for a signal death, -1 when unknown/running. */
 int mt_proc_exit_status(const struct mt_proc *p);
 

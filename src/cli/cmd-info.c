@@ -13,6 +13,7 @@
 #include "cli/util.h"
 #include "common/strutil.h"
 #include "export/json.h"
+#include "export/report.h"
 #include "export/table.h"
 #include "format/reader.h"
 #include "format/schema.h"
@@ -66,52 +67,6 @@ static void json_integrity(struct mt_json *j, const struct mt_integrity *in)
 	mt_json_end_object(j);
 }
 
-static void json_proc(struct mt_json *j, const struct mt_proc *p, const struct mt_procs *ps,
-		      uint64_t t0)
-{
-	int st = mt_proc_exit_status(p);
-
-	mt_json_begin_object(j);
-	mt_json_kv_u64(j, "pid", p->pid);
-	mt_json_kv_u64(j, "ppid", p->ppid);
-	mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
-	mt_json_kv_str(j, "exe", p->exe ? p->exe : "");
-	mt_json_key(j, "argv");
-	mt_json_begin_array(j);
-	for (size_t i = 0; p->argv && i < p->argv_len;) {
-		size_t n = strnlen(p->argv + i, p->argv_len - i);
-
-		mt_json_strn(j, p->argv + i, n);
-		i += n + 1;
-	}
-	mt_json_end_array(j);
-	mt_json_kv_u64(j, "start_ns", p->start_ns);
-	if (p->ended)
-		mt_json_kv_u64(j, "end_ns", p->end_ns);
-	else
-		mt_json_kv_null(j, "end_ns");
-	mt_json_kv_u64(j, "start_offset_ns", p->start_ns >= t0 ? p->start_ns - t0 : 0);
-	if (st >= 0)
-		mt_json_kv_i64(j, "exit_status", st);
-	else
-		mt_json_kv_null(j, "exit_status");
-	if (p->ended && p->status_known) {
-		if (p->signal)
-			mt_json_kv_u64(j, "signal", (uint64_t)p->signal);
-		else
-			mt_json_kv_i64(j, "exit_code", p->exit_code);
-	}
-	mt_json_kv_u64(j, "threads", p->threads);
-	mt_json_kv_u64(j, "execs", p->execs);
-	mt_json_key(j, "children");
-	mt_json_begin_array(j);
-	for (size_t i = 0; i < ps->n; i++)
-		if (ps->v[i].parent == (size_t)(p - ps->v))
-			mt_json_u64(j, ps->v[i].pid);
-	mt_json_end_array(j);
-	mt_json_end_object(j);
-}
-
 static int print_json(const char *path, struct mt_reader *r, const struct mt_run *run,
 		      const struct mt_procs *ps)
 {
@@ -152,27 +107,12 @@ static int print_json(const char *path, struct mt_reader *r, const struct mt_run
 	mt_json_kv_u64(&j, "lost_events", run->lost_events);
 	mt_json_end_object(&j);
 
-	mt_json_key(&j, "collectors");
-	mt_json_begin_array(&j);
-	for (size_t i = 0; i < run->ncollectors; i++) {
-		const struct mt_collector_info *c = &run->collectors[i];
-
-		mt_json_begin_object(&j);
-		mt_json_kv_str(&j, "name", c->name);
-		mt_json_kv_str(&j, "mechanism", c->mechanism);
-		mt_json_kv_str(&j, "status", c->status);
-		if (c->reason)
-			mt_json_kv_str(&j, "reason", c->reason);
-		mt_json_kv_u64(&j, "events", c->events);
-		mt_json_kv_u64(&j, "lost", c->lost);
-		mt_json_end_object(&j);
-	}
-	mt_json_end_array(&j);
+	mt_report_json_collectors(&j, run);
 
 	mt_json_key(&j, "processes");
 	mt_json_begin_array(&j);
 	for (size_t i = 0; i < ps->n; i++)
-		json_proc(&j, &ps->v[i], ps, run->start_ns);
+		mt_report_json_process(&j, ps, i, run->start_ns, true);
 	mt_json_end_array(&j);
 
 	mt_json_key(&j, "events");
@@ -216,9 +156,6 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 	const char *host = mt_reader_meta(r, "hostname"), *kern = mt_reader_meta(r, "kernel");
 	char a[64], b[64], c[64];
 	uint64_t total = 0;
-	size_t *order = NULL;
-	unsigned *depth = NULL;
-	int n;
 
 	for (unsigned t = 0; t < _MT_EV_MAX; t++)
 		total += mt_reader_event_count(r, t);
@@ -250,67 +187,21 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 	printf(in->verified ? ", every checksum verified\n" : ", headers checked\n");
 
 	if (run->ncollectors) {
-		static const char *const heads[] = { "name",	"mechanism", "status",
-						     ">events", ">lost",     "note" };
 		struct mt_table t;
 
 		printf("\ncollectors\n");
-		mt_table_init(&t, 6, heads);
-		for (size_t i = 0; i < run->ncollectors; i++) {
-			const struct mt_collector_info *ci = &run->collectors[i];
-
-			mt_table_add(&t, ci->name);
-			mt_table_add(&t, ci->mechanism);
-			mt_table_add(&t, ci->status);
-			mt_table_add(&t, mt_fmt_count(ci->events, a, sizeof(a)));
-			mt_table_add(&t, mt_fmt_count(ci->lost, a, sizeof(a)));
-			mt_table_add(&t, ci->reason);
-		}
+		mt_report_collector_table(run, &t);
 		mt_table_print(&t, stdout, 2, true);
 		mt_table_release(&t);
 	}
-
-	n = mt_cli_tree_order(ps, &order, &depth);
-	if (n > 0) {
-		static const char *const heads[] = { ">pid",   ">ppid",	    ">exit",
-						     ">start", ">duration", "command" };
+	if (ps->n) {
 		struct mt_table t;
 
 		printf("\nprocesses (%zu)\n", ps->n);
-		mt_table_init(&t, 6, heads);
-		for (int i = 0; i < n; i++) {
-			const struct mt_proc *p = &ps->v[order[i]];
-			int st = mt_proc_exit_status(p);
-			char cmd[512], line[600];
-
-			mt_table_addf(&t, "%u", p->pid);
-			mt_table_addf(&t, "%u", p->ppid);
-			if (st >= 0)
-				mt_table_addf(&t, "%d", st);
-			else
-				mt_table_add(&t, p->ended ? "?" : "-");
-			mt_table_addf(&t, "+%s",
-				      mt_fmt_duration(p->start_ns > run->start_ns
-							      ? p->start_ns - run->start_ns
-							      : 0,
-						      a, sizeof(a)));
-			mt_table_add(&t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, b,
-								    sizeof(b))
-						  : "running");
-			if (p->argv_len)
-				mt_fmt_argv(p->argv, p->argv_len, cmd, sizeof(cmd));
-			else
-				snprintf(cmd, sizeof(cmd), "[%s]",
-					 p->comm && *p->comm ? p->comm : "?");
-			snprintf(line, sizeof(line), "%*s%s",
-				 (int)(2 * (depth[i] < 20 ? depth[i] : 20)), "", cmd);
-			mt_table_add(&t, line);
-		}
+		mt_report_process_table(ps, run->start_ns, false, &t);
 		mt_table_print(&t, stdout, 2, true);
 		mt_table_release(&t);
 	}
-	free(order);
-	free(depth);
 
 	printf("\nevent counts\n");
 	for (unsigned t = 0; t < _MT_EV_MAX; t++) {

@@ -8,7 +8,6 @@
 #include <stdint.h>
 
 struct mt_reader;
-struct mt_procs;
 
 /*
  * Opens a trace for reading. On failure prints one line naming the file and the problem
@@ -32,8 +31,5 @@ void mt_cli_progress_done(void);
 const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size);
 /* "8-4-4-4-12" hex form of a 16-byte id. */
 const char *mt_cli_fmt_uuid(const uint8_t id[16], char *buf, size_t size);
-
-/* Depth-first order of a process tree (children by start time); depth[i] of order[i]. */
-int mt_cli_tree_order(const struct mt_procs *p, size_t **order, unsigned **depth);
 
 #endif

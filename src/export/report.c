@@ -88,6 +88,178 @@ static const char *proc_cmdline(const struct mt_proc *p, char *buf, size_t size)
 	return mt_fmt_argv(p->argv, p->argv_len, buf, size);
 }
 
+void mt_report_json_collectors(struct mt_json *j, const struct mt_run *run)
+{
+	mt_json_key(j, "collectors");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < run->ncollectors; i++) {
+		const struct mt_collector_info *c = &run->collectors[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_str(j, "name", c->name);
+		mt_json_kv_str(j, "mechanism", c->mechanism);
+		mt_json_kv_str(j, "status", c->status);
+		if (c->reason)
+			mt_json_kv_str(j, "reason", c->reason);
+		mt_json_kv_u64(j, "events", c->events);
+		mt_json_kv_u64(j, "lost", c->lost);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+}
+
+void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t i, uint64_t t0,
+			    bool full)
+{
+	const struct mt_proc *p = &ps->v[i];
+	int st = mt_proc_exit_status(p);
+
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "pid", p->pid);
+	mt_json_kv_u64(j, "ppid", p->ppid);
+	mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
+	mt_json_kv_str(j, "exe", p->exe ? p->exe : "");
+	if (full) {
+		mt_json_key(j, "argv");
+		mt_json_begin_array(j);
+		for (size_t k = 0; p->argv && k < p->argv_len;) {
+			size_t n = strnlen(p->argv + k, p->argv_len - k);
+
+			mt_json_strn(j, p->argv + k, n);
+			k += n + 1;
+		}
+		mt_json_end_array(j);
+	}
+	mt_json_kv_u64(j, "start_ns", p->start_ns);
+	if (p->ended)
+		mt_json_kv_u64(j, "end_ns", p->end_ns);
+	else
+		mt_json_kv_null(j, "end_ns");
+	if (full)
+		mt_json_kv_u64(j, "start_offset_ns", p->start_ns >= t0 ? p->start_ns - t0 : 0);
+	if (st >= 0)
+		mt_json_kv_i64(j, "exit_status", st);
+	else
+		mt_json_kv_null(j, "exit_status");
+	if (full && p->ended && p->status_known) {
+		if (p->signal)
+			mt_json_kv_u64(j, "signal", (uint64_t)p->signal);
+		else
+			mt_json_kv_i64(j, "exit_code", p->exit_code);
+	}
+	mt_json_kv_u64(j, "threads", p->threads);
+	if (full) {
+		mt_json_kv_u64(j, "execs", p->execs);
+		mt_json_key(j, "children");
+		mt_json_begin_array(j);
+		for (size_t k = 0; k < ps->n; k++)
+			if (ps->v[k].parent == i)
+				mt_json_u64(j, ps->v[k].pid);
+		mt_json_end_array(j);
+	}
+	mt_json_end_object(j);
+}
+
+void mt_report_collector_table(const struct mt_run *run, struct mt_table *t)
+{
+	static const char *const heads[] = { "name",	"mechanism", "status",
+					     ">events", ">lost",     "note" };
+	char a[32];
+
+	mt_table_init(t, 6, heads);
+	for (size_t i = 0; i < run->ncollectors; i++) {
+		const struct mt_collector_info *c = &run->collectors[i];
+
+		mt_table_add(t, c->name);
+		mt_table_add(t, c->mechanism);
+		mt_table_add(t, c->status);
+		mt_table_add(t, mt_fmt_count(c->events, a, sizeof(a)));
+		mt_table_add(t, mt_fmt_count(c->lost, a, sizeof(a)));
+		mt_table_add(t, c->reason);
+	}
+}
+
+void mt_report_process_table(const struct mt_procs *ps, uint64_t t0, bool raw, struct mt_table *t)
+{
+	static const char *const raw_heads[] = { ">pid",      ">ppid",	      ">exit",	">threads",
+						 ">start_ns", ">duration_ns", "command" };
+	static const char *const heads[] = { ">pid",   ">ppid",	    ">exit",  ">threads",
+					     ">start", ">duration", "command" };
+	size_t *order = NULL, n = ps->n;
+	unsigned *depth = NULL;
+
+	mt_table_init(t, 7, raw ? raw_heads : heads);
+	/* People read a tree; scripts get creation order and raw numbers. */
+	if (!raw) {
+		int k = mt_procs_tree_order(ps, &order, &depth);
+
+		if (k < 0)
+			return;
+		n = (size_t)k;
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t i = raw ? k : order[k];
+		const struct mt_proc *p = &ps->v[i];
+		int st = mt_proc_exit_status(p);
+		char a[32], cmd[512], line[600];
+
+		mt_table_addf(t, "%u", p->pid);
+		mt_table_addf(t, "%u", p->ppid);
+		if (st >= 0)
+			mt_table_addf(t, "%d", st);
+		else
+			mt_table_add(t, raw ? "" : p->ended ? "?" : "-");
+		mt_table_addf(t, "%u", p->threads);
+		if (raw) {
+			mt_table_addf(t, "%" PRIu64, p->start_ns);
+			if (p->ended)
+				mt_table_addf(t, "%" PRIu64, p->end_ns - p->start_ns);
+			else
+				mt_table_add(t, "");
+			mt_table_add(t, proc_cmdline(p, cmd, sizeof(cmd)));
+			continue;
+		}
+		mt_table_addf(t, "+%s",
+			      mt_fmt_duration(p->start_ns > t0 ? p->start_ns - t0 : 0, a,
+					      sizeof(a)));
+		mt_table_add(t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, a, sizeof(a))
+					 : "running");
+		/* "└ " marks a child (it survives Markdown, where leading blanks do not). */
+		snprintf(line, sizeof(line), "%*s%s%s",
+			 depth[k] ? (int)(2 * ((depth[k] < 20 ? depth[k] : 20) - 1)) : 0, "",
+			 depth[k] ? "\u2514 " : "", proc_cmdline(p, cmd, sizeof(cmd)));
+		mt_table_add(t, line);
+	}
+	free(order);
+	free(depth);
+}
+
+/* A table as a GitHub-flavoured Markdown table, with '|' in cells escaped. */
+static void print_md_table(const struct mt_table *t, FILE *f)
+{
+	fputc('|', f);
+	for (size_t c = 0; c < t->ncols; c++)
+		fprintf(f, " %s |", t->heads[c]);
+	fprintf(f, "\n|");
+	for (size_t c = 0; c < t->ncols; c++)
+		fprintf(f, "%s|", t->align[c] == MT_RIGHT ? "---:" : "---");
+	fputc('\n', f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		fputc('|', f);
+		for (size_t c = 0; c < t->ncols; c++) {
+			fputc(' ', f);
+			for (const char *s = t->cells[r * t->ncols + c]; *s; s++) {
+				if (*s == '|')
+					fputc('\\', f);
+				fputc(*s, f);
+			}
+			fputs(" |", f);
+		}
+		fputc('\n', f);
+	}
+	fputc('\n', f);
+}
+
 static void json_run(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_run *run = &rep->run;
@@ -108,22 +280,7 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "end_ns", run->end_ns);
 	mt_json_kv_u64(j, "duration_ns", run->duration_ns);
 	mt_json_kv_str(j, "recorded_by", run->memtap_version ? run->memtap_version : "");
-	mt_json_key(j, "collectors");
-	mt_json_begin_array(j);
-	for (size_t i = 0; i < run->ncollectors; i++) {
-		const struct mt_collector_info *c = &run->collectors[i];
-
-		mt_json_begin_object(j);
-		mt_json_kv_str(j, "name", c->name);
-		mt_json_kv_str(j, "mechanism", c->mechanism);
-		mt_json_kv_str(j, "status", c->status);
-		if (c->reason)
-			mt_json_kv_str(j, "reason", c->reason);
-		mt_json_kv_u64(j, "events", c->events);
-		mt_json_kv_u64(j, "lost", c->lost);
-		mt_json_end_object(j);
-	}
-	mt_json_end_array(j);
+	mt_report_json_collectors(j, run);
 	mt_json_kv_u64(j, "lost_events", run->lost_events);
 	mt_json_kv_bool(j, "complete", mt_reader_integrity(rep->r)->complete);
 	mt_json_end_object(j);
@@ -133,27 +290,8 @@ static void json_processes(const struct mt_report *rep, struct mt_json *j)
 {
 	mt_json_key(j, "processes");
 	mt_json_begin_array(j);
-	for (size_t i = 0; i < rep->procs.n; i++) {
-		const struct mt_proc *p = &rep->procs.v[i];
-		int st = mt_proc_exit_status(p);
-
-		mt_json_begin_object(j);
-		mt_json_kv_u64(j, "pid", p->pid);
-		mt_json_kv_u64(j, "ppid", p->ppid);
-		mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
-		mt_json_kv_str(j, "exe", p->exe ? p->exe : "");
-		mt_json_kv_u64(j, "start_ns", p->start_ns);
-		if (p->ended)
-			mt_json_kv_u64(j, "end_ns", p->end_ns);
-		else
-			mt_json_kv_null(j, "end_ns");
-		if (st >= 0)
-			mt_json_kv_i64(j, "exit_status", st);
-		else
-			mt_json_kv_null(j, "exit_status");
-		mt_json_kv_u64(j, "threads", p->threads);
-		mt_json_end_object(j);
-	}
+	for (size_t i = 0; i < rep->procs.n; i++)
+		mt_report_json_process(j, &rep->procs, i, rep->run.start_ns, false);
 	mt_json_end_array(j);
 }
 
@@ -177,63 +315,24 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 	fputc('\n', f);
 }
 
-static void fill_process_table(const struct mt_report *rep, struct mt_table *t, bool raw)
-{
-	static const char *const raw_heads[] = { ">pid",      ">ppid",	      ">exit",	">threads",
-						 ">start_ns", ">duration_ns", "command" };
-	static const char *const heads[] = { ">pid",   ">ppid",	    ">exit",  ">threads",
-					     ">start", ">duration", "command" };
-	char a[32], cmd[512];
-
-	mt_table_init(t, 7, raw ? raw_heads : heads);
-	for (size_t i = 0; i < rep->procs.n; i++) {
-		const struct mt_proc *p = &rep->procs.v[i];
-		int st = mt_proc_exit_status(p);
-		uint64_t off = p->start_ns > rep->run.start_ns ? p->start_ns - rep->run.start_ns
-							       : 0;
-
-		mt_table_addf(t, "%u", p->pid);
-		mt_table_addf(t, "%u", p->ppid);
-		if (st >= 0)
-			mt_table_addf(t, "%d", st);
-		else
-			mt_table_add(t, raw ? "" : "-");
-		mt_table_addf(t, "%u", p->threads);
-		if (raw) {
-			mt_table_addf(t, "%" PRIu64, p->start_ns);
-			if (p->ended)
-				mt_table_addf(t, "%" PRIu64, p->end_ns - p->start_ns);
-			else
-				mt_table_add(t, "");
-		} else {
-			mt_table_addf(t, "+%s", mt_fmt_duration(off, a, sizeof(a)));
-			mt_table_add(t, p->ended ? mt_fmt_duration(p->end_ns - p->start_ns, a,
-								   sizeof(a))
-						 : "running");
-		}
-		mt_table_add(t, proc_cmdline(p, cmd, sizeof(cmd)));
-	}
-}
-
 static void print_text(const struct mt_report *rep, int sections, bool md, FILE *f)
 {
 	const struct mt_run *run = &rep->run;
-	char a[64], b[64];
+	struct mt_table t;
+	char a[64];
 
 	if (sections & MT_SEC_RUN) {
 		fprintf(f, md ? "# memtap report: `%s`\n\n" : "memtap report: %s\n\n",
 			run->command ? run->command : "?");
-		if (md)
-			fprintf(f, "| | |\n|---|---|\n");
-		fprintf(f, md ? "| trace | `%s` |\n" : "  %-12s %s\n", md ? rep->path : "trace",
-			rep->path);
 		if (md) {
+			fprintf(f, "| | |\n|---|---|\n| trace | `%s` |\n", rep->path);
 			fprintf(f, "| duration | %s |\n",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
 			if (run->has_exit)
 				fprintf(f, "| exit status | %d |\n", run->exit_status);
 			fprintf(f, "| lost events | %" PRIu64 " |\n\n", run->lost_events);
 		} else {
+			fprintf(f, "  %-12s %s\n", "trace", rep->path);
 			fprintf(f, "  %-12s %s\n", "duration",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
 			if (run->has_exit)
@@ -244,48 +343,22 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 			fprintf(f, "  %-12s %s\n\n", "lost events",
 				mt_fmt_count(run->lost_events, a, sizeof(a)));
 		}
-		fprintf(f,
-			md ? "## Collectors\n\n| collector | mechanism | status | events | lost |\n"
-			     "|---|---|---|---:|---:|\n"
-			   : "collectors\n");
-		for (size_t i = 0; i < run->ncollectors; i++) {
-			const struct mt_collector_info *c = &run->collectors[i];
-
-			fprintf(f,
-				md ? "| %s | %s | %s | %s | %s |\n"
-				   : "  %-10s %-20s %-10s %10s %6s\n",
-				c->name, c->mechanism, c->status,
-				mt_fmt_count(c->events, a, sizeof(a)),
-				mt_fmt_count(c->lost, b, sizeof(b)));
+		mt_report_collector_table(run, &t);
+		if (md) {
+			fprintf(f, "## Collectors\n\n");
+			print_md_table(&t, f);
+		} else {
+			fprintf(f, "collectors\n");
+			mt_table_print(&t, f, 2, true);
+			fputc('\n', f);
 		}
-		fputc('\n', f);
+		mt_table_release(&t);
 	}
 	if (sections & MT_SEC_PROCESSES) {
-		struct mt_table t;
-
-		fill_process_table(rep, &t, false);
+		mt_report_process_table(&rep->procs, run->start_ns, false, &t);
 		if (md) {
-			fprintf(f, "## Processes (%zu)\n\n|", rep->procs.n);
-			for (size_t c = 0; c < t.ncols; c++)
-				fprintf(f, " %s |", t.heads[c]);
-			fprintf(f, "\n|");
-			for (size_t c = 0; c < t.ncols; c++)
-				fprintf(f, "%s|", t.align[c] == MT_RIGHT ? "---:" : "---");
-			fputc('\n', f);
-			for (size_t r = 0; r < t.nrows; r++) {
-				fputc('|', f);
-				for (size_t c = 0; c < t.ncols; c++) {
-					const char *cell = t.cells[r * t.ncols + c];
-
-					fputc(' ', f);
-					for (; *cell; cell++)
-						fputs(*cell == '|' ? "\\|" : (char[]){ *cell, 0 },
-						      f);
-					fputs(" |", f);
-				}
-				fputc('\n', f);
-			}
-			fputc('\n', f);
+			fprintf(f, "## Processes (%zu)\n\n", rep->procs.n);
+			print_md_table(&t, f);
 		} else {
 			fprintf(f, "processes (%zu)\n", rep->procs.n);
 			mt_table_print(&t, f, 2, true);
@@ -298,7 +371,7 @@ static void print_csv(const struct mt_report *rep, FILE *f)
 {
 	struct mt_table t;
 
-	fill_process_table(rep, &t, true);
+	mt_report_process_table(&rep->procs, rep->run.start_ns, true, &t);
 	for (size_t c = 0; c < t.ncols; c++)
 		mt_csv_cell(f, t.heads[c], strlen(t.heads[c]), c == 0);
 	fputc('\n', f);

@@ -34,6 +34,18 @@ const char *mt_report_section_names(void);
 
 int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path);
 void mt_report_release(struct mt_report *rep);
+struct mt_json;
+struct mt_table;
+
+/* Pieces shared with `memtap info`. */
+void mt_report_json_collectors(struct mt_json *j, const struct mt_run *run);
+/* One process object; full adds argv, start_offset_ns, exit_code/signal, execs, children. */
+void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t i, uint64_t t0,
+			    bool full);
+void mt_report_collector_table(const struct mt_run *run, struct mt_table *t);
+/* raw: creation order and nanoseconds (for CSV); else the tree, indented, human units. */
+void mt_report_process_table(const struct mt_procs *ps, uint64_t t0, bool raw, struct mt_table *t);
+
 /* CSV prints one table: the first selected section that is a table (processes). */
 int mt_report_print(const struct mt_report *rep, enum mt_report_format fmt, int sections, FILE *f);
 
