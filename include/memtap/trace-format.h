@@ -73,6 +73,10 @@ enum mt_ev_type {
 	MT_EV_TASK_EXIT = 4, /* a thread or a whole process ended */
 	MT_EV_MMAP = 5, /* a memory mapping exists from this time on */
 	MT_EV_LOST = 6, /* a collector lost events */
+	MT_EV_ALLOC = 7, /* a heap allocation function was called, or free */
+	MT_EV_MUNMAP = 8, /* a range was unmapped */
+	MT_EV_MREMAP = 9, /* a mapping was resized or moved */
+	MT_EV_BRK = 10, /* the program break moved */
 	_MT_EV_MAX,
 };
 
@@ -142,7 +146,65 @@ enum {
 	MT_F_MMAP_BUILD_ID, /* string: lowercase hex GNU build-id, "" if none */
 	MT_F_MMAP_PATH, /* string: file path, "" for anonymous, or "[heap]", "[stack]", ... */
 	MT_F_MMAP_ORIGIN, /* enum mt_mmap_origin */
+	MT_F_MMAP_STACK, /* stack id of the call (origin rt), 0 if none */
 	_MT_F_MMAP_MAX,
+};
+
+/* Which function an MT_EV_ALLOC event records. */
+enum mt_alloc_kind {
+	MT_ALLOC_MALLOC = 0,
+	MT_ALLOC_CALLOC = 1,
+	MT_ALLOC_REALLOC = 2,
+	MT_ALLOC_REALLOCARRAY = 3,
+	MT_ALLOC_POSIX_MEMALIGN = 4,
+	MT_ALLOC_ALIGNED_ALLOC = 5,
+	MT_ALLOC_MEMALIGN = 6,
+	MT_ALLOC_VALLOC = 7,
+	MT_ALLOC_PVALLOC = 8,
+	MT_ALLOC_FREE = 9,
+};
+
+/*
+ * MT_EV_ALLOC. A successful allocation has addr != 0; realloc also carries old_addr (which
+ * it freed, unless equal to addr); realloc(p, 0) that frees p has addr 0. free(NULL) is
+ * not recorded. Calls that fail (return NULL or an error) are not recorded.
+ */
+enum {
+	MT_F_ALLOC_KIND = 3, /* enum mt_alloc_kind */
+	MT_F_ALLOC_ADDR, /* the block returned, or freed */
+	MT_F_ALLOC_SIZE, /* requested bytes (calloc: n * size) */
+	MT_F_ALLOC_USABLE, /* malloc_usable_size() of the block, >= size */
+	MT_F_ALLOC_OLD, /* realloc: the block passed in */
+	MT_F_ALLOC_STACK, /* stack id, 0 if none */
+	MT_F_ALLOC_FLAGS, /* 1: recorded inside another hook (no stack); 2: stack truncated */
+	_MT_F_ALLOC_MAX,
+};
+
+/* MT_EV_MUNMAP */
+enum {
+	MT_F_MUNMAP_ADDR = 3,
+	MT_F_MUNMAP_LEN,
+	MT_F_MUNMAP_STACK,
+	_MT_F_MUNMAP_MAX,
+};
+
+/* MT_EV_MREMAP */
+enum {
+	MT_F_MREMAP_OLD_ADDR = 3,
+	MT_F_MREMAP_OLD_LEN,
+	MT_F_MREMAP_ADDR,
+	MT_F_MREMAP_LEN,
+	MT_F_MREMAP_FLAGS,
+	MT_F_MREMAP_STACK,
+	_MT_F_MREMAP_MAX,
+};
+
+/* MT_EV_BRK */
+enum {
+	MT_F_BRK_OLD = 3,
+	MT_F_BRK_NEW,
+	MT_F_BRK_STACK,
+	_MT_F_BRK_MAX,
 };
 
 /* MT_EV_LOST */

@@ -76,6 +76,7 @@ int mt_run_load(struct mt_reader *r, struct mt_run *run)
 		const struct mt_kvlist *c = mt_reader_collector(r, i);
 		struct mt_collector_info *ci = &run->collectors[run->ncollectors++];
 
+		ci->kv = c;
 		ci->name = mt_kvlist_get(c, "name");
 		ci->mechanism = mt_kvlist_get(c, "mechanism");
 		ci->status = mt_kvlist_get(c, "status");

@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 struct mt_reader;
+struct mt_kvlist;
 
 struct mt_collector_info {
 	const char *name;
@@ -17,6 +18,7 @@ struct mt_collector_info {
 	uint64_t events; /* as counted by the recorder */
 	uint64_t lost; /* from LOST events */
 	bool final; /* the recorder wrote its closing totals */
+	const struct mt_kvlist *kv; /* every key the recorder wrote for this collector */
 };
 
 struct mt_run {

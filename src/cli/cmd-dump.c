@@ -21,6 +21,7 @@ static struct {
 	uint64_t pid;
 	bool by_pid;
 	int format;
+	bool stacks;
 } o;
 
 static const char *const formats[] = { "jsonl", "csv", NULL };
@@ -31,6 +32,8 @@ static const struct mt_option options[] = {
 	{ "pid", 'p', MT_OPT_U64, &o.pid, "PID", "only events of this process", NULL, 0,
 	  &o.by_pid },
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ "stacks", 0, MT_OPT_FLAG, &o.stacks, NULL,
+	  "print each stack id's frames (return addresses, innermost first)" },
 	{ NULL },
 };
 
@@ -172,6 +175,16 @@ static void csv_field(struct mt_reader *r, const struct mt_event *ev, unsigned f
 		break;
 	case MT_FK_STACK:
 		printf("%" PRIu64, v);
+		if (o.stacks) {
+			uint64_t ips[256];
+			int n = mt_reader_stack(r, ev->stream, v, ips, 256);
+
+			/* frames follow the id in the same cell, separated by ';' */
+			for (int k = 0; k < n; k++)
+				printf(";0x%" PRIx64, ips[k]);
+			if (n < 0)
+				unresolved++;
+		}
 		break;
 	case MT_FK_ENUM:
 		fputs(mt_field_enum_name(fd, v), stdout);
@@ -206,8 +219,27 @@ static void json_field(struct mt_json *j, struct mt_reader *r, const struct mt_e
 	mt_json_key(j, fd->name);
 	switch (fd->kind) {
 	case MT_FK_U64:
+		mt_json_u64(j, v);
+		break;
 	case MT_FK_STACK:
 		mt_json_u64(j, v);
+		if (o.stacks) {
+			uint64_t ips[256];
+			char key[64];
+			int n = mt_reader_stack(r, ev->stream, v, ips, 256);
+
+			snprintf(key, sizeof(key), "%s_frames", fd->name);
+			mt_json_key(j, key);
+			if (n < 0) {
+				unresolved++;
+				mt_json_null(j);
+				break;
+			}
+			mt_json_begin_array(j);
+			for (int k = 0; k < n; k++)
+				mt_json_hex(j, ips[k]);
+			mt_json_end_array(j);
+		}
 		break;
 	case MT_FK_I64:
 		mt_json_i64(j, (int64_t)v);

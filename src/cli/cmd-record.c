@@ -10,9 +10,17 @@ static struct {
 	const char *output;
 	bool force, quiet, mmaps;
 	int follow;
-	uint64_t ring_pages, flush_ms;
+	uint64_t ring_pages, flush_ms, stack_depth, rt_slots, zstd_level;
 	const char *syscalls;
-} o = { .output = "memtap.mtap", .mmaps = true, .ring_pages = 64, .flush_ms = 1000 };
+	bool alloc;
+} o = { .output = "memtap.mtap",
+	.mmaps = true,
+	.ring_pages = 64,
+	.flush_ms = 1000,
+	.stack_depth = 128,
+	.rt_slots = 1024,
+	.alloc = true,
+	.zstd_level = 1 };
 
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
 
@@ -30,6 +38,15 @@ static const struct mt_option options[] = {
 	  "data pages per per-CPU perf ring, a power of two (default 64)" },
 	{ "flush-ms", 0, MT_OPT_U64, &o.flush_ms, "MS",
 	  "write buffered events at least every MS milliseconds (default 1000)" },
+	{ "alloc", 0, MT_OPT_FLAG, &o.alloc, NULL,
+	  "trace heap allocations through the preload runtime (default on)", NULL,
+	  MT_OPTF_NEGATABLE },
+	{ "stack-depth", 0, MT_OPT_U64, &o.stack_depth, "N",
+	  "frames per allocation stack, at most 256; 0 records no stacks (default 128)" },
+	{ "rt-slots", 0, MT_OPT_U64, &o.rt_slots, "N",
+	  "64 KiB shared-memory slots per traced process (default 1024)" },
+	{ "zstd-level", 0, MT_OPT_U64, &o.zstd_level, "N",
+	  "compression level of the trace, 1 (fast) to 19 (small) (default 1)" },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
 	  "record syscalls of these classes (not yet available in this version)", NULL,
 	  MT_OPTF_OPTIONAL_ARG },
@@ -68,6 +85,12 @@ int cmd_record(int argc, char **argv)
 				      "--ring-pages must be a power of two up to 65536");
 	if (!o.flush_ms || o.flush_ms > 3600000)
 		return mt_usage_error(&mt_record_spec, "--flush-ms must be between 1 and 3600000");
+	if (o.stack_depth > 256)
+		return mt_usage_error(&mt_record_spec, "--stack-depth must be at most 256");
+	if (o.rt_slots < 4 || o.rt_slots > 65536)
+		return mt_usage_error(&mt_record_spec, "--rt-slots must be between 4 and 65536");
+	if (!o.zstd_level || o.zstd_level > 19)
+		return mt_usage_error(&mt_record_spec, "--zstd-level must be between 1 and 19");
 	mt_record_opts_init(&ro);
 	ro.output = o.output;
 	ro.force = o.force;
@@ -78,6 +101,10 @@ int cmd_record(int argc, char **argv)
 	ro.ring_pages = (unsigned)o.ring_pages;
 	ro.flush_ns = o.flush_ms * 1000000ull;
 	ro.syscalls = o.syscalls;
+	ro.alloc = o.alloc;
+	ro.stack_depth = (unsigned)o.stack_depth;
+	ro.rt_slots = (unsigned)o.rt_slots;
+	ro.zstd_level = (int)o.zstd_level;
 	r = mt_record(&ro);
 	return r < 0 ? 1 : r;
 }

@@ -10,13 +10,8 @@
 
 static inline size_t mt_varint_len(uint64_t v)
 {
-	size_t n = 1;
-
-	while (v >= 0x80) {
-		v >>= 7;
-		n++;
-	}
-	return n;
+	/* 1 + floor(bit length - 1) / 7, without a loop */
+	return (size_t)(63 - __builtin_clzll(v | 1)) / 7 + 1;
 }
 
 /* Writes v at p (which must have MT_VARINT_MAX bytes of room); returns the bytes written. */

@@ -103,6 +103,23 @@ void mt_report_json_collectors(struct mt_json *j, const struct mt_run *run)
 			mt_json_kv_str(j, "reason", c->reason);
 		mt_json_kv_u64(j, "events", c->events);
 		mt_json_kv_u64(j, "lost", c->lost);
+		if (c->kv) {
+			static const char *const std_keys[] = { "name",	  "mechanism", "status",
+								"reason", "events",    "lost",
+								"final" };
+
+			mt_json_key(j, "details");
+			mt_json_begin_object(j);
+			for (uint32_t k = 0; k < c->kv->n; k++) {
+				bool std = false;
+
+				for (size_t q = 0; q < sizeof(std_keys) / sizeof(std_keys[0]); q++)
+					std |= !strcmp(c->kv->keys[k], std_keys[q]);
+				if (!std)
+					mt_json_kv_str(j, c->kv->keys[k], c->kv->vals[k]);
+			}
+			mt_json_end_object(j);
+		}
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);

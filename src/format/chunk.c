@@ -113,6 +113,18 @@ int mt_kv_addf(struct mt_kv *kv, const char *key, const char *fmt, ...)
 	return mt_kv_add(kv, key, s);
 }
 
+int mt_kv_extend(struct mt_kv *kv, const struct mt_kv *other)
+{
+	int r = mt_buf_append(&kv->buf, other->buf.data, other->buf.len);
+
+	if (r < 0) {
+		kv->n = 0;
+		return r;
+	}
+	kv->n += other->n;
+	return 0;
+}
+
 int mt_kv_encode(const struct mt_kv *kv, struct mt_buf *out)
 {
 	int r = mt_buf_put_varint(out, kv->n);

@@ -58,6 +58,8 @@ int mt_kv_add_len(struct mt_kv *kv, const char *key, const char *value, size_t v
 int mt_kv_add_u64(struct mt_kv *kv, const char *key, uint64_t value);
 int mt_kv_addf(struct mt_kv *kv, const char *key, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+/* Appends every pair of other to kv. */
+int mt_kv_extend(struct mt_kv *kv, const struct mt_kv *other);
 /* Encodes kv as a chunk payload into out (appending). */
 int mt_kv_encode(const struct mt_kv *kv, struct mt_buf *out);
 

@@ -58,6 +58,47 @@ static const struct mt_field_desc mmap_fields[] = {
 	{ "path", MT_FK_STR, NULL, 0, "file path or [heap]/[stack]/...; empty if anonymous" },
 	{ "origin", MT_FK_ENUM, mmap_origins, 3,
 	  "procfs snapshot, perf MMAP2 record or runtime hook" },
+	{ "stack", MT_FK_STACK, NULL, 0, "call stack of the mmap call (runtime hook only)" },
+};
+
+static const char *const alloc_kinds[] = { "malloc",	   "calloc",	     "realloc",
+					   "reallocarray", "posix_memalign", "aligned_alloc",
+					   "memalign",	   "valloc",	     "pvalloc",
+					   "free" };
+
+static const struct mt_field_desc alloc_fields[] = {
+	COMMON_FIELDS,
+	{ "kind", MT_FK_ENUM, alloc_kinds, 10, "the function called" },
+	{ "addr", MT_FK_HEX, NULL, 0, "block returned, or freed" },
+	{ "size", MT_FK_U64, NULL, 0, "requested bytes" },
+	{ "usable", MT_FK_U64, NULL, 0, "usable bytes of the block (malloc_usable_size)" },
+	{ "old_addr", MT_FK_HEX, NULL, 0, "realloc: the block passed in" },
+	{ "stack", MT_FK_STACK, NULL, 0, "call stack" },
+	{ "flags", MT_FK_U64, NULL, 0, "1: nested in another hook, no stack; 2: stack truncated" },
+};
+
+static const struct mt_field_desc munmap_fields[] = {
+	COMMON_FIELDS,
+	{ "addr", MT_FK_HEX, NULL, 0, "start address" },
+	{ "len", MT_FK_U64, NULL, 0, "length in bytes" },
+	{ "stack", MT_FK_STACK, NULL, 0, "call stack" },
+};
+
+static const struct mt_field_desc mremap_fields[] = {
+	COMMON_FIELDS,
+	{ "old_addr", MT_FK_HEX, NULL, 0, "old start address" },
+	{ "old_len", MT_FK_U64, NULL, 0, "old length" },
+	{ "addr", MT_FK_HEX, NULL, 0, "new start address" },
+	{ "len", MT_FK_U64, NULL, 0, "new length" },
+	{ "flags", MT_FK_HEX, NULL, 0, "MREMAP_* flags" },
+	{ "stack", MT_FK_STACK, NULL, 0, "call stack" },
+};
+
+static const struct mt_field_desc brk_fields[] = {
+	COMMON_FIELDS,
+	{ "old_brk", MT_FK_HEX, NULL, 0, "program break before" },
+	{ "new_brk", MT_FK_HEX, NULL, 0, "program break after" },
+	{ "stack", MT_FK_STACK, NULL, 0, "call stack" },
 };
 
 static const struct mt_field_desc lost_fields[] = {
@@ -77,6 +118,10 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_TASK_EXIT, "task_exit", task_exit_fields, "a thread or process ended"),
 	TYPE(MT_EV_MMAP, "mmap", mmap_fields, "a memory mapping"),
 	TYPE(MT_EV_LOST, "lost", lost_fields, "a collector lost events"),
+	TYPE(MT_EV_ALLOC, "alloc", alloc_fields, "a heap allocation or free"),
+	TYPE(MT_EV_MUNMAP, "munmap", munmap_fields, "a range was unmapped"),
+	TYPE(MT_EV_MREMAP, "mremap", mremap_fields, "a mapping was resized or moved"),
+	TYPE(MT_EV_BRK, "brk", brk_fields, "the program break moved"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -85,6 +130,10 @@ _Static_assert(MT_ARRAY_SIZE_(task_comm_fields) == _MT_F_COMM_MAX, "task_comm fi
 _Static_assert(MT_ARRAY_SIZE_(task_exit_fields) == _MT_F_EXIT_MAX, "task_exit fields");
 _Static_assert(MT_ARRAY_SIZE_(mmap_fields) == _MT_F_MMAP_MAX, "mmap fields");
 _Static_assert(MT_ARRAY_SIZE_(lost_fields) == _MT_F_LOST_MAX, "lost fields");
+_Static_assert(MT_ARRAY_SIZE_(alloc_fields) == _MT_F_ALLOC_MAX, "alloc fields");
+_Static_assert(MT_ARRAY_SIZE_(munmap_fields) == _MT_F_MUNMAP_MAX, "munmap fields");
+_Static_assert(MT_ARRAY_SIZE_(mremap_fields) == _MT_F_MREMAP_MAX, "mremap fields");
+_Static_assert(MT_ARRAY_SIZE_(brk_fields) == _MT_F_BRK_MAX, "brk fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

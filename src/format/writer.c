@@ -329,9 +329,9 @@ static int flush_strings(struct mt_writer *w)
 
 /* ---- events ---- */
 
-static int flush_block(struct mt_writer *w, struct mt_block *b)
+static int write_block(struct mt_writer *w, uint32_t stream, struct mt_block *b)
 {
-	struct mt_chunk_hdr h = { .type = MT_CHUNK_EVENTS, .stream = w->stream };
+	struct mt_chunk_hdr h = { .type = MT_CHUNK_EVENTS, .stream = stream };
 	int r;
 
 	if (!b->count)
@@ -353,6 +353,18 @@ static int flush_block(struct mt_writer *w, struct mt_block *b)
 	r = mt_writer_chunk(w, &h, w->raw.data, w->raw.len);
 	b->count = 0;
 	return r;
+}
+
+static int flush_block(struct mt_writer *w, struct mt_block *b)
+{
+	return write_block(w, w->stream, b);
+}
+
+int mt_writer_block(struct mt_writer *w, uint32_t stream, struct mt_block *b)
+{
+	if (w->err)
+		return w->err;
+	return write_block(w, stream, b);
 }
 
 int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row)
@@ -378,10 +390,10 @@ int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row)
 	return mt_block_add(b, row);
 }
 
-int mt_writer_stacks(struct mt_writer *w, uint64_t first_id, size_t n, const uint64_t *parents,
-		     const uint64_t *ips)
+int mt_writer_stacks(struct mt_writer *w, uint32_t stream, uint64_t first_id, size_t n,
+		     const uint64_t *parents, const uint64_t *ips)
 {
-	struct mt_chunk_hdr h = { .type = MT_CHUNK_STACKS, .stream = w->stream };
+	struct mt_chunk_hdr h = { .type = MT_CHUNK_STACKS, .stream = stream };
 	int r;
 
 	if (w->err)

@@ -52,8 +52,15 @@ uint32_t mt_writer_strn(struct mt_writer *w, const char *s, size_t len);
  * Writes a STACKS chunk defining n stack-trie nodes of the writer's stream (see
  * mt_stacks_encode()). Stack ids are allocated by the producer, which keeps the trie.
  */
-int mt_writer_stacks(struct mt_writer *w, uint64_t first_id, size_t n, const uint64_t *parents,
-		     const uint64_t *ips);
+int mt_writer_stacks(struct mt_writer *w, uint32_t stream, uint64_t first_id, size_t n,
+		     const uint64_t *parents, const uint64_t *ips);
+
+struct mt_block;
+/*
+ * Writes a block of events built elsewhere (e.g. from the preload runtime's rows) as one
+ * EVENTS chunk of the given stream, after sorting it by time; then empties the block.
+ */
+int mt_writer_block(struct mt_writer *w, uint32_t stream, struct mt_block *b);
 
 /* Appends one event: row[f] for every field f of the type (time, pid, tid first). */
 int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row);

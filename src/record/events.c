@@ -139,6 +139,7 @@ static int snap_one(void *ctx, const struct mt_maps_entry *e)
 	row[MT_F_MMAP_BUILD_ID] = mt_writer_str(s->w, bid);
 	row[MT_F_MMAP_PATH] = mt_writer_str(s->w, e->path);
 	row[MT_F_MMAP_ORIGIN] = MT_MMAP_PROCFS;
+	row[MT_F_MMAP_STACK] = 0;
 	if (mt_writer_event(s->w, MT_EV_MMAP, row) == 0)
 		s->maps.events++;
 	return 0;

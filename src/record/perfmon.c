@@ -159,6 +159,7 @@ static void on_mmap2(struct mt_session *s, const struct perf_event_header *h)
 	row[MT_F_MMAP_BUILD_ID] = mt_writer_str(s->w, bid);
 	row[MT_F_MMAP_PATH] = mt_writer_str(s->w, path);
 	row[MT_F_MMAP_ORIGIN] = MT_MMAP_PERF;
+	row[MT_F_MMAP_STACK] = 0;
 	if (mt_writer_event(s->w, MT_EV_MMAP, row) == 0)
 		s->maps.events++;
 }

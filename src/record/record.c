@@ -23,6 +23,7 @@
 #include "common/strutil.h"
 #include "format/chunk.h"
 #include "format/writer.h"
+#include "record/alloc.h"
 #include "record/buildid.h"
 #include "record/probe.h"
 #include "record/session.h"
@@ -36,6 +37,10 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->mmaps = true;
 	o->ring_pages = 64;
 	o->flush_ns = 1000000000ull;
+	o->alloc = true;
+	o->stack_depth = 128;
+	o->rt_slots = 1024;
+	o->zstd_level = 1;
 }
 
 static const char *follow_name(enum mt_follow f)
@@ -82,7 +87,8 @@ static void quote_argv(char *const *argv, char *buf, size_t size)
 	}
 }
 
-static int write_collector(struct mt_session *s, const struct mt_coll *c, bool final)
+static int write_collector(struct mt_session *s, const struct mt_coll *c, bool final,
+			   const struct mt_kv *extra)
 {
 	struct mt_kv kv;
 	int r;
@@ -107,6 +113,8 @@ static int write_collector(struct mt_session *s, const struct mt_coll *c, bool f
 		mt_kv_add_u64(&kv, "ring_bytes_per_cpu", (uint64_t)s->o->ring_pages * 4096);
 		mt_kv_add_u64(&kv, "perf_records", s->perf_records);
 	}
+	if (extra && extra->n)
+		mt_kv_extend(&kv, extra);
 	r = mt_writer_kv(s->w, MT_CHUNK_COLLECTOR, &kv);
 	mt_kv_release(&kv);
 	return r;
@@ -187,11 +195,13 @@ struct launch {
 };
 
 /* The child: back to the signal state memtap was started with, wait, exec. */
-static void MT_NORETURN child_main(struct launch *l, char *const *argv)
+static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char *const *argv)
 {
 	char c;
 	int e;
 
+	if (s->alloc)
+		mt_alloc_child_env(s);
 	close(l->go[1]);
 	close(l->execerr[0]);
 	sigaction(SIGPIPE, &l->oldpipe, NULL);
@@ -252,7 +262,7 @@ static int exit_status_of(int status)
 
 static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
 {
-	const struct mt_coll *cs[] = { &s->proc, &s->maps };
+	const struct mt_coll *cs[] = { &s->proc, &s->maps, &s->alloc_coll };
 	char dur[32], size[32], cnt[32];
 
 	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
@@ -287,8 +297,17 @@ static int finish(struct mt_session *s)
 	if (s->follow == MT_FOLLOW_PTRACE)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
-	write_collector(s, &s->proc, true);
-	write_collector(s, &s->maps, true);
+	write_collector(s, &s->proc, true, NULL);
+	write_collector(s, &s->maps, true, NULL);
+	{
+		struct mt_kv akv;
+
+		mt_kv_init(&akv);
+		if (s->alloc)
+			mt_alloc_close(s, &akv);
+		write_collector(s, &s->alloc_coll, true, &akv);
+		mt_kv_release(&akv);
+	}
 	mt_kv_init(&end);
 	mt_kv_add_u64(&end, "end_monotonic_ns", s->t_end);
 	mt_kv_add_u64(&end, "duration_ns", s->t_end - s->t_start);
@@ -325,7 +344,11 @@ int mt_record(const struct mt_record_opts *o)
 	r = choose_follow(&s);
 	if (r < 0)
 		return r;
-	r = mt_writer_open(o->output, o->force, NULL, &s.w);
+	{
+		struct mt_writer_opts wo = { .zstd_level = o->zstd_level };
+
+		r = mt_writer_open(o->output, o->force, &wo, &s.w);
+	}
 	if (r == -EEXIST) {
 		mt_err("'%s' already exists (hint: use --force to overwrite it, or -o to choose "
 		       "another file)",
@@ -352,6 +375,17 @@ int mt_record(const struct mt_record_opts *o)
 		goto out_early;
 	}
 
+	s.alloc_coll.name = "alloc";
+	if (o->alloc) {
+		r = mt_alloc_open(&s);
+		if (r < 0)
+			goto out_early;
+		snprintf(s.alloc_coll.mechanism, sizeof(s.alloc_coll.mechanism), "preload%s",
+			 o->stack_depth ? "+eh_frame-stacks" : "");
+		coll_set(&s.alloc_coll, s.alloc_coll.mechanism, "active", NULL);
+	} else {
+		coll_set(&s.alloc_coll, "none", "off", "--no-alloc");
+	}
 	s.t_start = mt_now_ns();
 	r = write_meta(&s, o->argv);
 	if (r < 0) {
@@ -364,7 +398,7 @@ int mt_record(const struct mt_record_opts *o)
 		goto out_early;
 	}
 	if (s.root == 0)
-		child_main(&l, o->argv);
+		child_main(&s, &l, o->argv);
 	close(l.go[0]);
 	close(l.execerr[1]);
 	l.go[0] = l.execerr[1] = -1;
@@ -419,8 +453,9 @@ int mt_record(const struct mt_record_opts *o)
 	if (o->syscalls)
 		mt_warn("--syscalls: this memtap (%s) has no syscall collector yet; recording without it",
 			MEMTAP_VERSION);
-	write_collector(&s, &s.proc, false);
-	write_collector(&s, &s.maps, false);
+	write_collector(&s, &s.proc, false, NULL);
+	write_collector(&s, &s.maps, false, NULL);
+	write_collector(&s, &s.alloc_coll, false, NULL);
 	mt_writer_flush(s.w);
 
 	/* Go. */
@@ -428,27 +463,35 @@ int mt_record(const struct mt_record_opts *o)
 	close(l.go[1]);
 	l.go[1] = -1;
 
-	fds = calloc((size_t)s.nrings + 2, sizeof(*fds));
-	if (!fds) {
-		r = -ENOMEM;
-		goto out_running;
-	}
+	fds = NULL;
 	last_flush = mt_now_ns();
 	for (;;) {
-		int nfds = 0, timeout = 100;
+		int nfds = 0, timeout = 100, alloc_at, want;
+		struct pollfd *nf;
 
 		reap(&s);
 		if (s.root_exited &&
 		    (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))
 			break;
+		want = 2 + s.nrings + mt_alloc_npollfds(&s);
+		nf = realloc(fds, (size_t)want * sizeof(*fds));
+		if (!nf) {
+			r = -ENOMEM;
+			goto out_running;
+		}
+		fds = nf;
 		fds[nfds++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 		fds[nfds++] = (struct pollfd){ .fd = l.execerr[0], .events = POLLIN };
 		for (int i = 0; i < s.nrings; i++)
 			fds[nfds++] = (struct pollfd){ .fd = s.rings[i].fd, .events = POLLIN };
+		alloc_at = nfds;
+		nfds += mt_alloc_pollfds(&s, fds + nfds, want - nfds);
 		if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR) {
 			r = mt_err_code(-errno, "poll");
 			goto out_running;
 		}
+		mt_alloc_calibrate(&s);
+		mt_alloc_handle(&s, fds + alloc_at, nfds - alloc_at);
 		for (;;) {
 			struct signalfd_siginfo si;
 
@@ -473,6 +516,7 @@ int mt_record(const struct mt_record_opts *o)
 		if (s.nrings)
 			mt_perfmon_drain(&s);
 		if (mt_now_ns() - last_flush >= o->flush_ns) {
+			mt_alloc_flush(&s);
 			mt_writer_flush(s.w);
 			last_flush = mt_now_ns();
 		}

@@ -24,6 +24,10 @@ struct mt_record_opts {
 	unsigned ring_pages; /* data pages per per-CPU perf ring (power of two) */
 	uint64_t flush_ns; /* write buffered events at least this often */
 	const char *syscalls; /* --syscalls[=CLASSES]: requested, or NULL */
+	bool alloc; /* preload the allocation runtime */
+	unsigned stack_depth; /* frames per allocation stack; 0: none */
+	unsigned rt_slots; /* shared-memory slots per traced process */
+	int zstd_level; /* trace compression level (1: fast) */
 };
 
 void mt_record_opts_init(struct mt_record_opts *o);

@@ -12,6 +12,7 @@
 #include "record/record.h"
 
 struct mt_writer;
+struct mt_alloc_state;
 
 /* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
 struct mt_coll {
@@ -56,6 +57,8 @@ struct mt_session {
 	enum mt_follow follow; /* the mechanism in use */
 	struct mt_coll proc;
 	struct mt_coll maps;
+	struct mt_coll alloc_coll;
+	struct mt_alloc_state *alloc;
 
 	struct task *tasks;
 	size_t ntasks, tasks_cap;

@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "record/alloc.h"
 #include "record/procfs.h"
 #include "record/session.h"
 
@@ -139,6 +140,7 @@ static void on_exec(struct mt_session *s, pid_t tid, uint64_t now)
 		mt_task_remove(s, o);
 	if (tid == s->root)
 		s->exec_done = true;
+	mt_alloc_on_exec(s, pid);
 	mt_emit_exec(s, now, pid, tid, (pid_t)old, NULL, NULL);
 }
 
@@ -152,6 +154,11 @@ static void on_exited(struct mt_session *s, pid_t tid, int status, uint64_t now)
 		s->root_exited = true;
 		s->root_status = status;
 	}
+	/* The task is gone: its runtime slots can be drained, and a process's presence checked. */
+	if (kind == MT_TASK_THREAD)
+		mt_alloc_on_thread_exit(s, pid, tid);
+	else
+		mt_alloc_on_process_exit(s, pid);
 	if (!k) {
 		mt_emit_exit(s, now, pid, tid, kind, status);
 		return;

@@ -9,7 +9,7 @@ MEMTAP_DISABLE_FEAT=ptrace "$MEMTAP" record -o a.mtap -- sh -c 'ls / | wc -l; ex
 [ $? = 3 ] || fail "perf fallback: exit status"
 grep -q "cannot follow the process tree with ptrace" a.err || fail "perf fallback: no warning"
 "$MEMTAP" info a.mtap --format json >a.json
-check_json a.json '[c["mechanism"] for c in j["collectors"]] == ["perf-task", "perf-mmap2"] and j["collectors"][0]["status"] == "degraded"' \
+check_json a.json '[c["mechanism"] for c in j["collectors"]][:2] == ["perf-task", "perf-mmap2"] and j["collectors"][0]["status"] == "degraded"' \
 	"perf fallback: collectors"
 check_json a.json 'len(j["processes"]) == 3 and j["processes"][0]["exit_status"] == 3 and [p["comm"] for p in j["processes"]] == ["sh", "ls", "wc"]' \
 	"perf fallback: tree"

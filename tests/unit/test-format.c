@@ -628,11 +628,11 @@ TEST(stack_table_round_trip)
 	int fd = memfd(NULL, 0);
 
 	ASSERT_EQ(mt_writer_open_fd(fd, NULL, &w), 0);
-	ASSERT_EQ(mt_writer_stacks(w, 1, 3, p1, ip1), 0);
+	ASSERT_EQ(mt_writer_stacks(w, 0, 1, 3, p1, ip1), 0);
 	/* A later chunk may define ids out of order and refer to earlier nodes. */
-	ASSERT_EQ(mt_writer_stacks(w, 4, 1, p2, ip2), 0);
+	ASSERT_EQ(mt_writer_stacks(w, 0, 4, 1, p2, ip2), 0);
 	/* A parent must have a smaller id: rejected before anything is written. */
-	ASSERT_EQ(mt_writer_stacks(w, 5, 1, bad_parent, ip2), -EINVAL);
+	ASSERT_EQ(mt_writer_stacks(w, 0, 5, 1, bad_parent, ip2), -EINVAL);
 	ASSERT_EQ(mt_writer_error(w), 0);
 	ASSERT_EQ(mt_writer_finish(w, NULL), 0);
 	mt_writer_free(w);

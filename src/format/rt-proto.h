@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* The preload runtime's protocol with the recorder: environment, socket messages, shared memory. */
+#ifndef MEMTAP_FORMAT_RT_PROTO_H
+#define MEMTAP_FORMAT_RT_PROTO_H
+
+#include <stdint.h>
+
+/*
+ * How the runtime reaches the recorder:
+ *
+ *  1. `memtap record` listens on an abstract unix socket (SOCK_SEQPACKET) and starts the
+ *     workload with LD_PRELOAD=<libmemtap-rt.so>[:<the user's LD_PRELOAD>] and
+ *     MEMTAP_RT="v=1;sock=NAME;depth=N;time=tsc|clock;slots=N".
+ *  2. In every process, the runtime creates a memfd region (header, slots, stack-trie nodes),
+ *     connects, and sends a HELLO message with the memfd attached (SCM_RIGHTS). The recorder
+ *     maps the region and gives the connection a trace stream.
+ *  3. Each thread appends rows to a slot it owns (no lock, no syscall per event) and commits
+ *     them by storing the slot's row count with release semantics. A full slot becomes READY
+ *     and the thread sends a one-byte NOTIFY; the recorder encodes its rows into an EVENTS
+ *     chunk and marks the slot FREE.
+ *  4. When the connection reaches EOF (the process exited, exec'd or was killed), every
+ *     slot still FILLING is drained too: nothing a process wrote to its region is lost,
+ *     even on SIGKILL. Slots of threads that exited earlier are drained when the recorder
+ *     sees the thread's exit.
+ */
+
+#define MT_RT_ENV "MEMTAP_RT"
+#define MT_RT_PROTO_VERSION 1
+#define MT_RT_REGION_MAGIC 0x6d745254u /* "TRtm" */
+
+enum mt_rt_msg {
+	MT_RT_MSG_HELLO = 1, /* struct mt_rt_hello + the region's memfd */
+	MT_RT_MSG_NOTIFY = 2, /* one byte: a slot became READY */
+};
+
+struct mt_rt_hello {
+	uint32_t type; /* MT_RT_MSG_HELLO */
+	uint32_t version;
+	uint32_t pid;
+	uint32_t ppid;
+	uint64_t region_size;
+	uint64_t time_ns; /* CLOCK_MONOTONIC when the runtime started in this process */
+};
+
+enum mt_rt_slot_state {
+	MT_RT_SLOT_FREE = 0,
+	MT_RT_SLOT_FILLING = 1,
+	MT_RT_SLOT_READY = 2,
+};
+
+enum mt_rt_time_source {
+	MT_RT_TIME_CLOCK = 0, /* rows hold CLOCK_MONOTONIC ns */
+	MT_RT_TIME_TSC = 1, /* rows hold raw TSC values; the recorder converts */
+};
+
+/* Row kinds. Allocation kinds share their numbers with enum mt_alloc_kind. */
+enum mt_rt_kind {
+	MT_RT_MALLOC = 0,
+	MT_RT_CALLOC = 1,
+	MT_RT_REALLOC = 2,
+	MT_RT_REALLOCARRAY = 3,
+	MT_RT_POSIX_MEMALIGN = 4,
+	MT_RT_ALIGNED_ALLOC = 5,
+	MT_RT_MEMALIGN = 6,
+	MT_RT_VALLOC = 7,
+	MT_RT_PVALLOC = 8,
+	MT_RT_FREE = 9,
+	MT_RT_MMAP =
+		16, /* addr, size = len; followed by an EXT row: a = pgoff, b = prot | flags << 32 */
+	MT_RT_MUNMAP = 17, /* addr, size = len */
+	MT_RT_MREMAP =
+		18, /* addr = new, size = new len; EXT row: a = old addr, b = old len | flags << 48 */
+	MT_RT_BRK = 19, /* addr = new break, size = old break */
+	MT_RT_EXT = 31, /* continuation of the previous row */
+};
+
+/*
+ * One event, 32 bytes. Allocation rows: addr is the result (the freed pointer for FREE),
+ * size the requested size, slack = usable size - requested size (0xffff: 65535 or more),
+ * stack the stack-trie leaf id (0: none). REALLOC rows are followed by an EXT row whose
+ * addr is the old pointer. An EXT row is committed together with the row it extends.
+ */
+struct mt_rt_row {
+	uint64_t time;
+	uint64_t addr;
+	uint64_t size;
+	uint32_t stack;
+	uint8_t kind;
+	uint8_t flags;
+	uint16_t slack;
+};
+
+enum {
+	MT_RT_ROW_NOSTACK_GUARD =
+		1 << 0, /* recorded inside another hook (a signal handler): no stack */
+	MT_RT_ROW_TRUNCATED = 1 << 1, /* the stack walk stopped early (see the header's counters) */
+};
+
+struct mt_rt_slot {
+	uint32_t state; /* enum mt_rt_slot_state */
+	uint32_t tid; /* owner */
+	uint32_t count; /* committed rows, store-release by the owner */
+	uint32_t pad;
+	uint64_t seq; /* acquisition order, for tie-breaking */
+	uint8_t reserved[40];
+	struct mt_rt_row rows[];
+};
+
+/* A stack-trie node: ip of a frame and the id of the node of its caller (0 for a root). */
+struct mt_rt_node {
+	uint64_t ip; /* written last, with release: 0 means not yet written */
+	uint32_t parent;
+	uint32_t pad;
+};
+
+struct mt_rt_region {
+	uint32_t magic;
+	uint32_t version;
+	uint32_t pid;
+	uint32_t time_source;
+	uint64_t size;
+	uint32_t nslots;
+	uint32_t slot_rows;
+	uint64_t slots_off; /* offset of slot 0; slot i at slots_off + i * slot_size */
+	uint64_t slot_size;
+	uint64_t nodes_off;
+	uint64_t nodes_cap;
+	uint64_t nodes_next; /* next node id to hand out (ids start at 1) */
+	uint64_t slot_seq;
+	/* Counters the runtime keeps for the report: each is touched rarely, never per event. */
+	uint64_t stalls; /* times a thread waited for a free slot */
+	uint64_t stall_ns;
+	uint64_t dropped; /* events not recorded, e.g. nested beyond the side buffer */
+	uint64_t guard_events; /* events recorded without a stack because they nested */
+	uint64_t truncated; /* stacks cut short (unsupported frame, bounds, depth) */
+	uint64_t depth_limited; /* stacks cut at --stack-depth */
+	uint64_t rule_misses; /* CFA rules computed from .eh_frame */
+	uint64_t unsupported; /* frames whose CFI the fast walker cannot follow */
+	uint64_t trie_full; /* stacks not interned because the trie was full */
+	uint64_t memo_hits; /* walks that reused the previous stack */
+	uint64_t frames_walked;
+	uint64_t frames_reused;
+	uint64_t events; /* rows committed, for cross-checking */
+	uint8_t reserved[4096 - 184];
+};
+
+_Static_assert(sizeof(struct mt_rt_row) == 32, "row size");
+_Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");
+_Static_assert(sizeof(struct mt_rt_region) == 4096, "region header size");
+
+#endif

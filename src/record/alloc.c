@@ -1,0 +1,929 @@
+/* SPDX-License-Identifier: MIT */
+/* The allocation collector: accepts runtime connections, drains their shared slots. */
+#include "alloc.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/clock.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/strutil.h"
+#include "format/block.h"
+#include "format/chunk.h"
+#include "format/rt-proto.h"
+#include "format/writer.h"
+#include "record/inject.h"
+#include "record/procfs.h"
+#include "record/session.h"
+
+#define RT_VERSION "memtap-rt " MEMTAP_VERSION " proto 1"
+
+/* The event types a runtime connection produces, one block each. */
+enum { B_ALLOC, B_MMAP, B_MUNMAP, B_MREMAP, B_BRK, NBLOCKS };
+static const unsigned block_type[NBLOCKS] = { MT_EV_ALLOC, MT_EV_MMAP, MT_EV_MUNMAP, MT_EV_MREMAP,
+					      MT_EV_BRK };
+
+struct conn {
+	int fd;
+	pid_t pid;
+	uint32_t stream;
+	bool closed;
+	/* A private copy of the region's geometry, validated once: the workload can scribble
+	 * on the shared header, never on these. */
+	struct mt_rt_region *region;
+	size_t size;
+	uint32_t nslots, slot_rows;
+	uint64_t slots_off, slot_size, nodes_off, nodes_cap;
+	uint64_t nodes_sent; /* nodes with smaller ids are in the trace */
+	struct mt_block blocks[NBLOCKS];
+	uint64_t events, bad_rows;
+};
+
+/* Per-process record of whether the runtime came up after the last exec. */
+struct proc_rt {
+	pid_t pid;
+	bool exec_seen;
+	bool rt_seen;
+	char reason[96];
+};
+
+struct mt_alloc_state {
+	int lsock;
+	char sockname[64];
+	char lib[PATH_MAX];
+	char env_preload[PATH_MAX * 2];
+	char env_conf[256];
+	struct conn *conns;
+	size_t nconns, conns_cap;
+	uint32_t next_stream;
+	/* TSC calibration pairs taken by the recorder. */
+	bool tsc;
+	uint64_t *cal_tsc, *cal_ns;
+	size_t ncal, cal_cap;
+	uint64_t last_cal_ns;
+	/* the segment last used by tsc_to_ns: [seg_tsc, seg_end) at seg_rate ns per tick */
+	uint64_t seg_tsc, seg_end, seg_ns;
+	double seg_rate;
+	size_t seg_ncal; /* ncal when the segment was chosen */
+	struct proc_rt *procs;
+	size_t nprocs, procs_cap;
+	/* totals over closed connections */
+	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
+		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows;
+	char untraced[1024];
+	uint64_t nuntraced;
+};
+
+/* ---- the runtime library ---- */
+
+/* Reads the runtime's exported version string with libelf, without loading the library. */
+static int rt_lib_version(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), r = -ENOENT;
+	Elf *e;
+	Elf_Scn *scn = NULL;
+
+	if (fd < 0)
+		return -errno;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	while (e && (scn = elf_nextscn(e, scn))) {
+		GElf_Shdr sh;
+		Elf_Data *d;
+
+		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_DYNSYM)
+			continue;
+		d = elf_getdata(scn, NULL);
+		for (size_t i = 0; d && i < sh.sh_size / sh.sh_entsize; i++) {
+			GElf_Sym sym;
+			const char *name;
+			Elf_Scn *ds;
+			GElf_Shdr dsh;
+			Elf_Data *dd;
+
+			if (!gelf_getsym(d, (int)i, &sym))
+				continue;
+			name = elf_strptr(e, sh.sh_link, sym.st_name);
+			if (!name || strcmp(name, "memtap_rt_version") || !sym.st_shndx)
+				continue;
+			ds = elf_getscn(e, sym.st_shndx);
+			if (!ds || !gelf_getshdr(ds, &dsh) || !(dd = elf_getdata(ds, NULL)))
+				break;
+			if (sym.st_value < dsh.sh_addr ||
+			    sym.st_value - dsh.sh_addr + sym.st_size > dd->d_size)
+				break;
+			snprintf(buf, size, "%.*s", (int)sym.st_size,
+				 (const char *)dd->d_buf + (sym.st_value - dsh.sh_addr));
+			r = 0;
+			break;
+		}
+		break;
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return r;
+}
+
+static int find_rt_lib(char *path, size_t size)
+{
+	const char *env = getenv("MEMTAP_RT_LIB");
+	char exe[PATH_MAX - 64], *slash;
+	ssize_t n;
+
+	if (env && *env) {
+		mt_strlcpy(path, env, size);
+		return 0;
+	}
+	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	if (n < 0)
+		return -errno;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return -ENOENT;
+	*slash = 0;
+	/* Next to the binary (the build tree), then the installed layout. */
+	snprintf(path, size, "%s/libmemtap-rt.so", exe);
+	if (access(path, R_OK) == 0)
+		return 0;
+	snprintf(path, size, "%s/../lib/memtap/libmemtap-rt.so", exe);
+	if (access(path, R_OK) == 0)
+		return 0;
+	snprintf(path, size, "%s/libmemtap-rt.so", exe);
+	return -ENOENT;
+}
+
+static bool tsc_usable(void)
+{
+	char cs[64], flags[4096];
+	FILE *f;
+	bool constant = false, nonstop = false;
+
+	if (mt_read_line_file("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+			      cs, sizeof(cs)) < 0 ||
+	    strcmp(cs, "tsc"))
+		return false;
+	f = fopen("/proc/cpuinfo", "re");
+	while (f && fgets(flags, sizeof(flags), f)) {
+		if (strncmp(flags, "flags", 5))
+			continue;
+		constant = strstr(flags, " constant_tsc") != NULL;
+		nonstop = strstr(flags, " nonstop_tsc") != NULL;
+		break;
+	}
+	if (f)
+		fclose(f);
+	return constant && nonstop;
+}
+
+int mt_alloc_open(struct mt_session *s)
+{
+	struct mt_alloc_state *a = calloc(1, sizeof(*a));
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	char ver[128] = "";
+	uint8_t rnd[8] = { 0 };
+	const char *orig;
+	int r;
+
+	if (!a)
+		return -ENOMEM;
+	a->lsock = -1;
+	s->alloc = a;
+	r = find_rt_lib(a->lib, sizeof(a->lib));
+	if (r < 0 || access(a->lib, R_OK) < 0) {
+		mt_err("cannot find the allocation runtime '%s' (hint: set MEMTAP_RT_LIB, or record "
+		       "with --no-alloc)",
+		       a->lib);
+		return -ENOENT;
+	}
+	if (rt_lib_version(a->lib, ver, sizeof(ver)) < 0 || strcmp(ver, RT_VERSION)) {
+		mt_err("the allocation runtime '%s' is %s, not '%s' (hint: use the runtime built with "
+		       "this memtap, or record with --no-alloc)",
+		       a->lib, ver[0] ? ver : "not a memtap runtime", RT_VERSION);
+		return -EINVAL;
+	}
+	a->tsc = tsc_usable();
+	(void)!getrandom(rnd, sizeof(rnd), GRND_NONBLOCK);
+	snprintf(a->sockname, sizeof(a->sockname), "memtap-%d-%02x%02x%02x%02x%02x%02x",
+		 (int)getpid(), rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
+	a->lsock = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+	if (a->lsock < 0)
+		return mt_err_code(-errno, "cannot create the runtime socket");
+	memcpy(sa.sun_path + 1, a->sockname, strlen(a->sockname));
+	if (bind(a->lsock, (struct sockaddr *)&sa,
+		 (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + strlen(a->sockname))) <
+		    0 ||
+	    listen(a->lsock, 512) < 0)
+		return mt_err_code(-errno, "cannot listen for the runtime");
+	orig = getenv("LD_PRELOAD");
+	/* Ours first, so that a user-preloaded allocator is reached through memtap's hooks. */
+	if (orig && *orig)
+		snprintf(a->env_preload, sizeof(a->env_preload), "%s:%s", a->lib, orig);
+	else
+		mt_strlcpy(a->env_preload, a->lib, sizeof(a->env_preload));
+	/* With ptrace the runtime hides its variables from the program, and the recorder puts
+	 * them back into every exec'd image; without it they must stay visible to be inherited. */
+	snprintf(a->env_conf, sizeof(a->env_conf), "v=%d;sock=%s;depth=%u;time=%s;slots=%u;hide=%d",
+		 MT_RT_PROTO_VERSION, a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock",
+		 s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE);
+	a->next_stream = 1;
+	mt_alloc_calibrate(s);
+	return 0;
+}
+
+void mt_alloc_child_env(struct mt_session *s)
+{
+	setenv("LD_PRELOAD", s->alloc->env_preload, 1);
+	setenv(MT_RT_ENV, s->alloc->env_conf, 1);
+}
+
+/* ---- time ---- */
+
+void mt_alloc_calibrate(struct mt_session *s)
+{
+	struct mt_alloc_state *a = s->alloc;
+	uint64_t t0, t1, ns;
+
+	if (!a || !a->tsc)
+		return;
+	t0 = __rdtsc();
+	ns = mt_now_ns();
+	t1 = __rdtsc();
+	if (a->ncal && ns - a->last_cal_ns < 50000000ull)
+		return;
+	if (a->ncal == a->cal_cap) {
+		size_t cap = a->cal_cap ? a->cal_cap * 2 : 64;
+		uint64_t *x = realloc(a->cal_tsc, cap * sizeof(*x)), *y;
+
+		if (!x)
+			return;
+		a->cal_tsc = x;
+		y = realloc(a->cal_ns, cap * sizeof(*y));
+		if (!y)
+			return;
+		a->cal_ns = y;
+		a->cal_cap = cap;
+	}
+	a->cal_tsc[a->ncal] = t0 + (t1 - t0) / 2;
+	a->cal_ns[a->ncal++] = ns;
+	a->last_cal_ns = ns;
+}
+
+/* TSC to CLOCK_MONOTONIC: linear between the bracketing calibration pairs, extrapolated
+ * from the last segment past the end. */
+#define RT_SEG_OK(a, t) ((a)->seg_ncal == (a)->ncal && (t) >= (a)->seg_tsc && (t) < (a)->seg_end)
+static uint64_t tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t);
+
+static inline uint64_t tsc_to_ns(struct mt_alloc_state *a, uint64_t t)
+{
+	/* Rows come in time order per thread: the last segment almost always fits. */
+	if (RT_SEG_OK(a, t))
+		return a->seg_ns +
+		       (uint64_t)(int64_t)((double)(int64_t)(t - a->seg_tsc) * a->seg_rate);
+	return tsc_to_ns_slow(a, t);
+}
+
+static uint64_t tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t)
+{
+	size_t lo = 0, hi = a->ncal;
+	double rate;
+
+	if (a->ncal < 2) {
+		/* One pair: the nominal rate measured so far is not known yet; take a second. */
+		uint64_t t0 = __rdtsc(), ns = mt_now_ns();
+
+		if (!a->ncal)
+			return ns;
+		rate = (double)(ns - a->cal_ns[0]) /
+		       (double)(t0 - a->cal_tsc[0] ? t0 - a->cal_tsc[0] : 1);
+		return a->cal_ns[0] + (uint64_t)((double)(int64_t)(t - a->cal_tsc[0]) * rate);
+	}
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+
+		if (a->cal_tsc[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (lo + 1 >= a->ncal)
+		lo = a->ncal - 2;
+	rate = (double)(a->cal_ns[lo + 1] - a->cal_ns[lo]) /
+	       (double)(a->cal_tsc[lo + 1] - a->cal_tsc[lo]);
+	a->seg_tsc = a->cal_tsc[lo];
+	a->seg_ns = a->cal_ns[lo];
+	a->seg_rate = rate;
+	/* The last segment extends to the future (extrapolation) until a new pair arrives. */
+	a->seg_end = lo + 2 < a->ncal ? a->cal_tsc[lo + 1] : UINT64_MAX;
+	a->seg_ncal = a->ncal;
+	return a->cal_ns[lo] + (uint64_t)(int64_t)((double)(int64_t)(t - a->cal_tsc[lo]) * rate);
+}
+
+/* ---- connections ---- */
+
+static struct proc_rt *proc_get(struct mt_alloc_state *a, pid_t pid, bool create)
+{
+	for (size_t i = a->nprocs; i-- > 0;)
+		if (a->procs[i].pid == pid)
+			return &a->procs[i];
+	if (!create)
+		return NULL;
+	if (a->nprocs == a->procs_cap) {
+		size_t cap = a->procs_cap ? a->procs_cap * 2 : 16;
+		struct proc_rt *p = realloc(a->procs, cap * sizeof(*p));
+
+		if (!p)
+			return NULL;
+		a->procs = p;
+		a->procs_cap = cap;
+	}
+	memset(&a->procs[a->nprocs], 0, sizeof(a->procs[0]));
+	a->procs[a->nprocs].pid = pid;
+	return &a->procs[a->nprocs++];
+}
+
+static void write_stream_kv(struct mt_session *s, struct conn *c, const struct mt_rt_hello *h)
+{
+	struct mt_kv kv;
+
+	mt_kv_init(&kv);
+	mt_kv_add_u64(&kv, "stream", c->stream);
+	mt_kv_add(&kv, "producer", "memtap-rt");
+	mt_kv_add_u64(&kv, "pid", h->pid);
+	mt_kv_add_u64(&kv, "ppid", h->ppid);
+	mt_kv_add_u64(&kv, "start_ns", h->time_ns);
+	mt_kv_add(&kv, "time", s->alloc->tsc ? "tsc" : "clock");
+	mt_kv_add_u64(&kv, "stack_depth", s->o->stack_depth);
+	mt_writer_kv(s->w, MT_CHUNK_STREAM, &kv);
+	mt_kv_release(&kv);
+}
+
+/* Maps and validates a region handed over by a HELLO. */
+static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
+{
+	struct stat st;
+	struct mt_rt_region hdr;
+	void *p;
+
+	if (fstat(memfd, &st) < 0 || (uint64_t)st.st_size < h->region_size ||
+	    h->region_size < sizeof(struct mt_rt_region) || h->region_size > (16ull << 30))
+		return -EINVAL;
+	p = mmap(NULL, h->region_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	memcpy(&hdr, p, sizeof(hdr));
+	c->region = p;
+	c->size = h->region_size;
+	/* Everything read later is bounded by these checked copies. */
+	if (hdr.magic != MT_RT_REGION_MAGIC || hdr.version != MT_RT_PROTO_VERSION ||
+	    hdr.slot_rows == 0 || hdr.slot_rows > (1u << 20) ||
+	    hdr.slot_size < sizeof(struct mt_rt_slot) +
+				    (uint64_t)hdr.slot_rows * sizeof(struct mt_rt_row) ||
+	    hdr.slots_off < sizeof(struct mt_rt_region) || hdr.nslots == 0 || hdr.nslots > 65536 ||
+	    hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size > c->size ||
+	    hdr.nodes_off + hdr.nodes_cap * sizeof(struct mt_rt_node) > c->size ||
+	    hdr.nodes_off < hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size) {
+		munmap(p, c->size);
+		c->region = NULL;
+		return -EINVAL;
+	}
+	c->nslots = hdr.nslots;
+	c->slot_rows = hdr.slot_rows;
+	c->slots_off = hdr.slots_off;
+	c->slot_size = hdr.slot_size;
+	c->nodes_off = hdr.nodes_off;
+	c->nodes_cap = hdr.nodes_cap;
+	c->nodes_sent = 1;
+	return 0;
+}
+
+static void on_hello(struct mt_session *s, struct conn *c)
+{
+	struct mt_alloc_state *a = s->alloc;
+	struct mt_rt_hello h;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &h, sizeof(h) };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	struct proc_rt *pr;
+	int memfd = -1;
+	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n == 0 || (n < 0 && errno != EAGAIN)) {
+		c->closed = true;
+		return;
+	}
+	if (n < 0)
+		return;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&memfd, CMSG_DATA(cm), sizeof(int));
+	if (n != (ssize_t)sizeof(h) || h.type != MT_RT_MSG_HELLO ||
+	    h.version != MT_RT_PROTO_VERSION || memfd < 0 || conn_map(c, memfd, &h) < 0) {
+		mt_warn("a process sent a malformed runtime greeting; ignoring its allocations");
+		if (memfd >= 0)
+			close(memfd);
+		c->closed = true;
+		return;
+	}
+	close(memfd);
+	c->pid = (pid_t)h.pid;
+	c->stream = a->next_stream++;
+	write_stream_kv(s, c, &h);
+	a->processes++;
+	pr = proc_get(a, c->pid, true);
+	if (pr)
+		pr->rt_seen = true;
+}
+
+static void conn_accept(struct mt_session *s)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	for (;;) {
+		int fd = accept4(a->lsock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn *c;
+
+		if (fd < 0)
+			return;
+		if (a->nconns == a->conns_cap) {
+			size_t cap = a->conns_cap ? a->conns_cap * 2 : 16;
+			struct conn *n = realloc(a->conns, cap * sizeof(*n));
+
+			if (!n) {
+				close(fd);
+				return;
+			}
+			a->conns = n;
+			a->conns_cap = cap;
+		}
+		c = &a->conns[a->nconns++];
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+	}
+}
+
+/* ---- draining ---- */
+
+static struct mt_rt_slot *slot_at(struct conn *c, uint32_t i)
+{
+	return (struct mt_rt_slot *)((char *)c->region + c->slots_off + (uint64_t)i * c->slot_size);
+}
+
+static void emit(struct mt_session *s, struct conn *c, int b, const uint64_t *row)
+{
+	struct mt_block *blk = &c->blocks[b];
+
+	if (!blk->cap && mt_block_init(blk, block_type[b], 16384) < 0)
+		return;
+	if (blk->count == blk->cap)
+		mt_writer_block(s->w, c->stream, blk);
+	mt_block_add(blk, row);
+	c->events++;
+	s->alloc_coll.events++;
+}
+
+/* Makes room for one row in the connection's alloc block; true when it cannot. */
+static bool alloc_block_full(struct mt_session *s, struct conn *c, struct mt_block *blk)
+{
+	if (!blk->cap && mt_block_init(blk, MT_EV_ALLOC, 16384) < 0)
+		return true;
+	if (blk->count == blk->cap)
+		mt_writer_block(s->w, c->stream, blk);
+	return blk->count == blk->cap;
+}
+
+#define RT_UNLIKELY_BLK(blk) \
+	(__builtin_expect((blk)->count >= (blk)->cap, 0) && alloc_block_full(s, c, (blk)))
+
+static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *sl)
+{
+	struct mt_alloc_state *a = s->alloc;
+	uint32_t count = __atomic_load_n(&sl->count, __ATOMIC_ACQUIRE), tid = sl->tid;
+
+	if (count > c->slot_rows) {
+		c->bad_rows += count - c->slot_rows;
+		count = c->slot_rows;
+	}
+	for (uint32_t i = 0; i < count; i++) {
+		struct mt_rt_row r = sl->rows[i], x = { 0 };
+		uint64_t t = a->tsc ? tsc_to_ns(a, r.time) : r.time;
+		uint64_t row[MT_MAX_FIELDS];
+		bool ext = r.kind == MT_RT_REALLOC || r.kind == MT_RT_MMAP ||
+			   r.kind == MT_RT_MREMAP;
+
+		if (ext) {
+			if (i + 1 >= count || sl->rows[i + 1].kind != MT_RT_EXT) {
+				c->bad_rows++;
+				continue;
+			}
+			x = sl->rows[++i];
+		}
+		if (r.kind <= MT_RT_FREE) {
+			/* The hot case, millions per second: straight into the block's columns. */
+			struct mt_block *blk = &c->blocks[B_ALLOC];
+			uint32_t k;
+
+			if (RT_UNLIKELY_BLK(blk))
+				continue;
+			k = blk->count++;
+			blk->col[MT_F_TIME][k] = t;
+			blk->col[MT_F_PID][k] = (uint64_t)c->pid;
+			blk->col[MT_F_TID][k] = tid;
+			blk->col[MT_F_ALLOC_KIND][k] = r.kind;
+			blk->col[MT_F_ALLOC_ADDR][k] = r.addr;
+			blk->col[MT_F_ALLOC_SIZE][k] = r.kind == MT_RT_FREE ? 0 : r.size;
+			blk->col[MT_F_ALLOC_USABLE][k] =
+				r.kind == MT_RT_FREE || !r.addr ? 0 : r.size + r.slack;
+			blk->col[MT_F_ALLOC_OLD][k] = ext ? x.addr : 0;
+			blk->col[MT_F_ALLOC_STACK][k] = r.stack;
+			blk->col[MT_F_ALLOC_FLAGS][k] = r.flags;
+			c->events++;
+			s->alloc_coll.events++;
+			continue;
+		}
+		memset(row, 0, sizeof(row));
+		row[MT_F_TIME] = t;
+		row[MT_F_PID] = (uint64_t)c->pid;
+		row[MT_F_TID] = tid;
+		switch (r.kind) {
+		case MT_RT_MMAP:
+			row[MT_F_MMAP_ADDR] = r.addr;
+			row[MT_F_MMAP_LEN] = r.size;
+			row[MT_F_MMAP_PGOFF] = (x.size >> 32) & 0x20 /* MAP_ANONYMOUS */ ? 0
+											 : x.addr;
+			row[MT_F_MMAP_PROT] = x.size & 0xffffffffu;
+			row[MT_F_MMAP_FLAGS] = x.size >> 32;
+			row[MT_F_MMAP_ORIGIN] = MT_MMAP_RT;
+			row[MT_F_MMAP_STACK] = r.stack;
+			emit(s, c, B_MMAP, row);
+			break;
+		case MT_RT_MUNMAP:
+			row[MT_F_MUNMAP_ADDR] = r.addr;
+			row[MT_F_MUNMAP_LEN] = r.size;
+			row[MT_F_MUNMAP_STACK] = r.stack;
+			emit(s, c, B_MUNMAP, row);
+			break;
+		case MT_RT_MREMAP:
+			row[MT_F_MREMAP_OLD_ADDR] = x.addr;
+			row[MT_F_MREMAP_OLD_LEN] = x.size & ((1ull << 48) - 1);
+			row[MT_F_MREMAP_ADDR] = r.addr;
+			row[MT_F_MREMAP_LEN] = r.size;
+			row[MT_F_MREMAP_FLAGS] = x.size >> 48;
+			row[MT_F_MREMAP_STACK] = r.stack;
+			emit(s, c, B_MREMAP, row);
+			break;
+		case MT_RT_BRK:
+			row[MT_F_BRK_OLD] = r.size;
+			row[MT_F_BRK_NEW] = r.addr;
+			row[MT_F_BRK_STACK] = r.stack;
+			emit(s, c, B_BRK, row);
+			break;
+		default:
+			c->bad_rows++;
+			break;
+		}
+	}
+}
+
+/* New stack nodes, in id order up to the first one not yet written. */
+static void send_nodes(struct mt_session *s, struct conn *c)
+{
+	const struct mt_rt_node *nodes = (const void *)((char *)c->region + c->nodes_off);
+	uint64_t first = c->nodes_sent, id = first;
+	uint64_t parents[4096], ips[4096];
+	size_t n = 0;
+
+	while (id < c->nodes_cap) {
+		uint64_t ip = __atomic_load_n(&nodes[id].ip, __ATOMIC_ACQUIRE);
+		uint32_t parent = nodes[id].parent;
+
+		if (!ip)
+			break;
+		if (parent >= id)
+			parent =
+				0; /* corrupt: make it a root rather than break the format's rule */
+		parents[n] = parent;
+		ips[n++] = ip;
+		id++;
+		if (n == 4096) {
+			mt_writer_stacks(s->w, c->stream, first, n, parents, ips);
+			s->alloc->nodes += n;
+			first = id;
+			n = 0;
+		}
+	}
+	if (n) {
+		mt_writer_stacks(s->w, c->stream, first, n, parents, ips);
+		s->alloc->nodes += n;
+	}
+	c->nodes_sent = id;
+}
+
+/* Drains READY slots, or with all set every slot (the process is gone), or the FILLING
+ * slots of one dead thread. */
+static void conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid)
+{
+	if (!c->region)
+		return;
+	for (uint32_t i = 0; i < c->nslots; i++) {
+		struct mt_rt_slot *sl = slot_at(c, i);
+		uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+
+		if (st == MT_RT_SLOT_READY ||
+		    (st == MT_RT_SLOT_FILLING && (all || (dead_tid && sl->tid == dead_tid)))) {
+			drain_slot(s, c, sl);
+			__atomic_store_n(&sl->count, 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&sl->state, MT_RT_SLOT_FREE, __ATOMIC_RELEASE);
+		}
+	}
+	send_nodes(s, c);
+}
+
+static void conn_flush(struct mt_session *s, struct conn *c)
+{
+	for (int b = 0; b < NBLOCKS; b++)
+		if (c->blocks[b].count)
+			mt_writer_block(s->w, c->stream, &c->blocks[b]);
+}
+
+static void conn_close(struct mt_session *s, struct conn *c)
+{
+	struct mt_alloc_state *a = s->alloc;
+	struct mt_rt_region *r = c->region;
+
+	if (r) {
+		conn_drain(s, c, true, 0);
+		conn_flush(s, c);
+		a->events += c->events;
+		a->stalls += r->stalls;
+		a->stall_ns += r->stall_ns;
+		a->dropped += r->dropped;
+		a->guard += r->guard_events;
+		a->truncated += r->truncated;
+		a->depth_limited += r->depth_limited;
+		a->rule_misses += r->rule_misses;
+		a->unsupported += r->unsupported;
+		a->trie_full += r->trie_full;
+		a->memo_hits += r->memo_hits;
+		a->walked += r->frames_walked;
+		a->reused += r->frames_reused;
+		a->bad_rows += c->bad_rows;
+		if (r->dropped)
+			mt_emit_lost(
+				s, mt_now_ns(), &s->alloc_coll, r->dropped,
+				"runtime found no free slot for a second, or a nested hook overflowed");
+		munmap(r, c->size);
+		c->region = NULL;
+	}
+	for (int b = 0; b < NBLOCKS; b++)
+		mt_block_release(&c->blocks[b]);
+	close(c->fd);
+	c->fd = -1;
+}
+
+int mt_alloc_npollfds(struct mt_session *s)
+{
+	return s->alloc ? 1 + (int)s->alloc->nconns : 0;
+}
+
+int mt_alloc_pollfds(struct mt_session *s, struct pollfd *fds, int max)
+{
+	struct mt_alloc_state *a = s->alloc;
+	int n = 0;
+
+	if (!a || max < 1)
+		return 0;
+	fds[n++] = (struct pollfd){ .fd = a->lsock, .events = POLLIN };
+	for (size_t i = 0; i < a->nconns && n < max; i++)
+		fds[n++] = (struct pollfd){ .fd = a->conns[i].fd, .events = POLLIN };
+	return n;
+}
+
+void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n)
+{
+	struct mt_alloc_state *a = s->alloc;
+	size_t nconns;
+
+	if (!a || n < 1)
+		return;
+	nconns = a->nconns;
+	for (int k = 1; k < n && (size_t)(k - 1) < nconns; k++) {
+		struct conn *c = &a->conns[k - 1];
+
+		if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		if (!c->region) {
+			on_hello(s, c);
+			continue;
+		}
+		/* NOTIFY bytes: read them all; EOF closes. */
+		for (;;) {
+			char buf[256];
+			ssize_t r = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+
+			if (r > 0)
+				continue;
+			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+				c->closed = true;
+			break;
+		}
+	}
+	if (fds[0].revents & POLLIN)
+		conn_accept(s);
+	mt_alloc_drain(s);
+}
+
+void mt_alloc_drain(struct mt_session *s)
+{
+	struct mt_alloc_state *a = s->alloc;
+	size_t j = 0;
+
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->nconns; i++) {
+		struct conn *c = &a->conns[i];
+
+		if (c->closed) {
+			conn_close(s, c);
+			continue;
+		}
+		conn_drain(s, c, false, 0);
+		a->conns[j++] = *c;
+	}
+	a->nconns = j;
+}
+
+void mt_alloc_flush(struct mt_session *s)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	for (size_t i = 0; a && i < a->nconns; i++)
+		conn_flush(s, &a->conns[i]);
+}
+
+/* ---- lifecycle ---- */
+
+/* Why an exec'd image cannot carry the runtime, from its ELF headers and file mode. */
+static void untraceable_reason(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	struct stat st;
+	int fd;
+	Elf *e;
+	size_t n;
+	bool interp = false;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		buf[0] = 0;
+		return;
+	}
+	if (fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) &&
+	    (st.st_uid != getuid() || st.st_gid != getgid())) {
+		mt_strlcpy(buf, "setuid/setgid program: the loader ignores LD_PRELOAD", size);
+		close(fd);
+		return;
+	}
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (e && (gelf_getclass(e) != ELFCLASS64)) {
+		mt_strlcpy(buf, "32-bit program: the 64-bit runtime cannot be loaded into it",
+			   size);
+	} else if (e && elf_getphdrnum(e, &n) == 0) {
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				interp = true;
+		}
+		mt_strlcpy(buf, interp ? "" : "static binary: nothing can be preloaded", size);
+	} else {
+		mt_strlcpy(buf, "not an ELF executable", size);
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+}
+
+void mt_alloc_on_exec(struct mt_session *s, pid_t pid)
+{
+	struct proc_rt *p;
+
+	if (!s->alloc)
+		return;
+	p = proc_get(s->alloc, pid, true);
+	if (!p)
+		return;
+	p->exec_seen = true;
+	p->rt_seen = false;
+	/* The process is stopped at its exec: the image is in place, nothing has run yet. */
+	untraceable_reason(pid, p->reason, sizeof(p->reason));
+	if (!p->reason[0] && s->follow == MT_FOLLOW_PTRACE) {
+		int r = mt_inject_env(pid, s->alloc->lib, s->alloc->env_conf);
+
+		if (r < 0 && r != -ENOEXEC)
+			snprintf(p->reason, sizeof(p->reason),
+				 "could not give it the runtime's environment (%s)", strerror(-r));
+	}
+}
+
+void mt_alloc_on_thread_exit(struct mt_session *s, pid_t pid, pid_t tid)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	for (size_t i = 0; a && i < a->nconns; i++)
+		if (a->conns[i].pid == pid && a->conns[i].region)
+			conn_drain(s, &a->conns[i], false, (uint32_t)tid);
+}
+
+void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
+{
+	struct mt_alloc_state *a = s->alloc;
+	struct proc_rt *p;
+	size_t len;
+
+	if (!a || !(p = proc_get(a, pid, false)))
+		return;
+	if (p->exec_seen && !p->rt_seen) {
+		a->nuntraced++;
+		len = strlen(a->untraced);
+		if (len + 120 < sizeof(a->untraced))
+			snprintf(a->untraced + len, sizeof(a->untraced) - len, "%s%d: %s",
+				 len ? "; " : "", (int)pid,
+				 p->reason[0] ? p->reason : "the runtime did not load");
+	}
+	p->pid = -1; /* the pid may be reused */
+}
+
+void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
+{
+	struct mt_alloc_state *a = s->alloc;
+	char buf[64];
+
+	if (!a)
+		return;
+	mt_alloc_drain(s);
+	for (size_t i = 0; i < a->nconns; i++)
+		conn_close(s, &a->conns[i]);
+	a->nconns = 0;
+	if (kv) {
+		mt_kv_add(kv, "runtime", a->lib);
+		mt_kv_add(kv, "time",
+			  a->tsc ? "tsc (converted to CLOCK_MONOTONIC by the recorder)"
+				 : "CLOCK_MONOTONIC");
+		mt_kv_add_u64(kv, "stack_depth", s->o->stack_depth);
+		mt_kv_add_u64(kv, "processes_traced", a->processes);
+		mt_kv_add_u64(kv, "processes_untraced", a->nuntraced);
+		if (a->untraced[0])
+			mt_kv_add(kv, "untraced", a->untraced);
+		mt_kv_add_u64(kv, "stack_nodes", a->nodes);
+		mt_kv_add_u64(kv, "stacks_truncated", a->truncated);
+		mt_kv_add_u64(kv, "stacks_depth_limited", a->depth_limited);
+		mt_kv_add_u64(kv, "events_without_stack_nested", a->guard);
+		mt_kv_add_u64(kv, "unwind_rule_misses", a->rule_misses);
+		mt_kv_add_u64(kv, "unwind_unsupported", a->unsupported);
+		mt_kv_add_u64(kv, "unwind_trie_full", a->trie_full);
+		mt_kv_add_u64(kv, "unwind_frames_walked", a->walked);
+		mt_kv_add_u64(kv, "unwind_frames_reused", a->reused);
+		mt_kv_add_u64(kv, "unwind_memo_hits", a->memo_hits);
+		mt_kv_add_u64(kv, "runtime_stalls", a->stalls);
+		snprintf(buf, sizeof(buf), "%.3f", (double)a->stall_ns / 1e6);
+		mt_kv_add(kv, "runtime_stall_ms", buf);
+		mt_kv_add_u64(kv, "malformed_rows", a->bad_rows);
+	}
+	if (a->lsock >= 0)
+		close(a->lsock);
+	a->lsock = -1;
+	free(a->conns);
+	free(a->cal_tsc);
+	free(a->cal_ns);
+	free(a->procs);
+	free(a);
+	s->alloc = NULL;
+}

@@ -1,0 +1,41 @@
+/* SPDX-License-Identifier: MIT */
+/* The allocation collector: the preload runtime's connections, drained into the trace. */
+#ifndef MEMTAP_RECORD_ALLOC_H
+#define MEMTAP_RECORD_ALLOC_H
+
+#include <poll.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct mt_session;
+struct mt_kv;
+
+/*
+ * Finds and checks the runtime library, opens the listening socket and prepares the
+ * environment for the workload. Returns 0, or -errno after printing one line (a missing or
+ * mismatched runtime is an error before anything runs).
+ */
+int mt_alloc_open(struct mt_session *s);
+/* In the child, before exec: LD_PRELOAD and MEMTAP_RT. */
+void mt_alloc_child_env(struct mt_session *s);
+/* Fills poll entries for the listening socket and every connection; returns the count. */
+int mt_alloc_pollfds(struct mt_session *s, struct pollfd *fds, int max);
+int mt_alloc_npollfds(struct mt_session *s);
+/* Handles what poll reported for the entries mt_alloc_pollfds() filled. */
+void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n);
+/* Drains every READY slot (all slots of closed connections) and writes new stack nodes. */
+void mt_alloc_drain(struct mt_session *s);
+/* Writes the events buffered per connection (periodic flush and the end). */
+void mt_alloc_flush(struct mt_session *s);
+/* Lifecycle notes from the process collector. */
+void mt_alloc_on_exec(struct mt_session *s, pid_t pid);
+void mt_alloc_on_thread_exit(struct mt_session *s, pid_t pid, pid_t tid);
+void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid);
+/* Takes a CLOCK_MONOTONIC/TSC calibration pair (called every loop iteration). */
+void mt_alloc_calibrate(struct mt_session *s);
+/* Drains everything left, closes the connections; adds the collector's totals to kv. */
+void mt_alloc_close(struct mt_session *s, struct mt_kv *kv);
+
+#endif

@@ -1,0 +1,120 @@
+/* SPDX-License-Identifier: MIT */
+/* libmemtap-rt internals: runtime state, per-thread state, and the unwinder's interface. */
+#ifndef MEMTAP_RT_RT_INTERNAL_H
+#define MEMTAP_RT_RT_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "format/rt-proto.h"
+
+#define RT_HIDDEN __attribute__((visibility("hidden")))
+#define RT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define RT_TLS __attribute__((tls_model("initial-exec")))
+
+#define RT_MAX_DEPTH 256
+#define RT_SIDE_ROWS 16
+
+/* One frame of a thread's previous stack, kept for the verified memo (unwind.c). */
+struct rt_frame {
+	uint64_t ip;
+	uint64_t sp; /* this frame's stack pointer (the CFA of its callee) */
+	uint64_t bp;
+	uint64_t bp_slot; /* where this frame's step read its caller's rbp, or 0 */
+	uint32_t id; /* trie id of the stack from here outward */
+	uint8_t flags; /* RF_* */
+	uint8_t pad[3];
+};
+
+enum {
+	RF_BP_MATTERS = 1, /* this frame's rbp value affects the walk from here outward */
+	RF_CFA_RBP = 2, /* its CFA is computed from rbp */
+	RF_SAVES_RBP = 4, /* its step reloads rbp from the stack */
+};
+
+/* A stack word the walk read, and the value it had: the memo's proof obligations. */
+struct rt_check {
+	uint64_t addr;
+	uint64_t val;
+};
+
+#define RT_ICACHE 4096 /* per-thread cache of trie lookups, direct-mapped */
+
+struct rt_icache_ent {
+	uint64_t ip;
+	uint32_t parent;
+	uint32_t id;
+};
+
+struct rt_memo {
+	unsigned n; /* frames, outermost first: f[0] is the outermost */
+	bool valid; /* a complete, signal-free stack that can be re-verified */
+	uint8_t end; /* how the walk ended (enum rt_walk_end in unwind.c) */
+	struct rt_frame f[RT_MAX_DEPTH];
+	/* checks[cstart[k] .. cstart[k + 1]) are the words frame k's step read (for frame 0,
+	 * the zero return address that ended the walk); verifying frames 0..q is checking
+	 * checks[0 .. cstart[q + 1]). */
+	uint32_t cstart[RT_MAX_DEPTH + 1];
+	struct rt_check checks[2 * RT_MAX_DEPTH + 2];
+	struct rt_frame scratch[RT_MAX_DEPTH];
+	struct rt_icache_ent icache[RT_ICACHE];
+};
+
+/* What a hook does for the calling thread, decided by one TLS byte on the fast path. */
+enum rt_thread_mode {
+	TM_SETUP = 0, /* not set up yet (new thread, fork child): take the slow path */
+	TM_READY = 1, /* record */
+	TM_BUSY = 2, /* inside a hook: a nested call (signal handler) goes to the side buffer */
+	TM_OFF = 3, /* the runtime's own libc calls: forward, never record */
+};
+
+/* Per-thread state, in initial-exec TLS: hooks reach it with one %fs-relative load. */
+struct rt_thread {
+	struct mt_rt_slot *slot; /* current slot, or NULL */
+	uint32_t cnt; /* rows committed to the slot */
+	uint32_t tid;
+	uint8_t mode; /* enum rt_thread_mode */
+	bool dead; /* the thread-exit destructor ran */
+	bool no_stack_bounds;
+	uint64_t stack_hi; /* highest valid stack address (0: not yet known) */
+	struct rt_memo *memo;
+	unsigned nside;
+	struct mt_rt_row side[RT_SIDE_ROWS]; /* events of nested hooks, moved to the slot later */
+	/* counters, added to the region header when the slot changes */
+	uint64_t c_walked, c_reused, c_memo_hits, c_truncated, c_depth, c_guard;
+};
+
+struct rt_config {
+	unsigned depth; /* frames to capture; 0: no stacks */
+	bool tsc;
+	bool hide; /* remove memtap's variables from environ (the recorder re-adds them at exec) */
+	unsigned nslots;
+	char sock[108];
+};
+
+/* The runtime's global state (rt.c). rt_live is true while recording: the fast paths check
+ * it and the thread's mode, nothing else. */
+extern bool rt_live RT_HIDDEN;
+extern struct rt_config rt_cfg RT_HIDDEN;
+extern struct mt_rt_region *rt_region RT_HIDDEN;
+extern __thread struct rt_thread rt_self RT_TLS RT_HIDDEN;
+
+/* unwind.c */
+RT_HIDDEN void rt_unwind_init(void);
+/* Walks the stack from a hook's entry (sp points at the return address; bp is the caller's
+ * rbp) and returns the trie id of the stack, 0 when none; sets *flags (MT_RT_ROW_*). */
+RT_HIDDEN uint32_t rt_capture(struct rt_thread *t, uint64_t sp, uint64_t bp, uint8_t *flags);
+/* After fork, in the child: a new, empty trie (the child is a new stream). */
+RT_HIDDEN void rt_unwind_fork_child(void);
+/* After dlclose: forget cached rules (code may be unmapped and replaced). */
+RT_HIDDEN void rt_unwind_flush_rules(void);
+RT_HIDDEN void rt_unwind_thread_exit(struct rt_thread *t);
+
+/* rt.c, for unwind.c: memory that never comes from malloc. */
+RT_HIDDEN void *rt_mmap_anon(size_t size);
+RT_HIDDEN void rt_munmap(void *p, size_t size);
+
+#endif

@@ -1,0 +1,1090 @@
+/* SPDX-License-Identifier: MIT */
+/* libmemtap-rt: allocation and mapping hooks that append events to shared-memory slots. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "rt/rt-internal.h"
+
+#define RT_EXPORT __attribute__((visibility("default")))
+
+/*
+ * Rules of this file, because it runs inside other people's programs:
+ *  - no malloc and no stdio anywhere on a hook's path: memory comes from mmap, messages
+ *    from write(2) only when MEMTAP_DEBUG is set;
+ *  - errno is what the real function left;
+ *  - nothing blocks on a lock another thread could hold across fork;
+ *  - when the recorder is gone, the hooks just forward.
+ */
+
+enum rt_state {
+	RT_UNINIT,
+	RT_INITIALIZING,
+	RT_READY, /* recording */
+	RT_PASSIVE, /* forwarding only: not under memtap, or the recorder went away */
+};
+
+struct rt_real {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	void *(*reallocarray)(void *, size_t, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	size_t (*usable)(void *);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	int (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+	int (*brk)(void *);
+	void *(*sbrk)(intptr_t);
+	int (*dlclose)(void *);
+};
+
+static struct rt_real real;
+static int rt_state = RT_UNINIT;
+static pid_t rt_init_tid;
+static pid_t rt_pid;
+static int rt_sock = -1;
+static size_t rt_region_size;
+static pthread_key_t rt_key;
+static bool rt_key_ok;
+
+bool rt_live RT_HIDDEN;
+struct rt_config rt_cfg RT_HIDDEN;
+struct mt_rt_region *rt_region RT_HIDDEN;
+__thread struct rt_thread rt_self RT_TLS RT_HIDDEN;
+__thread uint64_t mt_rt_entry_sp RT_TLS RT_HIDDEN;
+__thread uint64_t mt_rt_entry_bp RT_TLS RT_HIDDEN;
+
+/* ---- small libc-free helpers ---- */
+
+static pid_t rt_gettid(void)
+{
+	return (pid_t)syscall(SYS_gettid);
+}
+
+static void rt_debug(const char *msg)
+{
+	static int on = -1;
+
+	if (on < 0) {
+		const char *d = getenv("MEMTAP_DEBUG");
+
+		on = d && *d && *d != '0';
+	}
+	if (on) {
+		(void)!write(2, "memtap-rt: ", 11);
+		(void)!write(2, msg, strlen(msg));
+		(void)!write(2, "\n", 1);
+	}
+}
+
+/* The raw syscall: calling mmap() here would enter the runtime's own mmap hook. */
+void *rt_mmap_anon(size_t size)
+{
+	long p = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
+			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+
+	return p < 0 && p > -4096 ? NULL : (void *)p;
+}
+
+void rt_munmap(void *p, size_t size)
+{
+	if (p)
+		(void)syscall(SYS_munmap, p, size);
+}
+
+static inline uint64_t rt_now(void)
+{
+	struct timespec ts;
+
+	if (RT_LIKELY(rt_cfg.tsc))
+		return __rdtsc();
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* ---- bootstrap pool: allocations made while dlsym resolves the real functions ---- */
+
+static _Alignas(64) char boot_pool[64 << 10];
+static size_t boot_used;
+
+static bool in_boot_pool(const void *p)
+{
+	return (const char *)p >= boot_pool && (const char *)p < boot_pool + sizeof(boot_pool);
+}
+
+static void *boot_alloc(size_t n, size_t align)
+{
+	size_t off, a = align < 16 ? 16 : align;
+
+	/* Each block is preceded by its size, for realloc out of the pool. */
+	off = (boot_used + sizeof(size_t) + a - 1) & ~(a - 1);
+	if (off + n > sizeof(boot_pool) || n > sizeof(boot_pool)) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	memcpy(boot_pool + off - sizeof(size_t), &n, sizeof(n));
+	boot_used = off + n;
+	return boot_pool + off; /* zeroed: the pool is static and never reused */
+}
+
+static size_t boot_size(const void *p)
+{
+	size_t n;
+
+	memcpy(&n, (const char *)p - sizeof(size_t), sizeof(n));
+	return n;
+}
+
+/* ---- configuration ---- */
+
+/* Reads "v=1;sock=NAME;depth=N;time=tsc;slots=N" without allocating. */
+static bool parse_config(const char *s)
+{
+	bool have_sock = false;
+
+	rt_cfg.depth = 128;
+	rt_cfg.tsc = false;
+	rt_cfg.nslots = 1024;
+	while (s && *s) {
+		const char *end = strchr(s, ';'), *eq = strchr(s, '=');
+		size_t len = end ? (size_t)(end - s) : strlen(s);
+
+		if (eq && (size_t)(eq - s) < len) {
+			size_t klen = (size_t)(eq - s), vlen = len - klen - 1;
+			const char *v = eq + 1;
+
+			if (klen == 4 && !memcmp(s, "sock", 4) && vlen < sizeof(rt_cfg.sock)) {
+				memcpy(rt_cfg.sock, v, vlen);
+				rt_cfg.sock[vlen] = 0;
+				have_sock = true;
+			} else if (klen == 5 && !memcmp(s, "depth", 5)) {
+				rt_cfg.depth = (unsigned)strtoul(v, NULL, 10);
+				if (rt_cfg.depth > RT_MAX_DEPTH)
+					rt_cfg.depth = RT_MAX_DEPTH;
+			} else if (klen == 4 && !memcmp(s, "hide", 4)) {
+				rt_cfg.hide = vlen == 1 && *v == '1';
+			} else if (klen == 4 && !memcmp(s, "time", 4)) {
+				rt_cfg.tsc = vlen == 3 && !memcmp(v, "tsc", 3);
+			} else if (klen == 5 && !memcmp(s, "slots", 5)) {
+				rt_cfg.nslots = (unsigned)strtoul(v, NULL, 10);
+				if (rt_cfg.nslots < 4)
+					rt_cfg.nslots = 4;
+				if (rt_cfg.nslots > 65536)
+					rt_cfg.nslots = 65536;
+			} else if (klen == 1 && *s == 'v' && (vlen != 1 || *v != '1')) {
+				return false; /* a protocol this runtime does not speak */
+			}
+		}
+		s = end ? end + 1 : NULL;
+	}
+	return have_sock;
+}
+
+/* ---- the environment ---- */
+
+extern char **environ;
+static char preload_rest[4096 + 16];
+
+/*
+ * Gives the program the environment it would have had without memtap: MEMTAP_RT goes, and
+ * LD_PRELOAD loses its first entry (this runtime, which the recorder put first) or goes
+ * when nothing else was in it. The recorder adds both back into every exec'd image while
+ * the process is stopped at its exec, before the loader runs. Done in place, without malloc.
+ */
+static void hide_environment(void)
+{
+	char **w = environ;
+
+	for (char **e = environ; e && *e; e++) {
+		const char *v = *e;
+
+		if (!strncmp(v, MT_RT_ENV "=", sizeof(MT_RT_ENV)))
+			continue;
+		if (!strncmp(v, "LD_PRELOAD=", 11)) {
+			const char *rest = v + 11 + strcspn(v + 11, ": ");
+
+			rest += strspn(rest, ": ");
+			if (!*rest)
+				continue;
+			if (strlen(rest) + 12 <= sizeof(preload_rest)) {
+				memcpy(preload_rest, "LD_PRELOAD=", 11);
+				memcpy(preload_rest + 11, rest, strlen(rest) + 1);
+				v = preload_rest;
+			}
+		}
+		*w++ = (char *)v;
+	}
+	if (w)
+		*w = NULL;
+}
+
+/* ---- the region and the connection ---- */
+
+#define SLOT_ROWS 2046u /* 64-byte header + 2046 rows = 64 KiB */
+#define NODES_CAP (1u << 21)
+
+static int region_create(void)
+{
+	size_t slot_size = sizeof(struct mt_rt_slot) + SLOT_ROWS * sizeof(struct mt_rt_row);
+	size_t size = sizeof(struct mt_rt_region) + (size_t)rt_cfg.nslots * slot_size +
+		      (size_t)NODES_CAP * sizeof(struct mt_rt_node);
+	int fd = (int)syscall(SYS_memfd_create, "memtap-rt", MFD_CLOEXEC);
+	struct mt_rt_region *r;
+
+	if (fd < 0)
+		return -errno;
+	if (ftruncate(fd, (off_t)size) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	r = (struct mt_rt_region *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
+					   fd, 0);
+	if ((long)r < 0 && (long)r > -4096) {
+		close(fd);
+		return (int)(long)r;
+	}
+	r->magic = MT_RT_REGION_MAGIC;
+	r->version = MT_RT_PROTO_VERSION;
+	r->pid = (uint32_t)rt_pid;
+	r->time_source = rt_cfg.tsc ? MT_RT_TIME_TSC : MT_RT_TIME_CLOCK;
+	r->size = size;
+	r->nslots = rt_cfg.nslots;
+	r->slot_rows = SLOT_ROWS;
+	r->slots_off = sizeof(struct mt_rt_region);
+	r->slot_size = slot_size;
+	r->nodes_off = r->slots_off + (uint64_t)rt_cfg.nslots * slot_size;
+	r->nodes_cap = NODES_CAP;
+	r->nodes_next = 1;
+	rt_region = r;
+	rt_region_size = size;
+	return fd;
+}
+
+static int connect_recorder(int memfd)
+{
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct mt_rt_hello hello = { .type = MT_RT_MSG_HELLO, .version = MT_RT_PROTO_VERSION };
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &hello, sizeof(hello) };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	struct timespec ts;
+	size_t n = strlen(rt_cfg.sock);
+	int s;
+
+	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s < 0)
+		return -errno;
+	/* An abstract name: a leading NUL, no file to clean up. */
+	memcpy(sa.sun_path + 1, rt_cfg.sock, n);
+	if (connect(s, (struct sockaddr *)&sa,
+		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0) {
+		int e = -errno;
+
+		close(s);
+		return e;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	hello.pid = (uint32_t)rt_pid;
+	hello.ppid = (uint32_t)getppid();
+	hello.region_size = rt_region_size;
+	hello.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	memset(cbuf, 0, sizeof(cbuf));
+	cm = CMSG_FIRSTHDR(&mh);
+	cm->cmsg_level = SOL_SOCKET;
+	cm->cmsg_type = SCM_RIGHTS;
+	cm->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
+	if (sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(hello)) {
+		int e = -errno;
+
+		close(s);
+		return e;
+	}
+	return s;
+}
+
+/* Creates this process's region and connects; on failure the process goes passive. */
+static void attach(void)
+{
+	int memfd, s;
+
+	rt_pid = getpid();
+	memfd = region_create();
+	if (memfd < 0) {
+		rt_debug("cannot create the shared region; not recording");
+		__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
+		return;
+	}
+	s = connect_recorder(memfd);
+	close(memfd); /* the recorder holds its own reference now */
+	if (s < 0) {
+		rt_debug("cannot reach the recorder; not recording");
+		rt_munmap(rt_region, rt_region_size);
+		rt_region = NULL;
+		__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
+		return;
+	}
+	rt_sock = s;
+	__atomic_store_n(&rt_state, RT_READY, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_live, true, __ATOMIC_RELEASE);
+}
+
+/* The recorder is gone: stop recording, keep forwarding. */
+static void go_passive(void)
+{
+	__atomic_store_n(&rt_live, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
+	rt_debug("lost the recorder; recording stops");
+}
+
+/* ---- slots ---- */
+
+static struct mt_rt_slot *slot_at(uint32_t i)
+{
+	return (struct mt_rt_slot *)((char *)rt_region + rt_region->slots_off +
+				     (uint64_t)i * rt_region->slot_size);
+}
+
+static void notify(void)
+{
+	char b = MT_RT_MSG_NOTIFY;
+
+	/* Non-blocking: a full socket means the recorder has notifications to read anyway. */
+	if (send(rt_sock, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
+	    (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN || errno == EBADF))
+		go_passive();
+}
+
+static void flush_counters(struct rt_thread *t)
+{
+	struct mt_rt_region *r = rt_region;
+
+	__atomic_add_fetch(&r->frames_walked, t->c_walked, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->frames_reused, t->c_reused, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->memo_hits, t->c_memo_hits, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->truncated, t->c_truncated, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->depth_limited, t->c_depth, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->guard_events, t->c_guard, __ATOMIC_RELAXED);
+	t->c_walked = t->c_reused = t->c_memo_hits = t->c_truncated = t->c_depth = t->c_guard = 0;
+}
+
+/* Hands the thread's slot to the recorder. */
+static void slot_finish(struct rt_thread *t)
+{
+	struct mt_rt_slot *s = t->slot;
+
+	if (!s)
+		return;
+	__atomic_add_fetch(&rt_region->events, t->cnt, __ATOMIC_RELAXED);
+	flush_counters(t);
+	__atomic_store_n(&s->state, MT_RT_SLOT_READY, __ATOMIC_RELEASE);
+	t->slot = NULL;
+	t->cnt = 0;
+	notify();
+}
+
+static bool slot_try_acquire(struct rt_thread *t)
+{
+	uint32_t n = rt_region->nslots;
+
+	/* The lowest free slot: reusing hot slots keeps the region's resident size small. */
+	for (uint32_t i = 0; i < n; i++) {
+		struct mt_rt_slot *s = slot_at(i);
+		uint32_t free_state = MT_RT_SLOT_FREE;
+
+		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) != MT_RT_SLOT_FREE)
+			continue;
+		if (__atomic_compare_exchange_n(&s->state, &free_state, MT_RT_SLOT_FILLING, false,
+						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+			s->tid = t->tid;
+			s->seq = __atomic_add_fetch(&rt_region->slot_seq, 1, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->count, 0, __ATOMIC_RELEASE);
+			t->slot = s;
+			t->cnt = 0;
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Gets a slot with room for need rows. When every slot is taken the thread waits for the
+ * recorder (backpressure, counted); after a second without a free slot it gives up on this
+ * event, which is counted as dropped, rather than risk stalling the workload forever.
+ */
+static bool slot_reserve(struct rt_thread *t, unsigned need)
+{
+	struct timespec nap = { 0, 50000 };
+	uint64_t waited = 0;
+	int saved = errno;
+
+	if (t->slot && t->cnt + need <= SLOT_ROWS)
+		return true;
+	if (t->slot)
+		slot_finish(t);
+	if (!t->tid)
+		t->tid = (uint32_t)rt_gettid();
+	while (!slot_try_acquire(t)) {
+		if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) != RT_READY ||
+		    waited >= 1000000000ull) {
+			__atomic_add_fetch(&rt_region->dropped, 1, __ATOMIC_RELAXED);
+			errno = saved;
+			return false;
+		}
+		if (!waited)
+			__atomic_add_fetch(&rt_region->stalls, 1, __ATOMIC_RELAXED);
+		notify();
+		nanosleep(&nap, NULL);
+		waited += 50000;
+		__atomic_add_fetch(&rt_region->stall_ns, 50000, __ATOMIC_RELAXED);
+	}
+	errno = saved;
+	return true;
+}
+
+static void side_drain(struct rt_thread *t);
+
+/* ---- recording ---- */
+
+/* The last 8 bytes of a row: stack id, kind, flags, slack. One store instead of four. */
+static inline uint64_t row_tail(uint32_t stack, unsigned kind, unsigned flags, uint64_t slack)
+{
+	if (slack > 0xffff)
+		slack = 0xffff;
+	return (uint64_t)stack | (uint64_t)kind << 32 | (uint64_t)flags << 40 | slack << 48;
+}
+
+static inline void row_put(struct mt_rt_row *r, uint64_t time, uint64_t addr, uint64_t size,
+			   uint64_t tail)
+{
+	r->time = time;
+	r->addr = addr;
+	r->size = size;
+	memcpy(&r->stack, &tail, 8);
+}
+
+/*
+ * Makes room for two rows (any event fits) in the thread's slot. Invariant kept by
+ * commit(): a slot that is still the thread's always has room for two more rows.
+ */
+static inline bool room(struct rt_thread *t)
+{
+	return RT_LIKELY(t->slot != NULL) || slot_reserve(t, 2);
+}
+
+static inline void commit(struct rt_thread *t, unsigned rows)
+{
+	t->cnt += rows;
+	__atomic_store_n(&t->slot->count, t->cnt, __ATOMIC_RELEASE);
+	if (RT_UNLIKELY(t->cnt + 2 > SLOT_ROWS))
+		slot_finish(t);
+	if (RT_UNLIKELY(t->nside))
+		side_drain(t);
+}
+
+/* Moves the rows nested hooks left in the side buffer into the slot, after the
+ * interrupted hook committed its own row. */
+static void side_drain(struct rt_thread *t)
+{
+	struct mt_rt_row rows[RT_SIDE_ROWS];
+	unsigned n = t->nside;
+
+	memcpy(rows, t->side, n * sizeof(rows[0]));
+	t->nside = 0;
+	for (unsigned i = 0; i < n;) {
+		unsigned k = i + 1 < n && rows[i + 1].kind == MT_RT_EXT ? 2 : 1;
+
+		if (!room(t))
+			return;
+		memcpy(&t->slot->rows[t->cnt], &rows[i], k * sizeof(rows[0]));
+		commit(t, k);
+		i += k;
+	}
+}
+
+/* Rows of nested hooks (a signal handler interrupting a hook) wait in the side buffer
+ * until the interrupted hook has committed its own row. */
+static void side_put(struct rt_thread *t, const struct mt_rt_row *rows, unsigned n)
+{
+	if (t->nside + n > RT_SIDE_ROWS) {
+		__atomic_add_fetch(&rt_region->dropped, 1, __ATOMIC_RELAXED);
+		return;
+	}
+	memcpy(&t->side[t->nside], rows, n * sizeof(*rows));
+	t->nside += n;
+	t->c_guard++;
+}
+
+static inline uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp, uint8_t *flags)
+{
+	*flags = 0;
+	return rt_cfg.depth ? rt_capture(t, sp, bp, flags) : 0;
+}
+
+/* The fast path of every allocation: t->mode is TM_BUSY for the duration. */
+static inline void put_alloc(struct rt_thread *t, unsigned kind, void *p, size_t size, void *old,
+			     uint64_t sp, uint64_t bp)
+{
+	uint64_t time = rt_now();
+	uint8_t flags;
+	uint32_t stack = capture(t, sp, bp, &flags);
+	size_t usable = p ? real.usable(p) : size;
+	struct mt_rt_row *r;
+
+	if (!room(t))
+		return;
+	r = &t->slot->rows[t->cnt];
+	row_put(r, time, (uint64_t)p, size, row_tail(stack, kind, flags, usable - size));
+	if (kind != MT_RT_REALLOC && kind != MT_RT_REALLOCARRAY) {
+		commit(t, 1);
+		return;
+	}
+	row_put(r + 1, time, (uint64_t)old, 0, row_tail(0, MT_RT_EXT, 0, 0));
+	commit(t, 2);
+}
+
+static inline void put_free(struct rt_thread *t, void *p)
+{
+	if (!room(t))
+		return;
+	row_put(&t->slot->rows[t->cnt], rt_now(), (uint64_t)p, 0, row_tail(0, MT_RT_FREE, 0, 0));
+	commit(t, 1);
+}
+
+static void put_map(struct rt_thread *t, unsigned kind, uint64_t addr, uint64_t size, bool ext,
+		    uint64_t ea, uint64_t eb, uint64_t sp, uint64_t bp)
+{
+	uint64_t time = rt_now();
+	uint8_t flags;
+	uint32_t stack = capture(t, sp, bp, &flags);
+	struct mt_rt_row *r;
+
+	if (!room(t))
+		return;
+	r = &t->slot->rows[t->cnt];
+	row_put(r, time, addr, size, row_tail(stack, kind, flags, 0));
+	if (ext)
+		row_put(r + 1, time, ea, eb, row_tail(0, MT_RT_EXT, 0, 0));
+	commit(t, ext ? 2 : 1);
+}
+
+/* A nested event: no stack (the walk could race the interrupted one), into the side buffer. */
+static void put_nested(struct rt_thread *t, unsigned kind, uint64_t addr, uint64_t size, bool ext,
+		       uint64_t ea, uint64_t eb)
+{
+	struct mt_rt_row rows[2];
+	uint64_t time = rt_now();
+
+	row_put(&rows[0], time, addr, size, row_tail(0, kind, MT_RT_ROW_NOSTACK_GUARD, 0));
+	if (ext)
+		row_put(&rows[1], time, ea, eb, row_tail(0, MT_RT_EXT, 0, 0));
+	side_put(t, rows, ext ? 2 : 1);
+}
+
+/* ---- initialisation ---- */
+
+static void thread_exit(void *arg);
+static void fork_child(void);
+
+static void *resolve(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+static void init(void)
+{
+	int expected = RT_UNINIT;
+	const char *conf;
+
+	if (!__atomic_compare_exchange_n(&rt_state, &expected, RT_INITIALIZING, false,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		/* Another thread initialises: wait for it (this happens at most once per process). */
+		while (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) == RT_INITIALIZING &&
+		       rt_init_tid != rt_gettid())
+			sched_yield();
+		return;
+	}
+	rt_init_tid = rt_gettid();
+	real.malloc = resolve("malloc");
+	real.free = resolve("free");
+	real.calloc = resolve("calloc");
+	real.realloc = resolve("realloc");
+	real.reallocarray = resolve("reallocarray");
+	real.posix_memalign = resolve("posix_memalign");
+	real.aligned_alloc = resolve("aligned_alloc");
+	real.memalign = resolve("memalign");
+	real.valloc = resolve("valloc");
+	real.pvalloc = resolve("pvalloc");
+	real.usable = resolve("malloc_usable_size");
+	real.mmap = resolve("mmap");
+	real.munmap = resolve("munmap");
+	real.mremap = resolve("mremap");
+	real.brk = resolve("brk");
+	real.sbrk = resolve("sbrk");
+	real.dlclose = resolve("dlclose");
+	if (!real.malloc || !real.free || !real.calloc || !real.realloc || !real.usable) {
+		static const char msg[] = "memtap-rt: cannot find the real malloc; aborting\n";
+
+		(void)!write(2, msg, sizeof(msg) - 1);
+		abort();
+	}
+	conf = getenv(MT_RT_ENV);
+	if (!conf || !parse_config(conf)) {
+		__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
+		return;
+	}
+	if (rt_cfg.hide)
+		hide_environment();
+	rt_self.mode = TM_OFF;
+	rt_key_ok = pthread_key_create(&rt_key, thread_exit) == 0;
+	pthread_atfork(NULL, NULL, fork_child);
+	rt_unwind_init();
+	rt_self.mode = TM_SETUP;
+	attach();
+}
+
+/* Runs early for every exec'd image, so that the recorder learns which processes carry the
+ * runtime even if they never allocate. */
+__attribute__((constructor)) static void rt_constructor(void)
+{
+	if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) == RT_UNINIT)
+		init();
+}
+
+/* True while the real functions are not yet known (only during dlsym in init). */
+static inline bool booting(void)
+{
+	return RT_UNLIKELY(!real.malloc);
+}
+
+/*
+ * The slow path's decision for the calling thread: TM_READY (record; the thread is now
+ * set up), TM_BUSY (a nested call: side buffer), or TM_OFF (forward only).
+ */
+static int slow_mode(struct rt_thread *t)
+{
+	int st = __atomic_load_n(&rt_state, __ATOMIC_ACQUIRE);
+
+	if (st == RT_UNINIT) {
+		init();
+		st = __atomic_load_n(&rt_state, __ATOMIC_ACQUIRE);
+	}
+	if (st != RT_READY || t->mode == TM_OFF)
+		return TM_OFF;
+	if (t->mode == TM_BUSY)
+		return TM_BUSY;
+	if (RT_UNLIKELY(!rt_region)) {
+		/* A fork child's first event: its own region and connection. */
+		t->mode = TM_OFF;
+		attach();
+		t->mode = TM_SETUP;
+		if (!__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
+			return TM_OFF;
+	}
+	if (!t->tid) {
+		t->tid = (uint32_t)rt_gettid();
+		if (rt_key_ok) {
+			t->mode = TM_OFF;
+			pthread_setspecific(rt_key, t);
+		}
+	}
+	t->mode = TM_READY;
+	return __atomic_load_n(&rt_live, __ATOMIC_ACQUIRE) ? TM_READY : TM_OFF;
+}
+
+/* Is this thread recording right now? The whole test of every fast path. */
+#define FAST(t) (RT_LIKELY((t)->mode == TM_READY) && RT_LIKELY(rt_live))
+
+/* ---- allocation hooks (entered from the stubs) ---- */
+
+RT_HIDDEN void *mt_rt_malloc(size_t n, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_calloc(size_t n, size_t m, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_realloc(void *p, size_t n, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_reallocarray(void *p, size_t n, size_t m, uint64_t sp, uint64_t bp);
+RT_HIDDEN int mt_rt_posix_memalign(void **pp, size_t a, size_t n, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_aligned_alloc(size_t a, size_t n, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_memalign(size_t a, size_t n, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_valloc(size_t n, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_pvalloc(size_t n, uint64_t sp, uint64_t bp);
+RT_HIDDEN int mt_rt_munmap(void *p, size_t n, uint64_t sp, uint64_t bp);
+RT_HIDDEN int mt_rt_brk(void *addr, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_sbrk(intptr_t inc, uint64_t sp, uint64_t bp);
+RT_HIDDEN void *mt_rt_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off);
+RT_HIDDEN void *mt_rt_mremap(void *old, size_t old_len, size_t new_len, int flags, ...);
+
+/*
+ * Every allocation function has the same shape: the fast path when the thread records;
+ * otherwise the slow path, which boots, sets the thread up, forwards, or (nested in another
+ * hook) records into the side buffer. The call itself is made by the macro's body.
+ */
+#define ALLOC_HOOK(kind, call, size, old)                                                  \
+	struct rt_thread *t = &rt_self;                                                    \
+	void *p;                                                                           \
+	int m;                                                                             \
+                                                                                           \
+	if (FAST(t)) {                                                                     \
+		t->mode = TM_BUSY;                                                         \
+		p = call;                                                                  \
+		if (RT_LIKELY(p != NULL))                                                  \
+			put_alloc(t, kind, p, size, old, sp, bp);                          \
+		t->mode = TM_READY;                                                        \
+		return p;                                                                  \
+	}                                                                                  \
+	m = slow_mode(t);                                                                  \
+	if (m == TM_READY)                                                                 \
+		t->mode = TM_BUSY;                                                         \
+	p = call;                                                                          \
+	if (m == TM_READY) {                                                               \
+		if (p)                                                                     \
+			put_alloc(t, kind, p, size, old, sp, bp);                          \
+		t->mode = TM_READY;                                                        \
+	} else if (m == TM_BUSY && p) {                                                    \
+		put_nested(t, kind, (uint64_t)p, size, (old) != NULL, (uint64_t)(old), 0); \
+	}                                                                                  \
+	return p
+
+void *mt_rt_malloc(size_t n, uint64_t sp, uint64_t bp)
+{
+	if (booting())
+		return boot_alloc(n, 16);
+	ALLOC_HOOK(MT_RT_MALLOC, real.malloc(n), n, (void *)NULL);
+}
+
+void *mt_rt_calloc(size_t n, size_t nm, uint64_t sp, uint64_t bp)
+{
+	if (booting()) {
+		if (nm && n > SIZE_MAX / nm) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return boot_alloc(n * nm, 16);
+	}
+	ALLOC_HOOK(MT_RT_CALLOC, real.calloc(n, nm), n * nm, (void *)NULL);
+}
+
+/* realloc is not the macro's shape: realloc(p, 0) returning NULL is a free to record. */
+void *mt_rt_realloc(void *old, size_t n, uint64_t sp, uint64_t bp)
+{
+	struct rt_thread *t = &rt_self;
+	void *p;
+	int m;
+
+	if (RT_UNLIKELY(old && in_boot_pool(old))) {
+		/* Out of the bootstrap pool into the real heap (the pool itself is never freed). */
+		size_t have = boot_size(old);
+
+		p = booting() ? boot_alloc(n, 16) : real.malloc(n);
+		if (p)
+			memcpy(p, old, have < n ? have : n);
+		return p;
+	}
+	if (booting())
+		return boot_alloc(n, 16);
+	m = FAST(t) ? TM_READY : slow_mode(t);
+	if (m == TM_READY)
+		t->mode = TM_BUSY;
+	p = real.realloc(old, n);
+	/* A failed realloc changes nothing; realloc(p, 0) returning NULL freed p. */
+	if (m == TM_READY) {
+		if (p || (old && n == 0))
+			put_alloc(t, MT_RT_REALLOC, p, n, old, sp, bp);
+		t->mode = TM_READY;
+	} else if (m == TM_BUSY && (p || (old && n == 0))) {
+		put_nested(t, MT_RT_REALLOC, (uint64_t)p, n, true, (uint64_t)old, 0);
+	}
+	return p;
+}
+
+void *mt_rt_reallocarray(void *old, size_t n, size_t nm, uint64_t sp, uint64_t bp)
+{
+	if (RT_UNLIKELY(booting() || (old && in_boot_pool(old)) || !real.reallocarray)) {
+		if (nm && n > SIZE_MAX / nm) {
+			errno = ENOMEM;
+			return NULL;
+		}
+		return mt_rt_realloc(old, n * nm, sp, bp);
+	}
+	ALLOC_HOOK(MT_RT_REALLOCARRAY, real.reallocarray(old, n, nm), n * nm, old);
+}
+
+void *mt_rt_aligned_alloc(size_t a, size_t n, uint64_t sp, uint64_t bp)
+{
+	if (booting())
+		return boot_alloc(n, a);
+	ALLOC_HOOK(MT_RT_ALIGNED_ALLOC, real.aligned_alloc(a, n), n, (void *)NULL);
+}
+
+void *mt_rt_memalign(size_t a, size_t n, uint64_t sp, uint64_t bp)
+{
+	if (booting())
+		return boot_alloc(n, a);
+	ALLOC_HOOK(MT_RT_MEMALIGN, real.memalign(a, n), n, (void *)NULL);
+}
+
+void *mt_rt_valloc(size_t n, uint64_t sp, uint64_t bp)
+{
+	if (booting())
+		return boot_alloc(n, 4096);
+	ALLOC_HOOK(MT_RT_VALLOC, real.valloc(n), n, (void *)NULL);
+}
+
+void *mt_rt_pvalloc(size_t n, uint64_t sp, uint64_t bp)
+{
+	if (booting())
+		return boot_alloc(n, 4096);
+	ALLOC_HOOK(MT_RT_PVALLOC, real.pvalloc(n), n, (void *)NULL);
+}
+
+int mt_rt_posix_memalign(void **pp, size_t a, size_t n, uint64_t sp, uint64_t bp)
+{
+	struct rt_thread *t = &rt_self;
+	int m, r;
+
+	if (booting()) {
+		void *p = boot_alloc(n, a);
+
+		if (!p)
+			return ENOMEM;
+		*pp = p;
+		return 0;
+	}
+	m = FAST(t) ? TM_READY : slow_mode(t);
+	if (m == TM_READY)
+		t->mode = TM_BUSY;
+	r = real.posix_memalign(pp, a, n);
+	if (m == TM_READY) {
+		if (!r)
+			put_alloc(t, MT_RT_POSIX_MEMALIGN, *pp, n, NULL, sp, bp);
+		t->mode = TM_READY;
+	} else if (m == TM_BUSY && !r) {
+		put_nested(t, MT_RT_POSIX_MEMALIGN, (uint64_t)*pp, n, false, 0, 0);
+	}
+	return r;
+}
+
+RT_EXPORT void free(void *p)
+{
+	struct rt_thread *t = &rt_self;
+	int m;
+
+	if (FAST(t) && RT_LIKELY(p != NULL) && !in_boot_pool(p)) {
+		/* Recorded before the real free: the block cannot be reused before its free shows. */
+		t->mode = TM_BUSY;
+		put_free(t, p);
+		real.free(p);
+		t->mode = TM_READY;
+		return;
+	}
+	if (!p || in_boot_pool(p) || booting())
+		return; /* while booting, nothing outside the pool exists to be freed */
+	m = slow_mode(t);
+	if (m == TM_READY) {
+		t->mode = TM_BUSY;
+		put_free(t, p);
+		real.free(p);
+		t->mode = TM_READY;
+		return;
+	}
+	if (m == TM_BUSY)
+		put_nested(t, MT_RT_FREE, (uint64_t)p, 0, false, 0, 0);
+	real.free(p);
+}
+
+/* ---- mapping hooks: rare, so one shape with the slow-path decision ---- */
+
+static inline int map_enter(struct rt_thread *t)
+{
+	int m = FAST(t) ? TM_READY : slow_mode(t);
+
+	if (m == TM_READY)
+		t->mode = TM_BUSY;
+	return m;
+}
+
+static void map_leave(struct rt_thread *t, int m, bool ok, unsigned kind, uint64_t addr,
+		      uint64_t size, bool ext, uint64_t ea, uint64_t eb, uint64_t sp, uint64_t bp)
+{
+	int saved = errno;
+
+	if (m == TM_READY) {
+		if (ok)
+			put_map(t, kind, addr, size, ext, ea, eb, sp, bp);
+		t->mode = TM_READY;
+	} else if (m == TM_BUSY && ok) {
+		put_nested(t, kind, addr, size, ext, ea, eb);
+	}
+	errno = saved;
+}
+
+void *mt_rt_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	uint64_t sp = mt_rt_entry_sp, bp = mt_rt_entry_bp;
+	struct rt_thread *t = &rt_self;
+	int m;
+	void *p;
+
+	if (RT_UNLIKELY(!real.mmap) && (booting() || !real.mmap))
+		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	m = map_enter(t);
+	p = real.mmap(addr, len, prot, flags, fd, off);
+	map_leave(t, m, p != MAP_FAILED, MT_RT_MMAP, (uint64_t)p, len, true, (uint64_t)off,
+		  (uint64_t)(unsigned)prot | (uint64_t)(unsigned)flags << 32, sp, bp);
+	return p;
+}
+
+int mt_rt_munmap(void *p, size_t n, uint64_t sp, uint64_t bp)
+{
+	struct rt_thread *t = &rt_self;
+	int m, r;
+
+	if (RT_UNLIKELY(!real.munmap))
+		return (int)syscall(SYS_munmap, p, n);
+	m = map_enter(t);
+	r = real.munmap(p, n);
+	map_leave(t, m, r == 0, MT_RT_MUNMAP, (uint64_t)p, n, false, 0, 0, sp, bp);
+	return r;
+}
+
+void *mt_rt_mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
+{
+	uint64_t sp = mt_rt_entry_sp, bp = mt_rt_entry_bp;
+	struct rt_thread *t = &rt_self;
+	void *naddr = NULL, *p;
+	va_list ap;
+	int m;
+
+	if (flags & MREMAP_FIXED) {
+		va_start(ap, flags);
+		naddr = va_arg(ap, void *);
+		va_end(ap);
+	}
+	if (RT_UNLIKELY(!real.mremap))
+		return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, naddr);
+	m = map_enter(t);
+	p = real.mremap(old, old_len, new_len, flags, naddr);
+	map_leave(t, m, p != MAP_FAILED, MT_RT_MREMAP, (uint64_t)p, new_len, true, (uint64_t)old,
+		  (uint64_t)old_len | (uint64_t)(unsigned)flags << 48, sp, bp);
+	return p;
+}
+
+int mt_rt_brk(void *addr, uint64_t sp, uint64_t bp)
+{
+	struct rt_thread *t = &rt_self;
+	void *before;
+	int m, r;
+
+	if (RT_UNLIKELY(!real.brk || !real.sbrk))
+		return (int)syscall(SYS_brk, addr) == (long)addr ? 0 : -1;
+	m = map_enter(t);
+	before = real.sbrk(0);
+	r = real.brk(addr);
+	map_leave(t, m, r == 0, MT_RT_BRK, (uint64_t)addr, (uint64_t)before, false, 0, 0, sp, bp);
+	return r;
+}
+
+void *mt_rt_sbrk(intptr_t inc, uint64_t sp, uint64_t bp)
+{
+	struct rt_thread *t = &rt_self;
+	void *p;
+	int m;
+
+	if (RT_UNLIKELY(!real.sbrk)) {
+		errno = ENOMEM;
+		return (void *)-1;
+	}
+	m = map_enter(t);
+	p = real.sbrk(inc);
+	map_leave(t, m, p != (void *)-1 && inc, MT_RT_BRK, (uint64_t)p + (uint64_t)inc, (uint64_t)p,
+		  false, 0, 0, sp, bp);
+	return p;
+}
+
+RT_EXPORT int dlclose(void *handle)
+{
+	int r;
+
+	if (!real.dlclose)
+		init();
+	if (!real.dlclose)
+		return -1;
+	r = real.dlclose(handle);
+	if (!r)
+		rt_unwind_flush_rules();
+	return r;
+}
+
+/* ---- threads and processes ---- */
+
+static void thread_exit(void *arg)
+{
+	struct rt_thread *t = &rt_self;
+	uint8_t mode = t->mode;
+
+	(void)arg;
+	if (!rt_live || !rt_region || mode == TM_OFF)
+		return;
+	t->mode = TM_BUSY;
+	if (t->nside)
+		side_drain(t);
+	slot_finish(t);
+	rt_unwind_thread_exit(t);
+	t->dead = true;
+	t->mode = mode;
+	/* Events after this (later destructors, the thread's own teardown) go to a new slot that
+	 * the recorder drains when it sees the thread exit. */
+}
+
+static void fork_child(void)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) != RT_READY)
+		return;
+	/* The parent's region and connection are the parent's: drop our view of them. The
+	 * child attaches its own region at its first event (slow_mode). */
+	__atomic_store_n(&rt_live, false, __ATOMIC_RELEASE);
+	if (rt_sock >= 0)
+		close(rt_sock);
+	rt_sock = -1;
+	if (rt_region)
+		rt_munmap(rt_region, rt_region_size);
+	rt_region = NULL;
+	t->slot = NULL;
+	t->cnt = 0;
+	t->nside = 0;
+	t->tid = 0;
+	t->mode = TM_SETUP;
+	t->stack_hi = 0;
+	t->no_stack_bounds = false;
+	t->c_walked = t->c_reused = t->c_memo_hits = t->c_truncated = t->c_depth = t->c_guard = 0;
+	rt_unwind_fork_child();
+}
+
+/* The runtime's version, which `memtap record` checks before starting the workload. */
+RT_EXPORT __attribute__((used)) const char memtap_rt_version[] = "memtap-rt " MEMTAP_VERSION
+								 " proto 1";
