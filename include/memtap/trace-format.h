@@ -150,6 +150,13 @@ enum {
 	_MT_F_MMAP_MAX,
 };
 
+/* MT_EV_ALLOC flags. */
+enum mt_alloc_flag {
+	MT_ALLOC_F_NESTED = 1, /* recorded inside another hook (a signal handler): no stack */
+	MT_ALLOC_F_TRUNCATED = 2, /* the stack walk stopped before the outermost frame */
+	MT_ALLOC_F_TIME_EST = 4, /* time interpolated between stamped neighbours of the thread */
+};
+
 /* Which function an MT_EV_ALLOC event records. */
 enum mt_alloc_kind {
 	MT_ALLOC_MALLOC = 0,
@@ -176,7 +183,7 @@ enum {
 	MT_F_ALLOC_USABLE, /* malloc_usable_size() of the block, >= size */
 	MT_F_ALLOC_OLD, /* realloc: the block passed in */
 	MT_F_ALLOC_STACK, /* stack id, 0 if none */
-	MT_F_ALLOC_FLAGS, /* 1: recorded inside another hook (no stack); 2: stack truncated */
+	MT_F_ALLOC_FLAGS, /* enum mt_alloc_flag */
 	_MT_F_ALLOC_MAX,
 };
 

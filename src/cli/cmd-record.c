@@ -10,7 +10,7 @@ static struct {
 	const char *output;
 	bool force, quiet, mmaps;
 	int follow;
-	uint64_t ring_pages, flush_ms, stack_depth, rt_slots, zstd_level;
+	uint64_t ring_pages, flush_ms, stack_depth, rt_slots, zstd_level, time_every;
 	const char *syscalls;
 	bool alloc;
 } o = { .output = "memtap.mtap",
@@ -19,6 +19,7 @@ static struct {
 	.flush_ms = 1000,
 	.stack_depth = 128,
 	.rt_slots = 1024,
+	.time_every = 8,
 	.alloc = true,
 	.zstd_level = 1 };
 
@@ -43,6 +44,9 @@ static const struct mt_option options[] = {
 	  MT_OPTF_NEGATABLE },
 	{ "stack-depth", 0, MT_OPT_U64, &o.stack_depth, "N",
 	  "frames per allocation stack, at most 256; 0 records no stacks (default 128)" },
+	{ "time-every", 0, MT_OPT_U64, &o.time_every, "N",
+	  "read the clock on every Nth allocation event of a busy thread, 1 to 256, and interpolate "
+	  "the others (default 8)" },
 	{ "rt-slots", 0, MT_OPT_U64, &o.rt_slots, "N",
 	  "64 KiB shared-memory slots per traced process (default 1024)" },
 	{ "zstd-level", 0, MT_OPT_U64, &o.zstd_level, "N",
@@ -89,6 +93,8 @@ int cmd_record(int argc, char **argv)
 		return mt_usage_error(&mt_record_spec, "--stack-depth must be at most 256");
 	if (o.rt_slots < 4 || o.rt_slots > 65536)
 		return mt_usage_error(&mt_record_spec, "--rt-slots must be between 4 and 65536");
+	if (!o.time_every || o.time_every > 256)
+		return mt_usage_error(&mt_record_spec, "--time-every must be between 1 and 256");
 	if (!o.zstd_level || o.zstd_level > 19)
 		return mt_usage_error(&mt_record_spec, "--zstd-level must be between 1 and 19");
 	mt_record_opts_init(&ro);
@@ -104,6 +110,7 @@ int cmd_record(int argc, char **argv)
 	ro.alloc = o.alloc;
 	ro.stack_depth = (unsigned)o.stack_depth;
 	ro.rt_slots = (unsigned)o.rt_slots;
+	ro.time_every = (unsigned)o.time_every;
 	ro.zstd_level = (int)o.zstd_level;
 	r = mt_record(&ro);
 	return r < 0 ? 1 : r;

@@ -15,9 +15,12 @@
  *     connects, and sends a HELLO message with the memfd attached (SCM_RIGHTS). The recorder
  *     maps the region and gives the connection a trace stream.
  *  3. Each thread appends rows to a slot it owns (no lock, no syscall per event) and commits
- *     them by storing the slot's row count with release semantics. A full slot becomes READY
- *     and the thread sends a one-byte NOTIFY; the recorder encodes its rows into an EVENTS
- *     chunk and marks the slot FREE.
+ *     them by storing the slot's row count with release semantics. A full slot becomes READY:
+ *     its bit is set in the region's ready bitmap. The recorder collects READY slots on its
+ *     own schedule (every few milliseconds while data flows), encodes their rows into EVENTS
+ *     chunks and marks the slots FREE. Waking the recorder costs the workload a cross-CPU
+ *     interrupt (tens of microseconds in a VM), so a thread sends a one-byte NOTIFY only when
+ *     the READY slots pile up to wake_at, or when it has to wait for a free slot.
  *  4. When the connection reaches EOF (the process exited, exec'd or was killed), every
  *     slot still FILLING is drained too: nothing a process wrote to its region is lost,
  *     even on SIGKILL. Slots of threads that exited earlier are drained when the recorder
@@ -75,7 +78,10 @@ enum mt_rt_kind {
 };
 
 /*
- * One event, 32 bytes. Allocation rows: addr is the result (the freed pointer for FREE),
+ * One event, 32 bytes. time is the clock (TSC or CLOCK_MONOTONIC ns), or 0 when the runtime
+ * did not read it for this row: the recorder interpolates it between the row's neighbours
+ * in the slot (a slot's first row always has a time, and end_time closes the last span).
+ * Allocation rows: addr is the result (the freed pointer for FREE),
  * size the requested size, slack = usable size - requested size (0xffff: 65535 or more),
  * stack the stack-trie leaf id (0: none). REALLOC rows are followed by an EXT row whose
  * addr is the old pointer. An EXT row is committed together with the row it extends.
@@ -94,6 +100,7 @@ enum {
 	MT_RT_ROW_NOSTACK_GUARD =
 		1 << 0, /* recorded inside another hook (a signal handler): no stack */
 	MT_RT_ROW_TRUNCATED = 1 << 1, /* the stack walk stopped early (see the header's counters) */
+	/* 1 << 2 is the recorder's: time interpolated (MT_ALLOC_F_TIME_EST) */
 };
 
 struct mt_rt_slot {
@@ -102,7 +109,8 @@ struct mt_rt_slot {
 	uint32_t count; /* committed rows, store-release by the owner */
 	uint32_t pad;
 	uint64_t seq; /* acquisition order, for tie-breaking */
-	uint8_t reserved[40];
+	uint64_t end_time; /* clock when the slot was handed over (0: not handed over) */
+	uint8_t reserved[32];
 	struct mt_rt_row rows[];
 };
 
@@ -141,7 +149,11 @@ struct mt_rt_region {
 	uint64_t frames_walked;
 	uint64_t frames_reused;
 	uint64_t events; /* rows committed, for cross-checking */
-	uint8_t reserved[4096 - 184];
+	uint64_t ready_off; /* offset of the ready bitmap: nslots bits in 64-bit words */
+	uint32_t ready_pending; /* READY slots the recorder has not collected yet */
+	uint32_t wake_at; /* a thread sends NOTIFY when ready_pending reaches this */
+	uint64_t notifies; /* NOTIFY messages sent */
+	uint8_t reserved[4096 - 208];
 };
 
 _Static_assert(sizeof(struct mt_rt_row) == 32, "row size");

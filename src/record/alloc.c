@@ -52,7 +52,7 @@ struct conn {
 	struct mt_rt_region *region;
 	size_t size;
 	uint32_t nslots, slot_rows;
-	uint64_t slots_off, slot_size, nodes_off, nodes_cap;
+	uint64_t slots_off, slot_size, nodes_off, nodes_cap, ready_off;
 	uint64_t nodes_sent; /* nodes with smaller ids are in the trace */
 	struct mt_block blocks[NBLOCKS];
 	uint64_t events, bad_rows;
@@ -88,9 +88,12 @@ struct mt_alloc_state {
 	size_t nprocs, procs_cap;
 	/* totals over closed connections */
 	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
-		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows;
+		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows,
+		notifies;
 	char untraced[1024];
 	uint64_t nuntraced;
+	unsigned interval_ms; /* the next collection round, while connections are open */
+	uint64_t time_est; /* rows whose time was interpolated */
 };
 
 /* ---- the runtime library ---- */
@@ -243,8 +246,9 @@ int mt_alloc_open(struct mt_session *s)
 		mt_strlcpy(a->env_preload, a->lib, sizeof(a->env_preload));
 	/* With ptrace the runtime hides its variables from the program, and the recorder puts
 	 * them back into every exec'd image; without it they must stay visible to be inherited. */
-	snprintf(a->env_conf, sizeof(a->env_conf), "v=%d;sock=%s;depth=%u;time=%s;slots=%u;hide=%d",
-		 MT_RT_PROTO_VERSION, a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock",
+	snprintf(a->env_conf, sizeof(a->env_conf),
+		 "v=%d;sock=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d", MT_RT_PROTO_VERSION,
+		 a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock", s->o->time_every,
 		 s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE);
 	a->next_stream = 1;
 	mt_alloc_calibrate(s);
@@ -402,7 +406,9 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	    hdr.slots_off < sizeof(struct mt_rt_region) || hdr.nslots == 0 || hdr.nslots > 65536 ||
 	    hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size > c->size ||
 	    hdr.nodes_off + hdr.nodes_cap * sizeof(struct mt_rt_node) > c->size ||
-	    hdr.nodes_off < hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size) {
+	    hdr.nodes_off < hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size ||
+	    hdr.ready_off < sizeof(struct mt_rt_region) || hdr.ready_off % 8 ||
+	    hdr.ready_off + ((uint64_t)hdr.nslots + 63) / 64 * 8 > hdr.slots_off) {
 		munmap(p, c->size);
 		c->region = NULL;
 		return -EINVAL;
@@ -410,6 +416,7 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	c->nslots = hdr.nslots;
 	c->slot_rows = hdr.slot_rows;
 	c->slots_off = hdr.slots_off;
+	c->ready_off = hdr.ready_off;
 	c->slot_size = hdr.slot_size;
 	c->nodes_off = hdr.nodes_off;
 	c->nodes_cap = hdr.nodes_cap;
@@ -520,18 +527,79 @@ static bool alloc_block_full(struct mt_session *s, struct conn *c, struct mt_blo
 #define RT_UNLIKELY_BLK(blk) \
 	(__builtin_expect((blk)->count >= (blk)->cap, 0) && alloc_block_full(s, c, (blk)))
 
+/*
+ * Fills in the times the runtime left 0 (it reads the clock on every Nth event of a busy
+ * thread): linearly between the stamped rows around them, the slot's end time closing the
+ * last span. An EXT row shares its main row's time. Returns how many were interpolated.
+ */
+static uint32_t slot_times(const struct mt_rt_slot *sl, uint32_t count, uint64_t *t)
+{
+	uint32_t a = 0, est = 0; /* a: the last stamped row */
+	uint64_t end;
+
+	for (uint32_t i = 0; i < count; i++)
+		t[i] = sl->rows[i].time;
+	end = sl->end_time;
+	if (!count)
+		return 0;
+	if (!t[0]) {
+		/* Cannot happen with a well-behaved runtime: stamp it with the first time seen. */
+		for (uint32_t i = 1; i < count && !t[0]; i++)
+			t[0] = t[i];
+		if (!t[0])
+			t[0] = end;
+	}
+	for (uint32_t i = 1; i <= count; i++) {
+		uint64_t tb = i < count ? t[i] : end;
+
+		if (i < count && sl->rows[i].kind == MT_RT_EXT) {
+			t[i] = t[i - 1];
+			continue;
+		}
+		if (!tb)
+			continue;
+		if (i - a > 1) {
+			uint64_t ta = t[a], span = tb > ta ? tb - ta : 0;
+
+			for (uint32_t k = a + 1; k < i; k++) {
+				if (sl->rows[k].kind == MT_RT_EXT) {
+					t[k] = t[k - 1];
+					continue;
+				}
+				t[k] = ta + (uint64_t)((double)span * (k - a) / (double)(i - a));
+				est++;
+			}
+		}
+		a = i;
+	}
+	/* Trailing rows of a slot never handed over (the process was killed): the last time. */
+	for (uint32_t k = a + 1; k < count; k++) {
+		t[k] = t[a];
+		if (sl->rows[k].kind != MT_RT_EXT)
+			est++;
+	}
+	return est;
+}
+
 static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *sl)
 {
 	struct mt_alloc_state *a = s->alloc;
 	uint32_t count = __atomic_load_n(&sl->count, __ATOMIC_ACQUIRE), tid = sl->tid;
+	uint64_t times[4096], *tv = times;
 
 	if (count > c->slot_rows) {
 		c->bad_rows += count - c->slot_rows;
 		count = c->slot_rows;
 	}
+	if (count > 4096 && !(tv = malloc(count * sizeof(*tv)))) {
+		c->bad_rows += count;
+		return;
+	}
+	a->time_est += slot_times(sl, count, tv);
 	for (uint32_t i = 0; i < count; i++) {
 		struct mt_rt_row r = sl->rows[i], x = { 0 };
-		uint64_t t = a->tsc ? tsc_to_ns(a, r.time) : r.time;
+		uint64_t t = a->tsc ? tsc_to_ns(a, tv[i]) : tv[i];
+		unsigned est = r.time ? 0 : MT_ALLOC_F_TIME_EST;
 		uint64_t row[MT_MAX_FIELDS];
 		bool ext = r.kind == MT_RT_REALLOC || r.kind == MT_RT_MMAP ||
 			   r.kind == MT_RT_MREMAP;
@@ -561,7 +629,7 @@ static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *
 				r.kind == MT_RT_FREE || !r.addr ? 0 : r.size + r.slack;
 			blk->col[MT_F_ALLOC_OLD][k] = ext ? x.addr : 0;
 			blk->col[MT_F_ALLOC_STACK][k] = r.stack;
-			blk->col[MT_F_ALLOC_FLAGS][k] = r.flags;
+			blk->col[MT_F_ALLOC_FLAGS][k] = (r.flags & 3) | est;
 			c->events++;
 			s->alloc_coll.events++;
 			continue;
@@ -608,6 +676,8 @@ static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *
 			break;
 		}
 	}
+	if (tv != times)
+		free(tv);
 }
 
 /* New stack nodes, in id order up to the first one not yet written. */
@@ -644,24 +714,66 @@ static void send_nodes(struct mt_session *s, struct conn *c)
 	c->nodes_sent = id;
 }
 
-/* Drains READY slots, or with all set every slot (the process is gone), or the FILLING
- * slots of one dead thread. */
-static void conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid)
+static void slot_release(struct conn *c, struct mt_rt_slot *sl)
 {
-	if (!c->region)
-		return;
-	for (uint32_t i = 0; i < c->nslots; i++) {
-		struct mt_rt_slot *sl = slot_at(c, i);
-		uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+	__atomic_store_n(&sl->count, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&sl->state, MT_RT_SLOT_FREE, __ATOMIC_RELEASE);
+	(void)c;
+}
 
-		if (st == MT_RT_SLOT_READY ||
-		    (st == MT_RT_SLOT_FILLING && (all || (dead_tid && sl->tid == dead_tid)))) {
+/*
+ * Drains the READY slots the ready bitmap names; with all set, every slot holding rows (the
+ * process is gone); with dead_tid, also the FILLING slots of that exited thread. Returns the
+ * number of slots drained.
+ */
+static unsigned conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid)
+{
+	uint64_t *bits;
+	unsigned n = 0;
+
+	if (!c->region)
+		return 0;
+	bits = (uint64_t *)((char *)c->region + c->ready_off);
+	for (uint32_t w = 0; w < (c->nslots + 63) / 64; w++) {
+		uint64_t x;
+
+		if (!__atomic_load_n(&bits[w], __ATOMIC_RELAXED))
+			continue;
+		/* A slot is in the bitmap once per READY: it cannot be set again before we free it. */
+		x = __atomic_exchange_n(&bits[w], 0, __ATOMIC_ACQUIRE);
+		while (x) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(x);
+			struct mt_rt_slot *sl;
+
+			x &= x - 1;
+			if (i >= c->nslots)
+				break;
+			sl = slot_at(c, i);
+			if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != MT_RT_SLOT_READY)
+				continue; /* the workload scribbled on the bitmap */
 			drain_slot(s, c, sl);
-			__atomic_store_n(&sl->count, 0, __ATOMIC_RELAXED);
-			__atomic_store_n(&sl->state, MT_RT_SLOT_FREE, __ATOMIC_RELEASE);
+			slot_release(c, sl);
+			__atomic_sub_fetch(&c->region->ready_pending, 1, __ATOMIC_RELEASE);
+			n++;
+		}
+	}
+	if (all || dead_tid) {
+		/* Rare: scan every slot for rows a thread could not hand over. */
+		for (uint32_t i = 0; i < c->nslots; i++) {
+			struct mt_rt_slot *sl = slot_at(c, i);
+			uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+
+			/* READY slots are the bitmap's, except when the process is gone. */
+			if ((st == MT_RT_SLOT_READY && all) ||
+			    (st == MT_RT_SLOT_FILLING && (all || sl->tid == dead_tid))) {
+				drain_slot(s, c, sl);
+				slot_release(c, sl);
+				n++;
+			}
 		}
 	}
 	send_nodes(s, c);
+	return n;
 }
 
 static void conn_flush(struct mt_session *s, struct conn *c)
@@ -682,6 +794,7 @@ static void conn_close(struct mt_session *s, struct conn *c)
 		a->events += c->events;
 		a->stalls += r->stalls;
 		a->stall_ns += r->stall_ns;
+		a->notifies += r->notifies;
 		a->dropped += r->dropped;
 		a->guard += r->guard_events;
 		a->truncated += r->truncated;
@@ -761,6 +874,7 @@ void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n)
 void mt_alloc_drain(struct mt_session *s)
 {
 	struct mt_alloc_state *a = s->alloc;
+	unsigned drained = 0;
 	size_t j = 0;
 
 	if (!a)
@@ -772,10 +886,22 @@ void mt_alloc_drain(struct mt_session *s)
 			conn_close(s, c);
 			continue;
 		}
-		conn_drain(s, c, false, 0);
+		drained += conn_drain(s, c, false, 0);
 		a->conns[j++] = *c;
 	}
 	a->nconns = j;
+	/* Collect often while slots fill, back off while the processes are quiet. */
+	if (drained)
+		a->interval_ms = 1;
+	else if (a->interval_ms < 64)
+		a->interval_ms = a->interval_ms ? a->interval_ms * 2 : 1;
+}
+
+int mt_alloc_timeout_ms(struct mt_session *s)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	return a && a->nconns ? (int)a->interval_ms : -1;
 }
 
 void mt_alloc_flush(struct mt_session *s)
@@ -912,7 +1038,10 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "unwind_frames_walked", a->walked);
 		mt_kv_add_u64(kv, "unwind_frames_reused", a->reused);
 		mt_kv_add_u64(kv, "unwind_memo_hits", a->memo_hits);
+		mt_kv_add_u64(kv, "time_every", s->o->time_every);
+		mt_kv_add_u64(kv, "events_time_interpolated", a->time_est);
 		mt_kv_add_u64(kv, "runtime_stalls", a->stalls);
+		mt_kv_add_u64(kv, "runtime_wakeups", a->notifies);
 		snprintf(buf, sizeof(buf), "%.3f", (double)a->stall_ns / 1e6);
 		mt_kv_add(kv, "runtime_stall_ms", buf);
 		mt_kv_add_u64(kv, "malformed_rows", a->bad_rows);

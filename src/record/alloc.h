@@ -27,6 +27,8 @@ int mt_alloc_npollfds(struct mt_session *s);
 void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n);
 /* Drains every READY slot (all slots of closed connections) and writes new stack nodes. */
 void mt_alloc_drain(struct mt_session *s);
+/* How long the recorder may sleep before collecting READY slots (-1: no limit). */
+int mt_alloc_timeout_ms(struct mt_session *s);
 /* Writes the events buffered per connection (periodic flush and the end). */
 void mt_alloc_flush(struct mt_session *s);
 /* Lifecycle notes from the process collector. */

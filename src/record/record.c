@@ -40,6 +40,7 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->alloc = true;
 	o->stack_depth = 128;
 	o->rt_slots = 1024;
+	o->time_every = 8;
 	o->zstd_level = 1;
 }
 
@@ -466,9 +467,11 @@ int mt_record(const struct mt_record_opts *o)
 	fds = NULL;
 	last_flush = mt_now_ns();
 	for (;;) {
-		int nfds = 0, timeout = 100, alloc_at, want;
+		int nfds = 0, timeout = 100, alloc_at, want, at = mt_alloc_timeout_ms(&s);
 		struct pollfd *nf;
 
+		if (at >= 0 && at < timeout)
+			timeout = at;
 		reap(&s);
 		if (s.root_exited &&
 		    (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))

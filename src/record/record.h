@@ -27,6 +27,7 @@ struct mt_record_opts {
 	bool alloc; /* preload the allocation runtime */
 	unsigned stack_depth; /* frames per allocation stack; 0: none */
 	unsigned rt_slots; /* shared-memory slots per traced process */
+	unsigned time_every; /* the runtime reads the clock on every Nth event of a busy thread */
 	int zstd_level; /* trace compression level (1: fast) */
 };
 

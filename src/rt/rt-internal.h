@@ -80,6 +80,9 @@ struct rt_thread {
 	bool dead; /* the thread-exit destructor ran */
 	bool no_stack_bounds;
 	uint64_t stack_hi; /* highest valid stack address (0: not yet known) */
+	uint64_t last_stamp; /* the last time read (rt.c: stamp) */
+	uint16_t every; /* events per time stamp now */
+	uint16_t until; /* events until the next stamp */
 	struct rt_memo *memo;
 	unsigned nside;
 	struct mt_rt_row side[RT_SIDE_ROWS]; /* events of nested hooks, moved to the slot later */
@@ -92,6 +95,8 @@ struct rt_config {
 	bool tsc;
 	bool hide; /* remove memtap's variables from environ (the recorder re-adds them at exec) */
 	unsigned nslots;
+	unsigned time_every; /* read the clock on every Nth event at most */
+	uint64_t gap_ticks; /* RT_GAP_NS in clock ticks */
 	char sock[108];
 };
 

@@ -121,6 +121,39 @@ static inline uint64_t rt_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/*
+ * Event times. Reading the TSC costs 8-15 ns in a VM (rdtsc is microcoded and scaled), as
+ * much as the rest of an event, so a busy thread reads it on every Nth event only
+ * (--alloc-time-every) and writes 0 into the rows in between; the recorder interpolates
+ * those linearly between their slot's stamps. The interval adapts: a span whose events
+ * were not dense (more than RT_GAP_NS apart on average, the thread blocked or computed for
+ * a while) makes the next events stamped one by one, so interpolation spans only dense
+ * stretches of at most N events. A slot's first row is always stamped, and its end time is
+ * written when it is handed over.
+ */
+#define RT_GAP_NS 2000u
+
+static uint64_t stamp(struct rt_thread *t)
+{
+	uint64_t now = rt_now(), dt = now - t->last_stamp;
+
+	if (dt > (uint64_t)t->every * rt_cfg.gap_ticks)
+		t->every = 1;
+	else if (t->every < rt_cfg.time_every)
+		t->every = (uint16_t)(t->every * 2 < rt_cfg.time_every ? t->every * 2
+								       : rt_cfg.time_every);
+	t->until = t->every;
+	t->last_stamp = now;
+	return now;
+}
+
+static inline uint64_t ev_time(struct rt_thread *t)
+{
+	if (RT_LIKELY(--t->until != 0))
+		return 0;
+	return stamp(t);
+}
+
 /* ---- bootstrap pool: allocations made while dlsym resolves the real functions ---- */
 
 static _Alignas(64) char boot_pool[64 << 10];
@@ -133,10 +166,17 @@ static bool in_boot_pool(const void *p)
 
 static void *boot_alloc(size_t n, size_t align)
 {
+	uintptr_t base = (uintptr_t)boot_pool, at;
 	size_t off, a = align < 16 ? 16 : align;
 
-	/* Each block is preceded by its size, for realloc out of the pool. */
-	off = (boot_used + sizeof(size_t) + a - 1) & ~(a - 1);
+	/* Each block is preceded by its size, for realloc out of the pool; alignment is of the
+	 * absolute address (memalign(4096) must get a page boundary). */
+	if (a & (a - 1) || a > sizeof(boot_pool)) {
+		errno = EINVAL;
+		return NULL;
+	}
+	at = (base + boot_used + sizeof(size_t) + a - 1) & ~(uintptr_t)(a - 1);
+	off = (size_t)(at - base);
 	if (off + n > sizeof(boot_pool) || n > sizeof(boot_pool)) {
 		errno = ENOMEM;
 		return NULL;
@@ -164,6 +204,7 @@ static bool parse_config(const char *s)
 	rt_cfg.depth = 128;
 	rt_cfg.tsc = false;
 	rt_cfg.nslots = 1024;
+	rt_cfg.time_every = 1;
 	while (s && *s) {
 		const char *end = strchr(s, ';'), *eq = strchr(s, '=');
 		size_t len = end ? (size_t)(end - s) : strlen(s);
@@ -184,6 +225,12 @@ static bool parse_config(const char *s)
 				rt_cfg.hide = vlen == 1 && *v == '1';
 			} else if (klen == 4 && !memcmp(s, "time", 4)) {
 				rt_cfg.tsc = vlen == 3 && !memcmp(v, "tsc", 3);
+			} else if (klen == 6 && !memcmp(s, "tevery", 6)) {
+				rt_cfg.time_every = (unsigned)strtoul(v, NULL, 10);
+				if (rt_cfg.time_every < 1)
+					rt_cfg.time_every = 1;
+				if (rt_cfg.time_every > 256)
+					rt_cfg.time_every = 256;
 			} else if (klen == 5 && !memcmp(s, "slots", 5)) {
 				rt_cfg.nslots = (unsigned)strtoul(v, NULL, 10);
 				if (rt_cfg.nslots < 4)
@@ -196,6 +243,8 @@ static bool parse_config(const char *s)
 		}
 		s = end ? end + 1 : NULL;
 	}
+	/* TSC ticks per RT_GAP_NS: a nominal 3 GHz is close enough for a density test. */
+	rt_cfg.gap_ticks = rt_cfg.tsc ? RT_GAP_NS * 3 : RT_GAP_NS;
 	return have_sock;
 }
 
@@ -245,7 +294,10 @@ static void hide_environment(void)
 static int region_create(void)
 {
 	size_t slot_size = sizeof(struct mt_rt_slot) + SLOT_ROWS * sizeof(struct mt_rt_row);
-	size_t size = sizeof(struct mt_rt_region) + (size_t)rt_cfg.nslots * slot_size +
+	/* The ready bitmap, rounded up to whole 64-byte lines after the header. */
+	size_t bitmap = ((rt_cfg.nslots + 511) / 512) * 64;
+	size_t slots_off = sizeof(struct mt_rt_region) + bitmap;
+	size_t size = slots_off + (size_t)rt_cfg.nslots * slot_size +
 		      (size_t)NODES_CAP * sizeof(struct mt_rt_node);
 	int fd = (int)syscall(SYS_memfd_create, "memtap-rt", MFD_CLOEXEC);
 	struct mt_rt_region *r;
@@ -271,7 +323,9 @@ static int region_create(void)
 	r->size = size;
 	r->nslots = rt_cfg.nslots;
 	r->slot_rows = SLOT_ROWS;
-	r->slots_off = sizeof(struct mt_rt_region);
+	r->ready_off = sizeof(struct mt_rt_region);
+	r->wake_at = rt_cfg.nslots / 8 ? rt_cfg.nslots / 8 : 1;
+	r->slots_off = slots_off;
 	r->slot_size = slot_size;
 	r->nodes_off = r->slots_off + (uint64_t)rt_cfg.nslots * slot_size;
 	r->nodes_cap = NODES_CAP;
@@ -374,6 +428,7 @@ static void notify(void)
 {
 	char b = MT_RT_MSG_NOTIFY;
 
+	__atomic_add_fetch(&rt_region->notifies, 1, __ATOMIC_RELAXED);
 	/* Non-blocking: a full socket means the recorder has notifications to read anyway. */
 	if (send(rt_sock, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
 	    (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN || errno == EBADF))
@@ -393,19 +448,28 @@ static void flush_counters(struct rt_thread *t)
 	t->c_walked = t->c_reused = t->c_memo_hits = t->c_truncated = t->c_depth = t->c_guard = 0;
 }
 
-/* Hands the thread's slot to the recorder. */
+/* Hands the thread's slot to the recorder, which collects it at its next round; it is
+ * woken only when READY slots pile up. */
 static void slot_finish(struct rt_thread *t)
 {
+	struct mt_rt_region *r = rt_region;
 	struct mt_rt_slot *s = t->slot;
+	uint64_t *bits = (uint64_t *)((char *)r + r->ready_off);
+	uint32_t i;
 
 	if (!s)
 		return;
-	__atomic_add_fetch(&rt_region->events, t->cnt, __ATOMIC_RELAXED);
+	i = (uint32_t)(((char *)s - ((char *)r + r->slots_off)) / r->slot_size);
+	s->end_time = rt_now();
+	_mm_sfence(); /* the rows' non-temporal stores are visible before READY */
+	__atomic_add_fetch(&r->events, t->cnt, __ATOMIC_RELAXED);
 	flush_counters(t);
 	__atomic_store_n(&s->state, MT_RT_SLOT_READY, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&bits[i / 64], 1ull << (i % 64), __ATOMIC_RELEASE);
 	t->slot = NULL;
 	t->cnt = 0;
-	notify();
+	if (__atomic_add_fetch(&r->ready_pending, 1, __ATOMIC_ACQ_REL) == r->wake_at)
+		notify();
 }
 
 static bool slot_try_acquire(struct rt_thread *t)
@@ -423,9 +487,11 @@ static bool slot_try_acquire(struct rt_thread *t)
 						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
 			s->tid = t->tid;
 			s->seq = __atomic_add_fetch(&rt_region->slot_seq, 1, __ATOMIC_RELAXED);
+			s->end_time = 0;
 			__atomic_store_n(&s->count, 0, __ATOMIC_RELEASE);
 			t->slot = s;
 			t->cnt = 0;
+			t->until = 1; /* a slot's first row is stamped */
 			return true;
 		}
 	}
@@ -482,10 +548,12 @@ static inline uint64_t row_tail(uint32_t stack, unsigned kind, unsigned flags, u
 static inline void row_put(struct mt_rt_row *r, uint64_t time, uint64_t addr, uint64_t size,
 			   uint64_t tail)
 {
-	r->time = time;
-	r->addr = addr;
-	r->size = size;
-	memcpy(&r->stack, &tail, 8);
+	long long *q = (long long *)r;
+
+	_mm_stream_si64(q, (long long)time);
+	_mm_stream_si64(q + 1, (long long)addr);
+	_mm_stream_si64(q + 2, (long long)size);
+	_mm_stream_si64(q + 3, (long long)tail);
 }
 
 /*
@@ -550,14 +618,15 @@ static inline uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp, ui
 static inline void put_alloc(struct rt_thread *t, unsigned kind, void *p, size_t size, void *old,
 			     uint64_t sp, uint64_t bp)
 {
-	uint64_t time = rt_now();
 	uint8_t flags;
 	uint32_t stack = capture(t, sp, bp, &flags);
 	size_t usable = p ? real.usable(p) : size;
 	struct mt_rt_row *r;
+	uint64_t time;
 
 	if (!room(t))
 		return;
+	time = ev_time(t);
 	r = &t->slot->rows[t->cnt];
 	row_put(r, time, (uint64_t)p, size, row_tail(stack, kind, flags, usable - size));
 	if (kind != MT_RT_REALLOC && kind != MT_RT_REALLOCARRAY) {
@@ -572,20 +641,21 @@ static inline void put_free(struct rt_thread *t, void *p)
 {
 	if (!room(t))
 		return;
-	row_put(&t->slot->rows[t->cnt], rt_now(), (uint64_t)p, 0, row_tail(0, MT_RT_FREE, 0, 0));
+	row_put(&t->slot->rows[t->cnt], ev_time(t), (uint64_t)p, 0, row_tail(0, MT_RT_FREE, 0, 0));
 	commit(t, 1);
 }
 
 static void put_map(struct rt_thread *t, unsigned kind, uint64_t addr, uint64_t size, bool ext,
 		    uint64_t ea, uint64_t eb, uint64_t sp, uint64_t bp)
 {
-	uint64_t time = rt_now();
 	uint8_t flags;
 	uint32_t stack = capture(t, sp, bp, &flags);
 	struct mt_rt_row *r;
+	uint64_t time;
 
 	if (!room(t))
 		return;
+	time = stamp(t); /* rare events: always exact */
 	r = &t->slot->rows[t->cnt];
 	row_put(r, time, addr, size, row_tail(stack, kind, flags, 0));
 	if (ext)
@@ -676,10 +746,18 @@ __attribute__((constructor)) static void rt_constructor(void)
 		init();
 }
 
-/* True while the real functions are not yet known (only during dlsym in init). */
+/*
+ * True while the real functions are not yet known. The first hook to run (which can be a
+ * library constructor that runs before ours) initialises the runtime; calls made while
+ * dlsym resolves the real functions, in init, are served from the bootstrap pool.
+ */
 static inline bool booting(void)
 {
-	return RT_UNLIKELY(!real.malloc);
+	if (RT_LIKELY(real.malloc != NULL))
+		return false;
+	if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) == RT_UNINIT)
+		init();
+	return !real.malloc;
 }
 
 /*
