@@ -12,25 +12,31 @@
 static struct {
 	int format;
 	const char *sections;
-} o;
+	uint64_t top;
+} o = { .top = 10 };
 
 static const char *const formats[] = { "text", "md", "json", "csv", NULL };
 
 static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
 	{ "section", 's', MT_OPT_STRING, &o.sections, "LIST",
-	  "only these sections: run, processes (default: all the trace has data for)" },
+	  "only these sections: run, processes, alloc (default: all the trace has data for)" },
+	{ "top", 'n', MT_OPT_U64, &o.top, "N",
+	  "sites in each ranking of the alloc section (default 10)" },
 	{ NULL },
 };
 
 const struct mt_command_spec mt_report_spec = {
 	.name = "report",
 	.usage = "FILE [options]",
-	.summary = "summarise a trace: run, collectors, processes",
+	.summary = "summarise a trace: run, collectors, processes, allocations",
 	.description =
 		"JSON output is one object whose keys are a stable contract for scripts\n"
-		"(memtap_version, schema_version, run, processes, ...). CSV prints the\n"
-		"processes table. Every figure names the collector and mechanism behind it.\n",
+		"(memtap_version, schema_version, run, processes, alloc, ...). CSV prints the\n"
+		"processes table, or with --section alloc the ranked allocation sites.\n"
+		"Allocation sites are symbolized from the recorded mappings with libdw (function,\n"
+		"file:line, inlined frames) when the mapped files are still on this machine.\n"
+		"Every figure names the collector and mechanism behind it.\n",
 	.opts = options,
 	.min_args = 1,
 	.max_args = 1,
@@ -46,6 +52,8 @@ int cmd_report(int argc, char **argv)
 	rc = mt_opts_parse(&mt_report_spec, argc, argv, &nargs);
 	if (rc)
 		return rc == 1 ? 0 : rc;
+	if (!o.top || o.top > 100000)
+		return mt_usage_error(&mt_report_spec, "--top must be between 1 and 100000");
 	sections = mt_report_sections(o.sections, &bad);
 	if (sections < 0)
 		return mt_usage_error(&mt_report_spec, "unknown section '%s' (sections: %s)", bad,
@@ -54,7 +62,7 @@ int cmd_report(int argc, char **argv)
 	if (!r)
 		return 1;
 	mt_cli_progress(r, "reading");
-	rc = mt_report_load(&rep, r, argv[0]);
+	rc = mt_report_load(&rep, r, argv[0], sections, (unsigned)o.top);
 	mt_cli_progress_done();
 	if (rc < 0) {
 		mt_err_code(rc, "'%s'", argv[0]);

@@ -27,5 +27,6 @@ MT_COMMAND(info);
 MT_COMMAND(dump);
 MT_COMMAND(report);
 MT_COMMAND(probe);
+MT_COMMAND(export);
 
 #endif

@@ -20,11 +20,12 @@ static const struct {
 } section_names[] = {
 	{ "run", MT_SEC_RUN },
 	{ "processes", MT_SEC_PROCESSES },
+	{ "alloc", MT_SEC_ALLOC },
 };
 
 const char *mt_report_section_names(void)
 {
-	return "run, processes";
+	return "run, processes, alloc";
 }
 
 int mt_report_sections(const char *list, const char **bad)
@@ -54,13 +55,15 @@ int mt_report_sections(const char *list, const char **bad)
 	return bits;
 }
 
-int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path)
+int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
+		   unsigned top)
 {
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
 	rep->r = r;
 	rep->path = path;
+	rep->top = top ? top : 10;
 	rc = mt_run_load(r, &rep->run);
 	if (rc < 0)
 		return rc;
@@ -69,11 +72,19 @@ int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path)
 		mt_run_release(&rep->run);
 		return rc;
 	}
+	if (sections & MT_SEC_ALLOC) {
+		rc = mt_report_alloc_load(rep);
+		if (rc < 0) {
+			mt_report_release(rep);
+			return rc;
+		}
+	}
 	return 0;
 }
 
 void mt_report_release(struct mt_report *rep)
 {
+	mt_report_alloc_release(rep);
 	mt_procs_release(&rep->procs);
 	mt_run_release(&rep->run);
 }
@@ -252,7 +263,7 @@ void mt_report_process_table(const struct mt_procs *ps, uint64_t t0, bool raw, s
 }
 
 /* A table as a GitHub-flavoured Markdown table, with '|' in cells escaped. */
-static void print_md_table(const struct mt_table *t, FILE *f)
+void mt_report_md_table(const struct mt_table *t, FILE *f)
 {
 	fputc('|', f);
 	for (size_t c = 0; c < t->ncols; c++)
@@ -328,6 +339,8 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 		json_run(rep, &j);
 	if (sections & MT_SEC_PROCESSES)
 		json_processes(rep, &j);
+	if ((sections & MT_SEC_ALLOC) && rep->alloc.loaded)
+		mt_report_alloc_json(rep, &j);
 	mt_json_end_object(&j);
 	fputc('\n', f);
 }
@@ -363,7 +376,7 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 		mt_report_collector_table(run, &t);
 		if (md) {
 			fprintf(f, "## Collectors\n\n");
-			print_md_table(&t, f);
+			mt_report_md_table(&t, f);
 		} else {
 			fprintf(f, "collectors\n");
 			mt_table_print(&t, f, 2, true);
@@ -375,20 +388,25 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 		mt_report_process_table(&rep->procs, run->start_ns, false, &t);
 		if (md) {
 			fprintf(f, "## Processes (%zu)\n\n", rep->procs.n);
-			print_md_table(&t, f);
+			mt_report_md_table(&t, f);
 		} else {
 			fprintf(f, "processes (%zu)\n", rep->procs.n);
 			mt_table_print(&t, f, 2, true);
 		}
 		mt_table_release(&t);
 	}
+	if ((sections & MT_SEC_ALLOC) && rep->alloc.loaded)
+		mt_report_alloc_text(rep, md, f);
 }
 
-static void print_csv(const struct mt_report *rep, FILE *f)
+static void print_csv(const struct mt_report *rep, int sections, FILE *f)
 {
 	struct mt_table t;
 
-	mt_report_process_table(&rep->procs, rep->run.start_ns, true, &t);
+	if (!(sections & MT_SEC_PROCESSES) && (sections & MT_SEC_ALLOC) && rep->alloc.loaded)
+		mt_report_alloc_sites_table(rep, &t);
+	else
+		mt_report_process_table(&rep->procs, rep->run.start_ns, true, &t);
 	for (size_t c = 0; c < t.ncols; c++)
 		mt_csv_cell(f, t.heads[c], strlen(t.heads[c]), c == 0);
 	fputc('\n', f);
@@ -410,7 +428,7 @@ int mt_report_print(const struct mt_report *rep, enum mt_report_format fmt, int 
 		print_json(rep, sections, f);
 		break;
 	case MT_REPORT_CSV:
-		print_csv(rep, f);
+		print_csv(rep, sections, f);
 		break;
 	case MT_REPORT_MD:
 		print_text(rep, sections, true, f);

@@ -6,8 +6,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "analysis/alloc.h"
 #include "analysis/procs.h"
 #include "analysis/run.h"
+#include "analysis/symbols.h"
 
 struct mt_reader;
 
@@ -17,7 +19,33 @@ enum mt_report_format { MT_REPORT_TEXT, MT_REPORT_MD, MT_REPORT_JSON, MT_REPORT_
 enum {
 	MT_SEC_RUN = 1 << 0,
 	MT_SEC_PROCESSES = 1 << 1,
-	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES,
+	MT_SEC_ALLOC = 1 << 2,
+	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC,
+};
+
+/* The rankings of allocation sites. */
+enum { MT_RANK_CALLS, MT_RANK_PEAK, MT_RANK_LEAKED, MT_RANK_TEMPORARY, MT_NRANKS };
+
+/* A site that made one of the rankings, with its symbolized stack. */
+struct mt_report_site {
+	size_t site; /* index into alloc.sites */
+	unsigned rank[MT_NRANKS]; /* 1-based place in each ranking, 0 when not in it */
+	size_t first_frame, nframes; /* into mt_report_alloc.frames, innermost first */
+	bool stack_incomplete; /* the stack table lacks some of its nodes */
+};
+
+struct mt_report_alloc {
+	bool loaded;
+	struct mt_alloc_stats st;
+	struct mt_sym_stats sym;
+	struct mt_report_site *sel;
+	size_t nsel;
+	size_t *rank[MT_NRANKS]; /* indices into sel, best first */
+	size_t nrank[MT_NRANKS];
+	struct mt_frame *frames;
+	size_t nframes;
+	const struct mt_collector_info *coll; /* the "alloc" collector, or NULL */
+	struct mt_symbolizer *symbolizer; /* owns the frames' strings */
 };
 
 struct mt_report {
@@ -25,6 +53,8 @@ struct mt_report {
 	const char *path;
 	struct mt_run run;
 	struct mt_procs procs;
+	unsigned top; /* sites per ranking */
+	struct mt_report_alloc alloc;
 };
 
 /* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */
@@ -32,7 +62,9 @@ int mt_report_sections(const char *list, const char **bad);
 /* The list of section names, for help and errors. */
 const char *mt_report_section_names(void);
 
-int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path);
+/* Loads what the sections need; top: sites per ranking (0: the default, 10). */
+int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
+		   unsigned top);
 void mt_report_release(struct mt_report *rep);
 struct mt_json;
 struct mt_table;
@@ -46,7 +78,17 @@ void mt_report_collector_table(const struct mt_run *run, struct mt_table *t);
 /* raw: creation order and nanoseconds (for CSV); else the tree, indented, human units. */
 void mt_report_process_table(const struct mt_procs *ps, uint64_t t0, bool raw, struct mt_table *t);
 
-/* CSV prints one table: the first selected section that is a table (processes). */
+/* report-alloc.c */
+int mt_report_alloc_load(struct mt_report *rep);
+void mt_report_alloc_release(struct mt_report *rep);
+void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f);
+/* The sites table (every ranked site) for CSV. */
+void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t);
+/* Markdown rendering of a table (report.c). */
+void mt_report_md_table(const struct mt_table *t, FILE *f);
+
+/* CSV prints one table: the first selected section that is a table (processes, alloc sites). */
 int mt_report_print(const struct mt_report *rep, enum mt_report_format fmt, int sections, FILE *f);
 
 #endif

@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/* The allocation pass: replays every allocation and free in time order. */
+#include "alloc.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/hash.h"
+#include "format/reader.h"
+
+/* Lifetime histograms are kept for at most this many sites (about 50 MB). */
+#define MAX_LIFE_SITES 65536
+
+unsigned mt_life_bucket(uint64_t ns)
+{
+	unsigned e, b;
+
+	if (ns < 8)
+		return (unsigned)ns;
+	e = 63u - (unsigned)__builtin_clzll(ns);
+	b = 8 + (e - 3) * 4 + (unsigned)((ns >> (e - 2)) & 3);
+	return b < MT_LIFE_BUCKETS ? b : MT_LIFE_BUCKETS - 1;
+}
+
+/* The range of bucket b: [lo, lo + width). */
+static void bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
+{
+	unsigned e, sub;
+
+	if (b < 8) {
+		*lo = b;
+		*width = 1;
+		return;
+	}
+	e = (b - 8) / 4 + 3;
+	sub = (b - 8) % 4;
+	*width = 1ull << (e - 2);
+	*lo = (1ull << e) + sub * *width;
+}
+
+uint64_t mt_life_percentile(const struct mt_lifetimes *l, double p)
+{
+	uint64_t rank, seen = 0, lo, w;
+
+	if (!l->hist || !l->n)
+		return 0;
+	rank = (uint64_t)((p / 100.0) * (double)l->n + 0.999999);
+	if (rank < 1)
+		rank = 1;
+	if (rank > l->n)
+		rank = l->n;
+	for (unsigned b = 0; b < MT_LIFE_BUCKETS; b++) {
+		seen += l->hist[b];
+		if (seen >= rank) {
+			bucket_range(b, &lo, &w);
+			return lo + w / 2;
+		}
+	}
+	return 0;
+}
+
+struct block {
+	uint64_t t;
+	uint64_t size; /* when free: the next free block index */
+	uint32_t site;
+	uint32_t slack;
+};
+
+struct stream_state {
+	bool used, ended;
+	uint32_t pid;
+	size_t proc;
+	struct mt_map64 live; /* addr -> block index */
+	struct mt_map64 last; /* tid -> the thread's last allocated address (0: a free since) */
+	/* heaptrack 1.4's test: the process's last allocation's (site, size), 0: a free since */
+	uint64_t ht_site, ht_size;
+};
+
+struct pass {
+	struct mt_alloc_stats *st;
+	struct stream_state *ss;
+	size_t nss;
+	struct block *blocks;
+	size_t nblocks, blocks_cap;
+	uint64_t free_head; /* 0: none; else index + 1 */
+	struct mt_map64 site_of; /* stream << 40 | stack -> site index */
+	size_t sites_cap, procs_cap;
+	uint64_t live, live_usable, live_blocks; /* over the streams still running */
+	uint64_t gen; /* bumped at each new overall peak */
+	size_t life_sites;
+};
+
+static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t pid)
+{
+	struct mt_alloc_stats *st = p->st;
+	struct stream_state *s;
+
+	if (stream >= p->nss) {
+		size_t n = p->nss ? p->nss : 16;
+		struct stream_state *v;
+
+		while (n <= stream)
+			n *= 2;
+		v = realloc(p->ss, n * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + p->nss, 0, (n - p->nss) * sizeof(*v));
+		p->ss = v;
+		p->nss = n;
+	}
+	s = &p->ss[stream];
+	if (s->used)
+		return s;
+	if (st->nprocs == p->procs_cap) {
+		size_t cap = p->procs_cap ? p->procs_cap * 2 : 8;
+		struct mt_alloc_proc *v = realloc(st->procs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		st->procs = v;
+		p->procs_cap = cap;
+	}
+	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
+	st->procs[st->nprocs].stream = stream;
+	st->procs[st->nprocs].pid = pid;
+	s->proc = st->nprocs++;
+	s->pid = pid;
+	s->used = true;
+	mt_map64_init(&s->live);
+	mt_map64_init(&s->last);
+	return s;
+}
+
+static struct mt_alloc_site *site_get(struct pass *p, uint32_t stream, uint32_t pid, uint64_t stack,
+				      uint64_t t, uint32_t *idx)
+{
+	struct mt_alloc_stats *st = p->st;
+	uint64_t *v;
+
+	if (stack >= (1ull << 40))
+		stack = 0; /* not a stack id this format can hold: treat as none */
+	if (mt_map64_put(&p->site_of, (uint64_t)stream << 40 | stack, &v) < 0)
+		return NULL;
+	if (*v) {
+		*idx = (uint32_t)(*v - 1);
+		return &st->sites[*idx];
+	}
+	if (st->nsites == p->sites_cap) {
+		size_t cap = p->sites_cap ? p->sites_cap * 2 : 256;
+		struct mt_alloc_site *n = realloc(st->sites, cap * sizeof(*n));
+
+		if (!n)
+			return NULL;
+		st->sites = n;
+		p->sites_cap = cap;
+	}
+	*idx = (uint32_t)st->nsites;
+	*v = st->nsites + 1;
+	memset(&st->sites[*idx], 0, sizeof(st->sites[0]));
+	st->sites[*idx].stream = stream;
+	st->sites[*idx].pid = pid;
+	st->sites[*idx].stack = stack;
+	st->sites[*idx].first_ns = t;
+	st->nsites++;
+	return &st->sites[*idx];
+}
+
+/* Before a site's live bytes change: keep their value at the last overall peak. */
+static inline void site_touch(struct pass *p, struct mt_alloc_site *s)
+{
+	if (s->saved_epoch != p->gen) {
+		s->saved_live = s->live_bytes;
+		s->saved_epoch = p->gen;
+	}
+}
+
+static int block_new(struct pass *p, uint64_t *idx)
+{
+	if (p->free_head) {
+		*idx = p->free_head - 1;
+		p->free_head = p->blocks[*idx].size;
+		return 0;
+	}
+	if (p->nblocks == p->blocks_cap) {
+		size_t cap = p->blocks_cap ? p->blocks_cap * 2 : 4096;
+		struct block *b = realloc(p->blocks, cap * sizeof(*b));
+
+		if (!b)
+			return -ENOMEM;
+		p->blocks = b;
+		p->blocks_cap = cap;
+	}
+	*idx = p->nblocks++;
+	return 0;
+}
+
+static void block_put(struct pass *p, uint64_t idx)
+{
+	p->blocks[idx].size = p->free_head;
+	p->free_head = idx + 1;
+}
+
+static void life_add(struct pass *p, struct mt_lifetimes *l, uint64_t ns, bool site)
+{
+	if (!l->hist) {
+		if (site && p->life_sites >= MAX_LIFE_SITES)
+			return;
+		l->hist = calloc(MT_LIFE_BUCKETS, sizeof(*l->hist));
+		if (!l->hist)
+			return;
+		if (site)
+			p->life_sites++;
+	}
+	l->hist[mt_life_bucket(ns)]++;
+	l->n++;
+	l->sum_ns += ns;
+}
+
+/* Releases addr in stream s at time t (a free, or the old block of a realloc). */
+static void release(struct pass *p, struct stream_state *s, uint64_t addr, uint64_t tid, uint64_t t)
+{
+	struct mt_alloc_stats *st = p->st;
+	struct mt_alloc_proc *pr = &st->procs[s->proc];
+	uint64_t *v = mt_map64_get(&s->live, addr), *last, idx;
+	struct block *b;
+	struct mt_alloc_site *site;
+	bool temporary;
+
+	last = mt_map64_get(&s->last, tid);
+	temporary = last && *last == addr;
+	if (last)
+		*last = 0;
+	if (!v) {
+		pr->untracked_frees++;
+		st->untracked_frees++;
+		return;
+	}
+	idx = *v - 1;
+	mt_map64_del(&s->live, addr);
+	b = &p->blocks[idx];
+	if (s->ht_site == (uint64_t)b->site + 1 && s->ht_size == b->size)
+		st->temporary_heaptrack++;
+	s->ht_site = 0;
+	site = &st->sites[b->site];
+	if (s->ended) {
+		/* An event after its process's end (clock skew between collectors): the
+		 * block was counted as leaked. */
+		site->leaked_bytes -= b->size;
+		site->leaked_blocks--;
+	} else {
+		site_touch(p, site);
+		site->live_bytes -= b->size;
+		site->live_blocks--;
+	}
+	site->frees++;
+	if (temporary) {
+		site->temporary++;
+		pr->temporary++;
+		st->temporary++;
+	}
+	if (t >= b->t) {
+		life_add(p, &site->life, t - b->t, true);
+		if (!site->life.hist)
+			st->life_capped++;
+		life_add(p, &st->life, t - b->t, false);
+	}
+	pr->live_bytes -= b->size;
+	pr->live_blocks--;
+	if (!s->ended) {
+		p->live -= b->size;
+		p->live_usable -= b->size + b->slack;
+		p->live_blocks--;
+	}
+	block_put(p, idx);
+}
+
+static int allocate(struct pass *p, struct stream_state *s, const struct mt_event *ev)
+{
+	struct mt_alloc_stats *st = p->st;
+	struct mt_alloc_proc *pr = &st->procs[s->proc];
+	uint64_t addr = ev->v[MT_F_ALLOC_ADDR], size = ev->v[MT_F_ALLOC_SIZE];
+	uint64_t usable = ev->v[MT_F_ALLOC_USABLE], t = ev->v[MT_F_TIME], *v, idx;
+	uint64_t slack = usable > size ? usable - size : 0;
+	struct mt_alloc_site *site;
+	uint32_t si;
+	unsigned kind = (unsigned)ev->v[MT_F_ALLOC_KIND];
+
+	site = site_get(p, ev->stream, s->pid, ev->v[MT_F_ALLOC_STACK], t, &si);
+	if (!site)
+		return -ENOMEM;
+	st->calls++;
+	st->by_kind[kind]++;
+	st->bytes += size;
+	st->slack += slack;
+	st->size_hist[size ? 64 - __builtin_clzll(size) : 0]++;
+	pr->calls++;
+	pr->bytes += size;
+	pr->slack += slack;
+	site->calls++;
+	site->bytes += size;
+	site->slack += slack;
+	if (mt_map64_put(&s->live, addr, &v) < 0)
+		return -ENOMEM;
+	if (*v) {
+		/* Allocated twice without a free in between: a free the runtime did not see
+		 * (the block came from an untraced path). The old block ends here, uncounted. */
+		struct block *ob = &p->blocks[*v - 1];
+		struct mt_alloc_site *os = &st->sites[ob->site];
+
+		if (s->ended) {
+			os->leaked_bytes -= ob->size;
+			os->leaked_blocks--;
+		} else {
+			site_touch(p, os);
+			os->live_bytes -= ob->size;
+			os->live_blocks--;
+		}
+		pr->live_bytes -= ob->size;
+		pr->live_blocks--;
+		if (!s->ended) {
+			p->live -= ob->size;
+			p->live_usable -= ob->size + ob->slack;
+			p->live_blocks--;
+		}
+		block_put(p, *v - 1);
+	}
+	if (block_new(p, &idx) < 0)
+		return -ENOMEM;
+	*v = idx + 1; /* no insertion since the put: v is still the slot */
+	p->blocks[idx] =
+		(struct block){ .t = t,
+				.size = size,
+				.site = si,
+				.slack = slack > UINT32_MAX ? UINT32_MAX : (uint32_t)slack };
+	site = &st->sites[si];
+	if (s->ended) {
+		site->leaked_bytes += size;
+		site->leaked_blocks++;
+	} else {
+		site_touch(p, site);
+		site->live_bytes += size;
+		site->live_blocks++;
+	}
+	if (site->live_bytes > site->max_live_bytes)
+		site->max_live_bytes = site->live_bytes;
+	pr->live_bytes += size;
+	pr->live_blocks++;
+	if (pr->live_bytes > pr->peak_bytes) {
+		pr->peak_bytes = pr->live_bytes;
+		pr->peak_ns = t;
+	}
+	if (mt_map64_put(&s->last, ev->v[MT_F_TID], &v) < 0)
+		return -ENOMEM;
+	*v = addr;
+	s->ht_site = (uint64_t)si + 1;
+	s->ht_size = size;
+	if (s->ended)
+		return 0;
+	p->live += size;
+	p->live_usable += size + slack;
+	p->live_blocks++;
+	if (p->live > st->peak_bytes) {
+		st->peak_bytes = p->live;
+		st->peak_ns = t;
+		st->peak_usable = p->live_usable;
+		st->peak_blocks = p->live_blocks;
+		p->gen++;
+	}
+	return 0;
+}
+
+/* Live maps store block index + 1 (0 is a new, unset value). */
+static int on_alloc(struct pass *p, const struct mt_event *ev)
+{
+	struct mt_alloc_stats *st = p->st;
+	struct stream_state *s = stream_get(p, ev->stream, (uint32_t)ev->v[MT_F_PID]);
+	unsigned kind = (unsigned)ev->v[MT_F_ALLOC_KIND];
+	uint64_t addr = ev->v[MT_F_ALLOC_ADDR], old = ev->v[MT_F_ALLOC_OLD];
+	uint64_t t = ev->v[MT_F_TIME], tid = ev->v[MT_F_TID], flags = ev->v[MT_F_ALLOC_FLAGS];
+	struct mt_alloc_proc *pr;
+
+	if (!s)
+		return -ENOMEM;
+	pr = &st->procs[s->proc];
+	if (!pr->first_ns)
+		pr->first_ns = t;
+	pr->last_ns = t;
+	st->events++;
+	st->time_estimated += (flags & MT_ALLOC_F_TIME_EST) != 0;
+	st->nested += (flags & MT_ALLOC_F_NESTED) != 0;
+	st->truncated += (flags & MT_ALLOC_F_TRUNCATED) != 0;
+	if (kind > MT_ALLOC_FREE)
+		return 0; /* a kind from a newer format: not understood, not guessed at */
+	if (kind == MT_ALLOC_FREE) {
+		if (!addr) {
+			st->free_null++;
+			return 0;
+		}
+		st->frees++;
+		st->by_kind[MT_ALLOC_FREE]++;
+		pr->frees++;
+		release(p, s, addr, tid, t);
+		return 0;
+	}
+	if ((kind == MT_ALLOC_REALLOC || kind == MT_ALLOC_REALLOCARRAY) && old) {
+		release(p, s, old, tid, t);
+		if (!addr) {
+			/* realloc(p, 0) freed p and returned NULL. */
+			st->frees++;
+			pr->frees++;
+			return 0;
+		}
+	}
+	if (!addr)
+		return 0;
+	return allocate(p, s, ev);
+}
+
+/* What a stream still holds leaked: off the running totals, onto its sites' leaks. */
+static void leak_stream(struct pass *p, struct stream_state *s)
+{
+	struct mt_alloc_stats *st = p->st;
+
+	for (size_t k = 0; k < s->live.cap; k++) {
+		struct block *b;
+		struct mt_alloc_site *site;
+
+		if (s->live.keys[k] == MT_MAP64_EMPTY)
+			continue;
+		b = &p->blocks[s->live.vals[k] - 1];
+		site = &st->sites[b->site];
+		site_touch(p, site);
+		site->live_bytes -= b->size;
+		site->live_blocks--;
+		site->leaked_bytes += b->size;
+		site->leaked_blocks++;
+		p->live -= b->size;
+		p->live_usable -= b->size + b->slack;
+		p->live_blocks--;
+	}
+}
+
+/* A process exited or exec'd: its heap is gone; what is still live leaked. */
+static void end_streams(struct pass *p, uint32_t pid)
+{
+	for (size_t i = 0; i < p->nss; i++) {
+		struct stream_state *s = &p->ss[i];
+		struct mt_alloc_proc *pr;
+
+		if (!s->used || s->ended || s->pid != pid)
+			continue;
+		pr = &p->st->procs[s->proc];
+		s->ended = true;
+		pr->ended = true;
+		leak_stream(p, s);
+	}
+}
+
+int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
+{
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_EXIT |
+						  1ull << MT_EV_TASK_EXEC };
+	struct mt_cursor *c = NULL;
+	struct mt_event ev;
+	struct pass p = { .st = st };
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->present = mt_reader_event_count(r, MT_EV_ALLOC) > 0;
+	if (!st->present)
+		return 0;
+	mt_map64_init(&p.site_of);
+	rc = mt_cursor_new(r, &co, &c);
+	while (rc >= 0 && (rc = mt_cursor_next(c, &ev)) == 1) {
+		if (ev.type == MT_EV_ALLOC) {
+			rc = on_alloc(&p, &ev);
+		} else if (ev.type == MT_EV_TASK_EXEC ||
+			   (ev.type == MT_EV_TASK_EXIT &&
+			    ev.v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)) {
+			end_streams(&p, (uint32_t)ev.v[MT_F_PID]);
+		}
+	}
+	mt_cursor_free(c);
+	/* What is live at the end of the recording leaked too. */
+	for (size_t i = 0; i < p.nss; i++)
+		if (p.ss[i].used && !p.ss[i].ended)
+			leak_stream(&p, &p.ss[i]);
+	/* Sites' values at the overall peak. */
+	for (size_t i = 0; i < st->nsites; i++) {
+		struct mt_alloc_site *s = &st->sites[i];
+
+		s->peak_bytes = s->saved_epoch == p.gen ? s->saved_live : s->live_bytes;
+	}
+	for (size_t i = 0; i < st->nprocs; i++) {
+		st->leaked_bytes += st->procs[i].live_bytes;
+		st->leaked_blocks += st->procs[i].live_blocks;
+	}
+	for (size_t i = 0; i < p.nss; i++) {
+		if (!p.ss[i].used)
+			continue;
+		mt_map64_release(&p.ss[i].live);
+		mt_map64_release(&p.ss[i].last);
+	}
+	free(p.ss);
+	free(p.blocks);
+	mt_map64_release(&p.site_of);
+	if (rc < 0) {
+		mt_alloc_release(st);
+		return rc;
+	}
+	return 0;
+}
+
+void mt_alloc_release(struct mt_alloc_stats *st)
+{
+	for (size_t i = 0; i < st->nsites; i++)
+		free(st->sites[i].life.hist);
+	free(st->sites);
+	free(st->procs);
+	free(st->life.hist);
+	memset(st, 0, sizeof(*st));
+}

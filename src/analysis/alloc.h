@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* The allocation pass: counts, peak, leaks, temporaries, lifetimes and slack per call site. */
+#ifndef MEMTAP_ANALYSIS_ALLOC_H
+#define MEMTAP_ANALYSIS_ALLOC_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_reader;
+
+/*
+ * Lifetimes (ns from allocation to free) in a log histogram: exact below 8 ns, then four
+ * buckets per power of two (at most 19% relative error), up to 2^50 ns.
+ */
+#define MT_LIFE_BUCKETS 196
+
+struct mt_lifetimes {
+	uint64_t n; /* freed blocks measured */
+	uint64_t sum_ns;
+	uint32_t *hist; /* MT_LIFE_BUCKETS counts, or NULL when none was measured */
+};
+
+/* The nearest-rank percentile p (0..100) of a histogram, as its bucket's midpoint. */
+uint64_t mt_life_percentile(const struct mt_lifetimes *l, double p);
+unsigned mt_life_bucket(uint64_t ns);
+
+/* One allocation site: a call stack in one process stream (stack 0: recorded without one). */
+struct mt_alloc_site {
+	uint32_t stream;
+	uint32_t pid;
+	uint64_t stack;
+	uint64_t first_ns; /* first allocation, for symbolizing against the mappings then */
+	uint64_t calls; /* successful allocation calls (realloc included) */
+	uint64_t bytes; /* requested bytes, summed */
+	uint64_t slack; /* usable - requested bytes, summed */
+	uint64_t frees; /* its blocks released (free, realloc's move or shrink to 0) */
+	uint64_t temporary; /* heaptrack's: freed with no other allocation in between */
+	uint64_t live_bytes, live_blocks; /* in processes still running (during the pass) */
+	uint64_t leaked_bytes, leaked_blocks; /* live when their process exited or exec'd */
+	uint64_t max_live_bytes; /* this site's own maximum */
+	uint64_t peak_bytes; /* bytes live from this site at the moment of the overall peak */
+	struct mt_lifetimes life;
+	/* private: lazy snapshot of live_bytes at the overall peak */
+	uint64_t saved_live, saved_epoch, mod_epoch;
+};
+
+/* Per process image (one runtime stream: a process between its exec and exit). */
+struct mt_alloc_proc {
+	uint32_t stream;
+	uint32_t pid;
+	uint64_t calls, frees, bytes, temporary, slack;
+	uint64_t live_bytes, live_blocks; /* at the end: leaked */
+	uint64_t peak_bytes, peak_ns;
+	uint64_t untracked_frees; /* frees of blocks this stream never saw allocated */
+	uint64_t first_ns, last_ns;
+	bool ended; /* its process exited or exec'd */
+};
+
+struct mt_alloc_stats {
+	bool present; /* the trace has allocation events */
+	uint64_t calls, frees, bytes, temporary, slack;
+	/* heaptrack 1.4 counts a free as temporary when the process's previous allocation had
+	 * the same call stack and size, whichever block it frees; kept for comparisons */
+	uint64_t temporary_heaptrack;
+	uint64_t by_kind[10]; /* successful calls per enum mt_alloc_kind (FREE: frees) */
+	uint64_t free_null; /* free(NULL) calls, not counted as frees */
+	uint64_t untracked_frees;
+	uint64_t leaked_bytes, leaked_blocks;
+	uint64_t peak_bytes, peak_ns; /* the largest sum of live requested bytes, and when */
+	uint64_t peak_usable; /* usable bytes live at that moment */
+	uint64_t peak_blocks;
+	uint64_t events, time_estimated, nested, truncated;
+	uint64_t size_hist[65]; /* calls by requested size: [0] is 0 bytes, [k] is 2^(k-1)..2^k-1 */
+	struct mt_lifetimes life; /* every freed block */
+	uint64_t life_capped; /* frees whose site keeps no lifetimes (memory cap) */
+	struct mt_alloc_site *sites;
+	size_t nsites;
+	struct mt_alloc_proc *procs;
+	size_t nprocs;
+};
+
+/* One pass over the allocation and lifecycle events. -errno on failure. */
+int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st);
+void mt_alloc_release(struct mt_alloc_stats *st);
+
+#endif

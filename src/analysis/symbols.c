@@ -1,0 +1,526 @@
+/* SPDX-License-Identifier: MIT */
+/* Symbolization: which file mapped an address then, and what libdw says is there. */
+#include "symbols.h"
+
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/hash.h"
+#include "format/block.h"
+#include "format/reader.h"
+
+/* The C++ ABI's demangler (libstdc++); names that are not mangled never reach it. */
+extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+struct map {
+	uint32_t pid;
+	uint64_t t, addr, len, pgoff;
+	const char *path; /* owned by the reader */
+	const char *build_id;
+};
+
+struct load {
+	uint64_t off, filesz, vaddr;
+};
+
+enum mod_state { MOD_OK, MOD_NO_FILE };
+
+struct module {
+	char *path;
+	enum mod_state state;
+	Dwfl *dwfl;
+	Dwfl_Module *m;
+	GElf_Addr bias;
+	char build_id[130]; /* of the file on disk, hex; "" if none */
+	struct load loads[32];
+	unsigned nloads;
+};
+
+struct result {
+	uint32_t first, n;
+};
+
+struct mt_symbolizer {
+	struct mt_reader *r;
+	struct map *maps;
+	size_t nmaps;
+	struct module *mods;
+	size_t nmods, mods_cap;
+	struct mt_frame *frames;
+	size_t nframes, frames_cap;
+	struct mt_map64 cache; /* hash(pid, ip, ret) -> index into keys/results */
+	struct {
+		uint32_t pid;
+		uint64_t ip;
+		bool ret;
+	} * keys;
+	struct result *results;
+	size_t nresults, results_cap;
+	char **strs; /* strings the frames point to */
+	size_t nstrs, strs_cap;
+	struct mt_sym_stats stats;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_callbacks = {
+	.find_elf = dwfl_build_id_find_elf,
+	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.section_address = dwfl_offline_section_address,
+	.debuginfo_path = &debuginfo_path,
+};
+
+static int map_cmp(const void *a, const void *b)
+{
+	const struct map *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->t != y->t)
+		return x->t < y->t ? -1 : 1;
+	return 0;
+}
+
+int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret)
+{
+	struct mt_symbolizer *s = calloc(1, sizeof(*s));
+	struct mt_block b = { 0 };
+	size_t pos = 0, cap = 0;
+	uint32_t stream;
+	int rc;
+
+	if (!s)
+		return -ENOMEM;
+	s->r = r;
+	mt_map64_init(&s->cache);
+	while ((rc = mt_reader_next_block(r, &pos, 1ull << MT_EV_MMAP, &b, &stream)) == 1) {
+		for (uint32_t i = 0; i < b.count; i++) {
+			const char *path = mt_reader_str(r, stream, b.col[MT_F_MMAP_PATH][i], NULL);
+			struct map *m;
+
+			if (!path || path[0] != '/' || !b.col[MT_F_MMAP_LEN][i])
+				continue; /* anonymous, [vdso], [heap]: no file to read symbols from */
+			if (s->nmaps == cap) {
+				size_t nc = cap ? cap * 2 : 256;
+				struct map *v = realloc(s->maps, nc * sizeof(*v));
+
+				if (!v) {
+					rc = -ENOMEM;
+					goto out;
+				}
+				s->maps = v;
+				cap = nc;
+			}
+			m = &s->maps[s->nmaps++];
+			m->pid = (uint32_t)b.col[MT_F_PID][i];
+			m->t = b.col[MT_F_TIME][i];
+			m->addr = b.col[MT_F_MMAP_ADDR][i];
+			m->len = b.col[MT_F_MMAP_LEN][i];
+			m->pgoff = b.col[MT_F_MMAP_PGOFF][i];
+			m->path = path;
+			m->build_id = mt_reader_str(r, stream, b.col[MT_F_MMAP_BUILD_ID][i], NULL);
+			if (!m->build_id)
+				m->build_id = "";
+		}
+	}
+out:
+	mt_block_release(&b);
+	if (rc < 0) {
+		mt_sym_close(s);
+		return rc;
+	}
+	qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
+	*ret = s;
+	return 0;
+}
+
+void mt_sym_close(struct mt_symbolizer *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->nmods; i++) {
+		if (s->mods[i].dwfl)
+			dwfl_end(s->mods[i].dwfl);
+		free(s->mods[i].path);
+	}
+	for (size_t i = 0; i < s->nstrs; i++)
+		free(s->strs[i]);
+	free(s->strs);
+	free(s->mods);
+	free(s->maps);
+	free(s->frames);
+	free(s->keys);
+	free(s->results);
+	mt_map64_release(&s->cache);
+	free(s);
+}
+
+const struct mt_sym_stats *mt_sym_stats(const struct mt_symbolizer *s)
+{
+	return &s->stats;
+}
+
+/* The mapping that held ip in pid at time t: the latest one before t, else the earliest. */
+static const struct map *find_map(const struct mt_symbolizer *s, uint32_t pid, uint64_t t,
+				  uint64_t ip)
+{
+	size_t lo = 0, hi = s->nmaps;
+	const struct map *before = NULL, *after = NULL;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->maps[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i < s->nmaps && s->maps[i].pid == pid; i++) {
+		const struct map *m = &s->maps[i];
+
+		if (ip < m->addr || ip - m->addr >= m->len)
+			continue;
+		if (m->t <= t)
+			before = m;
+		else if (!after)
+			after = m;
+	}
+	return before ? before : after;
+}
+
+static char *keep(struct mt_symbolizer *s, const char *str)
+{
+	char *d;
+
+	if (!str)
+		return NULL;
+	if (s->nstrs == s->strs_cap) {
+		size_t cap = s->strs_cap ? s->strs_cap * 2 : 256;
+		char **v = realloc(s->strs, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->strs = v;
+		s->strs_cap = cap;
+	}
+	d = strdup(str);
+	if (d)
+		s->strs[s->nstrs++] = d;
+	return d;
+}
+
+/* A kept copy of name, demangled when it is a C++ name. */
+static const char *keep_name(struct mt_symbolizer *s, const char *name)
+{
+	char *dm;
+	const char *k;
+	int status = -1;
+
+	if (!name)
+		return NULL;
+	if (name[0] != '_' || name[1] != 'Z')
+		return keep(s, name);
+	dm = __cxa_demangle(name, NULL, NULL, &status);
+	k = keep(s, status == 0 && dm ? dm : name);
+	free(dm);
+	return k;
+}
+
+static struct module *module_get(struct mt_symbolizer *s, const char *path)
+{
+	struct module *m;
+	Elf *elf;
+	GElf_Ehdr eh;
+	size_t nph;
+	const unsigned char *bid;
+	GElf_Addr bid_addr;
+	int n;
+
+	for (size_t i = 0; i < s->nmods; i++)
+		if (!strcmp(s->mods[i].path, path))
+			return &s->mods[i];
+	if (s->nmods == s->mods_cap) {
+		size_t cap = s->mods_cap ? s->mods_cap * 2 : 32;
+		struct module *v = realloc(s->mods, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->mods = v;
+		s->mods_cap = cap;
+	}
+	m = &s->mods[s->nmods];
+	memset(m, 0, sizeof(*m));
+	m->path = strdup(path);
+	if (!m->path)
+		return NULL;
+	s->nmods++;
+	m->state = MOD_NO_FILE;
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl)
+		return m;
+	m->m = dwfl_report_offline(m->dwfl, path, path, -1);
+	dwfl_report_end(m->dwfl, NULL, NULL);
+	if (!m->m || !(elf = dwfl_module_getelf(m->m, &m->bias)) || !gelf_getehdr(elf, &eh) ||
+	    elf_getphdrnum(elf, &nph) < 0)
+		return m;
+	for (size_t i = 0; i < nph && m->nloads < 32; i++) {
+		GElf_Phdr ph;
+
+		if (!gelf_getphdr(elf, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		m->loads[m->nloads++] = (struct load){ ph.p_offset, ph.p_filesz, ph.p_vaddr };
+	}
+	n = dwfl_module_build_id(m->m, &bid, &bid_addr);
+	for (int i = 0; i < n && i < 64; i++)
+		snprintf(m->build_id + 2 * i, 3, "%02x", bid[i]);
+	m->state = MOD_OK;
+	return m;
+}
+
+static struct mt_frame *frame_new(struct mt_symbolizer *s)
+{
+	if (s->nframes == s->frames_cap) {
+		size_t cap = s->frames_cap ? s->frames_cap * 2 : 1024;
+		struct mt_frame *v = realloc(s->frames, cap * sizeof(*v));
+
+		if (!v)
+			return NULL;
+		s->frames = v;
+		s->frames_cap = cap;
+	}
+	memset(&s->frames[s->nframes], 0, sizeof(s->frames[0]));
+	return &s->frames[s->nframes++];
+}
+
+static const char *die_name(Dwarf_Die *d)
+{
+	Dwarf_Attribute a;
+	const char *n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_linkage_name, &a));
+
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_MIPS_linkage_name, &a));
+	if (!n)
+		n = dwarf_formstring(dwarf_attr_integrate(d, DW_AT_name, &a));
+	return n;
+}
+
+/* The call site an inlined subroutine's DIE records (file and line in its caller). */
+static void call_site(Dwarf_Die *cu, Dwarf_Die *d, const char **file, unsigned *line)
+{
+	Dwarf_Attribute a;
+	Dwarf_Word w;
+	Dwarf_Files *files;
+	size_t nfiles;
+
+	*file = NULL;
+	*line = 0;
+	if (dwarf_formudata(dwarf_attr(d, DW_AT_call_line, &a), &w) == 0)
+		*line = (unsigned)w;
+	if (dwarf_formudata(dwarf_attr(d, DW_AT_call_file, &a), &w) == 0 &&
+	    dwarf_getsrcfiles(cu, &files, &nfiles) == 0 && w < nfiles)
+		*file = dwarf_filesrc(files, w, NULL, NULL);
+}
+
+/* Fills frames for ip in module m; returns how many were added. */
+static uint32_t describe(struct mt_symbolizer *s, struct module *m, uint64_t ip, uint64_t foff,
+			 uint64_t addr, const char *module)
+{
+	GElf_Off off;
+	GElf_Sym sym;
+	const char *symname = dwfl_module_addrinfo(m->m, addr, &off, &sym, NULL, NULL, NULL);
+	Dwfl_Line *line = dwfl_module_getsrc(m->m, addr);
+	const char *lfile = NULL;
+	int lline = 0;
+	Dwarf_Addr dbias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(m->m, addr, &dbias);
+	Dwarf_Die *scopes = NULL;
+	int nscopes = cu ? dwarf_getscopes(cu, addr - dbias, &scopes) : 0;
+	uint32_t added = 0;
+	const char *cfile = NULL;
+	unsigned cline = 0;
+	struct mt_frame *f;
+
+	if (line)
+		lfile = dwfl_lineinfo(line, NULL, &lline, NULL, NULL, NULL);
+	/* Innermost first: each inlined subroutine, then the function it was inlined into. */
+	for (int i = 0; i < nscopes; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		f = frame_new(s);
+		if (!f)
+			break;
+		f->ip = ip;
+		f->module = module;
+		f->offset = foff;
+		f->function = keep_name(s, die_name(&scopes[i]));
+		if (!added) {
+			f->file = keep(s, lfile);
+			f->line = lline > 0 ? (unsigned)lline : 0;
+		} else {
+			f->file = keep(s, cfile);
+			f->line = cline;
+		}
+		added++;
+		if (tag == DW_TAG_subprogram) {
+			if (!f->function)
+				f->function = keep_name(s, symname);
+			break;
+		}
+		f->inlined = true;
+		call_site(cu, &scopes[i], &cfile, &cline);
+	}
+	free(scopes);
+	if (added) {
+		/* The outermost DWARF frame names the machine frame; the symbol table agrees or
+		 * knows better (a DIE without a name). */
+		return added;
+	}
+	f = frame_new(s);
+	if (!f)
+		return 0;
+	f->ip = ip;
+	f->module = module;
+	f->offset = foff;
+	f->function = keep_name(s, symname);
+	f->file = keep(s, lfile);
+	f->line = lline > 0 ? (unsigned)lline : 0;
+	return 1;
+}
+
+static uint32_t resolve_one(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t ip,
+			    bool ret)
+{
+	const struct map *mp = find_map(s, pid, t, ip);
+	struct module *m;
+	struct mt_frame *f;
+	uint64_t foff, addr = 0;
+	const char *module;
+	bool in_load = false;
+	uint32_t n;
+
+	s->stats.addresses++;
+	if (!mp) {
+		s->stats.no_mapping++;
+		f = frame_new(s);
+		if (!f)
+			return 0;
+		f->ip = ip;
+		return 1;
+	}
+	foff = ip - mp->addr + mp->pgoff;
+	module = mp->path;
+	m = module_get(s, mp->path);
+	if (!m || m->state != MOD_OK || (mp->build_id[0] && strcmp(mp->build_id, m->build_id))) {
+		if (m && m->state == MOD_OK)
+			s->stats.build_id_mismatch++;
+		else
+			s->stats.no_file++;
+		f = frame_new(s);
+		if (!f)
+			return 0;
+		f->ip = ip;
+		f->module = module;
+		f->offset = foff;
+		return 1;
+	}
+	for (unsigned i = 0; i < m->nloads; i++) {
+		if (foff >= m->loads[i].off && foff - m->loads[i].off < m->loads[i].filesz) {
+			addr = foff - m->loads[i].off + m->loads[i].vaddr + m->bias;
+			in_load = true;
+			break;
+		}
+	}
+	if (!in_load) {
+		s->stats.no_symbol++;
+		f = frame_new(s);
+		if (!f)
+			return 0;
+		f->ip = ip;
+		f->module = module;
+		f->offset = foff;
+		return 1;
+	}
+	n = describe(s, m, ip, foff, ret && addr ? addr - 1 : addr, module);
+	if (n && s->frames[s->nframes - n].function) {
+		s->stats.resolved++;
+		if (s->frames[s->nframes - n].file)
+			s->stats.with_line++;
+	} else {
+		s->stats.no_symbol++;
+	}
+	return n;
+}
+
+int mt_sym_resolve(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t ip, bool ret,
+		   const struct mt_frame **frames)
+{
+	uint64_t key = mt_hash_u64(ip ^ ((uint64_t)pid << 32) ^ (uint64_t)ret << 63), *v;
+	size_t first;
+	uint32_t n;
+
+	/* Collisions of the 64-bit key are checked against the stored (pid, ip, ret). */
+	for (;;) {
+		if (mt_map64_put(&s->cache, key == MT_MAP64_EMPTY ? 0 : key, &v) < 0)
+			return -ENOMEM;
+		if (!*v)
+			break;
+		if (s->keys[*v - 1].pid == pid && s->keys[*v - 1].ip == ip &&
+		    s->keys[*v - 1].ret == ret) {
+			*frames = &s->frames[s->results[*v - 1].first];
+			return (int)s->results[*v - 1].n;
+		}
+		key = mt_hash_u64(key + 1);
+	}
+	if (s->nresults == s->results_cap) {
+		size_t cap = s->results_cap ? s->results_cap * 2 : 1024;
+		struct result *rv = realloc(s->results, cap * sizeof(*rv));
+		void *kv;
+
+		if (!rv)
+			return -ENOMEM;
+		s->results = rv;
+		kv = realloc(s->keys, cap * sizeof(*s->keys));
+		if (!kv)
+			return -ENOMEM;
+		s->keys = kv;
+		s->results_cap = cap;
+	}
+	first = s->nframes;
+	n = resolve_one(s, pid, t, ip, ret);
+	if (!n)
+		return -ENOMEM;
+	s->keys[s->nresults].pid = pid;
+	s->keys[s->nresults].ip = ip;
+	s->keys[s->nresults].ret = ret;
+	s->results[s->nresults] = (struct result){ (uint32_t)first, n };
+	/* v is still the cache slot: only an insertion into the cache map moves it. */
+	*v = ++s->nresults;
+	*frames = &s->frames[first];
+	return (int)n;
+}
+
+const char *mt_frame_name(const struct mt_frame *f, char *buf, size_t size)
+{
+	const char *mod = f->module ? strrchr(f->module, '/') : NULL;
+
+	mod = mod ? mod + 1 : f->module;
+	if (f->function && f->file)
+		snprintf(buf, size, "%s (%s:%u)", f->function, f->file, f->line);
+	else if (f->function)
+		snprintf(buf, size, "%s (%s)", f->function, mod ? mod : "?");
+	else if (mod)
+		snprintf(buf, size, "%s+0x%" PRIx64, mod, f->offset);
+	else
+		snprintf(buf, size, "0x%" PRIx64, f->ip);
+	return buf;
+}

@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* memtap export: a trace in another tool's format. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/util.h"
+#include "common/log.h"
+#include "export/folded.h"
+#include "format/reader.h"
+
+static struct {
+	int to;
+	const char *output;
+	int weight;
+	bool force;
+} o = { .to = -1 };
+
+static const char *const formats[] = { "folded", "parquet", "sqlite", "csv", "perfetto", NULL };
+static const char *const weights[] = { "bytes", "calls", "peak", "leaked", "temporary", NULL };
+
+static const struct mt_option options[] = {
+	{ "to", 0, MT_OPT_CHOICE, &o.to, "FORMAT", "output format", formats },
+	{ "output", 'o', MT_OPT_STRING, &o.output, "OUT", "write to OUT ('-': standard output)" },
+	{ "weight", 'w', MT_OPT_CHOICE, &o.weight, "WHAT",
+	  "folded: what each stack weighs (default bytes)", weights },
+	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite OUT if it exists" },
+	{ NULL },
+};
+
+const struct mt_command_spec mt_export_spec = {
+	.name = "export",
+	.usage = "FILE --to FORMAT -o OUT [options]",
+	.summary = "convert a trace for other tools (folded stacks for flame graphs)",
+	.description =
+		"folded: one line per allocation site, \"process;outermost;...;innermost weight\",\n"
+		"for flamegraph.pl, inferno and speedscope. The weight is the site's allocated\n"
+		"bytes, allocation calls, bytes live at the heap peak, bytes leaked, or temporary\n"
+		"allocations. Inlined frames carry flamegraph.pl's \"_[i]\" suffix; frames without\n"
+		"a symbol are written as module+0xoffset.\n"
+		"parquet, sqlite, csv and perfetto are not available in this version yet.\n",
+	.opts = options,
+	.min_args = 1,
+	.max_args = 1,
+};
+
+int cmd_export(int argc, char **argv)
+{
+	struct mt_folded_stats fs;
+	struct mt_reader *r;
+	FILE *out;
+	bool to_stdout;
+	int nargs, rc;
+
+	rc = mt_opts_parse(&mt_export_spec, argc, argv, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (o.to < 0)
+		return mt_usage_error(&mt_export_spec, "--to FORMAT is required");
+	if (!o.output)
+		return mt_usage_error(&mt_export_spec,
+				      "-o OUT is required ('-' for standard output)");
+	if (strcmp(formats[o.to], "folded")) {
+		mt_err("export to %s is not available in memtap %s yet (available: folded)",
+		       formats[o.to], MEMTAP_VERSION);
+		return 1;
+	}
+	to_stdout = !strcmp(o.output, "-");
+	r = mt_cli_open_trace(argv[0]);
+	if (!r)
+		return 1;
+	out = to_stdout ? stdout : fopen(o.output, o.force ? "we" : "wxe");
+	if (!out) {
+		if (errno == EEXIST)
+			mt_err("'%s' already exists (hint: use --force to overwrite it)", o.output);
+		else
+			mt_err("cannot create '%s': %s", o.output, strerror(errno));
+		mt_reader_free(r);
+		return 1;
+	}
+	mt_cli_progress(r, "exporting");
+	rc = mt_export_folded(r, (enum mt_folded_weight)o.weight, out, &fs);
+	mt_cli_progress_done();
+	if (!to_stdout && fclose(out) != 0 && rc >= 0)
+		rc = -errno;
+	if (rc == -ENODATA)
+		mt_err("'%s' has no allocation events to fold (recorded with --no-alloc, or no "
+		       "process could be traced)",
+		       argv[0]);
+	else if (rc < 0)
+		mt_err_code(rc, "cannot export '%s' to '%s'", argv[0], o.output);
+	else
+		mt_cli_warn_damage(argv[0], r, NULL);
+	mt_reader_free(r);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,688 @@
+/* SPDX-License-Identifier: MIT */
+/* The report's allocation section: totals, processes, ranked sites with symbolized stacks. */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/strutil.h"
+#include "export/json.h"
+#include "export/report.h"
+#include "export/table.h"
+#include "format/reader.h"
+
+#define MAX_FRAMES 512
+
+static const char *const kind_names[10] = { "malloc",	    "calloc",	      "realloc",
+					    "reallocarray", "posix_memalign", "aligned_alloc",
+					    "memalign",	    "valloc",	      "pvalloc",
+					    "free" };
+static const char *const rank_keys[MT_NRANKS] = { "calls", "peak_bytes", "leaked_bytes",
+						  "temporary" };
+static const char *const rank_titles[MT_NRANKS] = { "calls", "heap at the peak", "leaked",
+						    "temporary allocations" };
+
+static uint64_t rank_value(const struct mt_alloc_site *s, int k)
+{
+	switch (k) {
+	case MT_RANK_CALLS:
+		return s->calls;
+	case MT_RANK_PEAK:
+		return s->peak_bytes;
+	case MT_RANK_LEAKED:
+		return s->leaked_bytes;
+	default:
+		return s->temporary;
+	}
+}
+
+static const struct mt_alloc_site *sort_sites;
+static int sort_key;
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct mt_alloc_site *x = &sort_sites[*(const size_t *)a];
+	const struct mt_alloc_site *y = &sort_sites[*(const size_t *)b];
+	uint64_t vx = rank_value(x, sort_key), vy = rank_value(y, sort_key);
+
+	if (vx != vy)
+		return vx > vy ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return *(const size_t *)a < *(const size_t *)b ? -1 : 1;
+}
+
+/* Index of site i in rep->alloc.sel, adding it when new; -1 on ENOMEM. */
+static ssize_t select_site(struct mt_report_alloc *a, size_t i, size_t *cap)
+{
+	for (size_t k = 0; k < a->nsel; k++)
+		if (a->sel[k].site == i)
+			return (ssize_t)k;
+	if (a->nsel == *cap) {
+		size_t nc = *cap ? *cap * 2 : 16;
+		struct mt_report_site *v = realloc(a->sel, nc * sizeof(*v));
+
+		if (!v)
+			return -1;
+		a->sel = v;
+		*cap = nc;
+	}
+	memset(&a->sel[a->nsel], 0, sizeof(a->sel[0]));
+	a->sel[a->nsel].site = i;
+	return (ssize_t)a->nsel++;
+}
+
+static int add_frame(struct mt_report_alloc *a, size_t *cap, const struct mt_frame *f)
+{
+	if (a->nframes == *cap) {
+		size_t nc = *cap ? *cap * 2 : 256;
+		struct mt_frame *v = realloc(a->frames, nc * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		a->frames = v;
+		*cap = nc;
+	}
+	a->frames[a->nframes++] = *f;
+	return 0;
+}
+
+/* Symbolizes the selected sites' stacks. */
+static int symbolize(struct mt_report *rep, struct mt_symbolizer *sym)
+{
+	struct mt_report_alloc *a = &rep->alloc;
+	uint64_t *ips = malloc(MAX_FRAMES * sizeof(*ips));
+	size_t cap = 0;
+	int rc = 0;
+
+	if (!ips)
+		return -ENOMEM;
+	for (size_t k = 0; k < a->nsel && rc >= 0; k++) {
+		struct mt_report_site *rs = &a->sel[k];
+		const struct mt_alloc_site *s = &a->st.sites[rs->site];
+		int depth = s->stack ? mt_reader_stack(rep->r, s->stream, s->stack, ips, MAX_FRAMES)
+				     : 0;
+
+		rs->first_frame = a->nframes;
+		if (depth < 0) {
+			rs->stack_incomplete = true;
+			depth = 0;
+		}
+		for (int d = 0; d < depth && rc >= 0; d++) {
+			const struct mt_frame *fr;
+			int n = mt_sym_resolve(sym, s->pid, s->first_ns, ips[d], true, &fr);
+
+			if (n < 0) {
+				rc = n;
+				break;
+			}
+			for (int q = 0; q < n && rc >= 0; q++)
+				rc = add_frame(a, &cap, &fr[q]);
+		}
+		rs->nframes = a->nframes - rs->first_frame;
+	}
+	free(ips);
+	return rc;
+}
+
+int mt_report_alloc_load(struct mt_report *rep)
+{
+	struct mt_report_alloc *a = &rep->alloc;
+	struct mt_symbolizer *sym = NULL;
+	size_t *order = NULL, selcap = 0;
+	int rc;
+
+	for (size_t i = 0; i < rep->run.ncollectors; i++)
+		if (!strcmp(rep->run.collectors[i].name, "alloc"))
+			a->coll = &rep->run.collectors[i];
+	rc = mt_alloc_analyze(rep->r, &a->st);
+	if (rc < 0)
+		return rc;
+	a->loaded = a->st.present || a->coll;
+	if (!a->st.nsites)
+		return 0;
+	order = malloc(a->st.nsites * sizeof(*order));
+	if (!order)
+		return -ENOMEM;
+	for (int k = 0; k < MT_NRANKS; k++) {
+		size_t n = 0;
+
+		for (size_t i = 0; i < a->st.nsites; i++)
+			if (rank_value(&a->st.sites[i], k))
+				order[n++] = i;
+		sort_sites = a->st.sites;
+		sort_key = k;
+		qsort(order, n, sizeof(*order), cmp_rank);
+		if (n > rep->top)
+			n = rep->top;
+		a->rank[k] = malloc((n ? n : 1) * sizeof(size_t));
+		if (!a->rank[k]) {
+			free(order);
+			return -ENOMEM;
+		}
+		for (size_t q = 0; q < n; q++) {
+			ssize_t sel = select_site(a, order[q], &selcap);
+
+			if (sel < 0) {
+				free(order);
+				return -ENOMEM;
+			}
+			a->sel[sel].rank[k] = (unsigned)q + 1;
+			a->rank[k][a->nrank[k]++] = (size_t)sel;
+		}
+	}
+	free(order);
+	rc = mt_sym_open(rep->r, &sym);
+	if (rc < 0)
+		return rc;
+	a->symbolizer = sym; /* the frames' strings live in it */
+	rc = symbolize(rep, sym);
+	a->sym = *mt_sym_stats(sym);
+	return rc;
+}
+
+void mt_report_alloc_release(struct mt_report *rep)
+{
+	struct mt_report_alloc *a = &rep->alloc;
+
+	mt_alloc_release(&a->st);
+	mt_sym_close(a->symbolizer);
+	for (int k = 0; k < MT_NRANKS; k++)
+		free(a->rank[k]);
+	free(a->sel);
+	free(a->frames);
+	memset(a, 0, sizeof(*a));
+}
+
+/* ---- shared pieces ---- */
+
+static const char *kv(const struct mt_report_alloc *a, const char *key)
+{
+	return a->coll && a->coll->kv ? mt_kvlist_get(a->coll->kv, key) : NULL;
+}
+
+static uint64_t kv_u64(const struct mt_report_alloc *a, const char *key)
+{
+	const char *v = kv(a, key);
+
+	return v ? strtoull(v, NULL, 10) : 0;
+}
+
+static const char *comm_of(const struct mt_report *rep, uint32_t pid, uint64_t t)
+{
+	const char *best = NULL;
+
+	for (size_t i = 0; i < rep->procs.n; i++) {
+		const struct mt_proc *p = &rep->procs.v[i];
+
+		if (p->pid == pid && p->start_ns <= t + 1)
+			best = p->comm;
+	}
+	return best ? best : "?";
+}
+
+static double pct(uint64_t a, uint64_t b)
+{
+	return b ? 100.0 * (double)a / (double)b : 0.0;
+}
+
+/* ---- JSON ---- */
+
+static void json_life(struct mt_json *j, const char *key, const struct mt_lifetimes *l)
+{
+	mt_json_key(j, key);
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "count", l->n);
+	if (l->n && l->hist) {
+		mt_json_kv_u64(j, "mean", l->sum_ns / l->n);
+		mt_json_kv_u64(j, "p50", mt_life_percentile(l, 50));
+		mt_json_kv_u64(j, "p90", mt_life_percentile(l, 90));
+		mt_json_kv_u64(j, "p99", mt_life_percentile(l, 99));
+	} else {
+		mt_json_kv_null(j, "mean");
+		mt_json_kv_null(j, "p50");
+		mt_json_kv_null(j, "p90");
+		mt_json_kv_null(j, "p99");
+	}
+	mt_json_end_object(j);
+}
+
+static void json_frames(struct mt_json *j, const struct mt_report_alloc *a,
+			const struct mt_report_site *rs)
+{
+	mt_json_key(j, "frames");
+	mt_json_begin_array(j);
+	for (size_t q = 0; q < rs->nframes; q++) {
+		const struct mt_frame *f = &a->frames[rs->first_frame + q];
+
+		mt_json_begin_object(j);
+		mt_json_key(j, "ip");
+		mt_json_hex(j, f->ip);
+		if (f->function)
+			mt_json_kv_str(j, "function", f->function);
+		else
+			mt_json_kv_null(j, "function");
+		if (f->file) {
+			mt_json_kv_str(j, "file", f->file);
+			mt_json_kv_u64(j, "line", f->line);
+		} else {
+			mt_json_kv_null(j, "file");
+			mt_json_kv_null(j, "line");
+		}
+		if (f->module) {
+			mt_json_kv_str(j, "module", f->module);
+			mt_json_key(j, "offset");
+			mt_json_hex(j, f->offset);
+		} else {
+			mt_json_kv_null(j, "module");
+			mt_json_kv_null(j, "offset");
+		}
+		mt_json_kv_bool(j, "inlined", f->inlined);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+}
+
+void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
+{
+	const struct mt_report_alloc *a = &rep->alloc;
+	const struct mt_alloc_stats *st = &a->st;
+	uint64_t t0 = rep->run.start_ns;
+
+	mt_json_key(j, "alloc");
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "mechanism", a->coll ? a->coll->mechanism : "preload");
+	mt_json_kv_u64(j, "stack_depth", kv_u64(a, "stack_depth"));
+	mt_json_kv_u64(j, "calls", st->calls);
+	mt_json_kv_u64(j, "frees", st->frees);
+	mt_json_kv_u64(j, "bytes", st->bytes);
+	mt_json_kv_u64(j, "peak_bytes", st->peak_bytes);
+	if (st->peak_bytes) {
+		mt_json_kv_u64(j, "peak_ns", st->peak_ns);
+		mt_json_kv_u64(j, "peak_offset_ns", st->peak_ns > t0 ? st->peak_ns - t0 : 0);
+	} else {
+		mt_json_kv_null(j, "peak_ns");
+		mt_json_kv_null(j, "peak_offset_ns");
+	}
+	mt_json_kv_u64(j, "peak_blocks", st->peak_blocks);
+	mt_json_kv_u64(j, "peak_usable_bytes", st->peak_usable);
+	mt_json_kv_u64(j, "leaked_bytes", st->leaked_bytes);
+	mt_json_kv_u64(j, "leaked_blocks", st->leaked_blocks);
+	mt_json_kv_u64(j, "temporary", st->temporary);
+	mt_json_kv_u64(j, "temporary_heaptrack", st->temporary_heaptrack);
+	mt_json_kv_u64(j, "slack_bytes", st->slack);
+	mt_json_kv_u64(j, "free_null", st->free_null);
+	mt_json_kv_u64(j, "untracked_frees", st->untracked_frees);
+	mt_json_key(j, "calls_by_function");
+	mt_json_begin_object(j);
+	for (int k = 0; k < MT_ALLOC_FREE; k++)
+		mt_json_kv_u64(j, kind_names[k], st->by_kind[k]);
+	mt_json_end_object(j);
+	json_life(j, "lifetime_ns", &st->life);
+	mt_json_key(j, "size_histogram");
+	mt_json_begin_array(j);
+	for (int k = 0; k < 65; k++) {
+		if (!st->size_hist[k])
+			continue;
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "min", k ? 1ull << (k - 1) : 0);
+		mt_json_kv_u64(j, "max", k ? (k == 64 ? UINT64_MAX : (1ull << k) - 1) : 0);
+		mt_json_kv_u64(j, "calls", st->size_hist[k]);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_kv_u64(j, "events", st->events);
+	mt_json_kv_u64(j, "events_time_interpolated", st->time_estimated);
+	mt_json_kv_u64(j, "events_without_stack_nested", st->nested);
+	mt_json_kv_u64(j, "stacks_truncated", st->truncated);
+	mt_json_kv_u64(j, "processes_traced", st->nprocs);
+	mt_json_kv_u64(j, "processes_untraced", kv_u64(a, "processes_untraced"));
+	if (kv(a, "untraced"))
+		mt_json_kv_str(j, "untraced", kv(a, "untraced"));
+	mt_json_key(j, "processes");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < st->nprocs; i++) {
+		const struct mt_alloc_proc *p = &st->procs[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", p->pid);
+		mt_json_kv_str(j, "comm", comm_of(rep, p->pid, p->first_ns));
+		mt_json_kv_u64(j, "calls", p->calls);
+		mt_json_kv_u64(j, "frees", p->frees);
+		mt_json_kv_u64(j, "bytes", p->bytes);
+		mt_json_kv_u64(j, "peak_bytes", p->peak_bytes);
+		mt_json_kv_u64(j, "peak_ns", p->peak_ns);
+		mt_json_kv_u64(j, "leaked_bytes", p->live_bytes);
+		mt_json_kv_u64(j, "leaked_blocks", p->live_blocks);
+		mt_json_kv_u64(j, "temporary", p->temporary);
+		mt_json_kv_u64(j, "slack_bytes", p->slack);
+		mt_json_kv_u64(j, "untracked_frees", p->untracked_frees);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "symbolization");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "addresses", a->sym.addresses);
+	mt_json_kv_u64(j, "resolved", a->sym.resolved);
+	mt_json_kv_u64(j, "with_line", a->sym.with_line);
+	mt_json_kv_u64(j, "no_mapping", a->sym.no_mapping);
+	mt_json_kv_u64(j, "no_file", a->sym.no_file);
+	mt_json_kv_u64(j, "build_id_mismatch", a->sym.build_id_mismatch);
+	mt_json_kv_u64(j, "no_symbol", a->sym.no_symbol);
+	mt_json_end_object(j);
+	mt_json_kv_u64(j, "sites", st->nsites);
+	mt_json_key(j, "top_sites");
+	mt_json_begin_array(j);
+	for (size_t k = 0; k < a->nsel; k++) {
+		const struct mt_report_site *rs = &a->sel[k];
+		const struct mt_alloc_site *s = &st->sites[rs->site];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "site_id", rs->site);
+		mt_json_kv_u64(j, "pid", s->pid);
+		mt_json_kv_str(j, "comm", comm_of(rep, s->pid, s->first_ns));
+		mt_json_kv_u64(j, "calls", s->calls);
+		mt_json_kv_u64(j, "bytes", s->bytes);
+		mt_json_kv_u64(j, "frees", s->frees);
+		mt_json_kv_u64(j, "temporary", s->temporary);
+		mt_json_kv_u64(j, "peak_bytes", s->peak_bytes);
+		mt_json_kv_u64(j, "max_live_bytes", s->max_live_bytes);
+		mt_json_kv_u64(j, "leaked_bytes", s->leaked_bytes);
+		mt_json_kv_u64(j, "leaked_blocks", s->leaked_blocks);
+		mt_json_kv_u64(j, "slack_bytes", s->slack);
+		json_life(j, "lifetime_ns", &s->life);
+		mt_json_key(j, "ranks");
+		mt_json_begin_object(j);
+		for (int r = 0; r < MT_NRANKS; r++)
+			if (rs->rank[r])
+				mt_json_kv_u64(j, rank_keys[r], rs->rank[r]);
+		mt_json_end_object(j);
+		mt_json_kv_bool(j, "stack_recorded", s->stack != 0);
+		json_frames(j, a, rs);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "rankings");
+	mt_json_begin_object(j);
+	for (int r = 0; r < MT_NRANKS; r++) {
+		mt_json_key(j, rank_keys[r]);
+		mt_json_begin_array(j);
+		for (size_t q = 0; q < a->nrank[r]; q++)
+			mt_json_u64(j, a->sel[a->rank[r][q]].site);
+		mt_json_end_array(j);
+	}
+	mt_json_end_object(j);
+	mt_json_end_object(j);
+}
+
+/* ---- text and Markdown ---- */
+
+/* The first frames of a site, "f0 < f1", for one table cell. */
+static const char *site_label(const struct mt_report_alloc *a, const struct mt_report_site *rs,
+			      char *buf, size_t size)
+{
+	const struct mt_alloc_site *s = &a->st.sites[rs->site];
+	size_t len = 0;
+	unsigned shown = 0;
+
+	buf[0] = 0;
+	if (!s->stack) {
+		snprintf(buf, size, "(no stack recorded)");
+		return buf;
+	}
+	for (size_t q = 0; q < rs->nframes && shown < 2; q++) {
+		const struct mt_frame *f = &a->frames[rs->first_frame + q];
+		char one[256];
+
+		if (f->function)
+			snprintf(one, sizeof(one), "%s", f->function);
+		else
+			mt_frame_name(f, one, sizeof(one));
+		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s",
+					shown ? " < " : "", one);
+		shown++;
+		if (len >= size)
+			break;
+	}
+	return buf;
+}
+
+static void print_sites_ranking(const struct mt_report *rep, int r, bool md, FILE *f)
+{
+	const struct mt_report_alloc *a = &rep->alloc;
+	static const char *const heads[] = { ">site",	  ">calls",  ">bytes",
+					     ">peak",	  ">leaked", ">temporary",
+					     ">p50 life", "process", "where" };
+	struct mt_table t;
+	char b1[32], label[512];
+
+	if (!a->nrank[r])
+		return;
+	mt_table_init(&t, 9, heads);
+	for (size_t q = 0; q < a->nrank[r]; q++) {
+		const struct mt_report_site *rs = &a->sel[a->rank[r][q]];
+		const struct mt_alloc_site *s = &a->st.sites[rs->site];
+
+		mt_table_addf(&t, "#%zu", rs->site);
+		mt_table_add(&t, mt_fmt_count(s->calls, b1, sizeof(b1)));
+		mt_table_add(&t, mt_fmt_bytes(s->bytes, b1, sizeof(b1)));
+		mt_table_add(&t, mt_fmt_bytes(s->peak_bytes, b1, sizeof(b1)));
+		mt_table_add(&t, mt_fmt_bytes(s->leaked_bytes, b1, sizeof(b1)));
+		mt_table_addf(&t, "%.1f%%", pct(s->temporary, s->calls));
+		mt_table_add(&t, s->life.n && s->life.hist
+					 ? mt_fmt_duration(mt_life_percentile(&s->life, 50), b1,
+							   sizeof(b1))
+					 : "-");
+		mt_table_addf(&t, "%s %u", comm_of(rep, s->pid, s->first_ns), s->pid);
+		mt_table_add(&t, site_label(a, rs, label, sizeof(label)));
+	}
+	if (md) {
+		fprintf(f, "### Top sites by %s\n\n", rank_titles[r]);
+		mt_report_md_table(&t, f);
+	} else {
+		fprintf(f, "top sites by %s\n", rank_titles[r]);
+		mt_table_print(&t, f, 2, true);
+		fputc('\n', f);
+	}
+	mt_table_release(&t);
+}
+
+static void print_site_detail(const struct mt_report *rep, const struct mt_report_site *rs, bool md,
+			      FILE *f)
+{
+	const struct mt_report_alloc *a = &rep->alloc;
+	const struct mt_alloc_site *s = &a->st.sites[rs->site];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], name[768];
+
+	fprintf(f, md ? "#### Site #%zu (%s %u)\n\n" : "  site #%zu (%s %u)\n", rs->site,
+		comm_of(rep, s->pid, s->first_ns), s->pid);
+	fprintf(f, "%s%s calls, %s, %s freed, peak %s (own max %s), leaked %s in %s blocks\n",
+		md ? "" : "    ", mt_fmt_count(s->calls, b1, sizeof(b1)),
+		mt_fmt_bytes(s->bytes, b2, sizeof(b2)), mt_fmt_count(s->frees, b3, sizeof(b3)),
+		mt_fmt_bytes(s->peak_bytes, b4, sizeof(b4)),
+		mt_fmt_bytes(s->max_live_bytes, b5, sizeof(b5)),
+		mt_fmt_bytes(s->leaked_bytes, b6, sizeof(b6)),
+		mt_fmt_count(s->leaked_blocks, b7, sizeof(b7)));
+	if (md)
+		fputc('\n', f);
+	fprintf(f, "%stemporary %.1f%%, slack %s (%.1f%% of its bytes)", md ? "" : "    ",
+		pct(s->temporary, s->calls), mt_fmt_bytes(s->slack, b1, sizeof(b1)),
+		pct(s->slack, s->bytes));
+	if (s->life.n && s->life.hist)
+		fprintf(f, ", lifetime p50 %s, p90 %s, p99 %s",
+			mt_fmt_duration(mt_life_percentile(&s->life, 50), b2, sizeof(b2)),
+			mt_fmt_duration(mt_life_percentile(&s->life, 90), b3, sizeof(b3)),
+			mt_fmt_duration(mt_life_percentile(&s->life, 99), b4, sizeof(b4)));
+	fputs(md ? "\n\n```\n" : "\n", f);
+	if (!s->stack)
+		fprintf(f, "%s(no stack recorded: --stack-depth 0, or a nested call)\n",
+			md ? "" : "      ");
+	if (rs->stack_incomplete)
+		fprintf(f, "%s(the trace lacks this stack: cut short)\n", md ? "" : "      ");
+	for (size_t q = 0; q < rs->nframes; q++) {
+		const struct mt_frame *fr = &a->frames[rs->first_frame + q];
+
+		fprintf(f, "%s%s%s\n", md ? "" : "      ", fr->inlined ? "(inlined) " : "",
+			mt_frame_name(fr, name, sizeof(name)));
+	}
+	fputs(md ? "```\n\n" : "\n", f);
+}
+
+void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
+{
+	const struct mt_report_alloc *a = &rep->alloc;
+	const struct mt_alloc_stats *st = &a->st;
+	uint64_t t0 = rep->run.start_ns, life_n = st->life.n;
+	char b1[64], b2[64], b3[64], b4[64], kinds[512];
+	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
+	size_t klen = 0;
+
+	if (md)
+		fprintf(f, "## Allocations\n\n");
+	else
+		fprintf(f, "\nallocations\n");
+	fprintf(f, "%s%s%s\n", md ? "" : "  ", a->coll ? a->coll->mechanism : "preload runtime",
+		md ? " (every call is recorded)\n" : " (every call is recorded)");
+	if (md)
+		fprintf(f, "| | |\n|---|---|\n");
+	for (int k = 0; k < MT_ALLOC_FREE; k++) {
+		if (!st->by_kind[k])
+			continue;
+		klen += (size_t)snprintf(kinds + klen,
+					 klen < sizeof(kinds) ? sizeof(kinds) - klen : 0, "%s%s %s",
+					 klen ? ", " : "", kind_names[k],
+					 mt_fmt_count(st->by_kind[k], b1, sizeof(b1)));
+		if (klen >= sizeof(kinds))
+			break;
+	}
+#define ROW(label, ...)                                    \
+	do {                                               \
+		fprintf(f, "%s%-30s%s", lead, label, sep); \
+		fprintf(f, __VA_ARGS__);                   \
+		fputs(md ? " |\n" : "\n", f);              \
+	} while (0)
+	ROW("calls to allocation functions", "%s (%s)", mt_fmt_count(st->calls, b1, sizeof(b1)),
+	    klen ? kinds : "none");
+	ROW("frees", "%s", mt_fmt_count(st->frees, b1, sizeof(b1)));
+	ROW("bytes allocated", "%s, allocator slack %s (%.1f%%)",
+	    mt_fmt_bytes(st->bytes, b1, sizeof(b1)), mt_fmt_bytes(st->slack, b2, sizeof(b2)),
+	    pct(st->slack, st->bytes));
+	if (st->peak_bytes)
+		ROW("peak heap", "%s in %s blocks at +%s (usable %s)",
+		    mt_fmt_bytes(st->peak_bytes, b1, sizeof(b1)),
+		    mt_fmt_count(st->peak_blocks, b2, sizeof(b2)),
+		    mt_fmt_duration(st->peak_ns > t0 ? st->peak_ns - t0 : 0, b3, sizeof(b3)),
+		    mt_fmt_bytes(st->peak_usable, b4, sizeof(b4)));
+	else
+		ROW("peak heap", "0 B");
+	ROW("leaked (live at exit)", "%s in %s blocks",
+	    mt_fmt_bytes(st->leaked_bytes, b1, sizeof(b1)),
+	    mt_fmt_count(st->leaked_blocks, b2, sizeof(b2)));
+	ROW("temporary allocations", "%s (%.1f%% of calls)",
+	    mt_fmt_count(st->temporary, b1, sizeof(b1)), pct(st->temporary, st->calls));
+	if (life_n && st->life.hist)
+		ROW("lifetime of freed blocks", "p50 %s, p90 %s, p99 %s",
+		    mt_fmt_duration(mt_life_percentile(&st->life, 50), b1, sizeof(b1)),
+		    mt_fmt_duration(mt_life_percentile(&st->life, 90), b2, sizeof(b2)),
+		    mt_fmt_duration(mt_life_percentile(&st->life, 99), b3, sizeof(b3)));
+	if (st->untracked_frees)
+		ROW("frees of unseen blocks",
+		    "%s (allocated before tracing, or by an unhooked path)",
+		    mt_fmt_count(st->untracked_frees, b1, sizeof(b1)));
+	if (st->events)
+		ROW("event times", "%.1f%% interpolated between clock reads (every %s)",
+		    pct(st->time_estimated, st->events),
+		    kv(a, "time_every") ? kv(a, "time_every") : "?");
+	if (kv(a, "stack_depth"))
+		ROW("stacks", "up to %s frames; %s truncated, %s without a stack (nested)",
+		    kv(a, "stack_depth"), mt_fmt_count(st->truncated, b1, sizeof(b1)),
+		    mt_fmt_count(st->nested, b2, sizeof(b2)));
+	if (a->sym.addresses)
+		ROW("symbolized addresses", "%s of %s (%s with a source line)",
+		    mt_fmt_count(a->sym.resolved, b1, sizeof(b1)),
+		    mt_fmt_count(a->sym.addresses, b2, sizeof(b2)),
+		    mt_fmt_count(a->sym.with_line, b3, sizeof(b3)));
+	ROW("processes traced", "%zu", st->nprocs);
+	if (kv_u64(a, "processes_untraced"))
+		ROW("processes not traced", "%s (%s)", kv(a, "processes_untraced"),
+		    kv(a, "untraced") ? kv(a, "untraced") : "reason unknown");
+#undef ROW
+	fputc('\n', f);
+	if (st->nprocs > 1) {
+		static const char *const heads[] = { ">pid",  "command", ">calls",    ">bytes",
+						     ">peak", ">leaked", ">temporary" };
+		struct mt_table t;
+
+		mt_table_init(&t, 7, heads);
+		for (size_t i = 0; i < st->nprocs; i++) {
+			const struct mt_alloc_proc *p = &st->procs[i];
+
+			mt_table_addf(&t, "%u", p->pid);
+			mt_table_add(&t, comm_of(rep, p->pid, p->first_ns));
+			mt_table_add(&t, mt_fmt_count(p->calls, b1, sizeof(b1)));
+			mt_table_add(&t, mt_fmt_bytes(p->bytes, b1, sizeof(b1)));
+			mt_table_add(&t, mt_fmt_bytes(p->peak_bytes, b1, sizeof(b1)));
+			mt_table_add(&t, mt_fmt_bytes(p->live_bytes, b1, sizeof(b1)));
+			mt_table_add(&t, mt_fmt_count(p->temporary, b1, sizeof(b1)));
+		}
+		if (md) {
+			fprintf(f, "### Allocations per process\n\n");
+			mt_report_md_table(&t, f);
+		} else {
+			fprintf(f, "allocations per process\n");
+			mt_table_print(&t, f, 2, true);
+			fputc('\n', f);
+		}
+		mt_table_release(&t);
+	}
+	for (int r = 0; r < MT_NRANKS; r++)
+		print_sites_ranking(rep, r, md, f);
+	if (a->nsel) {
+		fprintf(f, md ? "### Sites\n\n" : "sites (innermost frame first)\n");
+		for (size_t k = 0; k < a->nsel; k++)
+			print_site_detail(rep, &a->sel[k], md, f);
+	}
+}
+
+void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t)
+{
+	static const char *const heads[] = {
+		">site_id",	    ">pid",	    ">calls",		">bytes",
+		">frees",	    ">temporary",   ">peak_bytes",	">leaked_bytes",
+		">leaked_blocks",   ">slack_bytes", ">lifetime_p50_ns", ">lifetime_p90_ns",
+		">lifetime_p99_ns", "top_frame"
+	};
+	const struct mt_report_alloc *a = &rep->alloc;
+	char name[512];
+
+	mt_table_init(t, 14, heads);
+	for (size_t k = 0; k < a->nsel; k++) {
+		const struct mt_report_site *rs = &a->sel[k];
+		const struct mt_alloc_site *s = &a->st.sites[rs->site];
+		bool life = s->life.n && s->life.hist;
+
+		mt_table_addf(t, "%zu", rs->site);
+		mt_table_addf(t, "%u", s->pid);
+		mt_table_addf(t, "%" PRIu64, s->calls);
+		mt_table_addf(t, "%" PRIu64, s->bytes);
+		mt_table_addf(t, "%" PRIu64, s->frees);
+		mt_table_addf(t, "%" PRIu64, s->temporary);
+		mt_table_addf(t, "%" PRIu64, s->peak_bytes);
+		mt_table_addf(t, "%" PRIu64, s->leaked_bytes);
+		mt_table_addf(t, "%" PRIu64, s->leaked_blocks);
+		mt_table_addf(t, "%" PRIu64, s->slack);
+		for (int p = 0; p < 3; p++) {
+			static const double ps[3] = { 50, 90, 99 };
+
+			if (life)
+				mt_table_addf(t, "%" PRIu64, mt_life_percentile(&s->life, ps[p]));
+			else
+				mt_table_add(t, "");
+		}
+		mt_table_add(t, rs->nframes ? mt_frame_name(&a->frames[rs->first_frame], name,
+							    sizeof(name))
+					    : "");
+	}
+}
