@@ -77,6 +77,13 @@ struct stream_state {
 	struct mt_map64 last; /* tid -> the thread's last allocated address (0: a free since) */
 	/* heaptrack 1.4's test: the process's last allocation's (site, size), 0: a free since */
 	uint64_t ht_site, ht_size;
+	struct mt_map64 inherited; /* a fork child: the parent's live blocks at the fork */
+};
+
+/* A forked process's copy of its parent's heap, until its first allocation event. */
+struct pending_fork {
+	uint32_t pid;
+	struct mt_map64 blocks; /* address -> 1 */
 };
 
 struct pass {
@@ -91,6 +98,9 @@ struct pass {
 	uint64_t live, live_usable, live_blocks; /* over the streams still running */
 	uint64_t gen; /* bumped at each new overall peak */
 	size_t life_sites;
+	struct pending_fork *forks;
+	size_t nforks, forks_cap;
+	uint64_t inherited_budget; /* addresses left to copy at forks (memory bound) */
 };
 
 static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t pid)
@@ -131,6 +141,14 @@ static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t
 	s->used = true;
 	mt_map64_init(&s->live);
 	mt_map64_init(&s->last);
+	mt_map64_init(&s->inherited);
+	for (size_t i = 0; i < p->nforks; i++) {
+		if (p->forks[i].pid != pid)
+			continue;
+		s->inherited = p->forks[i].blocks;
+		p->forks[i] = p->forks[--p->nforks];
+		break;
+	}
 	return s;
 }
 
@@ -234,6 +252,12 @@ static void release(struct pass *p, struct stream_state *s, uint64_t addr, uint6
 	if (last)
 		*last = 0;
 	if (!v) {
+		if (mt_map64_del(&s->inherited, addr)) {
+			/* A block of the parent's heap that the fork copied. */
+			pr->inherited_frees++;
+			st->inherited_frees++;
+			return;
+		}
 		pr->untracked_frees++;
 		st->untracked_frees++;
 		return;
@@ -395,10 +419,8 @@ static int on_alloc(struct pass *p, const struct mt_event *ev)
 	if (kind > MT_ALLOC_FREE)
 		return 0; /* a kind from a newer format: not understood, not guessed at */
 	if (kind == MT_ALLOC_FREE) {
-		if (!addr) {
-			st->free_null++;
-			return 0;
-		}
+		if (!addr)
+			return 0; /* free(NULL): the runtime does not record it; a no-op anyway */
 		st->frees++;
 		st->by_kind[MT_ALLOC_FREE]++;
 		pr->frees++;
@@ -417,6 +439,45 @@ static int on_alloc(struct pass *p, const struct mt_event *ev)
 	if (!addr)
 		return 0;
 	return allocate(p, s, ev);
+}
+
+/* A process forked: its heap starts as a copy of the parent's current image. */
+static int on_fork(struct pass *p, uint32_t pid, uint32_t ppid)
+{
+	struct stream_state *parent = NULL;
+	struct pending_fork *f;
+
+	for (size_t i = 0; i < p->nss; i++)
+		if (p->ss[i].used && !p->ss[i].ended && p->ss[i].pid == ppid)
+			parent = &p->ss[i];
+	if (!parent || !parent->live.len || parent->live.len > p->inherited_budget)
+		return 0;
+	if (p->nforks == p->forks_cap) {
+		size_t cap = p->forks_cap ? p->forks_cap * 2 : 8;
+		struct pending_fork *v = realloc(p->forks, cap * sizeof(*v));
+
+		if (!v)
+			return -ENOMEM;
+		p->forks = v;
+		p->forks_cap = cap;
+	}
+	f = &p->forks[p->nforks];
+	f->pid = pid;
+	mt_map64_init(&f->blocks);
+	for (size_t k = 0; k < parent->live.cap; k++) {
+		uint64_t *v;
+
+		if (parent->live.keys[k] == MT_MAP64_EMPTY)
+			continue;
+		if (mt_map64_put(&f->blocks, parent->live.keys[k], &v) < 0) {
+			mt_map64_release(&f->blocks);
+			return -ENOMEM;
+		}
+		*v = 1;
+	}
+	p->inherited_budget -= parent->live.len;
+	p->nforks++;
+	return 0;
 }
 
 /* What a stream still holds leaked: off the running totals, onto its sites' leaks. */
@@ -462,10 +523,11 @@ static void end_streams(struct pass *p, uint32_t pid)
 int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 {
 	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_EXIT |
-						  1ull << MT_EV_TASK_EXEC };
+						  1ull << MT_EV_TASK_EXEC |
+						  1ull << MT_EV_TASK_NEW };
 	struct mt_cursor *c = NULL;
 	struct mt_event ev;
-	struct pass p = { .st = st };
+	struct pass p = { .st = st, .inherited_budget = 16u << 20 };
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -477,6 +539,10 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 	while (rc >= 0 && (rc = mt_cursor_next(c, &ev)) == 1) {
 		if (ev.type == MT_EV_ALLOC) {
 			rc = on_alloc(&p, &ev);
+		} else if (ev.type == MT_EV_TASK_NEW) {
+			if (ev.v[MT_F_NEW_KIND] == MT_TASK_PROCESS)
+				rc = on_fork(&p, (uint32_t)ev.v[MT_F_PID],
+					     (uint32_t)ev.v[MT_F_NEW_PPID]);
 		} else if (ev.type == MT_EV_TASK_EXEC ||
 			   (ev.type == MT_EV_TASK_EXIT &&
 			    ev.v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)) {
@@ -503,7 +569,11 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 			continue;
 		mt_map64_release(&p.ss[i].live);
 		mt_map64_release(&p.ss[i].last);
+		mt_map64_release(&p.ss[i].inherited);
 	}
+	for (size_t i = 0; i < p.nforks; i++)
+		mt_map64_release(&p.forks[i].blocks);
+	free(p.forks);
 	free(p.ss);
 	free(p.blocks);
 	mt_map64_release(&p.site_of);

@@ -53,6 +53,7 @@ struct mt_alloc_proc {
 	uint64_t live_bytes, live_blocks; /* at the end: leaked */
 	uint64_t peak_bytes, peak_ns;
 	uint64_t untracked_frees; /* frees of blocks this stream never saw allocated */
+	uint64_t inherited_frees; /* frees of blocks of the parent's heap copied by fork */
 	uint64_t first_ns, last_ns;
 	bool ended; /* its process exited or exec'd */
 };
@@ -64,8 +65,8 @@ struct mt_alloc_stats {
 	 * the same call stack and size, whichever block it frees; kept for comparisons */
 	uint64_t temporary_heaptrack;
 	uint64_t by_kind[10]; /* successful calls per enum mt_alloc_kind (FREE: frees) */
-	uint64_t free_null; /* free(NULL) calls, not counted as frees */
-	uint64_t untracked_frees;
+	uint64_t untracked_frees; /* frees of blocks never seen allocated */
+	uint64_t inherited_frees; /* frees, in a fork child, of blocks its parent allocated */
 	uint64_t leaked_bytes, leaked_blocks;
 	uint64_t peak_bytes, peak_ns; /* the largest sum of live requested bytes, and when */
 	uint64_t peak_usable; /* usable bytes live at that moment */

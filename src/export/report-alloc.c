@@ -140,7 +140,9 @@ int mt_report_alloc_load(struct mt_report *rep)
 	rc = mt_alloc_analyze(rep->r, &a->st);
 	if (rc < 0)
 		return rc;
-	a->loaded = a->st.present || a->coll;
+	/* A section when there is something to say: events, or a collector that ran (a run
+	 * whose processes could not be traced says so); not for --no-alloc. */
+	a->loaded = a->st.present || (a->coll && strcmp(a->coll->status, "off"));
 	if (!a->st.nsites)
 		return 0;
 	order = malloc(a->st.nsites * sizeof(*order));
@@ -313,8 +315,8 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "temporary", st->temporary);
 	mt_json_kv_u64(j, "temporary_heaptrack", st->temporary_heaptrack);
 	mt_json_kv_u64(j, "slack_bytes", st->slack);
-	mt_json_kv_u64(j, "free_null", st->free_null);
 	mt_json_kv_u64(j, "untracked_frees", st->untracked_frees);
+	mt_json_kv_u64(j, "inherited_frees", st->inherited_frees);
 	mt_json_key(j, "calls_by_function");
 	mt_json_begin_object(j);
 	for (int k = 0; k < MT_ALLOC_FREE; k++)
@@ -359,6 +361,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "temporary", p->temporary);
 		mt_json_kv_u64(j, "slack_bytes", p->slack);
 		mt_json_kv_u64(j, "untracked_frees", p->untracked_frees);
+		mt_json_kv_u64(j, "inherited_frees", p->inherited_frees);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);

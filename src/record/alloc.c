@@ -42,6 +42,11 @@ enum { B_ALLOC, B_MMAP, B_MUNMAP, B_MREMAP, B_BRK, NBLOCKS };
 static const unsigned block_type[NBLOCKS] = { MT_EV_ALLOC, MT_EV_MMAP, MT_EV_MUNMAP, MT_EV_MREMAP,
 					      MT_EV_BRK };
 
+struct ready_ent {
+	uint64_t seq; /* copied once: the workload could change it while we sort */
+	uint32_t idx;
+};
+
 struct conn {
 	int fd;
 	pid_t pid;
@@ -56,6 +61,10 @@ struct conn {
 	uint64_t nodes_sent; /* nodes with smaller ids are in the trace */
 	struct mt_block blocks[NBLOCKS];
 	uint64_t events, bad_rows;
+	/* Each thread's last event time: converting TSC values of slots drained at different
+	 * calibration points may step back by nanoseconds; a thread's events never do. */
+	struct mt_map64 last_ns;
+	struct ready_ent *ready; /* scratch: the READY slots of one round, nslots entries */
 };
 
 /* Per-process record of whether the runtime came up after the last exec. */
@@ -421,6 +430,13 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	c->nodes_off = hdr.nodes_off;
 	c->nodes_cap = hdr.nodes_cap;
 	c->nodes_sent = 1;
+	mt_map64_init(&c->last_ns);
+	c->ready = calloc(c->nslots, sizeof(*c->ready));
+	if (!c->ready) {
+		munmap(p, c->size);
+		c->region = NULL;
+		return -ENOMEM;
+	}
 	return 0;
 }
 
@@ -585,7 +601,7 @@ static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *
 {
 	struct mt_alloc_state *a = s->alloc;
 	uint32_t count = __atomic_load_n(&sl->count, __ATOMIC_ACQUIRE), tid = sl->tid;
-	uint64_t times[4096], *tv = times;
+	uint64_t times[4096], *tv = times, *last;
 
 	if (count > c->slot_rows) {
 		c->bad_rows += count - c->slot_rows;
@@ -596,10 +612,20 @@ static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *
 		return;
 	}
 	a->time_est += slot_times(sl, count, tv);
+	if (mt_map64_put(&c->last_ns, tid, &last) < 0) {
+		c->bad_rows += count;
+		if (tv != times)
+			free(tv);
+		return;
+	}
 	for (uint32_t i = 0; i < count; i++) {
 		struct mt_rt_row r = sl->rows[i], x = { 0 };
 		uint64_t t = a->tsc ? tsc_to_ns(a, tv[i]) : tv[i];
 		unsigned est = r.time ? 0 : MT_ALLOC_F_TIME_EST;
+
+		if (t < *last)
+			t = *last;
+		*last = t;
 		uint64_t row[MT_MAX_FIELDS];
 		bool ext = r.kind == MT_RT_REALLOC || r.kind == MT_RT_MMAP ||
 			   r.kind == MT_RT_MREMAP;
@@ -714,6 +740,16 @@ static void send_nodes(struct mt_session *s, struct conn *c)
 	c->nodes_sent = id;
 }
 
+/* Slot acquisition order; the workload wrote seq, so it only orders, never indexes. */
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct ready_ent *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 static void slot_release(struct conn *c, struct mt_rt_slot *sl)
 {
 	__atomic_store_n(&sl->count, 0, __ATOMIC_RELAXED);
@@ -730,6 +766,7 @@ static unsigned conn_drain(struct mt_session *s, struct conn *c, bool all, uint3
 {
 	uint64_t *bits;
 	unsigned n = 0;
+	uint32_t nready = 0;
 
 	if (!c->region)
 		return 0;
@@ -743,19 +780,26 @@ static unsigned conn_drain(struct mt_session *s, struct conn *c, bool all, uint3
 		x = __atomic_exchange_n(&bits[w], 0, __ATOMIC_ACQUIRE);
 		while (x) {
 			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(x);
-			struct mt_rt_slot *sl;
 
 			x &= x - 1;
 			if (i >= c->nslots)
 				break;
-			sl = slot_at(c, i);
-			if (__atomic_load_n(&sl->state, __ATOMIC_ACQUIRE) != MT_RT_SLOT_READY)
+			if (__atomic_load_n(&slot_at(c, i)->state, __ATOMIC_ACQUIRE) !=
+			    MT_RT_SLOT_READY)
 				continue; /* the workload scribbled on the bitmap */
-			drain_slot(s, c, sl);
-			slot_release(c, sl);
-			__atomic_sub_fetch(&c->region->ready_pending, 1, __ATOMIC_RELEASE);
-			n++;
+			c->ready[nready].seq = slot_at(c, i)->seq;
+			c->ready[nready++].idx = i;
 		}
+	}
+	/* A thread's slots in the order it filled them. */
+	qsort(c->ready, nready, sizeof(*c->ready), cmp_seq);
+	for (uint32_t k = 0; k < nready; k++) {
+		struct mt_rt_slot *sl = slot_at(c, c->ready[k].idx);
+
+		drain_slot(s, c, sl);
+		slot_release(c, sl);
+		__atomic_sub_fetch(&c->region->ready_pending, 1, __ATOMIC_RELEASE);
+		n++;
 	}
 	if (all || dead_tid) {
 		/* Rare: scan every slot for rows a thread could not hand over. */
@@ -815,6 +859,9 @@ static void conn_close(struct mt_session *s, struct conn *c)
 	}
 	for (int b = 0; b < NBLOCKS; b++)
 		mt_block_release(&c->blocks[b]);
+	mt_map64_release(&c->last_ns);
+	free(c->ready);
+	c->ready = NULL;
 	close(c->fd);
 	c->fd = -1;
 }

@@ -42,7 +42,6 @@ struct rt_real {
 	void (*free)(void *);
 	void *(*calloc)(size_t, size_t);
 	void *(*realloc)(void *, size_t);
-	void *(*reallocarray)(void *, size_t, size_t);
 	int (*posix_memalign)(void **, size_t, size_t);
 	void *(*aligned_alloc)(size_t, size_t);
 	void *(*memalign)(size_t, size_t);
@@ -704,7 +703,6 @@ static void init(void)
 	real.free = resolve("free");
 	real.calloc = resolve("calloc");
 	real.realloc = resolve("realloc");
-	real.reallocarray = resolve("reallocarray");
 	real.posix_memalign = resolve("posix_memalign");
 	real.aligned_alloc = resolve("aligned_alloc");
 	real.memalign = resolve("memalign");
@@ -866,7 +864,7 @@ void *mt_rt_calloc(size_t n, size_t nm, uint64_t sp, uint64_t bp)
 }
 
 /* realloc is not the macro's shape: realloc(p, 0) returning NULL is a free to record. */
-void *mt_rt_realloc(void *old, size_t n, uint64_t sp, uint64_t bp)
+static inline void *realloc_common(void *old, size_t n, unsigned kind, uint64_t sp, uint64_t bp)
 {
 	struct rt_thread *t = &rt_self;
 	void *p;
@@ -890,24 +888,28 @@ void *mt_rt_realloc(void *old, size_t n, uint64_t sp, uint64_t bp)
 	/* A failed realloc changes nothing; realloc(p, 0) returning NULL freed p. */
 	if (m == TM_READY) {
 		if (p || (old && n == 0))
-			put_alloc(t, MT_RT_REALLOC, p, n, old, sp, bp);
+			put_alloc(t, kind, p, n, old, sp, bp);
 		t->mode = TM_READY;
 	} else if (m == TM_BUSY && (p || (old && n == 0))) {
-		put_nested(t, MT_RT_REALLOC, (uint64_t)p, n, true, (uint64_t)old, 0);
+		put_nested(t, kind, (uint64_t)p, n, true, (uint64_t)old, 0);
 	}
 	return p;
 }
 
+void *mt_rt_realloc(void *old, size_t n, uint64_t sp, uint64_t bp)
+{
+	return realloc_common(old, n, MT_RT_REALLOC, sp, bp);
+}
+
+/* What glibc's reallocarray does, done here: calling it would enter our realloc hook from
+ * inside this one and record the call twice. */
 void *mt_rt_reallocarray(void *old, size_t n, size_t nm, uint64_t sp, uint64_t bp)
 {
-	if (RT_UNLIKELY(booting() || (old && in_boot_pool(old)) || !real.reallocarray)) {
-		if (nm && n > SIZE_MAX / nm) {
-			errno = ENOMEM;
-			return NULL;
-		}
-		return mt_rt_realloc(old, n * nm, sp, bp);
+	if (nm && n > SIZE_MAX / nm) {
+		errno = ENOMEM;
+		return NULL;
 	}
-	ALLOC_HOOK(MT_RT_REALLOCARRAY, real.reallocarray(old, n, nm), n * nm, old);
+	return realloc_common(old, n * nm, MT_RT_REALLOCARRAY, sp, bp);
 }
 
 void *mt_rt_aligned_alloc(size_t a, size_t n, uint64_t sp, uint64_t bp)
