@@ -15,7 +15,7 @@
  *     connects, and sends a HELLO message with the memfd attached (SCM_RIGHTS). The recorder
  *     maps the region and gives the connection a trace stream.
  *  3. Each thread appends rows to a slot it owns (no lock, no syscall per event) and commits
- *     them by storing the slot's row count with release semantics. A full slot becomes READY:
+ *     them by storing the slot's word count with release semantics. A full slot becomes READY:
  *     its bit is set in the region's ready bitmap. The recorder collects READY slots on its
  *     own schedule (every few milliseconds while data flows), encodes their rows into EVENTS
  *     chunks and marks the slots FREE. Waking the recorder costs the workload a cross-CPU
@@ -68,50 +68,81 @@ enum mt_rt_kind {
 	MT_RT_VALLOC = 7,
 	MT_RT_PVALLOC = 8,
 	MT_RT_FREE = 9,
-	MT_RT_MMAP =
-		16, /* addr, size = len; followed by an EXT row: a = pgoff, b = prot | flags << 32 */
-	MT_RT_MUNMAP = 17, /* addr, size = len */
-	MT_RT_MREMAP =
-		18, /* addr = new, size = new len; EXT row: a = old addr, b = old len | flags << 48 */
-	MT_RT_BRK = 19, /* addr = new break, size = old break */
-	MT_RT_EXT = 31, /* continuation of the previous row */
+	MT_RT_MMAP = 16,
+	MT_RT_MUNMAP = 17,
+	MT_RT_MREMAP = 18,
+	MT_RT_BRK = 19,
 };
 
 /*
- * One event, 32 bytes. time is the clock (TSC or CLOCK_MONOTONIC ns), or 0 when the runtime
- * did not read it for this row: the recorder interpolates it between the row's neighbours
- * in the slot (a slot's first row always has a time, and end_time closes the last span).
- * Allocation rows: addr is the result (the freed pointer for FREE),
- * size the requested size, slack = usable size - requested size (0xffff: 65535 or more),
- * stack the stack-trie leaf id (0: none). REALLOC rows are followed by an EXT row whose
- * addr is the old pointer. An EXT row is committed together with the row it extends.
+ * A slot holds rows of 64-bit words, written in order by its thread. Word 0 of a row:
+ *   bits 0-55  the address (the block, the mapping, the new program break)
+ *   bits 56-60 the kind (enum mt_rt_kind)
+ *   bit  61    MT_RT_W0_TIME: a time word follows (TSC or CLOCK_MONOTONIC ns); rows
+ *              without one get their time interpolated by the recorder between the timed
+ *              rows around them (a slot's first row is always timed, and the slot's
+ *              end_time closes the last span)
+ *   bits 62-63 flags (MT_RT_ROW_*)
+ * then, by kind:
+ *   MALLOC..PVALLOC  size, stack | slack << 32   (slack = usable - size, saturated)
+ *   REALLOC(ARRAY)   size, stack | slack << 32, old address
+ *   FREE             nothing
+ *   MMAP             length, file offset, prot | flags << 32, stack
+ *   MUNMAP           length, stack
+ *   MREMAP           new length, old address, old length | flags << 48, stack
+ *   BRK              old break, stack
+ * A busy free is one word, a malloc three: half the bytes of fixed-size rows.
  */
-struct mt_rt_row {
-	uint64_t time;
-	uint64_t addr;
-	uint64_t size;
-	uint32_t stack;
-	uint8_t kind;
-	uint8_t flags;
-	uint16_t slack;
-};
+#define MT_RT_W0_ADDR ((1ull << 56) - 1)
+#define MT_RT_W0_TIME (1ull << 61)
+#define MT_RT_ROW_MAX_WORDS 6
+
+static inline unsigned mt_rt_w0_kind(uint64_t w0)
+{
+	return (unsigned)(w0 >> 56) & 31;
+}
+
+static inline unsigned mt_rt_w0_flags(uint64_t w0)
+{
+	return (unsigned)(w0 >> 62);
+}
+
+/* Words of the row that starts with w0, or 0 for a kind that does not exist. */
+static inline unsigned mt_rt_row_words(uint64_t w0)
+{
+	unsigned k = mt_rt_w0_kind(w0), t = (w0 & MT_RT_W0_TIME) ? 1 : 0;
+
+	if (k <= MT_RT_PVALLOC)
+		return 1 + t + ((k == MT_RT_REALLOC || k == MT_RT_REALLOCARRAY) ? 3 : 2);
+	switch (k) {
+	case MT_RT_FREE:
+		return 1 + t;
+	case MT_RT_MMAP:
+	case MT_RT_MREMAP:
+		return 1 + t + 4;
+	case MT_RT_MUNMAP:
+	case MT_RT_BRK:
+		return 1 + t + 2;
+	default:
+		return 0;
+	}
+}
 
 enum {
 	MT_RT_ROW_NOSTACK_GUARD =
 		1 << 0, /* recorded inside another hook (a signal handler): no stack */
 	MT_RT_ROW_TRUNCATED = 1 << 1, /* the stack walk stopped early (see the header's counters) */
-	/* 1 << 2 is the recorder's: time interpolated (MT_ALLOC_F_TIME_EST) */
 };
 
 struct mt_rt_slot {
 	uint32_t state; /* enum mt_rt_slot_state */
 	uint32_t tid; /* owner */
-	uint32_t count; /* committed rows, store-release by the owner */
+	uint32_t count; /* committed words, store-release by the owner */
 	uint32_t pad;
 	uint64_t seq; /* acquisition order, for tie-breaking */
 	uint64_t end_time; /* clock when the slot was handed over (0: not handed over) */
 	uint8_t reserved[32];
-	struct mt_rt_row rows[];
+	uint64_t words[]; /* count of them committed */
 };
 
 /* A stack-trie node: ip of a frame and the id of the node of its caller (0 for a root). */
@@ -128,7 +159,7 @@ struct mt_rt_region {
 	uint32_t time_source;
 	uint64_t size;
 	uint32_t nslots;
-	uint32_t slot_rows;
+	uint32_t slot_words;
 	uint64_t slots_off; /* offset of slot 0; slot i at slots_off + i * slot_size */
 	uint64_t slot_size;
 	uint64_t nodes_off;
@@ -148,7 +179,7 @@ struct mt_rt_region {
 	uint64_t memo_hits; /* walks that reused the previous stack */
 	uint64_t frames_walked;
 	uint64_t frames_reused;
-	uint64_t events; /* rows committed, for cross-checking */
+	uint64_t events; /* words committed, for cross-checking */
 	uint64_t ready_off; /* offset of the ready bitmap: nslots bits in 64-bit words */
 	uint32_t ready_pending; /* READY slots the recorder has not collected yet */
 	uint32_t wake_at; /* a thread sends NOTIFY when ready_pending reaches this */
@@ -156,7 +187,6 @@ struct mt_rt_region {
 	uint8_t reserved[4096 - 208];
 };
 
-_Static_assert(sizeof(struct mt_rt_row) == 32, "row size");
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");
 _Static_assert(sizeof(struct mt_rt_region) == 4096, "region header size");
 

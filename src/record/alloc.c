@@ -42,6 +42,12 @@ enum { B_ALLOC, B_MMAP, B_MUNMAP, B_MREMAP, B_BRK, NBLOCKS };
 static const unsigned block_type[NBLOCKS] = { MT_EV_ALLOC, MT_EV_MMAP, MT_EV_MUNMAP, MT_EV_MREMAP,
 					      MT_EV_BRK };
 
+/* A row of a slot being drained: where it starts, its time (0 until interpolated). */
+struct row_ref {
+	uint32_t pos;
+	uint64_t t;
+};
+
 struct ready_ent {
 	uint64_t seq; /* copied once: the workload could change it while we sort */
 	uint32_t idx;
@@ -56,7 +62,7 @@ struct conn {
 	 * on the shared header, never on these. */
 	struct mt_rt_region *region;
 	size_t size;
-	uint32_t nslots, slot_rows;
+	uint32_t nslots, slot_words;
 	uint64_t slots_off, slot_size, nodes_off, nodes_cap, ready_off;
 	uint64_t nodes_sent; /* nodes with smaller ids are in the trace */
 	struct mt_block blocks[NBLOCKS];
@@ -65,6 +71,7 @@ struct conn {
 	 * calibration points may step back by nanoseconds; a thread's events never do. */
 	struct mt_map64 last_ns;
 	struct ready_ent *ready; /* scratch: the READY slots of one round, nslots entries */
+	struct row_ref *evs; /* scratch: the rows of the slot being drained */
 };
 
 /* Per-process record of whether the runtime came up after the last exec. */
@@ -409,9 +416,9 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	c->size = h->region_size;
 	/* Everything read later is bounded by these checked copies. */
 	if (hdr.magic != MT_RT_REGION_MAGIC || hdr.version != MT_RT_PROTO_VERSION ||
-	    hdr.slot_rows == 0 || hdr.slot_rows > (1u << 20) ||
-	    hdr.slot_size < sizeof(struct mt_rt_slot) +
-				    (uint64_t)hdr.slot_rows * sizeof(struct mt_rt_row) ||
+	    hdr.slot_words == 0 || hdr.slot_words > (1u << 20) ||
+	    hdr.slot_size <
+		    sizeof(struct mt_rt_slot) + (uint64_t)hdr.slot_words * sizeof(uint64_t) ||
 	    hdr.slots_off < sizeof(struct mt_rt_region) || hdr.nslots == 0 || hdr.nslots > 65536 ||
 	    hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size > c->size ||
 	    hdr.nodes_off + hdr.nodes_cap * sizeof(struct mt_rt_node) > c->size ||
@@ -423,7 +430,7 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 		return -EINVAL;
 	}
 	c->nslots = hdr.nslots;
-	c->slot_rows = hdr.slot_rows;
+	c->slot_words = hdr.slot_words;
 	c->slots_off = hdr.slots_off;
 	c->ready_off = hdr.ready_off;
 	c->slot_size = hdr.slot_size;
@@ -432,7 +439,12 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	c->nodes_sent = 1;
 	mt_map64_init(&c->last_ns);
 	c->ready = calloc(c->nslots, sizeof(*c->ready));
-	if (!c->ready) {
+	c->evs = calloc(c->slot_words, sizeof(*c->evs));
+	if (!c->ready || !c->evs) {
+		free(c->ready);
+		free(c->evs);
+		c->ready = NULL;
+		c->evs = NULL;
 		munmap(p, c->size);
 		c->region = NULL;
 		return -ENOMEM;
@@ -544,55 +556,44 @@ static bool alloc_block_full(struct mt_session *s, struct conn *c, struct mt_blo
 	(__builtin_expect((blk)->count >= (blk)->cap, 0) && alloc_block_full(s, c, (blk)))
 
 /*
- * Fills in the times the runtime left 0 (it reads the clock on every Nth event of a busy
- * thread): linearly between the stamped rows around them, the slot's end time closing the
- * last span. An EXT row shares its main row's time. Returns how many were interpolated.
+ * Fills in the times of rows the runtime did not time (it reads the clock on every Nth
+ * event of a busy thread): linearly between the timed rows around them, the slot's end
+ * time closing the last span. Returns how many were interpolated.
  */
-static uint32_t slot_times(const struct mt_rt_slot *sl, uint32_t count, uint64_t *t)
+static uint32_t slot_times(struct row_ref *ev, uint32_t n, uint64_t end)
 {
-	uint32_t a = 0, est = 0; /* a: the last stamped row */
-	uint64_t end;
+	uint32_t a = 0, est = 0; /* a: the last timed row */
 
-	for (uint32_t i = 0; i < count; i++)
-		t[i] = sl->rows[i].time;
-	end = sl->end_time;
-	if (!count)
+	if (!n)
 		return 0;
-	if (!t[0]) {
-		/* Cannot happen with a well-behaved runtime: stamp it with the first time seen. */
-		for (uint32_t i = 1; i < count && !t[0]; i++)
-			t[0] = t[i];
-		if (!t[0])
-			t[0] = end;
+	if (!ev[0].t) {
+		/* Cannot happen with a well-behaved runtime: take the first time seen. */
+		for (uint32_t i = 1; i < n && !ev[0].t; i++)
+			ev[0].t = ev[i].t;
+		if (!ev[0].t)
+			ev[0].t = end;
 	}
-	for (uint32_t i = 1; i <= count; i++) {
-		uint64_t tb = i < count ? t[i] : end;
+	for (uint32_t i = 1; i <= n; i++) {
+		uint64_t tb = i < n ? ev[i].t : end;
 
-		if (i < count && sl->rows[i].kind == MT_RT_EXT) {
-			t[i] = t[i - 1];
-			continue;
-		}
 		if (!tb)
 			continue;
 		if (i - a > 1) {
-			uint64_t ta = t[a], span = tb > ta ? tb - ta : 0;
+			uint64_t ta = ev[a].t, span = tb > ta ? tb - ta : 0;
 
-			for (uint32_t k = a + 1; k < i; k++) {
-				if (sl->rows[k].kind == MT_RT_EXT) {
-					t[k] = t[k - 1];
-					continue;
-				}
-				t[k] = ta + (uint64_t)((double)span * (k - a) / (double)(i - a));
-				est++;
-			}
+			for (uint32_t k = a + 1; k < i; k++)
+				ev[k].t = ta + (uint64_t)((double)span * (k - a) / (double)(i - a));
+			est += i - a - 1;
 		}
-		a = i;
+		if (i < n)
+			a = i;
 	}
 	/* Trailing rows of a slot never handed over (the process was killed): the last time. */
-	for (uint32_t k = a + 1; k < count; k++) {
-		t[k] = t[a];
-		if (sl->rows[k].kind != MT_RT_EXT)
-			est++;
+	for (uint32_t k = a + 1; k < n; k++) {
+		if (ev[k].t)
+			continue;
+		ev[k].t = ev[a].t;
+		est++;
 	}
 	return est;
 }
@@ -600,47 +601,48 @@ static uint32_t slot_times(const struct mt_rt_slot *sl, uint32_t count, uint64_t
 static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *sl)
 {
 	struct mt_alloc_state *a = s->alloc;
-	uint32_t count = __atomic_load_n(&sl->count, __ATOMIC_ACQUIRE), tid = sl->tid;
-	uint64_t times[4096], *tv = times, *last;
+	uint32_t count = __atomic_load_n(&sl->count, __ATOMIC_ACQUIRE), tid = sl->tid, n = 0;
+	const uint64_t *w = sl->words;
+	uint64_t *last;
 
-	if (count > c->slot_rows) {
-		c->bad_rows += count - c->slot_rows;
-		count = c->slot_rows;
+	if (count > c->slot_words) {
+		c->bad_rows += count - c->slot_words;
+		count = c->slot_words;
 	}
-	if (count > 4096 && !(tv = malloc(count * sizeof(*tv)))) {
-		c->bad_rows += count;
-		return;
+	/* The rows: where each starts, and its time if the runtime read the clock. */
+	for (uint32_t pos = 0; pos < count;) {
+		uint64_t w0 = w[pos];
+		unsigned len = mt_rt_row_words(w0);
+
+		if (!len || pos + len > count) {
+			c->bad_rows++; /* a row we cannot delimit: the rest of the slot is lost */
+			break;
+		}
+		c->evs[n].pos = pos;
+		c->evs[n++].t = (w0 & MT_RT_W0_TIME) ? w[pos + 1] : 0;
+		pos += len;
 	}
-	a->time_est += slot_times(sl, count, tv);
+	a->time_est += slot_times(c->evs, n, sl->end_time);
 	if (mt_map64_put(&c->last_ns, tid, &last) < 0) {
-		c->bad_rows += count;
-		if (tv != times)
-			free(tv);
+		c->bad_rows += n;
 		return;
 	}
-	for (uint32_t i = 0; i < count; i++) {
-		struct mt_rt_row r = sl->rows[i], x = { 0 };
-		uint64_t t = a->tsc ? tsc_to_ns(a, tv[i]) : tv[i];
-		unsigned est = r.time ? 0 : MT_ALLOC_F_TIME_EST;
+	for (uint32_t i = 0; i < n; i++) {
+		uint32_t pos = c->evs[i].pos;
+		uint64_t w0 = w[pos], addr = w0 & MT_RT_W0_ADDR, row[MT_MAX_FIELDS];
+		unsigned kind = mt_rt_w0_kind(w0), flags = mt_rt_w0_flags(w0);
+		const uint64_t *x = &w[pos + 1 + ((w0 & MT_RT_W0_TIME) ? 1 : 0)]; /* the rest */
+		uint64_t t = a->tsc ? tsc_to_ns(a, c->evs[i].t) : c->evs[i].t;
+		unsigned est = (w0 & MT_RT_W0_TIME) ? 0 : MT_ALLOC_F_TIME_EST;
 
 		if (t < *last)
 			t = *last;
 		*last = t;
-		uint64_t row[MT_MAX_FIELDS];
-		bool ext = r.kind == MT_RT_REALLOC || r.kind == MT_RT_MMAP ||
-			   r.kind == MT_RT_MREMAP;
-
-		if (ext) {
-			if (i + 1 >= count || sl->rows[i + 1].kind != MT_RT_EXT) {
-				c->bad_rows++;
-				continue;
-			}
-			x = sl->rows[++i];
-		}
-		if (r.kind <= MT_RT_FREE) {
+		if (kind <= MT_RT_FREE) {
 			/* The hot case, millions per second: straight into the block's columns. */
 			struct mt_block *blk = &c->blocks[B_ALLOC];
 			uint32_t k;
+			bool re = kind == MT_RT_REALLOC || kind == MT_RT_REALLOCARRAY;
 
 			if (RT_UNLIKELY_BLK(blk))
 				continue;
@@ -648,14 +650,19 @@ static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *
 			blk->col[MT_F_TIME][k] = t;
 			blk->col[MT_F_PID][k] = (uint64_t)c->pid;
 			blk->col[MT_F_TID][k] = tid;
-			blk->col[MT_F_ALLOC_KIND][k] = r.kind;
-			blk->col[MT_F_ALLOC_ADDR][k] = r.addr;
-			blk->col[MT_F_ALLOC_SIZE][k] = r.kind == MT_RT_FREE ? 0 : r.size;
-			blk->col[MT_F_ALLOC_USABLE][k] =
-				r.kind == MT_RT_FREE || !r.addr ? 0 : r.size + r.slack;
-			blk->col[MT_F_ALLOC_OLD][k] = ext ? x.addr : 0;
-			blk->col[MT_F_ALLOC_STACK][k] = r.stack;
-			blk->col[MT_F_ALLOC_FLAGS][k] = (r.flags & 3) | est;
+			blk->col[MT_F_ALLOC_KIND][k] = kind;
+			blk->col[MT_F_ALLOC_ADDR][k] = addr;
+			if (kind == MT_RT_FREE) {
+				blk->col[MT_F_ALLOC_SIZE][k] = 0;
+				blk->col[MT_F_ALLOC_USABLE][k] = 0;
+				blk->col[MT_F_ALLOC_STACK][k] = 0;
+			} else {
+				blk->col[MT_F_ALLOC_SIZE][k] = x[0];
+				blk->col[MT_F_ALLOC_USABLE][k] = addr ? x[0] + (x[1] >> 32) : 0;
+				blk->col[MT_F_ALLOC_STACK][k] = x[1] & 0xffffffffu;
+			}
+			blk->col[MT_F_ALLOC_OLD][k] = re ? x[2] : 0;
+			blk->col[MT_F_ALLOC_FLAGS][k] = flags | est;
 			c->events++;
 			s->alloc_coll.events++;
 			continue;
@@ -664,37 +671,36 @@ static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *
 		row[MT_F_TIME] = t;
 		row[MT_F_PID] = (uint64_t)c->pid;
 		row[MT_F_TID] = tid;
-		switch (r.kind) {
+		switch (kind) {
 		case MT_RT_MMAP:
-			row[MT_F_MMAP_ADDR] = r.addr;
-			row[MT_F_MMAP_LEN] = r.size;
-			row[MT_F_MMAP_PGOFF] = (x.size >> 32) & 0x20 /* MAP_ANONYMOUS */ ? 0
-											 : x.addr;
-			row[MT_F_MMAP_PROT] = x.size & 0xffffffffu;
-			row[MT_F_MMAP_FLAGS] = x.size >> 32;
+			row[MT_F_MMAP_ADDR] = addr;
+			row[MT_F_MMAP_LEN] = x[0];
+			row[MT_F_MMAP_PGOFF] = (x[2] >> 32) & 0x20 /* MAP_ANONYMOUS */ ? 0 : x[1];
+			row[MT_F_MMAP_PROT] = x[2] & 0xffffffffu;
+			row[MT_F_MMAP_FLAGS] = x[2] >> 32;
 			row[MT_F_MMAP_ORIGIN] = MT_MMAP_RT;
-			row[MT_F_MMAP_STACK] = r.stack;
+			row[MT_F_MMAP_STACK] = x[3] & 0xffffffffu;
 			emit(s, c, B_MMAP, row);
 			break;
 		case MT_RT_MUNMAP:
-			row[MT_F_MUNMAP_ADDR] = r.addr;
-			row[MT_F_MUNMAP_LEN] = r.size;
-			row[MT_F_MUNMAP_STACK] = r.stack;
+			row[MT_F_MUNMAP_ADDR] = addr;
+			row[MT_F_MUNMAP_LEN] = x[0];
+			row[MT_F_MUNMAP_STACK] = x[1] & 0xffffffffu;
 			emit(s, c, B_MUNMAP, row);
 			break;
 		case MT_RT_MREMAP:
-			row[MT_F_MREMAP_OLD_ADDR] = x.addr;
-			row[MT_F_MREMAP_OLD_LEN] = x.size & ((1ull << 48) - 1);
-			row[MT_F_MREMAP_ADDR] = r.addr;
-			row[MT_F_MREMAP_LEN] = r.size;
-			row[MT_F_MREMAP_FLAGS] = x.size >> 48;
-			row[MT_F_MREMAP_STACK] = r.stack;
+			row[MT_F_MREMAP_ADDR] = addr;
+			row[MT_F_MREMAP_LEN] = x[0];
+			row[MT_F_MREMAP_OLD_ADDR] = x[1];
+			row[MT_F_MREMAP_OLD_LEN] = x[2] & ((1ull << 48) - 1);
+			row[MT_F_MREMAP_FLAGS] = x[2] >> 48;
+			row[MT_F_MREMAP_STACK] = x[3] & 0xffffffffu;
 			emit(s, c, B_MREMAP, row);
 			break;
 		case MT_RT_BRK:
-			row[MT_F_BRK_OLD] = r.size;
-			row[MT_F_BRK_NEW] = r.addr;
-			row[MT_F_BRK_STACK] = r.stack;
+			row[MT_F_BRK_NEW] = addr;
+			row[MT_F_BRK_OLD] = x[0];
+			row[MT_F_BRK_STACK] = x[1] & 0xffffffffu;
 			emit(s, c, B_BRK, row);
 			break;
 		default:
@@ -702,8 +708,6 @@ static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *
 			break;
 		}
 	}
-	if (tv != times)
-		free(tv);
 }
 
 /* New stack nodes, in id order up to the first one not yet written. */
@@ -861,7 +865,9 @@ static void conn_close(struct mt_session *s, struct conn *c)
 		mt_block_release(&c->blocks[b]);
 	mt_map64_release(&c->last_ns);
 	free(c->ready);
+	free(c->evs);
 	c->ready = NULL;
+	c->evs = NULL;
 	close(c->fd);
 	c->fd = -1;
 }

@@ -16,7 +16,7 @@
 #define RT_TLS __attribute__((tls_model("initial-exec")))
 
 #define RT_MAX_DEPTH 256
-#define RT_SIDE_ROWS 16
+#define RT_SIDE_WORDS (16 * MT_RT_ROW_MAX_WORDS)
 
 /* One frame of a thread's previous stack, kept for the verified memo (unwind.c). */
 struct rt_frame {
@@ -74,7 +74,7 @@ enum rt_thread_mode {
 /* Per-thread state, in initial-exec TLS: hooks reach it with one %fs-relative load. */
 struct rt_thread {
 	struct mt_rt_slot *slot; /* current slot, or NULL */
-	uint32_t cnt; /* rows committed to the slot */
+	uint32_t cnt; /* words committed to the slot */
 	uint32_t tid;
 	uint8_t mode; /* enum rt_thread_mode */
 	bool dead; /* the thread-exit destructor ran */
@@ -84,8 +84,8 @@ struct rt_thread {
 	uint16_t every; /* events per time stamp now */
 	uint16_t until; /* events until the next stamp */
 	struct rt_memo *memo;
-	unsigned nside;
-	struct mt_rt_row side[RT_SIDE_ROWS]; /* events of nested hooks, moved to the slot later */
+	unsigned nside; /* words */
+	uint64_t side[RT_SIDE_WORDS]; /* rows of nested hooks, moved to the slot later */
 	/* counters, added to the region header when the slot changes */
 	uint64_t c_walked, c_reused, c_memo_hits, c_truncated, c_depth, c_guard;
 };

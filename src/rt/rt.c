@@ -287,12 +287,12 @@ static void hide_environment(void)
 
 /* ---- the region and the connection ---- */
 
-#define SLOT_ROWS 2046u /* 64-byte header + 2046 rows = 64 KiB */
+#define SLOT_WORDS 8184u /* 64-byte header + 8184 words = 64 KiB */
 #define NODES_CAP (1u << 21)
 
 static int region_create(void)
 {
-	size_t slot_size = sizeof(struct mt_rt_slot) + SLOT_ROWS * sizeof(struct mt_rt_row);
+	size_t slot_size = sizeof(struct mt_rt_slot) + SLOT_WORDS * sizeof(uint64_t);
 	/* The ready bitmap, rounded up to whole 64-byte lines after the header. */
 	size_t bitmap = ((rt_cfg.nslots + 511) / 512) * 64;
 	size_t slots_off = sizeof(struct mt_rt_region) + bitmap;
@@ -321,7 +321,7 @@ static int region_create(void)
 	r->time_source = rt_cfg.tsc ? MT_RT_TIME_TSC : MT_RT_TIME_CLOCK;
 	r->size = size;
 	r->nslots = rt_cfg.nslots;
-	r->slot_rows = SLOT_ROWS;
+	r->slot_words = SLOT_WORDS;
 	r->ready_off = sizeof(struct mt_rt_region);
 	r->wake_at = rt_cfg.nslots / 8 ? rt_cfg.nslots / 8 : 1;
 	r->slots_off = slots_off;
@@ -460,7 +460,6 @@ static void slot_finish(struct rt_thread *t)
 		return;
 	i = (uint32_t)(((char *)s - ((char *)r + r->slots_off)) / r->slot_size);
 	s->end_time = rt_now();
-	_mm_sfence(); /* the rows' non-temporal stores are visible before READY */
 	__atomic_add_fetch(&r->events, t->cnt, __ATOMIC_RELAXED);
 	flush_counters(t);
 	__atomic_store_n(&s->state, MT_RT_SLOT_READY, __ATOMIC_RELEASE);
@@ -508,7 +507,7 @@ static bool slot_reserve(struct rt_thread *t, unsigned need)
 	uint64_t waited = 0;
 	int saved = errno;
 
-	if (t->slot && t->cnt + need <= SLOT_ROWS)
+	if (t->slot && t->cnt + need <= SLOT_WORDS)
 		return true;
 	if (t->slot)
 		slot_finish(t);
@@ -536,39 +535,42 @@ static void side_drain(struct rt_thread *t);
 
 /* ---- recording ---- */
 
-/* The last 8 bytes of a row: stack id, kind, flags, slack. One store instead of four. */
-static inline uint64_t row_tail(uint32_t stack, unsigned kind, unsigned flags, uint64_t slack)
+static inline uint64_t w0_of(uint64_t addr, unsigned kind, unsigned flags, bool timed)
 {
-	if (slack > 0xffff)
-		slack = 0xffff;
-	return (uint64_t)stack | (uint64_t)kind << 32 | (uint64_t)flags << 40 | slack << 48;
-}
-
-static inline void row_put(struct mt_rt_row *r, uint64_t time, uint64_t addr, uint64_t size,
-			   uint64_t tail)
-{
-	long long *q = (long long *)r;
-
-	_mm_stream_si64(q, (long long)time);
-	_mm_stream_si64(q + 1, (long long)addr);
-	_mm_stream_si64(q + 2, (long long)size);
-	_mm_stream_si64(q + 3, (long long)tail);
+	return (addr & MT_RT_W0_ADDR) | (uint64_t)kind << 56 | (timed ? MT_RT_W0_TIME : 0) |
+	       (uint64_t)flags << 62;
 }
 
 /*
- * Makes room for two rows (any event fits) in the thread's slot. Invariant kept by
- * commit(): a slot that is still the thread's always has room for two more rows.
+ * Rows go to the shared slot with plain stores. Non-temporal stores looked cheaper in a
+ * single-threaded benchmark, but every locked instruction the program runs next (glibc
+ * takes its arena lock in every free of a multi-threaded process) must first drain the
+ * write-combining buffers to memory: 5x slower frees.
+ */
+static inline void wput(uint64_t *w, uint64_t v)
+{
+	*w = v;
+}
+
+static inline uint64_t stack_word(uint32_t stack, uint64_t slack)
+{
+	return (uint64_t)stack | (slack > UINT32_MAX ? (uint64_t)UINT32_MAX : slack) << 32;
+}
+
+/*
+ * Makes room for a row (any row fits) in the thread's slot. Invariant kept by commit():
+ * a slot that is still the thread's always has room for the longest row.
  */
 static inline bool room(struct rt_thread *t)
 {
-	return RT_LIKELY(t->slot != NULL) || slot_reserve(t, 2);
+	return RT_LIKELY(t->slot != NULL) || slot_reserve(t, MT_RT_ROW_MAX_WORDS);
 }
 
-static inline void commit(struct rt_thread *t, unsigned rows)
+static inline void commit(struct rt_thread *t, unsigned words)
 {
-	t->cnt += rows;
+	t->cnt += words;
 	__atomic_store_n(&t->slot->count, t->cnt, __ATOMIC_RELEASE);
-	if (RT_UNLIKELY(t->cnt + 2 > SLOT_ROWS))
+	if (RT_UNLIKELY(t->cnt + MT_RT_ROW_MAX_WORDS > SLOT_WORDS))
 		slot_finish(t);
 	if (RT_UNLIKELY(t->nside))
 		side_drain(t);
@@ -578,17 +580,18 @@ static inline void commit(struct rt_thread *t, unsigned rows)
  * interrupted hook committed its own row. */
 static void side_drain(struct rt_thread *t)
 {
-	struct mt_rt_row rows[RT_SIDE_ROWS];
+	uint64_t w[RT_SIDE_WORDS];
 	unsigned n = t->nside;
 
-	memcpy(rows, t->side, n * sizeof(rows[0]));
+	memcpy(w, t->side, n * sizeof(w[0]));
 	t->nside = 0;
 	for (unsigned i = 0; i < n;) {
-		unsigned k = i + 1 < n && rows[i + 1].kind == MT_RT_EXT ? 2 : 1;
+		unsigned k = mt_rt_row_words(w[i]);
 
-		if (!room(t))
+		if (!k || i + k > n || !room(t))
 			return;
-		memcpy(&t->slot->rows[t->cnt], &rows[i], k * sizeof(rows[0]));
+		for (unsigned q = 0; q < k; q++)
+			wput(&t->slot->words[t->cnt + q], w[i + q]);
 		commit(t, k);
 		i += k;
 	}
@@ -596,13 +599,13 @@ static void side_drain(struct rt_thread *t)
 
 /* Rows of nested hooks (a signal handler interrupting a hook) wait in the side buffer
  * until the interrupted hook has committed its own row. */
-static void side_put(struct rt_thread *t, const struct mt_rt_row *rows, unsigned n)
+static void side_put(struct rt_thread *t, const uint64_t *w, unsigned n)
 {
-	if (t->nside + n > RT_SIDE_ROWS) {
+	if (t->nside + n > RT_SIDE_WORDS) {
 		__atomic_add_fetch(&rt_region->dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
-	memcpy(&t->side[t->nside], rows, n * sizeof(*rows));
+	memcpy(&t->side[t->nside], w, n * sizeof(*w));
 	t->nside += n;
 	t->c_guard++;
 }
@@ -620,59 +623,83 @@ static inline void put_alloc(struct rt_thread *t, unsigned kind, void *p, size_t
 	uint8_t flags;
 	uint32_t stack = capture(t, sp, bp, &flags);
 	size_t usable = p ? real.usable(p) : size;
-	struct mt_rt_row *r;
-	uint64_t time;
+	uint64_t time, *w;
+	unsigned n = 0;
 
 	if (!room(t))
 		return;
 	time = ev_time(t);
-	r = &t->slot->rows[t->cnt];
-	row_put(r, time, (uint64_t)p, size, row_tail(stack, kind, flags, usable - size));
-	if (kind != MT_RT_REALLOC && kind != MT_RT_REALLOCARRAY) {
-		commit(t, 1);
-		return;
-	}
-	row_put(r + 1, time, (uint64_t)old, 0, row_tail(0, MT_RT_EXT, 0, 0));
-	commit(t, 2);
+	w = &t->slot->words[t->cnt];
+	wput(&w[n++], w0_of((uint64_t)p, kind, flags, time != 0));
+	if (time)
+		wput(&w[n++], time);
+	wput(&w[n++], size);
+	wput(&w[n++], stack_word(stack, usable > size ? usable - size : 0));
+	if (kind == MT_RT_REALLOC || kind == MT_RT_REALLOCARRAY)
+		wput(&w[n++], (uint64_t)old);
+	commit(t, n);
 }
 
 static inline void put_free(struct rt_thread *t, void *p)
 {
+	uint64_t time, *w;
+
 	if (!room(t))
 		return;
-	row_put(&t->slot->rows[t->cnt], ev_time(t), (uint64_t)p, 0, row_tail(0, MT_RT_FREE, 0, 0));
-	commit(t, 1);
+	time = ev_time(t);
+	w = &t->slot->words[t->cnt];
+	wput(&w[0], w0_of((uint64_t)p, MT_RT_FREE, 0, time != 0));
+	if (time)
+		wput(&w[1], time);
+	commit(t, time ? 2 : 1);
 }
 
+/* Mapping rows: addr, then size (length, or the old break), [ea, eb], the stack. */
 static void put_map(struct rt_thread *t, unsigned kind, uint64_t addr, uint64_t size, bool ext,
 		    uint64_t ea, uint64_t eb, uint64_t sp, uint64_t bp)
 {
 	uint8_t flags;
 	uint32_t stack = capture(t, sp, bp, &flags);
-	struct mt_rt_row *r;
-	uint64_t time;
+	uint64_t *w;
+	unsigned n = 0;
 
 	if (!room(t))
 		return;
-	time = stamp(t); /* rare events: always exact */
-	r = &t->slot->rows[t->cnt];
-	row_put(r, time, addr, size, row_tail(stack, kind, flags, 0));
-	if (ext)
-		row_put(r + 1, time, ea, eb, row_tail(0, MT_RT_EXT, 0, 0));
-	commit(t, ext ? 2 : 1);
+	w = &t->slot->words[t->cnt];
+	wput(&w[n++], w0_of(addr, kind, flags, true));
+	wput(&w[n++], stamp(t)); /* rare events: always exact */
+	wput(&w[n++], size);
+	if (ext) {
+		wput(&w[n++], ea);
+		wput(&w[n++], eb);
+	}
+	wput(&w[n++], stack);
+	commit(t, n);
 }
 
 /* A nested event: no stack (the walk could race the interrupted one), into the side buffer. */
 static void put_nested(struct rt_thread *t, unsigned kind, uint64_t addr, uint64_t size, bool ext,
 		       uint64_t ea, uint64_t eb)
 {
-	struct mt_rt_row rows[2];
-	uint64_t time = rt_now();
+	uint64_t w[MT_RT_ROW_MAX_WORDS];
+	unsigned n = 0;
 
-	row_put(&rows[0], time, addr, size, row_tail(0, kind, MT_RT_ROW_NOSTACK_GUARD, 0));
-	if (ext)
-		row_put(&rows[1], time, ea, eb, row_tail(0, MT_RT_EXT, 0, 0));
-	side_put(t, rows, ext ? 2 : 1);
+	w[n++] = w0_of(addr, kind, MT_RT_ROW_NOSTACK_GUARD, true);
+	w[n++] = rt_now();
+	if (kind <= MT_RT_PVALLOC) {
+		w[n++] = size;
+		w[n++] = 0; /* no stack; the usable size is not asked for inside a handler */
+		if (kind == MT_RT_REALLOC || kind == MT_RT_REALLOCARRAY)
+			w[n++] = ea;
+	} else if (kind != MT_RT_FREE) {
+		w[n++] = size;
+		if (ext) {
+			w[n++] = ea;
+			w[n++] = eb;
+		}
+		w[n++] = 0;
+	}
+	side_put(t, w, n);
 }
 
 /* ---- initialisation ---- */
