@@ -67,7 +67,11 @@ struct block {
 	uint64_t size; /* when free: the next free block index */
 	uint32_t site;
 	uint32_t slack;
+	uint64_t displaced_t; /* when another allocation took its address (see allocate) */
 };
+
+/* How late a displaced block's free may come and still be matched to it. */
+#define DISPLACED_WINDOW_NS 50000000ull
 
 struct stream_state {
 	bool used, ended;
@@ -78,6 +82,7 @@ struct stream_state {
 	/* heaptrack 1.4's test: the process's last allocation's (site, size), 0: a free since */
 	uint64_t ht_site, ht_size;
 	struct mt_map64 inherited; /* a fork child: the parent's live blocks at the fork */
+	struct mt_map64 displaced; /* addr -> block index + 1 of a block awaiting its free */
 };
 
 /* A forked process's copy of its parent's heap, until its first allocation event. */
@@ -142,6 +147,7 @@ static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t
 	mt_map64_init(&s->live);
 	mt_map64_init(&s->last);
 	mt_map64_init(&s->inherited);
+	mt_map64_init(&s->displaced);
 	for (size_t i = 0; i < p->nforks; i++) {
 		if (p->forks[i].pid != pid)
 			continue;
@@ -242,7 +248,7 @@ static void release(struct pass *p, struct stream_state *s, uint64_t addr, uint6
 {
 	struct mt_alloc_stats *st = p->st;
 	struct mt_alloc_proc *pr = &st->procs[s->proc];
-	uint64_t *v = mt_map64_get(&s->live, addr), *last, idx;
+	uint64_t *v = mt_map64_get(&s->live, addr), *last, *dv, idx;
 	struct block *b;
 	struct mt_alloc_site *site;
 	bool temporary;
@@ -251,6 +257,26 @@ static void release(struct pass *p, struct stream_state *s, uint64_t addr, uint6
 	temporary = last && *last == addr;
 	if (last)
 		*last = 0;
+	if ((dv = mt_map64_get(&s->displaced, addr)) != NULL) {
+		/* The free of a block whose address was allocated again before this free shows
+		 * in time order: it did happen first (an allocator cannot hand out a live
+		 * block), its time is an estimate that came out late. */
+		idx = *dv - 1;
+		b = &p->blocks[idx];
+		mt_map64_del(&s->displaced, addr);
+		if (t - b->displaced_t <= DISPLACED_WINDOW_NS || t < b->displaced_t) {
+			site = &st->sites[b->site];
+			site->frees++;
+			st->reordered_frees++;
+			if (t >= b->t)
+				life_add(p, &site->life, t - b->t, true);
+			if (t >= b->t)
+				life_add(p, &st->life, t - b->t, false);
+			block_put(p, idx);
+			return;
+		}
+		block_put(p, idx);
+	}
 	if (!v) {
 		if (mt_map64_del(&s->inherited, addr)) {
 			/* A block of the parent's heap that the fork copied. */
@@ -329,9 +355,15 @@ static int allocate(struct pass *p, struct stream_state *s, const struct mt_even
 	if (mt_map64_put(&s->live, addr, &v) < 0)
 		return -ENOMEM;
 	if (*v) {
-		/* Allocated twice without a free in between: a free the runtime did not see
-		 * (the block came from an untraced path). The old block ends here, uncounted. */
-		struct block *ob = &p->blocks[*v - 1];
+		/*
+		 * Allocated again while live. Either the free of the old block comes later in
+		 * time order (another thread freed it; event times of busy threads are
+		 * interpolated, so two threads' events can swap), or it went through a path
+		 * the runtime does not see. The old block is gone either way: off the live
+		 * totals now; its free, if it comes soon, is matched to it (release()).
+		 */
+		uint64_t *dv, oidx = *v - 1;
+		struct block *ob = &p->blocks[oidx];
 		struct mt_alloc_site *os = &st->sites[ob->site];
 
 		if (s->ended) {
@@ -349,7 +381,12 @@ static int allocate(struct pass *p, struct stream_state *s, const struct mt_even
 			p->live_usable -= ob->size + ob->slack;
 			p->live_blocks--;
 		}
-		block_put(p, *v - 1);
+		ob->displaced_t = t;
+		if (mt_map64_put(&s->displaced, addr, &dv) < 0)
+			return -ENOMEM;
+		if (*dv)
+			block_put(p, *dv - 1); /* an older one never got its free */
+		*dv = oidx + 1;
 	}
 	if (block_new(p, &idx) < 0)
 		return -ENOMEM;
@@ -570,6 +607,7 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 		mt_map64_release(&p.ss[i].live);
 		mt_map64_release(&p.ss[i].last);
 		mt_map64_release(&p.ss[i].inherited);
+		mt_map64_release(&p.ss[i].displaced);
 	}
 	for (size_t i = 0; i < p.nforks; i++)
 		mt_map64_release(&p.forks[i].blocks);

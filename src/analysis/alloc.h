@@ -67,6 +67,7 @@ struct mt_alloc_stats {
 	uint64_t by_kind[10]; /* successful calls per enum mt_alloc_kind (FREE: frees) */
 	uint64_t untracked_frees; /* frees of blocks never seen allocated */
 	uint64_t inherited_frees; /* frees, in a fork child, of blocks its parent allocated */
+	uint64_t reordered_frees; /* frees that came after their address was allocated again */
 	uint64_t leaked_bytes, leaked_blocks;
 	uint64_t peak_bytes, peak_ns; /* the largest sum of live requested bytes, and when */
 	uint64_t peak_usable; /* usable bytes live at that moment */

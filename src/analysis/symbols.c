@@ -6,11 +6,14 @@
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include <memtap/trace-format.h>
 
@@ -137,7 +140,8 @@ out:
 		mt_sym_close(s);
 		return rc;
 	}
-	qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
+	if (s->nmaps)
+		qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
 	*ret = s;
 	return 0;
 }
@@ -242,7 +246,8 @@ static struct module *module_get(struct mt_symbolizer *s, const char *path)
 	size_t nph;
 	const unsigned char *bid;
 	GElf_Addr bid_addr;
-	int n;
+	struct stat st;
+	int n, fd;
 
 	for (size_t i = 0; i < s->nmods; i++)
 		if (!strcmp(s->mods[i].path, path))
@@ -263,10 +268,23 @@ static struct module *module_get(struct mt_symbolizer *s, const char *path)
 		return NULL;
 	s->nmods++;
 	m->state = MOD_NO_FILE;
-	m->dwfl = dwfl_begin(&offline_callbacks);
-	if (!m->dwfl)
+	/* The path comes from the trace, which may come from anywhere: only a regular file
+	 * is read (a FIFO or a device named there could block or never end). */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
 		return m;
-	m->m = dwfl_report_offline(m->dwfl, path, path, -1);
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return m;
+	}
+	m->dwfl = dwfl_begin(&offline_callbacks);
+	if (!m->dwfl) {
+		close(fd);
+		return m;
+	}
+	m->m = dwfl_report_offline(m->dwfl, path, path, fd); /* consumes fd on success */
+	if (!m->m)
+		close(fd);
 	dwfl_report_end(m->dwfl, NULL, NULL);
 	if (!m->m || !(elf = dwfl_module_getelf(m->m, &m->bias)) || !gelf_getehdr(elf, &eh) ||
 	    elf_getphdrnum(elf, &nph) < 0)

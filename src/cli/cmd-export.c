@@ -15,7 +15,7 @@ static struct {
 	const char *output;
 	int weight;
 	bool force;
-} o = { .to = -1 };
+} o;
 
 static const char *const formats[] = { "folded", "parquet", "sqlite", "csv", "perfetto", NULL };
 static const char *const weights[] = { "bytes", "calls", "peak", "leaked", "temporary", NULL };
@@ -23,15 +23,15 @@ static const char *const weights[] = { "bytes", "calls", "peak", "leaked", "temp
 static const struct mt_option options[] = {
 	{ "to", 0, MT_OPT_CHOICE, &o.to, "FORMAT", "output format", formats },
 	{ "output", 'o', MT_OPT_STRING, &o.output, "OUT", "write to OUT ('-': standard output)" },
-	{ "weight", 'w', MT_OPT_CHOICE, &o.weight, "WHAT",
-	  "folded: what each stack weighs (default bytes)", weights },
+	{ "weight", 'w', MT_OPT_CHOICE, &o.weight, "WHAT", "folded: what each stack weighs",
+	  weights },
 	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite OUT if it exists" },
 	{ NULL },
 };
 
 const struct mt_command_spec mt_export_spec = {
 	.name = "export",
-	.usage = "FILE --to FORMAT -o OUT [options]",
+	.usage = "FILE [--to FORMAT] -o OUT [options]",
 	.summary = "convert a trace for other tools (folded stacks for flame graphs)",
 	.description =
 		"folded: one line per allocation site, \"process;outermost;...;innermost weight\",\n"
@@ -56,8 +56,6 @@ int cmd_export(int argc, char **argv)
 	rc = mt_opts_parse(&mt_export_spec, argc, argv, &nargs);
 	if (rc)
 		return rc == 1 ? 0 : rc;
-	if (o.to < 0)
-		return mt_usage_error(&mt_export_spec, "--to FORMAT is required");
 	if (!o.output)
 		return mt_usage_error(&mt_export_spec,
 				      "-o OUT is required ('-' for standard output)");

@@ -317,6 +317,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "slack_bytes", st->slack);
 	mt_json_kv_u64(j, "untracked_frees", st->untracked_frees);
 	mt_json_kv_u64(j, "inherited_frees", st->inherited_frees);
+	mt_json_kv_u64(j, "reordered_frees", st->reordered_frees);
 	mt_json_key(j, "calls_by_function");
 	mt_json_begin_object(j);
 	for (int k = 0; k < MT_ALLOC_FREE; k++)

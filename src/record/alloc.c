@@ -79,6 +79,7 @@ struct proc_rt {
 	pid_t pid;
 	bool exec_seen;
 	bool rt_seen;
+	uint64_t exec_ns; /* CLOCK_MONOTONIC of the last exec */
 	char reason[96];
 };
 
@@ -488,10 +489,12 @@ static void on_hello(struct mt_session *s, struct conn *c)
 	close(memfd);
 	c->pid = (pid_t)h.pid;
 	c->stream = a->next_stream++;
+	mt_debug("runtime of %d connected: stream %u", (int)c->pid, c->stream);
 	write_stream_kv(s, c, &h);
 	a->processes++;
 	pr = proc_get(a, c->pid, true);
-	if (pr)
+	/* A greeting from before the last exec (read late) is the old image's. */
+	if (pr && h.time_ns >= pr->exec_ns)
 		pr->rt_seen = true;
 }
 
@@ -839,6 +842,8 @@ static void conn_close(struct mt_session *s, struct conn *c)
 	if (r) {
 		conn_drain(s, c, true, 0);
 		conn_flush(s, c);
+		mt_debug("runtime stream %u of %d closed: %llu events", c->stream, (int)c->pid,
+			 (unsigned long long)c->events);
 		a->events += c->events;
 		a->stalls += r->stalls;
 		a->stall_ns += r->stall_ns;
@@ -1021,10 +1026,14 @@ void mt_alloc_on_exec(struct mt_session *s, pid_t pid)
 		return;
 	p->exec_seen = true;
 	p->rt_seen = false;
+	p->exec_ns = mt_now_ns();
 	/* The process is stopped at its exec: the image is in place, nothing has run yet. */
 	untraceable_reason(pid, p->reason, sizeof(p->reason));
 	if (!p->reason[0] && s->follow == MT_FOLLOW_PTRACE) {
 		int r = mt_inject_env(pid, s->alloc->lib, s->alloc->env_conf);
+
+		mt_debug("exec of %d: runtime environment %s (%d)", (int)pid,
+			 r < 0 ? "not added" : "added", r);
 
 		if (r < 0 && r != -ENOEXEC)
 			snprintf(p->reason, sizeof(p->reason),
@@ -1041,13 +1050,31 @@ void mt_alloc_on_thread_exit(struct mt_session *s, pid_t pid, pid_t tid)
 			conn_drain(s, &a->conns[i], false, (uint32_t)tid);
 }
 
+/*
+ * Greetings that may still wait in the socket: a short-lived process can connect, run and
+ * exit before the recorder's loop gets to new connections. Once it has exited, its
+ * greeting is there.
+ */
+static void accept_pending(struct mt_session *s)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	conn_accept(s);
+	for (size_t i = 0; i < a->nconns; i++)
+		if (!a->conns[i].region && !a->conns[i].closed)
+			on_hello(s, &a->conns[i]);
+}
+
 void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 {
 	struct mt_alloc_state *a = s->alloc;
 	struct proc_rt *p;
 	size_t len;
 
-	if (!a || !(p = proc_get(a, pid, false)))
+	if (!a)
+		return;
+	accept_pending(s);
+	if (!(p = proc_get(a, pid, false)))
 		return;
 	if (p->exec_seen && !p->rt_seen) {
 		a->nuntraced++;
@@ -1067,6 +1094,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 
 	if (!a)
 		return;
+	accept_pending(s);
 	mt_alloc_drain(s);
 	for (size_t i = 0; i < a->nconns; i++)
 		conn_close(s, &a->conns[i]);

@@ -95,11 +95,14 @@ static void rt_debug(const char *msg)
 	}
 }
 
-/* The raw syscall: calling mmap() here would enter the runtime's own mmap hook. */
+/* The raw syscall: calling mmap() here would enter the runtime's own mmap hook. syscall()
+ * is variadic: every int argument is passed as a long, or the kernel reads the upper half
+ * of its register as whatever was left there (a file offset far beyond the memfd's end,
+ * and SIGBUS on the first write, with clang's code). */
 void *rt_mmap_anon(size_t size)
 {
-	long p = syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE,
-			 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	long p = syscall(SYS_mmap, NULL, size, (long)(PROT_READ | PROT_WRITE),
+			 (long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE), -1L, 0L);
 
 	return p < 0 && p > -4096 ? NULL : (void *)p;
 }
@@ -298,7 +301,7 @@ static int region_create(void)
 	size_t slots_off = sizeof(struct mt_rt_region) + bitmap;
 	size_t size = slots_off + (size_t)rt_cfg.nslots * slot_size +
 		      (size_t)NODES_CAP * sizeof(struct mt_rt_node);
-	int fd = (int)syscall(SYS_memfd_create, "memtap-rt", MFD_CLOEXEC);
+	int fd = (int)syscall(SYS_memfd_create, "memtap-rt", (long)MFD_CLOEXEC);
 	struct mt_rt_region *r;
 
 	if (fd < 0)
@@ -309,8 +312,8 @@ static int region_create(void)
 		close(fd);
 		return e;
 	}
-	r = (struct mt_rt_region *)syscall(SYS_mmap, NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED,
-					   fd, 0);
+	r = (struct mt_rt_region *)syscall(SYS_mmap, NULL, size, (long)(PROT_READ | PROT_WRITE),
+					   (long)MAP_SHARED, (long)fd, 0L);
 	if ((long)r < 0 && (long)r > -4096) {
 		close(fd);
 		return (int)(long)r;
@@ -750,6 +753,8 @@ static void init(void)
 	}
 	conf = getenv(MT_RT_ENV);
 	if (!conf || !parse_config(conf)) {
+		rt_debug(conf ? "MEMTAP_RT is not for this runtime; not recording"
+			      : "no MEMTAP_RT in the environment; not recording");
 		__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
 		return;
 	}
@@ -1056,7 +1061,8 @@ void *mt_rt_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	void *p;
 
 	if (RT_UNLIKELY(!real.mmap) && (booting() || !real.mmap))
-		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+		return (void *)syscall(SYS_mmap, addr, len, (long)prot, (long)flags, (long)fd,
+				       (long)off);
 	m = map_enter(t);
 	p = real.mmap(addr, len, prot, flags, fd, off);
 	map_leave(t, m, p != MAP_FAILED, MT_RT_MMAP, (uint64_t)p, len, true, (uint64_t)off,
@@ -1091,7 +1097,7 @@ void *mt_rt_mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 		va_end(ap);
 	}
 	if (RT_UNLIKELY(!real.mremap))
-		return (void *)syscall(SYS_mremap, old, old_len, new_len, flags, naddr);
+		return (void *)syscall(SYS_mremap, old, old_len, new_len, (long)flags, naddr);
 	m = map_enter(t);
 	p = real.mremap(old, old_len, new_len, flags, naddr);
 	map_leave(t, m, p != MAP_FAILED, MT_RT_MREMAP, (uint64_t)p, new_len, true, (uint64_t)old,

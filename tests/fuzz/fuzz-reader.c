@@ -5,6 +5,8 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "analysis/alloc.h"
+#include "analysis/symbols.h"
 #include "format/block.h"
 #include "format/reader.h"
 
@@ -38,6 +40,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)mt_reader_stack(r, ev.stream, ev.v[3], ips, 64);
 		}
 		mt_cursor_free(c);
+	}
+	{
+		/* The allocation pass and symbolization (which reads files the trace names). */
+		struct mt_alloc_stats st;
+		struct mt_symbolizer *sym;
+
+		if (mt_alloc_analyze(r, &st) == 0) {
+			if (mt_sym_open(r, &sym) == 0) {
+				for (size_t i = 0; i < st.nsites && i < 16; i++) {
+					const struct mt_frame *fr;
+					int n = mt_reader_stack(r, st.sites[i].stream,
+								st.sites[i].stack, ips, 64);
+
+					for (int k = 0; k < n; k++)
+						(void)mt_sym_resolve(sym, st.sites[i].pid,
+								     st.sites[i].first_ns, ips[k],
+								     true, &fr);
+				}
+				mt_sym_close(sym);
+			}
+			mt_alloc_release(&st);
+		}
 	}
 	(void)mt_reader_verify(r);
 	while (mt_reader_next_block(r, &pos, 0, &b, &stream) == 1)

@@ -1,0 +1,216 @@
+/* SPDX-License-Identifier: MIT */
+/* Unit tests of the allocation pass on hand-made traces: every figure known in advance. */
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "analysis/alloc.h"
+#include "analysis/symbols.h"
+#include "format/block.h"
+#include "format/reader.h"
+#include "format/writer.h"
+#include "mt-test.h"
+
+MT_TEST_MAIN()
+
+struct ev {
+	uint32_t stream;
+	uint64_t t, pid, tid;
+	unsigned kind;
+	uint64_t addr, size, usable, old, stack;
+};
+
+static void put_alloc(struct mt_writer *w, const struct ev *e)
+{
+	struct mt_block b = { 0 };
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	if (mt_block_init(&b, MT_EV_ALLOC, 4) < 0)
+		abort();
+	row[MT_F_TIME] = e->t;
+	row[MT_F_PID] = e->pid;
+	row[MT_F_TID] = e->tid;
+	row[MT_F_ALLOC_KIND] = e->kind;
+	row[MT_F_ALLOC_ADDR] = e->addr;
+	row[MT_F_ALLOC_SIZE] = e->size;
+	row[MT_F_ALLOC_USABLE] = e->usable;
+	row[MT_F_ALLOC_OLD] = e->old;
+	row[MT_F_ALLOC_STACK] = e->stack;
+	mt_block_add(&b, row);
+	if (mt_writer_block(w, e->stream, &b) < 0)
+		abort();
+	mt_block_release(&b);
+}
+
+static void put_task(struct mt_writer *w, unsigned type, uint64_t t, uint64_t pid, uint64_t ppid)
+{
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = pid;
+	row[MT_F_TID] = pid;
+	if (type == MT_EV_TASK_NEW) {
+		row[MT_F_NEW_PPID] = ppid;
+		row[MT_F_NEW_PTID] = ppid;
+		row[MT_F_NEW_KIND] = MT_TASK_PROCESS;
+	} else {
+		row[MT_F_EXIT_KIND] = MT_TASK_PROCESS;
+		row[MT_F_EXIT_KNOWN] = 1;
+	}
+	if (mt_writer_event(w, type, row) < 0)
+		abort();
+}
+
+/*
+ * Process 100 (stream 1, threads 100 and 101) forks process 200 (stream 2):
+ *   t10 100: malloc A 100      t20 100: free A          (temporary: nothing in between)
+ *   t30 100: malloc B 1000     t40 101: malloc C 500    (peak 1500)
+ *   t45 100: free B            (temporary per thread: 100's last allocation was B)
+ *   t50 101: realloc C -> D 2000  (releases C: temporary; peak 2000)
+ *   t55 fork 200               t60 200: free D (inherited)   t61 200: free 0x9999 (unseen)
+ *   t62 200: malloc E 7        (peak 2007: both processes run)
+ *   t70 200 exits, t80 100 exits: D and E leaked.
+ */
+static struct mt_reader *scenario(void)
+{
+	static const struct ev evs[] = {
+		{ 1, 10, 100, 100, MT_ALLOC_MALLOC, 0x1000, 100, 104, 0, 0 },
+		{ 1, 20, 100, 100, MT_ALLOC_FREE, 0x1000, 0, 0, 0, 0 },
+		{ 1, 30, 100, 100, MT_ALLOC_MALLOC, 0x2000, 1000, 1000, 0, 0 },
+		{ 1, 40, 100, 101, MT_ALLOC_MALLOC, 0x3000, 500, 504, 0, 0 },
+		{ 1, 45, 100, 100, MT_ALLOC_FREE, 0x2000, 0, 0, 0, 0 },
+		{ 1, 50, 100, 101, MT_ALLOC_REALLOC, 0x4000, 2000, 2008, 0x3000, 0 },
+		{ 2, 60, 200, 200, MT_ALLOC_FREE, 0x4000, 0, 0, 0, 0 },
+		{ 2, 61, 200, 200, MT_ALLOC_FREE, 0x9999, 0, 0, 0, 0 },
+		{ 2, 62, 200, 200, MT_ALLOC_MALLOC, 0x5000, 7, 24, 0, 0 },
+	};
+	int fd = memfd_create("trace", MFD_CLOEXEC);
+	struct mt_writer *w;
+	struct mt_reader *r;
+
+	if (fd < 0 || mt_writer_open_fd(fd, NULL, &w) < 0)
+		abort();
+	put_task(w, MT_EV_TASK_NEW, 5, 100, 1);
+	for (size_t i = 0; i < 6; i++)
+		put_alloc(w, &evs[i]);
+	put_task(w, MT_EV_TASK_NEW, 55, 200, 100);
+	for (size_t i = 6; i < 9; i++)
+		put_alloc(w, &evs[i]);
+	put_task(w, MT_EV_TASK_EXIT, 70, 200, 0);
+	put_task(w, MT_EV_TASK_EXIT, 80, 100, 0);
+	if (mt_writer_finish(w, NULL) < 0)
+		abort();
+	mt_writer_free(w);
+	if (mt_reader_open_fd(fd, &r) < 0)
+		abort();
+	return r; /* the reader reads fd lazily: it stays open for the test's short life */
+}
+
+TEST(alloc_totals)
+{
+	struct mt_reader *r = scenario();
+	struct mt_alloc_stats st;
+
+	ASSERT_EQ(mt_alloc_analyze(r, &st), 0);
+	ASSERT_TRUE(st.present);
+	ASSERT_EQ_U(st.calls, 5);
+	ASSERT_EQ_U(st.by_kind[MT_ALLOC_MALLOC], 4);
+	ASSERT_EQ_U(st.by_kind[MT_ALLOC_REALLOC], 1);
+	ASSERT_EQ_U(st.frees, 4);
+	ASSERT_EQ_U(st.bytes, 100 + 1000 + 500 + 2000 + 7);
+	ASSERT_EQ_U(st.slack, 4 + 0 + 4 + 8 + 17);
+	ASSERT_EQ_U(st.temporary, 3);
+	ASSERT_EQ_U(st.peak_bytes, 2007);
+	ASSERT_EQ_U(st.peak_ns, 62);
+	ASSERT_EQ_U(st.peak_blocks, 2);
+	ASSERT_EQ_U(st.leaked_bytes, 2007);
+	ASSERT_EQ_U(st.leaked_blocks, 2);
+	ASSERT_EQ_U(st.inherited_frees, 1);
+	ASSERT_EQ_U(st.untracked_frees, 1);
+	ASSERT_EQ_U(st.nprocs, 2);
+	ASSERT_EQ_U(st.nsites, 2); /* one per stream: no stacks */
+	ASSERT_EQ_U(st.life.n, 3); /* A 10 ns, B 15 ns, C 10 ns */
+	ASSERT_EQ_U(st.life.sum_ns, 35);
+	mt_alloc_release(&st);
+	mt_reader_free(r);
+}
+
+TEST(alloc_sites_and_processes)
+{
+	struct mt_reader *r = scenario();
+	struct mt_alloc_stats st;
+	const struct mt_alloc_site *p, *c;
+
+	ASSERT_EQ(mt_alloc_analyze(r, &st), 0);
+	p = st.sites[0].pid == 100 ? &st.sites[0] : &st.sites[1];
+	c = p == &st.sites[0] ? &st.sites[1] : &st.sites[0];
+	ASSERT_EQ_U(p->calls, 4);
+	ASSERT_EQ_U(p->frees, 3); /* A, B and C (C by the realloc) */
+	ASSERT_EQ_U(p->temporary, 3);
+	ASSERT_EQ_U(p->peak_bytes, 2000); /* live at t62: D */
+	ASSERT_EQ_U(p->max_live_bytes, 2000);
+	ASSERT_EQ_U(p->leaked_bytes, 2000);
+	ASSERT_EQ_U(c->calls, 1);
+	ASSERT_EQ_U(c->peak_bytes, 7);
+	ASSERT_EQ_U(c->leaked_blocks, 1);
+	for (size_t i = 0; i < st.nprocs; i++) {
+		const struct mt_alloc_proc *pr = &st.procs[i];
+
+		ASSERT_TRUE(pr->ended);
+		if (pr->pid == 100) {
+			ASSERT_EQ_U(pr->peak_bytes, 2000);
+			ASSERT_EQ_U(pr->peak_ns, 50);
+		} else {
+			ASSERT_EQ_U(pr->inherited_frees, 1);
+			ASSERT_EQ_U(pr->untracked_frees, 1);
+			ASSERT_EQ_U(pr->frees, 2);
+		}
+	}
+	mt_alloc_release(&st);
+	mt_reader_free(r);
+}
+
+TEST(lifetime_histogram)
+{
+	struct mt_lifetimes l = { 0 };
+	uint32_t hist[MT_LIFE_BUCKETS] = { 0 };
+	uint64_t p50;
+
+	/* Buckets are exact below 8 ns, then four per power of two. */
+	ASSERT_EQ(mt_life_bucket(0), 0);
+	ASSERT_EQ(mt_life_bucket(7), 7);
+	ASSERT_EQ(mt_life_bucket(8), 8);
+	ASSERT_EQ(mt_life_bucket(10), 9);
+	ASSERT_EQ(mt_life_bucket(16), 12);
+	ASSERT_EQ(mt_life_bucket(UINT64_MAX), MT_LIFE_BUCKETS - 1);
+	l.hist = hist;
+	for (uint64_t v = 1000; v < 2000; v++) {
+		hist[mt_life_bucket(v)]++;
+		l.n++;
+	}
+	p50 = mt_life_percentile(&l, 50);
+	/* The median, 1500, lies in [1280, 1536): the midpoint is 1408 (within 19%). */
+	ASSERT_EQ_U(p50, 1408);
+	ASSERT_TRUE(mt_life_percentile(&l, 99) >= 1792);
+}
+
+TEST(symbolize_without_mappings)
+{
+	struct mt_reader *r = scenario();
+	struct mt_symbolizer *s;
+	const struct mt_frame *f;
+	char buf[64];
+
+	ASSERT_EQ(mt_sym_open(r, &s), 0);
+	ASSERT_EQ(mt_sym_resolve(s, 100, 10, 0x401234, true, &f), 1);
+	ASSERT_TRUE(f->function == NULL && f->module == NULL);
+	ASSERT_STREQ(mt_frame_name(f, buf, sizeof(buf)), "0x401234");
+	/* The second lookup is cached. */
+	ASSERT_EQ(mt_sym_resolve(s, 100, 10, 0x401234, true, &f), 1);
+	ASSERT_EQ_U(mt_sym_stats(s)->addresses, 1);
+	ASSERT_EQ_U(mt_sym_stats(s)->no_mapping, 1);
+	mt_sym_close(s);
+	mt_reader_free(r);
+}
