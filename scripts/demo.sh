@@ -6,7 +6,7 @@ set -eu
 cd "$(dirname "$0")/.."
 ./scripts/install-deps.sh
 cmake --preset release >/dev/null
-cmake --build build-release --target memtap memdemo
+cmake --build build-release --target memtap memtap-rt memdemo
 M=build-release/memtap
 OUT=${MEMTAP_DEMO_OUT:-build-release/memdemo.mtap}
 echo
@@ -22,4 +22,4 @@ echo
 echo "== memtap info $OUT"
 $M info "$OUT"
 echo
-echo "The trace is $OUT. Try: $M dump $OUT --type mmap --format csv | head"
+echo "The trace is $OUT. Try: $M report $OUT -s alloc --top 5; $M export $OUT --to folded -o - | head"

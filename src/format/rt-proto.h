@@ -14,7 +14,8 @@
  *  2. In every process, the runtime creates a memfd region (header, slots, stack-trie nodes),
  *     connects, and sends a HELLO message with the memfd attached (SCM_RIGHTS). The recorder
  *     maps the region and gives the connection a trace stream.
- *  3. Each thread appends rows to a slot it owns (no lock, no syscall per event) and commits
+ *  3. A thread takes the lowest FREE slot by clearing its bit in the free bitmap (one CAS
+ *     per slot), appends rows to it (no lock, no syscall per event) and commits
  *     them by storing the slot's word count with release semantics. A full slot becomes READY:
  *     its bit is set in the region's ready bitmap. The recorder collects READY slots on its
  *     own schedule (every few milliseconds while data flows), encodes their rows into EVENTS
@@ -184,7 +185,8 @@ struct mt_rt_region {
 	uint32_t ready_pending; /* READY slots the recorder has not collected yet */
 	uint32_t wake_at; /* a thread sends NOTIFY when ready_pending reaches this */
 	uint64_t notifies; /* NOTIFY messages sent */
-	uint8_t reserved[4096 - 208];
+	uint64_t free_off; /* offset of the free bitmap: a set bit is a FREE slot */
+	uint8_t reserved[4096 - 216];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

@@ -63,7 +63,7 @@ struct conn {
 	struct mt_rt_region *region;
 	size_t size;
 	uint32_t nslots, slot_words;
-	uint64_t slots_off, slot_size, nodes_off, nodes_cap, ready_off;
+	uint64_t slots_off, slot_size, nodes_off, nodes_cap, ready_off, free_off;
 	uint64_t nodes_sent; /* nodes with smaller ids are in the trace */
 	struct mt_block blocks[NBLOCKS];
 	uint64_t events, bad_rows;
@@ -425,7 +425,9 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	    hdr.nodes_off + hdr.nodes_cap * sizeof(struct mt_rt_node) > c->size ||
 	    hdr.nodes_off < hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size ||
 	    hdr.ready_off < sizeof(struct mt_rt_region) || hdr.ready_off % 8 ||
-	    hdr.ready_off + ((uint64_t)hdr.nslots + 63) / 64 * 8 > hdr.slots_off) {
+	    hdr.ready_off + ((uint64_t)hdr.nslots + 63) / 64 * 8 > hdr.slots_off ||
+	    hdr.free_off < sizeof(struct mt_rt_region) || hdr.free_off % 8 ||
+	    hdr.free_off + ((uint64_t)hdr.nslots + 63) / 64 * 8 > hdr.slots_off) {
 		munmap(p, c->size);
 		c->region = NULL;
 		return -EINVAL;
@@ -434,6 +436,7 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	c->slot_words = hdr.slot_words;
 	c->slots_off = hdr.slots_off;
 	c->ready_off = hdr.ready_off;
+	c->free_off = hdr.free_off;
 	c->slot_size = hdr.slot_size;
 	c->nodes_off = hdr.nodes_off;
 	c->nodes_cap = hdr.nodes_cap;
@@ -759,9 +762,12 @@ static int cmp_seq(const void *a, const void *b)
 
 static void slot_release(struct conn *c, struct mt_rt_slot *sl)
 {
+	uint64_t *fb = (uint64_t *)((char *)c->region + c->free_off);
+	uint32_t i = (uint32_t)(((char *)sl - ((char *)c->region + c->slots_off)) / c->slot_size);
+
 	__atomic_store_n(&sl->count, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&sl->state, MT_RT_SLOT_FREE, __ATOMIC_RELEASE);
-	(void)c;
+	__atomic_or_fetch(&fb[i / 64], 1ull << (i % 64), __ATOMIC_RELEASE);
 }
 
 /*

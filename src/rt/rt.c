@@ -296,9 +296,9 @@ static void hide_environment(void)
 static int region_create(void)
 {
 	size_t slot_size = sizeof(struct mt_rt_slot) + SLOT_WORDS * sizeof(uint64_t);
-	/* The ready bitmap, rounded up to whole 64-byte lines after the header. */
+	/* The ready and free bitmaps, each rounded up to whole 64-byte lines, after the header. */
 	size_t bitmap = ((rt_cfg.nslots + 511) / 512) * 64;
-	size_t slots_off = sizeof(struct mt_rt_region) + bitmap;
+	size_t slots_off = sizeof(struct mt_rt_region) + 2 * bitmap;
 	size_t size = slots_off + (size_t)rt_cfg.nslots * slot_size +
 		      (size_t)NODES_CAP * sizeof(struct mt_rt_node);
 	int fd = (int)syscall(SYS_memfd_create, "memtap-rt", (long)MFD_CLOEXEC);
@@ -326,6 +326,13 @@ static int region_create(void)
 	r->nslots = rt_cfg.nslots;
 	r->slot_words = SLOT_WORDS;
 	r->ready_off = sizeof(struct mt_rt_region);
+	r->free_off = r->ready_off + bitmap;
+	{
+		uint64_t *fb = (uint64_t *)((char *)r + r->free_off);
+
+		for (uint32_t i = 0; i < rt_cfg.nslots; i++)
+			fb[i / 64] |= 1ull << (i % 64);
+	}
 	r->wake_at = rt_cfg.nslots / 8 ? rt_cfg.nslots / 8 : 1;
 	r->slots_off = slots_off;
 	r->slot_size = slot_size;
@@ -475,17 +482,26 @@ static void slot_finish(struct rt_thread *t)
 
 static bool slot_try_acquire(struct rt_thread *t)
 {
+	uint64_t *fb = (uint64_t *)((char *)rt_region + rt_region->free_off);
 	uint32_t n = rt_region->nslots;
 
-	/* The lowest free slot: reusing hot slots keeps the region's resident size small. */
-	for (uint32_t i = 0; i < n; i++) {
-		struct mt_rt_slot *s = slot_at(i);
-		uint32_t free_state = MT_RT_SLOT_FREE;
+	/* The lowest free slot: reusing hot slots keeps the region's resident size small. One
+	 * CAS on the free bitmap, not a scan of the slot headers (which the recorder writes). */
+	for (uint32_t w = 0; w < (n + 63) / 64; w++) {
+		uint64_t x = __atomic_load_n(&fb[w], __ATOMIC_ACQUIRE);
 
-		if (__atomic_load_n(&s->state, __ATOMIC_RELAXED) != MT_RT_SLOT_FREE)
-			continue;
-		if (__atomic_compare_exchange_n(&s->state, &free_state, MT_RT_SLOT_FILLING, false,
-						__ATOMIC_ACQUIRE, __ATOMIC_RELAXED)) {
+		while (x) {
+			uint64_t bit = x & -x;
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(x);
+			struct mt_rt_slot *s;
+
+			if (!__atomic_compare_exchange_n(&fb[w], &x, x & ~bit, false,
+							 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+				continue; /* x now holds the word's current value */
+			if (i >= n)
+				return false;
+			s = slot_at(i);
+			__atomic_store_n(&s->state, MT_RT_SLOT_FILLING, __ATOMIC_RELAXED);
 			s->tid = t->tid;
 			s->seq = __atomic_add_fetch(&rt_region->slot_seq, 1, __ATOMIC_RELAXED);
 			s->end_time = 0;
@@ -827,6 +843,22 @@ static int slow_mode(struct rt_thread *t)
 
 /* Is this thread recording right now? The whole test of every fast path. */
 #define FAST(t) (RT_LIKELY((t)->mode == TM_READY) && RT_LIKELY(rt_live))
+
+/* At a normal exit: hand over the thread's slot with its end time, so that the times of
+ * its last untimed rows are interpolated up to now rather than copied from the last stamp.
+ * Events after this (later destructors, libc's own cleanup) go to a new slot. */
+__attribute__((destructor)) static void rt_destructor(void)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (!FAST(t) || !t->slot)
+		return;
+	t->mode = TM_BUSY;
+	if (t->nside)
+		side_drain(t);
+	slot_finish(t);
+	t->mode = TM_READY;
+}
 
 /* ---- allocation hooks (entered from the stubs) ---- */
 
