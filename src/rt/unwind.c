@@ -951,22 +951,23 @@ static inline void memo_link(struct rt_memo *m, unsigned k, uint32_t *nc)
 }
 
 /*
- * Copies a frame the walk has just written with 8-byte stores using 8-byte loads: a
- * compiler-vectorised copy (16-byte loads spanning two recent stores) cannot be served by
- * store forwarding and stalls until the stores retire, which made this copy the hottest
- * instruction of the capture. The empty asm keeps the values in scalar registers.
+ * Copies a frame the walk has just written, field by field with the width each was
+ * stored with: a wider load (a compiler-vectorised 16-byte copy, or 8 bytes around the
+ * 1-byte flags) cannot be served by store forwarding and stalls until the stores retire,
+ * which made this copy the hottest instruction of the capture. The empty asm keeps the
+ * values in scalar registers. id is not copied: the caller computes it.
  */
 static inline void frame_copy(struct rt_frame *d, const struct rt_frame *s)
 {
-	uint64_t ip = s->ip, sp = s->sp, bp = s->bp, slot = s->bp_slot, tail;
+	uint64_t ip = s->ip, sp = s->sp, bp = s->bp, slot = s->bp_slot;
+	uint8_t fl = s->flags;
 
-	memcpy(&tail, &s->id, sizeof(tail));
-	__asm__("" : "+r"(ip), "+r"(sp), "+r"(bp), "+r"(slot), "+r"(tail));
+	__asm__("" : "+r"(ip), "+r"(sp), "+r"(bp), "+r"(slot), "+r"(fl));
 	d->ip = ip;
 	d->sp = sp;
 	d->bp = bp;
 	d->bp_slot = slot;
-	memcpy(&d->id, &tail, sizeof(tail));
+	d->flags = fl;
 }
 
 uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t *flags)
