@@ -14,6 +14,9 @@
 #define RT_LIKELY(x) __builtin_expect(!!(x), 1)
 #define RT_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define RT_TLS __attribute__((tls_model("initial-exec")))
+/* The hot path is inlined into each hook; what runs once per slot or rarer stays out. */
+#define RT_INLINE inline __attribute__((always_inline))
+#define RT_COLD __attribute__((noinline, cold))
 
 #define RT_MAX_DEPTH 256
 #define RT_SIDE_WORDS (16 * MT_RT_ROW_MAX_WORDS)
@@ -112,6 +115,8 @@ RT_HIDDEN void rt_unwind_init(void);
 /* Walks the stack from a hook's entry (sp points at the return address; bp is the caller's
  * rbp) and returns the trie id of the stack, 0 when none; sets *flags (MT_RT_ROW_*). */
 RT_HIDDEN uint32_t rt_capture(struct rt_thread *t, uint64_t sp, uint64_t bp, uint8_t *flags);
+/* The same for --stack-depth 1: the immediate caller only. */
+RT_HIDDEN uint32_t rt_capture1(struct rt_thread *t, uint64_t sp);
 /* After fork, in the child: a new, empty trie (the child is a new stream). */
 RT_HIDDEN void rt_unwind_fork_child(void);
 /* After dlclose: forget cached rules (code may be unmapped and replaced). */

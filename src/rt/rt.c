@@ -135,7 +135,7 @@ static inline uint64_t rt_now(void)
  */
 #define RT_GAP_NS 2000u
 
-static uint64_t stamp(struct rt_thread *t)
+static RT_COLD uint64_t stamp(struct rt_thread *t)
 {
 	uint64_t now = rt_now(), dt = now - t->last_stamp;
 
@@ -149,7 +149,7 @@ static uint64_t stamp(struct rt_thread *t)
 	return now;
 }
 
-static inline uint64_t ev_time(struct rt_thread *t)
+static RT_INLINE uint64_t ev_time(struct rt_thread *t)
 {
 	if (RT_LIKELY(--t->until != 0))
 		return 0;
@@ -459,7 +459,7 @@ static void flush_counters(struct rt_thread *t)
 
 /* Hands the thread's slot to the recorder, which collects it at its next round; it is
  * woken only when READY slots pile up. */
-static void slot_finish(struct rt_thread *t)
+static RT_COLD void slot_finish(struct rt_thread *t)
 {
 	struct mt_rt_region *r = rt_region;
 	struct mt_rt_slot *s = t->slot;
@@ -520,7 +520,7 @@ static bool slot_try_acquire(struct rt_thread *t)
  * recorder (backpressure, counted); after a second without a free slot it gives up on this
  * event, which is counted as dropped, rather than risk stalling the workload forever.
  */
-static bool slot_reserve(struct rt_thread *t, unsigned need)
+static RT_COLD bool slot_reserve(struct rt_thread *t, unsigned need)
 {
 	struct timespec nap = { 0, 50000 };
 	uint64_t waited = 0;
@@ -550,11 +550,11 @@ static bool slot_reserve(struct rt_thread *t, unsigned need)
 	return true;
 }
 
-static void side_drain(struct rt_thread *t);
+static RT_COLD void side_drain(struct rt_thread *t);
 
 /* ---- recording ---- */
 
-static inline uint64_t w0_of(uint64_t addr, unsigned kind, unsigned flags, bool timed)
+static RT_INLINE uint64_t w0_of(uint64_t addr, unsigned kind, unsigned flags, bool timed)
 {
 	return (addr & MT_RT_W0_ADDR) | (uint64_t)kind << 56 | (timed ? MT_RT_W0_TIME : 0) |
 	       (uint64_t)flags << 62;
@@ -566,12 +566,12 @@ static inline uint64_t w0_of(uint64_t addr, unsigned kind, unsigned flags, bool 
  * takes its arena lock in every free of a multi-threaded process) must first drain the
  * write-combining buffers to memory: 5x slower frees.
  */
-static inline void wput(uint64_t *w, uint64_t v)
+static RT_INLINE void wput(uint64_t *w, uint64_t v)
 {
 	*w = v;
 }
 
-static inline uint64_t stack_word(uint32_t stack, uint64_t slack)
+static RT_INLINE uint64_t stack_word(uint32_t stack, uint64_t slack)
 {
 	return (uint64_t)stack | (slack > UINT32_MAX ? (uint64_t)UINT32_MAX : slack) << 32;
 }
@@ -580,12 +580,12 @@ static inline uint64_t stack_word(uint32_t stack, uint64_t slack)
  * Makes room for a row (any row fits) in the thread's slot. Invariant kept by commit():
  * a slot that is still the thread's always has room for the longest row.
  */
-static inline bool room(struct rt_thread *t)
+static RT_INLINE bool room(struct rt_thread *t)
 {
 	return RT_LIKELY(t->slot != NULL) || slot_reserve(t, MT_RT_ROW_MAX_WORDS);
 }
 
-static inline void commit(struct rt_thread *t, unsigned words)
+static RT_INLINE void commit(struct rt_thread *t, unsigned words)
 {
 	t->cnt += words;
 	__atomic_store_n(&t->slot->count, t->cnt, __ATOMIC_RELEASE);
@@ -597,7 +597,7 @@ static inline void commit(struct rt_thread *t, unsigned words)
 
 /* Moves the rows nested hooks left in the side buffer into the slot, after the
  * interrupted hook committed its own row. */
-static void side_drain(struct rt_thread *t)
+static RT_COLD void side_drain(struct rt_thread *t)
 {
 	uint64_t w[RT_SIDE_WORDS];
 	unsigned n = t->nside;
@@ -629,15 +629,17 @@ static void side_put(struct rt_thread *t, const uint64_t *w, unsigned n)
 	t->c_guard++;
 }
 
-static inline uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp, uint8_t *flags)
+static RT_INLINE uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp, uint8_t *flags)
 {
 	*flags = 0;
+	if (rt_cfg.depth == 1)
+		return rt_capture1(t, sp);
 	return rt_cfg.depth ? rt_capture(t, sp, bp, flags) : 0;
 }
 
 /* The fast path of every allocation: t->mode is TM_BUSY for the duration. */
-static inline void put_alloc(struct rt_thread *t, unsigned kind, void *p, size_t size, void *old,
-			     uint64_t sp, uint64_t bp)
+static RT_INLINE void put_alloc(struct rt_thread *t, unsigned kind, void *p, size_t size, void *old,
+				uint64_t sp, uint64_t bp)
 {
 	uint8_t flags;
 	uint32_t stack = capture(t, sp, bp, &flags);
@@ -659,7 +661,7 @@ static inline void put_alloc(struct rt_thread *t, unsigned kind, void *p, size_t
 	commit(t, n);
 }
 
-static inline void put_free(struct rt_thread *t, void *p)
+static RT_INLINE void put_free(struct rt_thread *t, void *p)
 {
 	uint64_t time, *w;
 
