@@ -19,7 +19,7 @@ static struct {
 	.flush_ms = 1000,
 	.stack_depth = 128,
 	.rt_slots = 1024,
-	.time_every = 16,
+	.time_every = 32,
 	.alloc = true,
 	.zstd_level = 1 };
 
@@ -46,7 +46,7 @@ static const struct mt_option options[] = {
 	  "frames per allocation stack, at most 256; 0 records no stacks (default 128)" },
 	{ "time-every", 0, MT_OPT_U64, &o.time_every, "N",
 	  "read the clock on every Nth allocation event of a busy thread, 1 to 256, and interpolate "
-	  "the others (default 16)" },
+	  "the others (default 32)" },
 	{ "rt-slots", 0, MT_OPT_U64, &o.rt_slots, "N",
 	  "64 KiB shared-memory slots per traced process (default 1024)" },
 	{ "zstd-level", 0, MT_OPT_U64, &o.zstd_level, "N",

@@ -40,7 +40,7 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->alloc = true;
 	o->stack_depth = 128;
 	o->rt_slots = 1024;
-	o->time_every = 16;
+	o->time_every = 32;
 	o->zstd_level = 1;
 }
 

@@ -161,9 +161,9 @@ static RT_INLINE uint64_t ev_time(struct rt_thread *t)
 static _Alignas(64) char boot_pool[64 << 10];
 static size_t boot_used;
 
-static bool in_boot_pool(const void *p)
+static inline bool in_boot_pool(const void *p)
 {
-	return (const char *)p >= boot_pool && (const char *)p < boot_pool + sizeof(boot_pool);
+	return (uintptr_t)p - (uintptr_t)boot_pool < sizeof(boot_pool); /* one compare */
 }
 
 static void *boot_alloc(size_t n, size_t align)
@@ -637,13 +637,32 @@ static RT_INLINE uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp,
 	return rt_cfg.depth ? rt_capture(t, sp, bp, flags) : 0;
 }
 
+/*
+ * malloc_usable_size() without the call, when the allocator is glibc's own: the chunk's
+ * size word sits just before the block (glibc 2.26-2.40 malloc.c, musable(): the chunk
+ * size minus one size word, or minus two for an mmapped chunk). Any other allocator (a
+ * preloaded jemalloc, libc_malloc_debug) is asked through its malloc_usable_size().
+ */
+static bool glibc_heap;
+
+static RT_INLINE size_t usable_size(void *p)
+{
+	if (RT_LIKELY(glibc_heap)) {
+		uint64_t sz;
+
+		memcpy(&sz, (const char *)p - 8, sizeof(sz));
+		return (sz & ~(uint64_t)7) - ((sz & 2) ? 16 : 8);
+	}
+	return real.usable(p);
+}
+
 /* The fast path of every allocation: t->mode is TM_BUSY for the duration. */
 static RT_INLINE void put_alloc(struct rt_thread *t, unsigned kind, void *p, size_t size, void *old,
 				uint64_t sp, uint64_t bp)
 {
 	uint8_t flags;
 	uint32_t stack = capture(t, sp, bp, &flags);
-	size_t usable = p ? real.usable(p) : size;
+	size_t usable = p ? usable_size(p) : size;
 	uint64_t time, *w;
 	unsigned n = 0;
 
@@ -757,6 +776,18 @@ static void init(void)
 	real.valloc = resolve("valloc");
 	real.pvalloc = resolve("pvalloc");
 	real.usable = resolve("malloc_usable_size");
+	{
+		/* Is the next malloc glibc's? Then usable_size() may read its chunk headers. */
+		void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+
+		glibc_heap = libc && real.malloc && real.usable &&
+			     real.malloc == dlsym(libc, "malloc") &&
+			     real.usable == dlsym(libc, "malloc_usable_size") &&
+			     real.realloc == dlsym(libc, "realloc") &&
+			     real.calloc == dlsym(libc, "calloc") &&
+			     real.memalign == dlsym(libc, "memalign");
+		/* The NOLOAD reference is kept: libc is never unloaded, and dlclose is ours. */
+	}
 	real.mmap = resolve("mmap");
 	real.munmap = resolve("munmap");
 	real.mremap = resolve("mremap");
@@ -912,14 +943,14 @@ RT_HIDDEN void *mt_rt_mremap(void *old, size_t old_len, size_t new_len, int flag
 
 void *mt_rt_malloc(size_t n, uint64_t sp, uint64_t bp)
 {
-	if (booting())
+	if (!FAST(&rt_self) && booting()) /* recording implies booted */
 		return boot_alloc(n, 16);
 	ALLOC_HOOK(MT_RT_MALLOC, real.malloc(n), n, (void *)NULL);
 }
 
 void *mt_rt_calloc(size_t n, size_t nm, uint64_t sp, uint64_t bp)
 {
-	if (booting()) {
+	if (!FAST(&rt_self) && booting()) /* recording implies booted */ {
 		if (nm && n > SIZE_MAX / nm) {
 			errno = ENOMEM;
 			return NULL;
@@ -945,7 +976,7 @@ static inline void *realloc_common(void *old, size_t n, unsigned kind, uint64_t 
 			memcpy(p, old, have < n ? have : n);
 		return p;
 	}
-	if (booting())
+	if (!FAST(t) && booting())
 		return boot_alloc(n, 16);
 	m = FAST(t) ? TM_READY : slow_mode(t);
 	if (m == TM_READY)
@@ -980,28 +1011,28 @@ void *mt_rt_reallocarray(void *old, size_t n, size_t nm, uint64_t sp, uint64_t b
 
 void *mt_rt_aligned_alloc(size_t a, size_t n, uint64_t sp, uint64_t bp)
 {
-	if (booting())
+	if (!FAST(&rt_self) && booting()) /* recording implies booted */
 		return boot_alloc(n, a);
 	ALLOC_HOOK(MT_RT_ALIGNED_ALLOC, real.aligned_alloc(a, n), n, (void *)NULL);
 }
 
 void *mt_rt_memalign(size_t a, size_t n, uint64_t sp, uint64_t bp)
 {
-	if (booting())
+	if (!FAST(&rt_self) && booting()) /* recording implies booted */
 		return boot_alloc(n, a);
 	ALLOC_HOOK(MT_RT_MEMALIGN, real.memalign(a, n), n, (void *)NULL);
 }
 
 void *mt_rt_valloc(size_t n, uint64_t sp, uint64_t bp)
 {
-	if (booting())
+	if (!FAST(&rt_self) && booting()) /* recording implies booted */
 		return boot_alloc(n, 4096);
 	ALLOC_HOOK(MT_RT_VALLOC, real.valloc(n), n, (void *)NULL);
 }
 
 void *mt_rt_pvalloc(size_t n, uint64_t sp, uint64_t bp)
 {
-	if (booting())
+	if (!FAST(&rt_self) && booting()) /* recording implies booted */
 		return boot_alloc(n, 4096);
 	ALLOC_HOOK(MT_RT_PVALLOC, real.pvalloc(n), n, (void *)NULL);
 }
