@@ -82,6 +82,7 @@ struct rt_thread {
 	uint8_t mode; /* enum rt_thread_mode */
 	bool dead; /* the thread-exit destructor ran */
 	bool no_stack_bounds;
+	bool cap1_ok; /* memo and stack bounds set up: the inline depth-1 path may run */
 	uint64_t stack_hi; /* highest valid stack address (0: not yet known) */
 	uint64_t last_stamp; /* the last time read (rt.c: stamp) */
 	uint16_t every; /* events per time stamp now */
@@ -109,6 +110,20 @@ extern bool rt_live RT_HIDDEN;
 extern struct rt_config rt_cfg RT_HIDDEN;
 extern struct mt_rt_region *rt_region RT_HIDDEN;
 extern __thread struct rt_thread rt_self RT_TLS RT_HIDDEN;
+
+/* The hash of the stack tries and caches (murmur3's finaliser, two rounds). */
+static inline uint64_t rt_hash64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 29;
+	return x;
+}
+
+static inline struct rt_icache_ent *rt_icache_slot(struct rt_memo *m, uint32_t parent, uint64_t ip)
+{
+	return &m->icache[(uint32_t)rt_hash64(ip ^ ((uint64_t)parent << 40)) & (RT_ICACHE - 1)];
+}
 
 /* unwind.c */
 RT_HIDDEN void rt_unwind_init(void);

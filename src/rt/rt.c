@@ -632,8 +632,17 @@ static void side_put(struct rt_thread *t, const uint64_t *w, unsigned n)
 static RT_INLINE uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp, uint8_t *flags)
 {
 	*flags = 0;
-	if (rt_cfg.depth == 1)
+	if (rt_cfg.depth == 1) {
+		/* The immediate caller, from the thread's cache when it has seen it before. */
+		if (RT_LIKELY(t->cap1_ok && sp < t->stack_hi)) {
+			uint64_t ip = *(const uint64_t *)sp;
+			const struct rt_icache_ent *e = rt_icache_slot(t->memo, 0, ip);
+
+			if (RT_LIKELY(e->ip == ip && e->parent == 0 && ip))
+				return e->id;
+		}
 		return rt_capture1(t, sp);
+	}
 	return rt_cfg.depth ? rt_capture(t, sp, bp, flags) : 0;
 }
 

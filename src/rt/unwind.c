@@ -615,13 +615,7 @@ static uint64_t compute_rule(uint64_t pc)
 			 (int)st.cfa_off);
 }
 
-static inline uint64_t hash64(uint64_t x)
-{
-	x ^= x >> 33;
-	x *= 0xff51afd7ed558ccdULL;
-	x ^= x >> 29;
-	return x;
-}
+#define hash64 rt_hash64
 
 static void spin_lock(int *l)
 {
@@ -838,6 +832,7 @@ void rt_unwind_fork_child(void)
 	rules_lock = 0; /* a thread that died in fork may have held it; the rules stay valid */
 	if (!trie)
 		rt_cfg.depth = 0;
+	rt_self.cap1_ok = false;
 	if (rt_self.memo) {
 		rt_self.memo->n = 0;
 		rt_self.memo->valid = false;
@@ -847,6 +842,7 @@ void rt_unwind_fork_child(void)
 
 void rt_unwind_thread_exit(struct rt_thread *t)
 {
+	t->cap1_ok = false;
 	if (t->memo) {
 		rt_munmap(t->memo, sizeof(struct rt_memo));
 		t->memo = NULL;
@@ -890,8 +886,7 @@ static inline uint64_t load64(uint64_t addr)
 /* The trie id for (parent, ip), through the thread's cache. */
 static inline uint32_t intern_cached(struct rt_memo *m, uint32_t parent, uint64_t ip)
 {
-	struct rt_icache_ent *e =
-		&m->icache[(uint32_t)hash64(ip ^ ((uint64_t)parent << 40)) & (RT_ICACHE - 1)];
+	struct rt_icache_ent *e = rt_icache_slot(m, parent, ip);
 	uint32_t id;
 
 	if (e->ip == ip && e->parent == parent)
@@ -986,6 +981,7 @@ uint32_t rt_capture1(struct rt_thread *t, uint64_t entry_sp)
 	ip = load64(entry_sp);
 	if (!ip)
 		return 0;
+	t->cap1_ok = true;
 	t->c_walked++;
 	t->c_depth++;
 	return intern_cached(m, 0, ip);
