@@ -105,6 +105,8 @@ struct pass {
 	size_t life_sites;
 	struct pending_fork *forks;
 	size_t nforks, forks_cap;
+	struct mt_map64 by_pid; /* pid -> its running stream + 1 (lookups stay O(1) per event) */
+	struct mt_map64 fork_of; /* pid -> index + 1 in forks */
 	uint64_t inherited_budget; /* addresses left to copy at forks (memory bound) */
 };
 
@@ -112,6 +114,7 @@ static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t
 {
 	struct mt_alloc_stats *st = p->st;
 	struct stream_state *s;
+	uint64_t *pv;
 
 	if (stream >= p->nss) {
 		size_t n = p->nss ? p->nss : 16;
@@ -148,12 +151,17 @@ static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t
 	mt_map64_init(&s->last);
 	mt_map64_init(&s->inherited);
 	mt_map64_init(&s->displaced);
-	for (size_t i = 0; i < p->nforks; i++) {
-		if (p->forks[i].pid != pid)
-			continue;
+	if (mt_map64_put(&p->by_pid, pid, &pv) < 0)
+		return NULL;
+	*pv = (uint64_t)stream + 1;
+	if ((pv = mt_map64_get(&p->fork_of, pid)) != NULL) {
+		size_t i = *pv - 1;
+
+		mt_map64_del(&p->fork_of, pid);
 		s->inherited = p->forks[i].blocks;
 		p->forks[i] = p->forks[--p->nforks];
-		break;
+		if (i < p->nforks && (pv = mt_map64_get(&p->fork_of, p->forks[i].pid)) != NULL)
+			*pv = i + 1;
 	}
 	return s;
 }
@@ -484,11 +492,14 @@ static int on_fork(struct pass *p, uint32_t pid, uint32_t ppid)
 	struct stream_state *parent = NULL;
 	struct pending_fork *f;
 
-	for (size_t i = 0; i < p->nss; i++)
-		if (p->ss[i].used && !p->ss[i].ended && p->ss[i].pid == ppid)
-			parent = &p->ss[i];
+	uint64_t *pv = mt_map64_get(&p->by_pid, ppid);
+
+	if (pv && *pv - 1 < p->nss && !p->ss[*pv - 1].ended)
+		parent = &p->ss[*pv - 1];
 	if (!parent || !parent->live.len || parent->live.len > p->inherited_budget)
 		return 0;
+	if (mt_map64_get(&p->fork_of, pid))
+		return 0; /* the same pid forked twice before allocating: keep the first copy */
 	if (p->nforks == p->forks_cap) {
 		size_t cap = p->forks_cap ? p->forks_cap * 2 : 8;
 		struct pending_fork *v = realloc(p->forks, cap * sizeof(*v));
@@ -513,7 +524,11 @@ static int on_fork(struct pass *p, uint32_t pid, uint32_t ppid)
 		*v = 1;
 	}
 	p->inherited_budget -= parent->live.len;
-	p->nforks++;
+	if (mt_map64_put(&p->fork_of, pid, &pv) < 0) {
+		mt_map64_release(&f->blocks);
+		return -ENOMEM;
+	}
+	*pv = ++p->nforks;
 	return 0;
 }
 
@@ -544,17 +559,20 @@ static void leak_stream(struct pass *p, struct stream_state *s)
 /* A process exited or exec'd: its heap is gone; what is still live leaked. */
 static void end_streams(struct pass *p, uint32_t pid)
 {
-	for (size_t i = 0; i < p->nss; i++) {
-		struct stream_state *s = &p->ss[i];
-		struct mt_alloc_proc *pr;
+	uint64_t *v = mt_map64_get(&p->by_pid, pid);
+	struct stream_state *s;
+	struct mt_alloc_proc *pr;
 
-		if (!s->used || s->ended || s->pid != pid)
-			continue;
-		pr = &p->st->procs[s->proc];
-		s->ended = true;
-		pr->ended = true;
-		leak_stream(p, s);
-	}
+	if (!v || *v - 1 >= p->nss)
+		return;
+	s = &p->ss[*v - 1];
+	mt_map64_del(&p->by_pid, pid);
+	if (!s->used || s->ended)
+		return;
+	pr = &p->st->procs[s->proc];
+	s->ended = true;
+	pr->ended = true;
+	leak_stream(p, s);
 }
 
 int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
@@ -572,6 +590,8 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 	if (!st->present)
 		return 0;
 	mt_map64_init(&p.site_of);
+	mt_map64_init(&p.by_pid);
+	mt_map64_init(&p.fork_of);
 	rc = mt_cursor_new(r, &co, &c);
 	while (rc >= 0 && (rc = mt_cursor_next(c, &ev)) == 1) {
 		if (ev.type == MT_EV_ALLOC) {
@@ -612,6 +632,8 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 	for (size_t i = 0; i < p.nforks; i++)
 		mt_map64_release(&p.forks[i].blocks);
 	free(p.forks);
+	mt_map64_release(&p.by_pid);
+	mt_map64_release(&p.fork_of);
 	free(p.ss);
 	free(p.blocks);
 	mt_map64_release(&p.site_of);

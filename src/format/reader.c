@@ -815,16 +815,15 @@ int mt_reader_stack(const struct mt_reader *r, uint32_t stream, uint64_t id, uin
 
 	if (!s)
 		return id ? -1 : 0;
-	while (id) {
+	/* Parents have smaller ids (checked on load), so this terminates; it also stops at max,
+	 * so that a file with one very long chain costs each lookup max steps, not the chain. */
+	while (id && depth < max) {
 		uint64_t *ix = mt_map64_get(&s->stk_ix, id);
 
 		if (!ix)
 			return depth ? (int)depth : -1;
-		if (depth < max)
-			ips[depth] = s->stk_ip[*ix];
-		depth++;
-		/* Parents have smaller ids (checked on load), so this terminates. */
+		ips[depth++] = s->stk_ip[*ix];
 		id = s->stk_parent[*ix];
 	}
-	return (int)(depth < max ? depth : max);
+	return (int)depth;
 }

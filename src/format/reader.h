@@ -99,7 +99,8 @@ bool mt_reader_time_range(const struct mt_reader *r, uint64_t *t_min, uint64_t *
 
 /* String id of stream, or NULL when never defined; id 0 is "". *len may be NULL. */
 const char *mt_reader_str(const struct mt_reader *r, uint32_t stream, uint64_t id, size_t *len);
-/* Frames of a stack, innermost first, at most max; returns the depth or -1 if undefined. */
+/* Frames of a stack, innermost first, at most max (a deeper stack is cut at max); returns
+ * how many were stored, or -1 if the stack is undefined. */
 int mt_reader_stack(const struct mt_reader *r, uint32_t stream, uint64_t id, uint64_t *ips,
 		    unsigned max);
 
