@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The allocation pass: replays every allocation and free in time order. */
+#include "common/array.h"
 #include "alloc.h"
 
 #include <errno.h>
@@ -132,15 +133,8 @@ static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t
 	s = &p->ss[stream];
 	if (s->used)
 		return s;
-	if (st->nprocs == p->procs_cap) {
-		size_t cap = p->procs_cap ? p->procs_cap * 2 : 8;
-		struct mt_alloc_proc *v = realloc(st->procs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		st->procs = v;
-		p->procs_cap = cap;
-	}
+	if (mt_grow_array(&st->procs, &p->procs_cap, st->nprocs + 1, sizeof(*st->procs)) < 0)
+		return NULL;
 	memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
 	st->procs[st->nprocs].stream = stream;
 	st->procs[st->nprocs].pid = pid;
@@ -180,15 +174,8 @@ static struct mt_alloc_site *site_get(struct pass *p, uint32_t stream, uint32_t 
 		*idx = (uint32_t)(*v - 1);
 		return &st->sites[*idx];
 	}
-	if (st->nsites == p->sites_cap) {
-		size_t cap = p->sites_cap ? p->sites_cap * 2 : 256;
-		struct mt_alloc_site *n = realloc(st->sites, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		st->sites = n;
-		p->sites_cap = cap;
-	}
+	if (mt_grow_array(&st->sites, &p->sites_cap, st->nsites + 1, sizeof(*st->sites)) < 0)
+		return NULL;
 	*idx = (uint32_t)st->nsites;
 	*v = st->nsites + 1;
 	memset(&st->sites[*idx], 0, sizeof(st->sites[0]));
@@ -216,15 +203,8 @@ static int block_new(struct pass *p, uint64_t *idx)
 		p->free_head = p->blocks[*idx].size;
 		return 0;
 	}
-	if (p->nblocks == p->blocks_cap) {
-		size_t cap = p->blocks_cap ? p->blocks_cap * 2 : 4096;
-		struct block *b = realloc(p->blocks, cap * sizeof(*b));
-
-		if (!b)
-			return -ENOMEM;
-		p->blocks = b;
-		p->blocks_cap = cap;
-	}
+	if (mt_grow_array(&p->blocks, &p->blocks_cap, p->nblocks + 1, sizeof(*p->blocks)) < 0)
+		return -ENOMEM;
 	*idx = p->nblocks++;
 	return 0;
 }
@@ -500,15 +480,8 @@ static int on_fork(struct pass *p, uint32_t pid, uint32_t ppid)
 		return 0;
 	if (mt_map64_get(&p->fork_of, pid))
 		return 0; /* the same pid forked twice before allocating: keep the first copy */
-	if (p->nforks == p->forks_cap) {
-		size_t cap = p->forks_cap ? p->forks_cap * 2 : 8;
-		struct pending_fork *v = realloc(p->forks, cap * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		p->forks = v;
-		p->forks_cap = cap;
-	}
+	if (mt_grow_array(&p->forks, &p->forks_cap, p->nforks + 1, sizeof(*p->forks)) < 0)
+		return -ENOMEM;
 	f = &p->forks[p->nforks];
 	f->pid = pid;
 	mt_map64_init(&f->blocks);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Process tree reconstruction: one pass over the task events in time order. */
+#include "common/array.h"
 #include "procs.h"
 
 #include <errno.h>
@@ -43,15 +44,8 @@ static struct mt_proc *new_proc(struct mt_procs *p, size_t *cap, struct mt_map64
 	struct mt_proc *x;
 	uint64_t *slot, *pix;
 
-	if (p->n == *cap) {
-		size_t c = *cap ? *cap * 2 : 16;
-		struct mt_proc *v = realloc(p->v, c * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		p->v = v;
-		*cap = c;
-	}
+	if (mt_grow_array(&p->v, cap, p->n + 1, sizeof(*p->v)) < 0)
+		return NULL;
 	if (mt_map64_put(ix, pid, &slot) < 0)
 		return NULL;
 	x = &p->v[p->n];

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Symbolization: which file mapped an address then, and what libdw says is there. */
+#include "common/array.h"
 #include "symbols.h"
 
 #include <dwarf.h>
@@ -48,7 +49,11 @@ struct module {
 	unsigned nloads;
 };
 
+/* A resolved address: the key it was asked with, and its frames in the frames array. */
 struct result {
+	uint64_t ip;
+	uint32_t pid;
+	bool ret;
 	uint32_t first, n;
 };
 
@@ -60,12 +65,7 @@ struct mt_symbolizer {
 	size_t nmods, mods_cap;
 	struct mt_frame *frames;
 	size_t nframes, frames_cap;
-	struct mt_map64 cache; /* hash(pid, ip, ret) -> index into keys/results */
-	struct {
-		uint32_t pid;
-		uint64_t ip;
-		bool ret;
-	} * keys;
+	struct mt_map64 cache; /* hash(pid, ip, ret) -> index into results + 1 */
 	struct result *results;
 	size_t nresults, results_cap;
 	char **strs; /* strings the frames point to */
@@ -111,16 +111,9 @@ int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret)
 
 			if (!path || path[0] != '/' || !b.col[MT_F_MMAP_LEN][i])
 				continue; /* anonymous, [vdso], [heap]: no file to read symbols from */
-			if (s->nmaps == cap) {
-				size_t nc = cap ? cap * 2 : 256;
-				struct map *v = realloc(s->maps, nc * sizeof(*v));
-
-				if (!v) {
-					rc = -ENOMEM;
-					goto out;
-				}
-				s->maps = v;
-				cap = nc;
+			if (mt_grow_array(&s->maps, &cap, s->nmaps + 1, sizeof(*s->maps)) < 0) {
+				rc = -ENOMEM;
+				goto out;
 			}
 			m = &s->maps[s->nmaps++];
 			m->pid = (uint32_t)b.col[MT_F_PID][i];
@@ -161,7 +154,6 @@ void mt_sym_close(struct mt_symbolizer *s)
 	free(s->mods);
 	free(s->maps);
 	free(s->frames);
-	free(s->keys);
 	free(s->results);
 	mt_map64_release(&s->cache);
 	free(s);
@@ -206,15 +198,8 @@ static char *keep(struct mt_symbolizer *s, const char *str)
 
 	if (!str)
 		return NULL;
-	if (s->nstrs == s->strs_cap) {
-		size_t cap = s->strs_cap ? s->strs_cap * 2 : 256;
-		char **v = realloc(s->strs, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->strs = v;
-		s->strs_cap = cap;
-	}
+	if (mt_grow_array(&s->strs, &s->strs_cap, s->nstrs + 1, sizeof(*s->strs)) < 0)
+		return NULL;
 	d = strdup(str);
 	if (d)
 		s->strs[s->nstrs++] = d;
@@ -252,15 +237,8 @@ static struct module *module_get(struct mt_symbolizer *s, const char *path)
 	for (size_t i = 0; i < s->nmods; i++)
 		if (!strcmp(s->mods[i].path, path))
 			return &s->mods[i];
-	if (s->nmods == s->mods_cap) {
-		size_t cap = s->mods_cap ? s->mods_cap * 2 : 32;
-		struct module *v = realloc(s->mods, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->mods = v;
-		s->mods_cap = cap;
-	}
+	if (mt_grow_array(&s->mods, &s->mods_cap, s->nmods + 1, sizeof(*s->mods)) < 0)
+		return NULL;
 	m = &s->mods[s->nmods];
 	memset(m, 0, sizeof(*m));
 	m->path = strdup(path);
@@ -305,15 +283,8 @@ static struct module *module_get(struct mt_symbolizer *s, const char *path)
 
 static struct mt_frame *frame_new(struct mt_symbolizer *s)
 {
-	if (s->nframes == s->frames_cap) {
-		size_t cap = s->frames_cap ? s->frames_cap * 2 : 1024;
-		struct mt_frame *v = realloc(s->frames, cap * sizeof(*v));
-
-		if (!v)
-			return NULL;
-		s->frames = v;
-		s->frames_cap = cap;
-	}
+	if (mt_grow_array(&s->frames, &s->frames_cap, s->nframes + 1, sizeof(*s->frames)) < 0)
+		return NULL;
 	memset(&s->frames[s->nframes], 0, sizeof(s->frames[0]));
 	return &s->frames[s->nframes++];
 }
@@ -492,35 +463,23 @@ int mt_sym_resolve(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t i
 			return -ENOMEM;
 		if (!*v)
 			break;
-		if (s->keys[*v - 1].pid == pid && s->keys[*v - 1].ip == ip &&
-		    s->keys[*v - 1].ret == ret) {
-			*frames = &s->frames[s->results[*v - 1].first];
-			return (int)s->results[*v - 1].n;
+		const struct result *res = &s->results[*v - 1];
+
+		if (res->pid == pid && res->ip == ip && res->ret == ret) {
+			*frames = &s->frames[res->first];
+			return (int)res->n;
 		}
 		key = mt_hash_u64(key + 1);
 	}
-	if (s->nresults == s->results_cap) {
-		size_t cap = s->results_cap ? s->results_cap * 2 : 1024;
-		struct result *rv = realloc(s->results, cap * sizeof(*rv));
-		void *kv;
-
-		if (!rv)
-			return -ENOMEM;
-		s->results = rv;
-		kv = realloc(s->keys, cap * sizeof(*s->keys));
-		if (!kv)
-			return -ENOMEM;
-		s->keys = kv;
-		s->results_cap = cap;
-	}
+	if (mt_grow_array(&s->results, &s->results_cap, s->nresults + 1, sizeof(*s->results)) < 0)
+		return -ENOMEM;
 	first = s->nframes;
 	n = resolve_one(s, pid, t, ip, ret);
 	if (!n)
 		return -ENOMEM;
-	s->keys[s->nresults].pid = pid;
-	s->keys[s->nresults].ip = ip;
-	s->keys[s->nresults].ret = ret;
-	s->results[s->nresults] = (struct result){ (uint32_t)first, n };
+	s->results[s->nresults] = (struct result){
+		.ip = ip, .pid = pid, .ret = ret, .first = (uint32_t)first, .n = n
+	};
 	/* v is still the cache slot: only an insertion into the cache map moves it. */
 	*v = ++s->nresults;
 	*frames = &s->frames[first];

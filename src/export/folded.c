@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Folded-stack export of the allocation sites. */
+#include "common/array.h"
 #include "folded.h"
 
 #include <errno.h>
@@ -168,16 +169,9 @@ int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 		}
 		if (rc < 0)
 			goto out;
-		if (nlines == lines_cap) {
-			size_t cap = lines_cap ? lines_cap * 2 : 256;
-			struct line *v = realloc(lines, cap * sizeof(*v));
-
-			if (!v) {
-				rc = -ENOMEM;
-				goto out;
-			}
-			lines = v;
-			lines_cap = cap;
+		if (mt_grow_array(&lines, &lines_cap, nlines + 1, sizeof(*lines)) < 0) {
+			rc = -ENOMEM;
+			goto out;
 		}
 		lines[nlines].text = strndup((const char *)line.data, line.len);
 		lines[nlines].weight = wt;

@@ -7,6 +7,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "common/array.h"
 #include "common/strutil.h"
 #include "export/json.h"
 #include "export/report.h"
@@ -60,15 +61,8 @@ static ssize_t select_site(struct mt_report_alloc *a, size_t i, size_t *cap)
 	for (size_t k = 0; k < a->nsel; k++)
 		if (a->sel[k].site == i)
 			return (ssize_t)k;
-	if (a->nsel == *cap) {
-		size_t nc = *cap ? *cap * 2 : 16;
-		struct mt_report_site *v = realloc(a->sel, nc * sizeof(*v));
-
-		if (!v)
-			return -1;
-		a->sel = v;
-		*cap = nc;
-	}
+	if (mt_grow_array(&a->sel, cap, a->nsel + 1, sizeof(*a->sel)) < 0)
+		return -1;
 	memset(&a->sel[a->nsel], 0, sizeof(a->sel[0]));
 	a->sel[a->nsel].site = i;
 	return (ssize_t)a->nsel++;
@@ -76,15 +70,8 @@ static ssize_t select_site(struct mt_report_alloc *a, size_t i, size_t *cap)
 
 static int add_frame(struct mt_report_alloc *a, size_t *cap, const struct mt_frame *f)
 {
-	if (a->nframes == *cap) {
-		size_t nc = *cap ? *cap * 2 : 256;
-		struct mt_frame *v = realloc(a->frames, nc * sizeof(*v));
-
-		if (!v)
-			return -ENOMEM;
-		a->frames = v;
-		*cap = nc;
-	}
+	if (mt_grow_array(&a->frames, cap, a->nframes + 1, sizeof(*a->frames)) < 0)
+		return -ENOMEM;
 	a->frames[a->nframes++] = *f;
 	return 0;
 }

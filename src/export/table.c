@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Aligned text tables and CSV cells. */
+#include "common/array.h"
 #include "table.h"
 
 #include <errno.h>
@@ -40,15 +41,8 @@ int mt_table_add(struct mt_table *t, const char *cell)
 {
 	size_t n = t->nrows * t->ncols + t->cur;
 
-	if (n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 64;
-		char **c = realloc(t->cells, cap * sizeof(*c));
-
-		if (!c)
-			return -ENOMEM;
-		t->cells = c;
-		t->cap = cap;
-	}
+	if (mt_grow_array(&t->cells, &t->cap, n + 1, sizeof(*t->cells)) < 0)
+		return -ENOMEM;
 	t->cells[n] = strdup(cell ? cell : "");
 	if (!t->cells[n])
 		return -ENOMEM;

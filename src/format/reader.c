@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The trace reader: validates the header, indexes chunks, loads tables, reads payloads. */
+#include "common/array.h"
 #include "reader.h"
 
 #include <errno.h>
@@ -71,15 +72,8 @@ static struct mt_stream *stream_get(struct mt_reader *r, uint32_t id, bool creat
 		return &r->streams[*slot];
 	if (!create || r->nstreams >= MAX_STREAMS)
 		return NULL;
-	if (r->nstreams == r->streams_cap) {
-		size_t cap = r->streams_cap ? r->streams_cap * 2 : 8;
-		struct mt_stream *n = realloc(r->streams, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		r->streams = n;
-		r->streams_cap = cap;
-	}
+	if (mt_grow_array(&r->streams, &r->streams_cap, r->nstreams + 1, sizeof(*r->streams)) < 0)
+		return NULL;
 	if (mt_map64_put(&r->stream_ix, id, &slot) < 0)
 		return NULL;
 	*slot = r->nstreams;
@@ -99,24 +93,6 @@ static void stream_release(struct mt_stream *s)
 	free(s->str_len);
 	free(s->stk_parent);
 	free(s->stk_ip);
-}
-
-static int grow_array(void **p, size_t *cap, size_t need, size_t elem)
-{
-	size_t ncap;
-	void *n;
-
-	if (need <= *cap)
-		return 0;
-	ncap = *cap ? *cap * 2 : 256;
-	while (ncap < need)
-		ncap *= 2;
-	n = realloc(*p, ncap * elem);
-	if (!n)
-		return -ENOMEM;
-	*p = n;
-	*cap = ncap;
-	return 0;
 }
 
 static int load_strings(struct mt_reader *r, const struct mt_chunk_hdr *h, const uint8_t *p,
@@ -140,11 +116,10 @@ static int load_strings(struct mt_reader *r, const struct mt_chunk_hdr *h, const
 			return -MT_ERR_CORRUPT;
 		if (r->str_bytes + len + 1 > STRTAB_MAX_BYTES)
 			return -MT_ERR_LIMIT;
-		if (grow_array((void **)&s->str_off, &s->str_cap, s->nstr + 1,
-			       sizeof(*s->str_off)) < 0)
+		if (mt_grow_array(&s->str_off, &s->str_cap, s->nstr + 1, sizeof(*s->str_off)) < 0)
 			return -ENOMEM;
-		if (grow_array((void **)&s->str_len, &s->str_len_cap, s->nstr + 1,
-			       sizeof(*s->str_len)) < 0)
+		if (mt_grow_array(&s->str_len, &s->str_len_cap, s->nstr + 1, sizeof(*s->str_len)) <
+		    0)
 			return -ENOMEM;
 		rc = mt_buf_reserve(&r->arena, len + 1);
 		if (rc < 0)
@@ -179,9 +154,9 @@ static int load_stacks(struct mt_reader *r, const struct mt_chunk_hdr *h, const 
 		return -MT_ERR_CORRUPT;
 	if (s->nstk + cnt > MAX_STACK_NODES)
 		return -MT_ERR_LIMIT;
-	if (grow_array((void **)&s->stk_parent, &s->stk_cap, s->nstk + cnt, sizeof(uint64_t)) < 0)
+	if (mt_grow_array(&s->stk_parent, &s->stk_cap, s->nstk + cnt, sizeof(uint64_t)) < 0)
 		return -ENOMEM;
-	if (grow_array((void **)&s->stk_ip, &s->stk_ip_cap, s->nstk + cnt, sizeof(uint64_t)) < 0)
+	if (mt_grow_array(&s->stk_ip, &s->stk_ip_cap, s->nstk + cnt, sizeof(uint64_t)) < 0)
 		return -ENOMEM;
 	/* Column 1: parent as (id - parent), 0 for a root; column 2: ip as zigzag deltas. */
 	for (uint64_t i = 0; i < cnt; i++) {
@@ -250,7 +225,7 @@ int mt_reader_payload(struct mt_reader *r, uint64_t off, const struct mt_chunk_h
 
 static int add_kvlist(struct mt_kvlist **arr, size_t *n, size_t *cap, const struct mt_kvlist *l)
 {
-	if (grow_array((void **)arr, cap, *n + 1, sizeof(**arr)) < 0)
+	if (mt_grow_array(arr, cap, *n + 1, sizeof(**arr)) < 0)
 		return -ENOMEM;
 	(*arr)[(*n)++] = *l;
 	return 0;
@@ -301,7 +276,7 @@ static int add_event_chunk(struct mt_reader *r, uint64_t off, const struct mt_ch
 {
 	struct mt_chunk_ref *c;
 
-	if (grow_array((void **)&r->chunks, &r->chunks_cap, r->nchunks + 1, sizeof(*r->chunks)) < 0)
+	if (mt_grow_array(&r->chunks, &r->chunks_cap, r->nchunks + 1, sizeof(*r->chunks)) < 0)
 		return -ENOMEM;
 	c = &r->chunks[r->nchunks++];
 	c->off = off;

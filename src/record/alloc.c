@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The allocation collector: accepts runtime connections, drains their shared slots. */
+#include "common/array.h"
 #include "alloc.h"
 
 #include <elf.h>
@@ -94,7 +95,9 @@ struct mt_alloc_state {
 	uint32_t next_stream;
 	/* TSC calibration pairs taken by the recorder. */
 	bool tsc;
-	uint64_t *cal_tsc, *cal_ns;
+	struct cal {
+		uint64_t tsc, ns;
+	} * cal;
 	size_t ncal, cal_cap;
 	uint64_t last_cal_ns;
 	/* the segment last used by tsc_to_ns: [seg_tsc, seg_end) at seg_rate ns per tick */
@@ -292,21 +295,9 @@ void mt_alloc_calibrate(struct mt_session *s)
 	t1 = __rdtsc();
 	if (a->ncal && ns - a->last_cal_ns < 50000000ull)
 		return;
-	if (a->ncal == a->cal_cap) {
-		size_t cap = a->cal_cap ? a->cal_cap * 2 : 64;
-		uint64_t *x = realloc(a->cal_tsc, cap * sizeof(*x)), *y;
-
-		if (!x)
-			return;
-		a->cal_tsc = x;
-		y = realloc(a->cal_ns, cap * sizeof(*y));
-		if (!y)
-			return;
-		a->cal_ns = y;
-		a->cal_cap = cap;
-	}
-	a->cal_tsc[a->ncal] = t0 + (t1 - t0) / 2;
-	a->cal_ns[a->ncal++] = ns;
+	if (mt_grow_array(&a->cal, &a->cal_cap, a->ncal + 1, sizeof(*a->cal)) < 0)
+		return;
+	a->cal[a->ncal++] = (struct cal){ .tsc = t0 + (t1 - t0) / 2, .ns = ns };
 	a->last_cal_ns = ns;
 }
 
@@ -335,29 +326,29 @@ static uint64_t tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t)
 
 		if (!a->ncal)
 			return ns;
-		rate = (double)(ns - a->cal_ns[0]) /
-		       (double)(t0 - a->cal_tsc[0] ? t0 - a->cal_tsc[0] : 1);
-		return a->cal_ns[0] + (uint64_t)((double)(int64_t)(t - a->cal_tsc[0]) * rate);
+		rate = (double)(ns - a->cal[0].ns) /
+		       (double)(t0 - a->cal[0].tsc ? t0 - a->cal[0].tsc : 1);
+		return a->cal[0].ns + (uint64_t)((double)(int64_t)(t - a->cal[0].tsc) * rate);
 	}
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 
-		if (a->cal_tsc[mid] <= t)
+		if (a->cal[mid].tsc <= t)
 			lo = mid;
 		else
 			hi = mid;
 	}
 	if (lo + 1 >= a->ncal)
 		lo = a->ncal - 2;
-	rate = (double)(a->cal_ns[lo + 1] - a->cal_ns[lo]) /
-	       (double)(a->cal_tsc[lo + 1] - a->cal_tsc[lo]);
-	a->seg_tsc = a->cal_tsc[lo];
-	a->seg_ns = a->cal_ns[lo];
+	rate = (double)(a->cal[lo + 1].ns - a->cal[lo].ns) /
+	       (double)(a->cal[lo + 1].tsc - a->cal[lo].tsc);
+	a->seg_tsc = a->cal[lo].tsc;
+	a->seg_ns = a->cal[lo].ns;
 	a->seg_rate = rate;
 	/* The last segment extends to the future (extrapolation) until a new pair arrives. */
-	a->seg_end = lo + 2 < a->ncal ? a->cal_tsc[lo + 1] : UINT64_MAX;
+	a->seg_end = lo + 2 < a->ncal ? a->cal[lo + 1].tsc : UINT64_MAX;
 	a->seg_ncal = a->ncal;
-	return a->cal_ns[lo] + (uint64_t)(int64_t)((double)(int64_t)(t - a->cal_tsc[lo]) * rate);
+	return a->cal[lo].ns + (uint64_t)(int64_t)((double)(int64_t)(t - a->cal[lo].tsc) * rate);
 }
 
 /* ---- connections ---- */
@@ -369,15 +360,8 @@ static struct proc_rt *proc_get(struct mt_alloc_state *a, pid_t pid, bool create
 			return &a->procs[i];
 	if (!create)
 		return NULL;
-	if (a->nprocs == a->procs_cap) {
-		size_t cap = a->procs_cap ? a->procs_cap * 2 : 16;
-		struct proc_rt *p = realloc(a->procs, cap * sizeof(*p));
-
-		if (!p)
-			return NULL;
-		a->procs = p;
-		a->procs_cap = cap;
-	}
+	if (mt_grow_array(&a->procs, &a->procs_cap, a->nprocs + 1, sizeof(*a->procs)) < 0)
+		return NULL;
 	memset(&a->procs[a->nprocs], 0, sizeof(a->procs[0]));
 	a->procs[a->nprocs].pid = pid;
 	return &a->procs[a->nprocs++];
@@ -511,16 +495,9 @@ static void conn_accept(struct mt_session *s)
 
 		if (fd < 0)
 			return;
-		if (a->nconns == a->conns_cap) {
-			size_t cap = a->conns_cap ? a->conns_cap * 2 : 16;
-			struct conn *n = realloc(a->conns, cap * sizeof(*n));
-
-			if (!n) {
-				close(fd);
-				return;
-			}
-			a->conns = n;
-			a->conns_cap = cap;
+		if (mt_grow_array(&a->conns, &a->conns_cap, a->nconns + 1, sizeof(*a->conns)) < 0) {
+			close(fd);
+			return;
 		}
 		c = &a->conns[a->nconns++];
 		memset(c, 0, sizeof(*c));
@@ -1137,8 +1114,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		close(a->lsock);
 	a->lsock = -1;
 	free(a->conns);
-	free(a->cal_tsc);
-	free(a->cal_ns);
+	free(a->cal);
 	free(a->procs);
 	free(a);
 	s->alloc = NULL;

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Build-id extraction from ELF notes (program headers first, then sections). */
+#include "common/array.h"
 #include "buildid.h"
 
 #include <elf.h>
@@ -112,16 +113,7 @@ int mt_buildid_of_file(const char *path, char *hex, size_t size)
 	if (mt_map64_put(&cache, h, &slot) == 0) {
 		*slot = 0;
 		if (r == 0 && nids < 1u << 20) {
-			if (nids == ids_cap) {
-				size_t cap = ids_cap ? ids_cap * 2 : 64;
-				void *p = realloc(ids, cap * sizeof(*ids));
-
-				if (p) {
-					ids = p;
-					ids_cap = cap;
-				}
-			}
-			if (nids < ids_cap) {
+			if (mt_grow_array(&ids, &ids_cap, nids + 1, sizeof(*ids)) == 0) {
 				mt_strlcpy(ids[nids], id, sizeof(ids[nids]));
 				*slot = ++nids;
 			}

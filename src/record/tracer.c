@@ -9,6 +9,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "common/array.h"
 #include "common/clock.h"
 #include "common/log.h"
 #include "record/alloc.h"
@@ -39,15 +40,8 @@ struct task *mt_task_add(struct mt_session *s, pid_t tid, pid_t pid, enum task_s
 	struct task *k;
 	uint64_t *ix;
 
-	if (s->ntasks == s->tasks_cap) {
-		size_t cap = s->tasks_cap ? s->tasks_cap * 2 : 64;
-		struct task *n = realloc(s->tasks, cap * sizeof(*n));
-
-		if (!n)
-			return NULL;
-		s->tasks = n;
-		s->tasks_cap = cap;
-	}
+	if (mt_grow_array(&s->tasks, &s->tasks_cap, s->ntasks + 1, sizeof(*s->tasks)) < 0)
+		return NULL;
 	if (mt_map64_put(&s->task_ix, (uint64_t)tid, &ix) < 0)
 		return NULL;
 	*ix = s->ntasks;

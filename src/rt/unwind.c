@@ -132,6 +132,21 @@ static int64_t sleb(const uint8_t **p, const uint8_t *end)
 	return v;
 }
 
+/* A little-endian integer of n bytes (1, 2, 4 or 8), sign-extended if asked. */
+static bool fixed(const uint8_t **p, const uint8_t *end, unsigned n, bool sign, uint64_t *v)
+{
+	uint64_t x = 0;
+
+	if (end - *p < (ptrdiff_t)n)
+		return false;
+	memcpy(&x, *p, n);
+	*p += n;
+	if (sign && n < 8 && (x >> (8 * n - 1)) & 1)
+		x |= ~0ull << (8 * n);
+	*v = x;
+	return true;
+}
+
 /* Reads a pointer in the given encoding; data is the base for datarel. Returns 0 and sets
  * *ok false for an encoding this walker does not handle. */
 static uint64_t read_enc(const uint8_t **p, const uint8_t *end, uint8_t enc, const uint8_t *data,
@@ -146,54 +161,18 @@ static uint64_t read_enc(const uint8_t **p, const uint8_t *end, uint8_t enc, con
 	case DW_EH_PE_absptr:
 	case DW_EH_PE_udata8:
 	case DW_EH_PE_sdata8:
-		if (end - *p < 8)
+		if (!fixed(p, end, 8, false, &v))
 			goto bad;
-		memcpy(&v, *p, 8);
-		*p += 8;
 		break;
 	case DW_EH_PE_udata4:
-		if (end - *p < 4)
-			goto bad;
-		{
-			uint32_t x;
-
-			memcpy(&x, *p, 4);
-			v = x;
-		}
-		*p += 4;
-		break;
 	case DW_EH_PE_sdata4:
-		if (end - *p < 4)
+		if (!fixed(p, end, 4, (enc & 0x0f) == DW_EH_PE_sdata4, &v))
 			goto bad;
-		{
-			int32_t x;
-
-			memcpy(&x, *p, 4);
-			v = (uint64_t)(int64_t)x;
-		}
-		*p += 4;
 		break;
 	case DW_EH_PE_udata2:
-		if (end - *p < 2)
-			goto bad;
-		{
-			uint16_t x;
-
-			memcpy(&x, *p, 2);
-			v = x;
-		}
-		*p += 2;
-		break;
 	case DW_EH_PE_sdata2:
-		if (end - *p < 2)
+		if (!fixed(p, end, 2, (enc & 0x0f) == DW_EH_PE_sdata2, &v))
 			goto bad;
-		{
-			int16_t x;
-
-			memcpy(&x, *p, 2);
-			v = (uint64_t)(int64_t)x;
-		}
-		*p += 2;
 		break;
 	case DW_EH_PE_uleb128:
 		v = uleb(p, end);
@@ -348,32 +327,13 @@ static bool run_cfi(const uint8_t *p, const uint8_t *end, const struct cie_info 
 			if (loc > target)
 				return true;
 			break;
-		case 0x02:
-			if (p + 1 > end)
-				return false;
-			loc += *p++ * ci->code_align;
-			if (loc > target)
-				return true;
-			break;
-		case 0x03: {
-			uint16_t d;
-
-			if (p + 2 > end)
-				return false;
-			memcpy(&d, p, 2);
-			p += 2;
-			loc += d * ci->code_align;
-			if (loc > target)
-				return true;
-			break;
-		}
+		case 0x02: /* advance_loc1, 2, 4 */
+		case 0x03:
 		case 0x04: {
-			uint32_t d;
+			uint64_t d;
 
-			if (p + 4 > end)
+			if (!fixed(&p, end, op == 0x02 ? 1 : op == 0x03 ? 2 : 4, false, &d))
 				return false;
-			memcpy(&d, p, 4);
-			p += 4;
 			loc += d * ci->code_align;
 			if (loc > target)
 				return true;

@@ -2,6 +2,7 @@
 /* Unit tests of src/common. */
 #include <errno.h>
 
+#include "common/array.h"
 #include "common/buf.h"
 #include "common/crc32c.h"
 #include "common/error.h"
@@ -161,4 +162,22 @@ TEST(strerror_covers_both)
 {
 	ASSERT_STREQ(mt_strerror(-MT_ERR_VERSION), "unsupported trace format version");
 	ASSERT_STREQ(mt_strerror(-ENOENT), "No such file or directory");
+}
+
+TEST(grow_array)
+{
+	uint64_t *v = NULL;
+	size_t cap = 0;
+
+	for (uint64_t i = 0; i < 1000; i++) {
+		ASSERT_EQ(mt_grow_array(&v, &cap, i + 1, sizeof(*v)), 0);
+		ASSERT_TRUE(cap >= i + 1);
+		v[i] = i;
+	}
+	for (uint64_t i = 0; i < 1000; i++)
+		ASSERT_EQ_U(v[i], i);
+	/* A size that cannot be allocated fails and leaves the array as it was. */
+	ASSERT_EQ(mt_grow_array(&v, &cap, SIZE_MAX / 4, sizeof(*v)), -ENOMEM);
+	ASSERT_EQ_U(v[999], 999);
+	free(v);
 }
