@@ -237,3 +237,13 @@ int mt_procs_tree_order(const struct mt_procs *p, size_t **order, unsigned **dep
 	*depth = dep;
 	return (int)cnt;
 }
+
+const char *mt_procs_comm_at(const struct mt_procs *p, uint32_t pid, uint64_t t)
+{
+	const char *best = NULL;
+
+	for (size_t i = 0; i < p->n; i++)
+		if (p->v[i].pid == pid && p->v[i].start_ns <= t + 1)
+			best = p->v[i].comm;
+	return best && *best ? best : "?";
+}

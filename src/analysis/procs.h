@@ -46,6 +46,10 @@ void mt_procs_release(struct mt_procs *p);
  */
 int mt_procs_tree_order(const struct mt_procs *p, size_t **order, unsigned **depth);
 
+/* The command name of process pid at time t (the last process with that pid started by
+ * then: pids are reused), or "?" when the trace does not know it. */
+const char *mt_procs_comm_at(const struct mt_procs *p, uint32_t pid, uint64_t t);
+
 /* Shell-style status: the exit code, 128+N for a signal death, -1 when unknown/running. */
 int mt_proc_exit_status(const struct mt_proc *p);
 

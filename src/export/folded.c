@@ -81,16 +81,6 @@ static int put_frame(struct mt_buf *b, const struct mt_frame *f, struct mt_folde
 	return rc;
 }
 
-static const char *comm_of(const struct mt_procs *ps, uint32_t pid, uint64_t t)
-{
-	const char *best = NULL;
-
-	for (size_t i = 0; i < ps->n; i++)
-		if (ps->v[i].pid == pid && ps->v[i].start_ns <= t + 1)
-			best = ps->v[i].comm;
-	return best && *best ? best : "?";
-}
-
 int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 		     struct mt_folded_stats *stats)
 {
@@ -154,7 +144,8 @@ int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 		}
 		starts[nf] = frames.len;
 		mt_buf_reset(&line);
-		snprintf(root, sizeof(root), "%s %u", comm_of(&procs, s->pid, s->first_ns), s->pid);
+		snprintf(root, sizeof(root), "%s %u", mt_procs_comm_at(&procs, s->pid, s->first_ns),
+			 s->pid);
 		put_name(&line, root);
 		if (!nf) {
 			const char *what = depth < 0 ? ";[stack lost]" : ";[no stack]";

@@ -199,19 +199,6 @@ static uint64_t kv_u64(const struct mt_report_alloc *a, const char *key)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
-static const char *comm_of(const struct mt_report *rep, uint32_t pid, uint64_t t)
-{
-	const char *best = NULL;
-
-	for (size_t i = 0; i < rep->procs.n; i++) {
-		const struct mt_proc *p = &rep->procs.v[i];
-
-		if (p->pid == pid && p->start_ns <= t + 1)
-			best = p->comm;
-	}
-	return best ? best : "?";
-}
-
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0.0;
@@ -338,7 +325,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "pid", p->pid);
-		mt_json_kv_str(j, "comm", comm_of(rep, p->pid, p->first_ns));
+		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, p->pid, p->first_ns));
 		mt_json_kv_u64(j, "calls", p->calls);
 		mt_json_kv_u64(j, "frees", p->frees);
 		mt_json_kv_u64(j, "bytes", p->bytes);
@@ -373,7 +360,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "site_id", rs->site);
 		mt_json_kv_u64(j, "pid", s->pid);
-		mt_json_kv_str(j, "comm", comm_of(rep, s->pid, s->first_ns));
+		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns));
 		mt_json_kv_u64(j, "calls", s->calls);
 		mt_json_kv_u64(j, "bytes", s->bytes);
 		mt_json_kv_u64(j, "frees", s->frees);
@@ -466,7 +453,8 @@ static void print_sites_ranking(const struct mt_report *rep, int r, bool md, FIL
 					 ? mt_fmt_duration(mt_life_percentile(&s->life, 50), b1,
 							   sizeof(b1))
 					 : "-");
-		mt_table_addf(&t, "%s %u", comm_of(rep, s->pid, s->first_ns), s->pid);
+		mt_table_addf(&t, "%s %u", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns),
+			      s->pid);
 		mt_table_add(&t, site_label(a, rs, label, sizeof(label)));
 	}
 	if (md) {
@@ -488,7 +476,7 @@ static void print_site_detail(const struct mt_report *rep, const struct mt_repor
 	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], name[768];
 
 	fprintf(f, md ? "#### Site #%zu (%s %u)\n\n" : "  site #%zu (%s %u)\n", rs->site,
-		comm_of(rep, s->pid, s->first_ns), s->pid);
+		mt_procs_comm_at(&rep->procs, s->pid, s->first_ns), s->pid);
 	fprintf(f, "%s%s calls, %s, %s freed, peak %s (own max %s), leaked %s in %s blocks\n",
 		md ? "" : "    ", mt_fmt_count(s->calls, b1, sizeof(b1)),
 		mt_fmt_bytes(s->bytes, b2, sizeof(b2)), mt_fmt_count(s->frees, b3, sizeof(b3)),
@@ -611,7 +599,7 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 			const struct mt_alloc_proc *p = &st->procs[i];
 
 			mt_table_addf(&t, "%u", p->pid);
-			mt_table_add(&t, comm_of(rep, p->pid, p->first_ns));
+			mt_table_add(&t, mt_procs_comm_at(&rep->procs, p->pid, p->first_ns));
 			mt_table_add(&t, mt_fmt_count(p->calls, b1, sizeof(b1)));
 			mt_table_add(&t, mt_fmt_bytes(p->bytes, b1, sizeof(b1)));
 			mt_table_add(&t, mt_fmt_bytes(p->peak_bytes, b1, sizeof(b1)));

@@ -8,15 +8,7 @@ need ptrace
 
 # same NAME CMD...: bare and recorded runs agree; the trace covers every process.
 same() {
-	name=$1
-	shift
-	"$@" >bare.out 2>bare.err
-	brc=$?
-	"$MEMTAP" record -q -f -o r.mtap -- "$@" >rec.out 2>rec.err
-	rrc=$?
-	[ "$brc" = "$rrc" ] || fail "$name: exit status $rrc, bare $brc"
-	cmp -s bare.out rec.out || fail "$name: stdout differs"
-	cmp -s bare.err rec.err || fail "$name: stderr differs"
+	run_same "$@"
 	"$MEMTAP" report r.mtap --format json >r.json || fail "$name: report failed"
 	check_json r.json 'j["alloc"]["calls"] > 0 and j["alloc"]["processes_untraced"] == 0 and j["run"]["lost_events"] == 0' \
 		"$name: allocations missing, a process untraced, or events lost"

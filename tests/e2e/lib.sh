@@ -35,3 +35,17 @@ if not ok:
 sys.exit(0 if ok else 1)
 PY
 }
+
+# run_same NAME CMD...: runs CMD bare, then under `memtap record -o r.mtap`; fails unless
+# both give the same exit status, stdout and stderr. Sets rrc to the status.
+run_same() {
+	name=$1
+	shift
+	"$@" >bare.out 2>bare.err
+	brc=$?
+	"$MEMTAP" record -q -f -o r.mtap -- "$@" >rec.out 2>rec.err
+	rrc=$?
+	[ "$brc" = "$rrc" ] || fail "$name: exit status $rrc, bare $brc"
+	cmp -s bare.out rec.out || fail "$name: stdout differs"
+	cmp -s bare.err rec.err || fail "$name: stderr differs"
+}

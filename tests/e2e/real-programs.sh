@@ -5,15 +5,7 @@
 need ptrace
 
 same() { # name, command...
-	name=$1
-	shift
-	"$@" >bare.out 2>bare.err
-	brc=$?
-	"$MEMTAP" record -q -f -o r.mtap -- "$@" >rec.out 2>rec.err
-	rrc=$?
-	[ "$brc" = "$rrc" ] || fail "$name: exit status $rrc, bare $brc"
-	cmp -s bare.out rec.out || fail "$name: stdout differs"
-	cmp -s bare.err rec.err || fail "$name: stderr differs"
+	run_same "$@"
 	"$MEMTAP" info r.mtap --format json >r.json || fail "$name: trace unreadable"
 	check_json r.json 'j["integrity"]["complete"] and j["run"]["exit_status"] is not None' "$name: trace"
 	ok "$name (exit $rrc)"
