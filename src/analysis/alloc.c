@@ -231,6 +231,40 @@ static void life_add(struct pass *p, struct mt_lifetimes *l, uint64_t ns, bool s
 	l->sum_ns += ns;
 }
 
+/* A block leaves the heap: off its site's, its process's and the running totals. */
+static void unlive(struct pass *p, struct stream_state *s, const struct block *b)
+{
+	struct mt_alloc_site *site = &p->st->sites[b->site];
+	struct mt_alloc_proc *pr = &p->st->procs[s->proc];
+
+	if (s->ended) {
+		/* An event after its process's end (clock skew between collectors): the
+		 * block was counted as leaked. */
+		site->leaked_bytes -= b->size;
+		site->leaked_blocks--;
+	} else {
+		site_touch(p, site);
+		site->live_bytes -= b->size;
+		site->live_blocks--;
+		p->live -= b->size;
+		p->live_usable -= b->size + b->slack;
+		p->live_blocks--;
+	}
+	pr->live_bytes -= b->size;
+	pr->live_blocks--;
+}
+
+/* A freed block's lifetime, into its site's histogram and the overall one. */
+static void lifetime(struct pass *p, struct mt_alloc_site *site, uint64_t from, uint64_t to)
+{
+	if (to < from)
+		return;
+	life_add(p, &site->life, to - from, true);
+	if (!site->life.hist)
+		p->st->life_capped++;
+	life_add(p, &p->st->life, to - from, false);
+}
+
 /* Releases addr in stream s at time t (a free, or the old block of a realloc). */
 static void release(struct pass *p, struct stream_state *s, uint64_t addr, uint64_t tid, uint64_t t)
 {
@@ -256,10 +290,7 @@ static void release(struct pass *p, struct stream_state *s, uint64_t addr, uint6
 			site = &st->sites[b->site];
 			site->frees++;
 			st->reordered_frees++;
-			if (t >= b->t)
-				life_add(p, &site->life, t - b->t, true);
-			if (t >= b->t)
-				life_add(p, &st->life, t - b->t, false);
+			lifetime(p, site, b->t, t);
 			block_put(p, idx);
 			return;
 		}
@@ -283,35 +314,14 @@ static void release(struct pass *p, struct stream_state *s, uint64_t addr, uint6
 		st->temporary_heaptrack++;
 	s->ht_site = 0;
 	site = &st->sites[b->site];
-	if (s->ended) {
-		/* An event after its process's end (clock skew between collectors): the
-		 * block was counted as leaked. */
-		site->leaked_bytes -= b->size;
-		site->leaked_blocks--;
-	} else {
-		site_touch(p, site);
-		site->live_bytes -= b->size;
-		site->live_blocks--;
-	}
+	unlive(p, s, b);
 	site->frees++;
 	if (temporary) {
 		site->temporary++;
 		pr->temporary++;
 		st->temporary++;
 	}
-	if (t >= b->t) {
-		life_add(p, &site->life, t - b->t, true);
-		if (!site->life.hist)
-			st->life_capped++;
-		life_add(p, &st->life, t - b->t, false);
-	}
-	pr->live_bytes -= b->size;
-	pr->live_blocks--;
-	if (!s->ended) {
-		p->live -= b->size;
-		p->live_usable -= b->size + b->slack;
-		p->live_blocks--;
-	}
+	lifetime(p, site, b->t, t);
 	block_put(p, idx);
 }
 
@@ -352,23 +362,8 @@ static int allocate(struct pass *p, struct stream_state *s, const struct mt_even
 		 */
 		uint64_t *dv, oidx = *v - 1;
 		struct block *ob = &p->blocks[oidx];
-		struct mt_alloc_site *os = &st->sites[ob->site];
 
-		if (s->ended) {
-			os->leaked_bytes -= ob->size;
-			os->leaked_blocks--;
-		} else {
-			site_touch(p, os);
-			os->live_bytes -= ob->size;
-			os->live_blocks--;
-		}
-		pr->live_bytes -= ob->size;
-		pr->live_blocks--;
-		if (!s->ended) {
-			p->live -= ob->size;
-			p->live_usable -= ob->size + ob->slack;
-			p->live_blocks--;
-		}
+		unlive(p, s, ob);
 		ob->displaced_t = t;
 		if (mt_map64_put(&s->displaced, addr, &dv) < 0)
 			return -ENOMEM;
