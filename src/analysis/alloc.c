@@ -431,7 +431,6 @@ static int on_alloc(struct pass *p, const struct mt_event *ev)
 	pr = &st->procs[s->proc];
 	if (!pr->first_ns)
 		pr->first_ns = t;
-	pr->last_ns = t;
 	st->events++;
 	st->time_estimated += (flags & MT_ALLOC_F_TIME_EST) != 0;
 	st->nested += (flags & MT_ALLOC_F_NESTED) != 0;

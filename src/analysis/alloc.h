@@ -54,7 +54,7 @@ struct mt_alloc_proc {
 	uint64_t peak_bytes, peak_ns;
 	uint64_t untracked_frees; /* frees of blocks this stream never saw allocated */
 	uint64_t inherited_frees; /* frees of blocks of the parent's heap copied by fork */
-	uint64_t first_ns, last_ns;
+	uint64_t first_ns;
 	bool ended; /* its process exited or exec'd */
 };
 

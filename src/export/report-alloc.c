@@ -298,6 +298,8 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, kind_names[k], st->by_kind[k]);
 	mt_json_end_object(j);
 	json_life(j, "lifetime_ns", &st->life);
+	/* frees whose site got no histogram (a cap on memory): absent from site percentiles */
+	mt_json_kv_u64(j, "lifetimes_not_kept", st->life_capped);
 	mt_json_key(j, "size_histogram");
 	mt_json_begin_array(j);
 	for (int k = 0; k < 65; k++) {
@@ -566,6 +568,9 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		    mt_fmt_duration(mt_life_percentile(&st->life, 50), b1, sizeof(b1)),
 		    mt_fmt_duration(mt_life_percentile(&st->life, 90), b2, sizeof(b2)),
 		    mt_fmt_duration(mt_life_percentile(&st->life, 99), b3, sizeof(b3)));
+	if (st->life_capped)
+		ROW("lifetimes not kept", "%s frees (sites beyond the histogram memory cap)",
+		    mt_fmt_count(st->life_capped, b1, sizeof(b1)));
 	if (st->untracked_frees)
 		ROW("frees of unseen blocks",
 		    "%s (allocated before tracing, or by an unhooked path)",
