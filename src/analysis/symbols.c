@@ -386,12 +386,24 @@ static uint32_t describe(struct mt_symbolizer *s, struct module *m, uint64_t ip,
 	return 1;
 }
 
+/* A frame that names only where the address is (module and offset, or nothing). */
+static uint32_t bare_frame(struct mt_symbolizer *s, uint64_t ip, const char *module, uint64_t off)
+{
+	struct mt_frame *f = frame_new(s);
+
+	if (!f)
+		return 0;
+	f->ip = ip;
+	f->module = module;
+	f->offset = off;
+	return 1;
+}
+
 static uint32_t resolve_one(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t ip,
 			    bool ret)
 {
 	const struct map *mp = find_map(s, pid, t, ip);
 	struct module *m;
-	struct mt_frame *f;
 	uint64_t foff, addr = 0;
 	const char *module;
 	bool in_load = false;
@@ -400,11 +412,7 @@ static uint32_t resolve_one(struct mt_symbolizer *s, uint32_t pid, uint64_t t, u
 	s->stats.addresses++;
 	if (!mp) {
 		s->stats.no_mapping++;
-		f = frame_new(s);
-		if (!f)
-			return 0;
-		f->ip = ip;
-		return 1;
+		return bare_frame(s, ip, NULL, 0);
 	}
 	foff = ip - mp->addr + mp->pgoff;
 	module = mp->path;
@@ -414,13 +422,7 @@ static uint32_t resolve_one(struct mt_symbolizer *s, uint32_t pid, uint64_t t, u
 			s->stats.build_id_mismatch++;
 		else
 			s->stats.no_file++;
-		f = frame_new(s);
-		if (!f)
-			return 0;
-		f->ip = ip;
-		f->module = module;
-		f->offset = foff;
-		return 1;
+		return bare_frame(s, ip, module, foff);
 	}
 	for (unsigned i = 0; i < m->nloads; i++) {
 		if (foff >= m->loads[i].off && foff - m->loads[i].off < m->loads[i].filesz) {
@@ -431,13 +433,7 @@ static uint32_t resolve_one(struct mt_symbolizer *s, uint32_t pid, uint64_t t, u
 	}
 	if (!in_load) {
 		s->stats.no_symbol++;
-		f = frame_new(s);
-		if (!f)
-			return 0;
-		f->ip = ip;
-		f->module = module;
-		f->offset = foff;
-		return 1;
+		return bare_frame(s, ip, module, foff);
 	}
 	n = describe(s, m, ip, foff, ret && addr ? addr - 1 : addr, module);
 	if (n && s->frames[s->nframes - n].function) {
