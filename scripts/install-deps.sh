@@ -4,9 +4,9 @@
 # nothing when all are present). Run as root, or with sudo available.
 set -eu
 # Build: compilers, CMake, and the libraries memtap links (zstd, elfutils' libelf/libdw;
-# libunwind only for the unwinder cross-check test). Tests: the real programs and the
+# libunwind only for the unwinder cross-check test; Zydis 4 to decode sampled instructions). Tests: the real programs and the
 # peer tool they run under memtap (heaptrack, sqlite3, redis).
-PKGS="gcc clang libclang-rt-14-dev cmake ninja-build pkg-config make git
+PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
 libzstd-dev libelf-dev libdw-dev libunwind-dev
 python3 procps clang-format perl
 heaptrack sqlite3 redis-server redis-tools"
