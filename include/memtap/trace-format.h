@@ -77,6 +77,7 @@ enum mt_ev_type {
 	MT_EV_MUNMAP = 8, /* a range was unmapped */
 	MT_EV_MREMAP = 9, /* a mapping was resized or moved */
 	MT_EV_BRK = 10, /* the program break moved */
+	MT_EV_ACCESS = 11, /* a sampled memory access, or a sample that gave none */
 	_MT_EV_MAX,
 };
 
@@ -212,6 +213,64 @@ enum {
 	MT_F_BRK_NEW,
 	MT_F_BRK_STACK,
 	_MT_F_BRK_MAX,
+};
+
+/* MT_EV_ACCESS: what a sampled access was. */
+enum mt_access_kind { MT_ACCESS_LOAD = 0, MT_ACCESS_STORE = 1, MT_ACCESS_UNRESOLVED = 2 };
+
+/* The sampling mechanism that produced an MT_EV_ACCESS event. */
+enum mt_access_mech {
+	MT_MECH_PEBS = 0, /* Intel PEBS: the hardware reports address, data source, latency */
+	MT_MECH_IBS = 1, /* AMD IBS op sampling, likewise */
+	MT_MECH_SPE = 2, /* ARM statistical profiling extension, likewise */
+	MT_MECH_REGS = 3, /* a hardware counter's samples with user registers, decoded */
+	MT_MECH_TIMER = 4, /* cpu-clock (hrtimer) samples with user registers, decoded */
+};
+
+/* How the address was found. */
+enum mt_access_how {
+	MT_HOW_NONE = 0, /* unresolved */
+	MT_HOW_AT_IP = 1, /* decoded from the instruction at the IP (about to run) */
+	MT_HOW_PREVIOUS = 2, /* from an instruction before the IP (skid), registers undone */
+	MT_HOW_PRECISE = 3, /* reported by the hardware */
+};
+
+/* Why a sample gave no data address. */
+enum mt_unresolved {
+	MT_UNRES_NONE = 0,
+	MT_UNRES_KERNEL = 1, /* no user registers, or a kernel IP */
+	MT_UNRES_NO_CODE = 2, /* the code bytes could not be read */
+	MT_UNRES_UNDECODABLE = 3, /* no valid instruction at the IP */
+	MT_UNRES_NO_MEMOP = 4, /* no instruction near the IP touches memory (or only hints) */
+	MT_UNRES_POINTER_CHASE = 5, /* the access overwrote its own address register (p = *p) */
+	MT_UNRES_BRANCH = 6, /* a branch lies before the IP, or the IP is a branch target */
+	MT_UNRES_VECTOR_INDEX = 7, /* a gather/scatter: per-lane indexes are not sampled */
+	MT_UNRES_NO_FS_BASE = 8, /* an fs:/gs: operand with the thread's segment base unknown */
+	MT_UNRES_IMAGE_GONE = 9, /* the process exited or exec'd before its code was read */
+	MT_UNRES_STRING_DONE = 10, /* a rep string instruction with nothing left to do */
+	MT_UNRES_CLOBBERED = 11, /* an address register was overwritten after the access */
+	_MT_UNRES_MAX,
+};
+
+/*
+ * MT_EV_ACCESS. One event per access a sample yields (a read-modify-write or movs gives
+ * two, with part 0 and 1), or one unresolved event (kind MT_ACCESS_UNRESOLVED) per sample
+ * that yields none. Every event of a sample carries the sample's weight.
+ */
+enum {
+	MT_F_ACCESS_KIND = 3, /* enum mt_access_kind */
+	MT_F_ACCESS_IP, /* the sampled user IP */
+	MT_F_ACCESS_ADDR, /* data address, 0 when unresolved */
+	MT_F_ACCESS_SIZE, /* bytes accessed */
+	MT_F_ACCESS_MECH, /* enum mt_access_mech */
+	MT_F_ACCESS_WEIGHT, /* the period the sample stands for, in the event's unit */
+	MT_F_ACCESS_HOW, /* enum mt_access_how */
+	MT_F_ACCESS_INSN_IP, /* the instruction that accessed (≠ ip after skid) */
+	MT_F_ACCESS_REASON, /* enum mt_unresolved */
+	MT_F_ACCESS_PART, /* 0 for a sample's first event, 1.. for further accesses */
+	MT_F_ACCESS_DATA_SRC, /* precise: the perf_mem_data_src word; 0 otherwise */
+	MT_F_ACCESS_LATENCY, /* precise: cycles from issue to data; 0 otherwise */
+	_MT_F_ACCESS_MAX,
 };
 
 /* MT_EV_LOST */

@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "common/log.h"
+#include "record/access.h"
 #include "record/record.h"
 
 static struct {
@@ -13,6 +14,8 @@ static struct {
 	uint64_t ring_pages, flush_ms, stack_depth, rt_slots, zstd_level, time_every;
 	const char *syscalls;
 	bool alloc;
+	int access;
+	uint64_t access_period, access_freq;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -24,6 +27,9 @@ static struct {
 	.zstd_level = 1 };
 
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
+/* In enum mt_access_mode order. */
+static const char *const access_choices[] = { "auto", "pebs", "ibs", "spe",
+					      "regs", "timer", "off", NULL };
 
 static const struct mt_option options[] = {
 	{ "output", 'o', MT_OPT_STRING, &o.output, "FILE",
@@ -51,6 +57,16 @@ static const struct mt_option options[] = {
 	  "64 KiB shared-memory slots per traced process (default 1024)" },
 	{ "zstd-level", 0, MT_OPT_U64, &o.zstd_level, "N",
 	  "compression level of the trace, 1 (fast) to 19 (small) (default 1)" },
+	{ "access", 0, MT_OPT_CHOICE, &o.access, "HOW",
+	  "sample memory accesses with data addresses: auto picks the best mechanism memtap "
+	  "probe finds (precise PEBS/IBS, else decoded samples of a hardware counter (regs), "
+	  "else of cpu-clock (timer))",
+	  access_choices },
+	{ "access-freq", 0, MT_OPT_U64, &o.access_freq, "HZ",
+	  "access samples per second of CPU time per thread (default 10000)" },
+	{ "access-period", 0, MT_OPT_U64, &o.access_period, "N",
+	  "sample every N events instead (ns for timer, cycles for regs, loads for pebs, ops "
+	  "for ibs)" },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
 	  "record syscalls of these classes (not yet available in this version)", NULL,
 	  MT_OPTF_OPTIONAL_ARG },
@@ -97,6 +113,21 @@ int cmd_record(int argc, char **argv)
 		return mt_usage_error(&mt_record_spec, "--time-every must be between 1 and 256");
 	if (!o.zstd_level || o.zstd_level > 19)
 		return mt_usage_error(&mt_record_spec, "--zstd-level must be between 1 and 19");
+	if (o.access_freq > 1000000)
+		return mt_usage_error(&mt_record_spec, "--access-freq must be at most 1000000");
+	if (o.access != MT_ACCESS_AUTO && o.access != MT_ACCESS_OFF) {
+		char why[400], alt[400];
+		int mech = mt_access_choose((enum mt_access_mode)o.access, why, sizeof(why));
+
+		if (mech < 0) {
+			int a = mt_access_choose(MT_ACCESS_AUTO, alt, sizeof(alt));
+
+			mt_err("--access=%s is not available here: %s (--access=auto would use %s)",
+			       access_choices[o.access], why,
+			       a < 0 ? "nothing" : mt_access_mech_name(a));
+			return 2;
+		}
+	}
 	mt_record_opts_init(&ro);
 	ro.output = o.output;
 	ro.force = o.force;
@@ -112,6 +143,9 @@ int cmd_record(int argc, char **argv)
 	ro.rt_slots = (unsigned)o.rt_slots;
 	ro.time_every = (unsigned)o.time_every;
 	ro.zstd_level = (int)o.zstd_level;
+	ro.access = o.access;
+	ro.access_period = o.access_period;
+	ro.access_freq = o.access_freq;
 	r = mt_record(&ro);
 	return r < 0 ? 1 : r;
 }

@@ -27,26 +27,6 @@
 #define MAX_BACK 3 /* instructions walked back from the IP */
 #define MAX_SWEEP 64 /* instructions remembered in a sweep */
 
-static const char *const unres_names[_MT_UNRES_MAX] = {
-	[MT_UNRES_NONE] = "resolved",
-	[MT_UNRES_KERNEL] = "kernel",
-	[MT_UNRES_NO_CODE] = "no_code",
-	[MT_UNRES_UNDECODABLE] = "undecodable",
-	[MT_UNRES_NO_MEMOP] = "no_memory_operand",
-	[MT_UNRES_POINTER_CHASE] = "pointer_chase",
-	[MT_UNRES_BRANCH] = "branch",
-	[MT_UNRES_VECTOR_INDEX] = "vector_index",
-	[MT_UNRES_NO_FS_BASE] = "no_fs_base",
-	[MT_UNRES_IMAGE_GONE] = "image_gone",
-	[MT_UNRES_STRING_DONE] = "string_done",
-	[MT_UNRES_CLOBBERED] = "clobbered",
-};
-
-const char *mt_unresolved_name(unsigned reason)
-{
-	return reason < _MT_UNRES_MAX && unres_names[reason] ? unres_names[reason] : "unknown";
-}
-
 /* Hardware register numbers (ModRM order) of the sampled registers; 16: not a GPR. */
 static const uint8_t hw_id[MT_NREGS] = {
 	[MT_REG_AX] = 0,  [MT_REG_BX] = 3,  [MT_REG_CX] = 1,     [MT_REG_DX] = 2,

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <memtap/trace-format.h>
+
 /* User registers in the order perf delivers them for MT_PERF_REGS_MASK. */
 enum mt_reg {
 	MT_REG_AX,
@@ -44,34 +46,6 @@ struct mt_regs {
 	bool fs_known, gs_known;
 };
 
-/* Why a sample gave no data address (stored in the trace: keep the numbers). */
-enum mt_unresolved {
-	MT_UNRES_NONE = 0,
-	MT_UNRES_KERNEL = 1, /* no user registers, or a kernel IP */
-	MT_UNRES_NO_CODE = 2, /* the code bytes could not be read */
-	MT_UNRES_UNDECODABLE = 3, /* no valid instruction at the IP */
-	MT_UNRES_NO_MEMOP = 4, /* neither instruction touches memory (or only hints: nop, prefetch) */
-	MT_UNRES_POINTER_CHASE = 5, /* the previous access overwrote its own address register */
-	MT_UNRES_BRANCH = 6, /* the previous instruction is a branch, or the IP a branch target */
-	MT_UNRES_VECTOR_INDEX = 7, /* a gather/scatter: its per-lane indexes are not sampled */
-	MT_UNRES_NO_FS_BASE = 8, /* an fs:/gs: operand with the thread's segment base unknown */
-	MT_UNRES_IMAGE_GONE = 9, /* the process exited or exec'd before its code could be read */
-	MT_UNRES_STRING_DONE = 10, /* a rep string instruction with nothing left to do */
-	MT_UNRES_CLOBBERED = 11, /* an address register was overwritten after the access */
-	_MT_UNRES_MAX,
-};
-
-const char *mt_unresolved_name(unsigned reason);
-
-/* Which instruction gave the address. */
-enum mt_resolved_how {
-	MT_HOW_AT_IP = 1, /* the instruction at the IP (about to run) */
-	MT_HOW_PREVIOUS = 2, /* the one before it (skid: the usual case) */
-	MT_HOW_PRECISE = 3, /* the hardware reported the address (PEBS, IBS, SPE) */
-};
-
-enum mt_access_kind { MT_ACCESS_LOAD = 0, MT_ACCESS_STORE = 1, MT_ACCESS_UNRESOLVED = 2 };
-
 struct mt_access {
 	uint64_t addr;
 	uint32_t size;
@@ -81,7 +55,7 @@ struct mt_access {
 #define MT_DECODE_MAX_ACCESSES 4
 
 struct mt_decoded {
-	unsigned reason; /* enum mt_unresolved; MT_UNRES_NONE when n > 0 */
+	unsigned reason; /* enum mt_unresolved (trace-format.h); MT_UNRES_NONE when n > 0 */
 	unsigned how; /* enum mt_resolved_how */
 	unsigned back; /* MT_HOW_PREVIOUS: instructions before the IP (1 = the one just before) */
 	uint64_t insn_ip; /* the instruction the accesses belong to */

@@ -101,6 +101,31 @@ static const struct mt_field_desc brk_fields[] = {
 	{ "stack", MT_FK_STACK, NULL, 0, "call stack" },
 };
 
+static const char *const access_kinds[] = { "load", "store", "unresolved" };
+static const char *const access_mechs[] = { "pebs", "ibs", "spe", "regs", "timer" };
+static const char *const access_hows[] = { "none", "at_ip", "previous", "precise" };
+static const char *const unresolved_reasons[_MT_UNRES_MAX] = {
+	"resolved",	 "kernel",	  "no_code",	  "undecodable",
+	"no_memory_operand", "pointer_chase", "branch",	  "vector_index",
+	"no_fs_base",	 "image_gone",	  "string_done",  "clobbered",
+};
+
+static const struct mt_field_desc access_fields[] = {
+	COMMON_FIELDS,
+	{ "kind", MT_FK_ENUM, access_kinds, 3, "load, store, or unresolved" },
+	{ "ip", MT_FK_HEX, NULL, 0, "sampled user IP" },
+	{ "addr", MT_FK_HEX, NULL, 0, "data address (0: unresolved)" },
+	{ "size", MT_FK_U64, NULL, 0, "bytes accessed" },
+	{ "mechanism", MT_FK_ENUM, access_mechs, 5, "pebs, ibs, spe, regs or timer" },
+	{ "weight", MT_FK_U64, NULL, 0, "sampling period the sample stands for" },
+	{ "how", MT_FK_ENUM, access_hows, 4, "at_ip, previous (skid) or precise" },
+	{ "insn_ip", MT_FK_HEX, NULL, 0, "instruction that made the access" },
+	{ "reason", MT_FK_ENUM, unresolved_reasons, _MT_UNRES_MAX, "why unresolved" },
+	{ "part", MT_FK_U64, NULL, 0, "0: the sample's first access; 1..: further ones" },
+	{ "data_src", MT_FK_HEX, NULL, 0, "precise: perf_mem_data_src word" },
+	{ "latency", MT_FK_U64, NULL, 0, "precise: load latency in cycles" },
+};
+
 static const struct mt_field_desc lost_fields[] = {
 	COMMON_FIELDS,
 	{ "collector", MT_FK_STR, NULL, 0, "collector that lost events" },
@@ -122,6 +147,7 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_MUNMAP, "munmap", munmap_fields, "a range was unmapped"),
 	TYPE(MT_EV_MREMAP, "mremap", mremap_fields, "a mapping was resized or moved"),
 	TYPE(MT_EV_BRK, "brk", brk_fields, "the program break moved"),
+	TYPE(MT_EV_ACCESS, "access", access_fields, "a sampled memory access"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -134,6 +160,7 @@ _Static_assert(MT_ARRAY_SIZE_(alloc_fields) == _MT_F_ALLOC_MAX, "alloc fields");
 _Static_assert(MT_ARRAY_SIZE_(munmap_fields) == _MT_F_MUNMAP_MAX, "munmap fields");
 _Static_assert(MT_ARRAY_SIZE_(mremap_fields) == _MT_F_MREMAP_MAX, "mremap fields");
 _Static_assert(MT_ARRAY_SIZE_(brk_fields) == _MT_F_BRK_MAX, "brk fields");
+_Static_assert(MT_ARRAY_SIZE_(access_fields) == _MT_F_ACCESS_MAX, "access fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

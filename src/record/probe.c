@@ -284,7 +284,7 @@ static void probe_regs_sw(struct mt_probe_result *res)
 }
 
 /* Parses "event=0xcd,umask=0x1,ldlat=3" (Intel's sysfs event syntax). */
-static void parse_intel_event(const char *s, uint64_t *config, uint64_t *config1)
+void mt_intel_event_parse(const char *s, uint64_t *config, uint64_t *config1)
 {
 	const char *p = s;
 
@@ -334,7 +334,7 @@ static void probe_pebs(struct mt_probe_result *res)
 			"software data-address sampling (user registers in ordinary samples) needs no PEBS/IBS",
 			"the CPU PMU has no mem-loads event (no PEBS load latency on this model "
 			"or hypervisor)");
-	parse_intel_event(ev, &config, &config1);
+	mt_intel_event_parse(ev, &config, &config1);
 	memset(&a, 0, sizeof(a));
 	a.type = PERF_TYPE_RAW;
 	a.config = config;

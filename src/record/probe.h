@@ -4,6 +4,7 @@
 #define MEMTAP_RECORD_PROBE_H
 
 #include <stdbool.h>
+#include <stdint.h>
 
 enum mt_feat {
 	MT_FEAT_PERF, /* perf_event_open on the workload's processes */
@@ -53,6 +54,9 @@ static inline bool mt_feat_ok(enum mt_feat f)
 {
 	return mt_probe(f)->available;
 }
+
+/* Parses Intel's sysfs event syntax ("event=0xcd,umask=0x1,ldlat=3") into config words. */
+void mt_intel_event_parse(const char *s, uint64_t *config, uint64_t *config1);
 
 /* True if f is disabled by MEMTAP_DISABLE_FEAT. */
 bool mt_feat_disabled(enum mt_feat f);

@@ -23,6 +23,7 @@
 #include "common/strutil.h"
 #include "format/chunk.h"
 #include "format/writer.h"
+#include "record/access.h"
 #include "record/alloc.h"
 #include "record/buildid.h"
 #include "record/probe.h"
@@ -263,7 +264,7 @@ static int exit_status_of(int status)
 
 static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
 {
-	const struct mt_coll *cs[] = { &s->proc, &s->maps, &s->alloc_coll };
+	const struct mt_coll *cs[] = { &s->proc, &s->maps, &s->alloc_coll, &s->access_coll };
 	char dur[32], size[32], cnt[32];
 
 	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
@@ -295,6 +296,7 @@ static int finish(struct mt_session *s)
 		mt_perfmon_drain(s);
 		mt_perfmon_close(s);
 	}
+	mt_access_drain(s);
 	if (s->follow == MT_FOLLOW_PTRACE)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
@@ -307,6 +309,11 @@ static int finish(struct mt_session *s)
 		if (s->alloc)
 			mt_alloc_close(s, &akv);
 		write_collector(s, &s->alloc_coll, true, &akv);
+		mt_kv_release(&akv);
+		mt_kv_init(&akv);
+		if (s->access)
+			mt_access_close(s, &akv);
+		write_collector(s, &s->access_coll, true, &akv);
 		mt_kv_release(&akv);
 	}
 	mt_kv_init(&end);
@@ -326,6 +333,38 @@ static int finish(struct mt_session *s)
 	r = mt_writer_finish(s->w, &end);
 	mt_kv_release(&end);
 	return r;
+}
+
+/* The access collector: --access was checked before anything ran (see cmd-record.c). */
+static void open_access(struct mt_session *s)
+{
+	char why[400];
+	int mech, r, max_rate;
+
+	s->access_coll.name = "access";
+	if (s->o->access == MT_ACCESS_OFF) {
+		coll_set(&s->access_coll, "none", "off", "--access=off");
+		return;
+	}
+	mech = mt_access_choose((enum mt_access_mode)s->o->access, why, sizeof(why));
+	if (mech < 0) {
+		mt_warn("no access sampling: %s", why);
+		coll_set(&s->access_coll, "none", "unavailable", why);
+		return;
+	}
+	r = mt_access_open(s, mech);
+	if (r < 0) {
+		snprintf(why, sizeof(why), "cannot open the sampling events: %s", strerror(-r));
+		mt_warn("no access sampling: %s", why);
+		coll_set(&s->access_coll, "none", "unavailable", why);
+		return;
+	}
+	coll_set(&s->access_coll, s->access_coll.mechanism, "active", NULL);
+	max_rate = mt_sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
+	if (s->o->access_freq && max_rate > 0 && s->o->access_freq > (uint64_t)max_rate)
+		mt_warn("--access-freq %" PRIu64 " is above kernel.perf_event_max_sample_rate (%d): "
+			"the kernel will sample less often (throttles are counted)",
+			s->o->access_freq, max_rate);
 }
 
 int mt_record(const struct mt_record_opts *o)
@@ -451,12 +490,14 @@ int mt_record(const struct mt_record_opts *o)
 			 "the command's process only (no ptrace, no perf)");
 		break;
 	}
+	open_access(&s);
 	if (o->syscalls)
 		mt_warn("--syscalls: this memtap (%s) has no syscall collector yet; recording without it",
 			MEMTAP_VERSION);
 	write_collector(&s, &s.proc, false, NULL);
 	write_collector(&s, &s.maps, false, NULL);
 	write_collector(&s, &s.alloc_coll, false, NULL);
+	write_collector(&s, &s.access_coll, false, NULL);
 	mt_writer_flush(s.w);
 
 	/* Go. */
@@ -476,7 +517,7 @@ int mt_record(const struct mt_record_opts *o)
 		if (s.root_exited &&
 		    (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))
 			break;
-		want = 2 + s.nrings + mt_alloc_npollfds(&s);
+		want = 2 + s.nrings + (s.access ? mt_perf_ncpus() : 0) + mt_alloc_npollfds(&s);
 		nf = realloc(fds, (size_t)want * sizeof(*fds));
 		if (!nf) {
 			r = -ENOMEM;
@@ -487,6 +528,7 @@ int mt_record(const struct mt_record_opts *o)
 		fds[nfds++] = (struct pollfd){ .fd = l.execerr[0], .events = POLLIN };
 		for (int i = 0; i < s.nrings; i++)
 			fds[nfds++] = (struct pollfd){ .fd = s.rings[i].fd, .events = POLLIN };
+		nfds += mt_access_pollfds(&s, fds + nfds, want - nfds);
 		alloc_at = nfds;
 		nfds += mt_alloc_pollfds(&s, fds + nfds, want - nfds);
 		if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR) {
@@ -518,6 +560,7 @@ int mt_record(const struct mt_record_opts *o)
 		}
 		if (s.nrings)
 			mt_perfmon_drain(&s);
+		mt_access_drain(&s);
 		if (mt_now_ns() - last_flush >= o->flush_ns) {
 			mt_alloc_flush(&s);
 			mt_writer_flush(s.w);

@@ -29,6 +29,9 @@ struct mt_record_opts {
 	unsigned rt_slots; /* shared-memory slots per traced process */
 	unsigned time_every; /* the runtime reads the clock on every Nth event of a busy thread */
 	int zstd_level; /* trace compression level (1: fast) */
+	int access; /* enum mt_access_mode (record/access.h) */
+	uint64_t access_period; /* sampling period in the event's unit; 0: from access_freq */
+	uint64_t access_freq; /* samples per second per thread; 0: the default, 10000 */
 };
 
 void mt_record_opts_init(struct mt_record_opts *o);

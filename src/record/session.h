@@ -13,6 +13,7 @@
 
 struct mt_writer;
 struct mt_alloc_state;
+struct mt_access_state;
 
 /* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
 struct mt_coll {
@@ -59,6 +60,8 @@ struct mt_session {
 	struct mt_coll maps;
 	struct mt_coll alloc_coll;
 	struct mt_alloc_state *alloc;
+	struct mt_coll access_coll;
+	struct mt_access_state *access;
 
 	struct task *tasks;
 	size_t ntasks, tasks_cap;

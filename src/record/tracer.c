@@ -12,6 +12,7 @@
 #include "common/array.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "record/access.h"
 #include "record/alloc.h"
 #include "record/procfs.h"
 #include "record/session.h"
@@ -135,6 +136,7 @@ static void on_exec(struct mt_session *s, pid_t tid, uint64_t now)
 	if (tid == s->root)
 		s->exec_done = true;
 	mt_alloc_on_exec(s, pid);
+	mt_access_on_exec(s, pid, tid, now);
 	mt_emit_exec(s, now, pid, tid, (pid_t)old, NULL, NULL);
 }
 
@@ -202,9 +204,11 @@ void mt_tracer_handle(struct mt_session *s, pid_t tid, int status)
 		break;
 	case PTRACE_EVENT_EXIT:
 		/* About to exit while its memory still exists; the exit itself is reaped later. */
+		mt_access_on_exit(s);
 		resume(tid, 0);
 		break;
 	case PTRACE_EVENT_STOP:
+		mt_access_on_stop(s, tid); /* registers readable now: the thread's fs base */
 		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
 			(void)ptrace(PTRACE_LISTEN, tid, 0, 0); /* a group-stop: stay stopped */
 		else
