@@ -22,6 +22,7 @@ static struct {
 	bool by_pid;
 	int format;
 	bool stacks;
+	bool unresolved;
 } o;
 
 static const char *const formats[] = { "jsonl", "csv", NULL };
@@ -34,6 +35,8 @@ static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
 	{ "stacks", 0, MT_OPT_FLAG, &o.stacks, NULL,
 	  "print each stack id's frames (return addresses, innermost first)" },
+	{ "unresolved", 0, MT_OPT_FLAG, &o.unresolved, NULL,
+	  "also print access samples that gave no data address (kind unresolved, with reason)" },
 	{ NULL },
 };
 
@@ -311,6 +314,9 @@ int cmd_dump(int argc, char **argv)
 		fputc('\n', stdout);
 	}
 	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		if (ev.type == MT_EV_ACCESS && !o.unresolved &&
+		    ev.v[MT_F_ACCESS_KIND] == MT_ACCESS_UNRESOLVED)
+			continue;
 		if (o.format == 1) {
 			for (size_t k = 0; k < ncols; k++) {
 				int f = cols[k].field[ev.type];

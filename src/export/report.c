@@ -21,11 +21,12 @@ static const struct {
 	{ "run", MT_SEC_RUN },
 	{ "processes", MT_SEC_PROCESSES },
 	{ "alloc", MT_SEC_ALLOC },
+	{ "access", MT_SEC_ACCESS },
 };
 
 const char *mt_report_section_names(void)
 {
-	return "run, processes, alloc";
+	return "run, processes, alloc, access";
 }
 
 int mt_report_sections(const char *list, const char **bad)
@@ -79,12 +80,20 @@ int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path,
 			return rc;
 		}
 	}
+	if (sections & MT_SEC_ACCESS) {
+		rc = mt_report_access_load(rep);
+		if (rc < 0) {
+			mt_report_release(rep);
+			return rc;
+		}
+	}
 	return 0;
 }
 
 void mt_report_release(struct mt_report *rep)
 {
 	mt_report_alloc_release(rep);
+	mt_report_access_release(rep);
 	mt_procs_release(&rep->procs);
 	mt_run_release(&rep->run);
 }
@@ -341,6 +350,8 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 		json_processes(rep, &j);
 	if ((sections & MT_SEC_ALLOC) && rep->alloc.loaded)
 		mt_report_alloc_json(rep, &j);
+	if ((sections & MT_SEC_ACCESS) && rep->access.loaded)
+		mt_report_access_json(rep, &j);
 	mt_json_end_object(&j);
 	fputc('\n', f);
 }
@@ -397,6 +408,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 	}
 	if ((sections & MT_SEC_ALLOC) && rep->alloc.loaded)
 		mt_report_alloc_text(rep, md, f);
+	if ((sections & MT_SEC_ACCESS) && rep->access.loaded)
+		mt_report_access_text(rep, md, f);
 }
 
 static void print_csv(const struct mt_report *rep, int sections, FILE *f)
@@ -405,6 +418,9 @@ static void print_csv(const struct mt_report *rep, int sections, FILE *f)
 
 	if (!(sections & MT_SEC_PROCESSES) && (sections & MT_SEC_ALLOC) && rep->alloc.loaded)
 		mt_report_alloc_sites_table(rep, &t);
+	else if (!(sections & MT_SEC_PROCESSES) && (sections & MT_SEC_ACCESS) &&
+		 rep->access.loaded)
+		mt_report_access_regions_table(rep, &t);
 	else
 		mt_report_process_table(&rep->procs, rep->run.start_ns, true, &t);
 	for (size_t c = 0; c < t.ncols; c++)

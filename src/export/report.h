@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+#include "analysis/access.h"
 #include "analysis/alloc.h"
 #include "analysis/procs.h"
 #include "analysis/run.h"
@@ -20,7 +21,8 @@ enum {
 	MT_SEC_RUN = 1 << 0,
 	MT_SEC_PROCESSES = 1 << 1,
 	MT_SEC_ALLOC = 1 << 2,
-	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC,
+	MT_SEC_ACCESS = 1 << 3,
+	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS,
 };
 
 /* The rankings of allocation sites. */
@@ -48,6 +50,15 @@ struct mt_report_alloc {
 	struct mt_symbolizer *symbolizer; /* owns the frames' strings */
 };
 
+struct mt_report_access {
+	bool loaded;
+	struct mt_access_stats st;
+	size_t *regions, *sites, *pages; /* indices with samples, most sampled first */
+	size_t nregions, nsites, npages;
+	const struct mt_collector_info *coll; /* the "access" collector, or NULL */
+	struct mt_symbolizer *symbolizer;
+};
+
 struct mt_report {
 	struct mt_reader *r;
 	const char *path;
@@ -55,6 +66,7 @@ struct mt_report {
 	struct mt_procs procs;
 	unsigned top; /* sites per ranking */
 	struct mt_report_alloc alloc;
+	struct mt_report_access access;
 };
 
 /* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */
@@ -85,6 +97,12 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f);
 /* The sites table (every ranked site) for CSV. */
 void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t);
+/* report-access.c: the access section and the regions list. */
+int mt_report_access_load(struct mt_report *rep);
+void mt_report_access_release(struct mt_report *rep);
+void mt_report_access_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f);
+void mt_report_access_regions_table(const struct mt_report *rep, struct mt_table *t);
 /* Markdown rendering of a table (report.c). */
 void mt_report_md_table(const struct mt_table *t, FILE *f);
 

@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: MIT */
+/* The access pass: each sampled access attributed to the region holding it at that time. */
+#include "analysis/access.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "common/array.h"
+#include "common/hash.h"
+#include "format/reader.h"
+
+/*
+ * Per process, two ordered sets of address ranges are replayed in time order: the
+ * mappings (MMAP, MUNMAP, MREMAP, BRK events; a fork child starts with a copy of its
+ * parent's) and the live heap blocks (ALLOC events; cleared at exec). Both are treaps
+ * keyed by start address, so each access costs two O(log n) predecessor searches.
+ */
+
+static const char *const region_names[MT_NREGION_TYPES] = {
+	[MT_REGION_UNKNOWN] = "unknown",   [MT_REGION_HEAP] = "heap",
+	[MT_REGION_ALLOCATION] = "allocation", [MT_REGION_HEAP_OBJECTS] = "heap_objects",
+	[MT_REGION_STACK] = "stack",	   [MT_REGION_CODE] = "code",
+	[MT_REGION_FILE] = "file",	   [MT_REGION_ANON] = "anon",
+	[MT_REGION_SPECIAL] = "special",
+};
+
+const char *mt_region_type_name(unsigned type)
+{
+	return type < MT_NREGION_TYPES ? region_names[type] : "?";
+}
+
+#define NONE UINT32_MAX
+
+struct node {
+	uint64_t start, end;
+	uint32_t prio, l, r;
+	uint32_t a, b; /* mappings: region; blocks: site, region (NONE until sampled) */
+};
+
+struct pool {
+	struct node *v; /* v[0] is the null node */
+	size_t n, cap;
+	uint32_t free;
+	uint32_t seed;
+};
+
+static uint32_t new_node(struct pool *p, uint64_t start, uint64_t end, uint32_t a, uint32_t b)
+{
+	uint32_t i;
+
+	if (p->free) {
+		i = p->free;
+		p->free = p->v[i].l;
+	} else {
+		if (mt_grow_array(&p->v, &p->cap, p->n + 1, sizeof(*p->v)) < 0)
+			return 0;
+		if (!p->n)
+			p->n = 1; /* the null node */
+		if (mt_grow_array(&p->v, &p->cap, p->n + 1, sizeof(*p->v)) < 0)
+			return 0;
+		i = (uint32_t)p->n++;
+	}
+	p->seed = p->seed * 1103515245u + 12345u;
+	p->v[i] = (struct node){ start, end, p->seed, 0, 0, a, b };
+	return i;
+}
+
+static void free_tree(struct pool *p, uint32_t t)
+{
+	while (t) {
+		uint32_t r = p->v[t].r;
+
+		free_tree(p, p->v[t].l);
+		p->v[t].l = p->free;
+		p->free = t;
+		t = r;
+	}
+}
+
+/* Splits t into keys < key (*l) and keys >= key (*r). */
+static void split(struct pool *p, uint32_t t, uint64_t key, uint32_t *l, uint32_t *r)
+{
+	if (!t) {
+		*l = *r = 0;
+		return;
+	}
+	if (p->v[t].start < key) {
+		split(p, p->v[t].r, key, &p->v[t].r, r);
+		*l = t;
+	} else {
+		split(p, p->v[t].l, key, l, &p->v[t].l);
+		*r = t;
+	}
+}
+
+static uint32_t merge(struct pool *p, uint32_t a, uint32_t b)
+{
+	if (!a || !b)
+		return a ? a : b;
+	if (p->v[a].prio > p->v[b].prio) {
+		p->v[a].r = merge(p, p->v[a].r, b);
+		return a;
+	}
+	p->v[b].l = merge(p, a, p->v[b].l);
+	return b;
+}
+
+/* Removes every range starting in [lo, hi). */
+static void erase_starts(struct pool *p, uint32_t *root, uint64_t lo, uint64_t hi)
+{
+	uint32_t l, m, r;
+
+	split(p, *root, lo, &l, &r);
+	split(p, r, hi, &m, &r);
+	free_tree(p, m);
+	*root = merge(p, l, r);
+}
+
+static void insert(struct pool *p, uint32_t *root, uint32_t n)
+{
+	uint32_t l, r;
+
+	erase_starts(p, root, p->v[n].start, p->v[n].start + 1);
+	split(p, *root, p->v[n].start, &l, &r);
+	*root = merge(p, merge(p, l, n), r);
+}
+
+/* The range with the largest start <= addr, or 0. */
+static uint32_t find_le(const struct pool *p, uint32_t t, uint64_t addr)
+{
+	uint32_t best = 0;
+
+	while (t) {
+		if (p->v[t].start <= addr) {
+			best = t;
+			t = p->v[t].r;
+		} else {
+			t = p->v[t].l;
+		}
+	}
+	return best;
+}
+
+static uint32_t find(const struct pool *p, uint32_t t, uint64_t addr)
+{
+	uint32_t n = find_le(p, t, addr);
+
+	return n && addr < p->v[n].end ? n : 0;
+}
+
+/* Cuts [lo, hi) out of the ranges (munmap, or room for a new mapping). */
+static void punch(struct pool *p, uint32_t *root, uint64_t lo, uint64_t hi)
+{
+	uint32_t prev;
+
+	erase_starts(p, root, lo, hi);
+	prev = find_le(p, *root, lo);
+	if (prev && p->v[prev].end > lo) {
+		uint64_t end = p->v[prev].end;
+
+		p->v[prev].end = lo;
+		if (end > hi) {
+			uint32_t tail = new_node(p, hi, end, p->v[prev].a, p->v[prev].b);
+
+			if (tail)
+				insert(p, root, tail);
+		}
+	}
+}
+
+static void copy_tree(struct pool *p, uint32_t t, uint32_t *to)
+{
+	while (t) {
+		struct node n = p->v[t];
+		uint32_t c;
+
+		copy_tree(p, n.l, to);
+		c = new_node(p, n.start, n.end, n.a, n.b);
+		if (c)
+			insert(p, to, c);
+		t = p->v[t].r; /* p->v may have moved: re-read through the index */
+	}
+}
+
+struct proc {
+	uint32_t maps, blocks; /* treap roots */
+	uint32_t unknown; /* its UNKNOWN region, or NONE */
+};
+
+struct pass {
+	struct mt_reader *r;
+	struct mt_access_stats *st;
+	struct pool pool;
+	struct mt_map64 proc_ix; /* pid -> index into procs */
+	struct proc *procs;
+	size_t nprocs, procs_cap;
+	struct mt_map64 site_ix; /* stream << 40 | stack -> index into sites */
+	struct mt_map64 page_ix; /* pid << 36 | page number -> index into pages */
+	size_t regions_cap, sites_cap, pages_cap;
+};
+
+static struct proc *proc_of(struct pass *ps, uint32_t pid)
+{
+	uint64_t *ix = mt_map64_get(&ps->proc_ix, pid);
+
+	if (ix)
+		return &ps->procs[*ix];
+	if (mt_grow_array(&ps->procs, &ps->procs_cap, ps->nprocs + 1, sizeof(*ps->procs)) < 0 ||
+	    mt_map64_put(&ps->proc_ix, pid, &ix) < 0)
+		return NULL;
+	*ix = ps->nprocs;
+	ps->procs[ps->nprocs] = (struct proc){ 0, 0, NONE };
+	return &ps->procs[ps->nprocs++];
+}
+
+static uint32_t new_region(struct pass *ps, uint32_t pid, unsigned type, uint32_t stream,
+			   uint64_t start, uint64_t end, uint64_t label, int64_t site, uint64_t t)
+{
+	struct mt_access_stats *st = ps->st;
+
+	if (mt_grow_array(&st->regions, &ps->regions_cap, st->nregions + 1,
+			  sizeof(*st->regions)) < 0)
+		return NONE;
+	st->regions[st->nregions] = (struct mt_access_region){
+		.pid = pid, .type = (uint8_t)type, .stream = stream, .start = start,
+		.end = end, .label = label, .site = site, .t_start = t,
+	};
+	return (uint32_t)st->nregions++;
+}
+
+static unsigned mapping_type(const char *path, uint64_t prot)
+{
+	if (!path || !path[0])
+		return MT_REGION_ANON;
+	if (!strcmp(path, "[heap]"))
+		return MT_REGION_HEAP;
+	if (!strncmp(path, "[stack", 6))
+		return MT_REGION_STACK;
+	if (path[0] == '[')
+		return MT_REGION_SPECIAL;
+	return prot & PROT_EXEC ? MT_REGION_CODE : MT_REGION_FILE;
+}
+
+static void on_mmap(struct pass *ps, const struct mt_event *ev)
+{
+	struct proc *pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+	uint64_t start = ev->v[MT_F_MMAP_ADDR], end = start + ev->v[MT_F_MMAP_LEN];
+	const char *path = mt_reader_str(ps->r, ev->stream, ev->v[MT_F_MMAP_PATH], NULL);
+	uint32_t reg, n;
+
+	if (!pr || end <= start)
+		return;
+	reg = new_region(ps, (uint32_t)ev->v[MT_F_PID],
+			 mapping_type(path, ev->v[MT_F_MMAP_PROT]), ev->stream, start, end,
+			 ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
+	if (reg == NONE)
+		return;
+	punch(&ps->pool, &pr->maps, start, end);
+	n = new_node(&ps->pool, start, end, reg, 0);
+	if (n)
+		insert(&ps->pool, &pr->maps, n);
+}
+
+static void on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len)
+{
+	struct proc *pr = proc_of(ps, pid);
+
+	if (pr && len)
+		punch(&ps->pool, &pr->maps, start, start + len);
+}
+
+static void on_mremap(struct pass *ps, const struct mt_event *ev)
+{
+	struct proc *pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+	uint64_t old = ev->v[MT_F_MREMAP_OLD_ADDR], len = ev->v[MT_F_MREMAP_LEN];
+	uint64_t addr = ev->v[MT_F_MREMAP_ADDR];
+	uint32_t m, reg, n;
+
+	if (!pr || !(m = find(&ps->pool, pr->maps, old)))
+		return;
+	reg = ps->pool.v[m].a;
+	punch(&ps->pool, &pr->maps, old, old + ev->v[MT_F_MREMAP_OLD_LEN]);
+	punch(&ps->pool, &pr->maps, addr, addr + len);
+	n = new_node(&ps->pool, addr, addr + len, reg, 0);
+	if (n)
+		insert(&ps->pool, &pr->maps, n);
+}
+
+static void on_brk(struct pass *ps, const struct mt_event *ev)
+{
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	struct proc *pr = proc_of(ps, pid);
+	uint64_t lo = ev->v[MT_F_BRK_OLD], hi = ev->v[MT_F_BRK_NEW];
+	uint32_t m, n, reg;
+
+	if (!pr || hi <= lo)
+		return; /* shrinking: the heap mapping keeps its range; harmless */
+	m = lo ? find(&ps->pool, pr->maps, lo - 1) : 0;
+	if (m && ps->st->regions[ps->pool.v[m].a].type == MT_REGION_HEAP) {
+		if (ps->pool.v[m].end < hi)
+			ps->pool.v[m].end = hi;
+		return;
+	}
+	reg = new_region(ps, pid, MT_REGION_HEAP, ev->stream, lo, hi, 0, -1, ev->v[MT_F_TIME]);
+	if (reg == NONE)
+		return;
+	punch(&ps->pool, &pr->maps, lo, hi);
+	n = new_node(&ps->pool, lo, hi, reg, 0);
+	if (n)
+		insert(&ps->pool, &pr->maps, n);
+}
+
+static int64_t site_of(struct pass *ps, const struct mt_event *ev)
+{
+	struct mt_access_stats *st = ps->st;
+	uint64_t key = (uint64_t)ev->stream << 40 | (ev->v[MT_F_ALLOC_STACK] & ((1ull << 40) - 1));
+	uint64_t *ix = mt_map64_get(&ps->site_ix, key);
+
+	if (ix)
+		return (int64_t)*ix;
+	if (mt_grow_array(&st->sites, &ps->sites_cap, st->nsites + 1, sizeof(*st->sites)) < 0 ||
+	    mt_map64_put(&ps->site_ix, key, &ix) < 0)
+		return -1;
+	*ix = st->nsites;
+	st->sites[st->nsites] = (struct mt_access_site){
+		.stream = ev->stream, .pid = (uint32_t)ev->v[MT_F_PID],
+		.stack = ev->v[MT_F_ALLOC_STACK], .first_ns = ev->v[MT_F_TIME], .objects_region = -1,
+	};
+	return (int64_t)st->nsites++;
+}
+
+static void on_alloc(struct pass *ps, const struct mt_event *ev)
+{
+	struct proc *pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+	uint64_t addr = ev->v[MT_F_ALLOC_ADDR], old = ev->v[MT_F_ALLOC_OLD];
+	uint64_t size = ev->v[MT_F_ALLOC_USABLE] ? ev->v[MT_F_ALLOC_USABLE] : ev->v[MT_F_ALLOC_SIZE];
+	int64_t site;
+	uint32_t n;
+
+	if (!pr)
+		return;
+	if (ev->v[MT_F_ALLOC_KIND] == MT_ALLOC_FREE) {
+		erase_starts(&ps->pool, &pr->blocks, addr, addr + 1);
+		return;
+	}
+	if (old)
+		erase_starts(&ps->pool, &pr->blocks, old, old + 1);
+	if (!addr || !size)
+		return;
+	site = site_of(ps, ev);
+	if (site < 0)
+		return;
+	n = new_node(&ps->pool, addr, addr + size, (uint32_t)site, NONE);
+	if (n)
+		insert(&ps->pool, &pr->blocks, n);
+}
+
+static void on_task_new(struct pass *ps, const struct mt_event *ev)
+{
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID], ppid = (uint32_t)ev->v[MT_F_NEW_PPID];
+	struct proc *parent, *child;
+	uint32_t maps, blocks;
+
+	if (ev->v[MT_F_NEW_KIND] == MT_TASK_THREAD || pid == ppid)
+		return;
+	parent = proc_of(ps, ppid);
+	if (!parent)
+		return;
+	maps = parent->maps;
+	blocks = parent->blocks;
+	child = proc_of(ps, pid); /* may move procs: parent is stale from here */
+	if (!child)
+		return;
+	free_tree(&ps->pool, child->maps);
+	free_tree(&ps->pool, child->blocks);
+	child->maps = child->blocks = 0;
+	{
+		uint32_t m = 0, b = 0;
+
+		copy_tree(&ps->pool, maps, &m);
+		copy_tree(&ps->pool, blocks, &b);
+		child = proc_of(ps, pid);
+		child->maps = m;
+		child->blocks = b;
+	}
+}
+
+static void count(struct mt_access_counts *c, const struct mt_event *ev)
+{
+	uint64_t t = ev->v[MT_F_TIME];
+
+	c->samples++;
+	if (ev->v[MT_F_ACCESS_KIND] == MT_ACCESS_LOAD) {
+		c->read_samples++;
+		c->reads += ev->v[MT_F_ACCESS_WEIGHT];
+	} else {
+		c->write_samples++;
+		c->writes += ev->v[MT_F_ACCESS_WEIGHT];
+	}
+	if (!c->first_ns || t < c->first_ns)
+		c->first_ns = t;
+	if (t > c->last_ns)
+		c->last_ns = t;
+}
+
+static void on_access(struct pass *ps, const struct mt_event *ev)
+{
+	struct mt_access_stats *st = ps->st;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	uint64_t addr = ev->v[MT_F_ACCESS_ADDR], kind = ev->v[MT_F_ACCESS_KIND];
+	uint64_t reason = ev->v[MT_F_ACCESS_REASON], how = ev->v[MT_F_ACCESS_HOW];
+	struct proc *pr;
+	uint32_t reg = NONE, n;
+	int64_t site = -1;
+	uint64_t key, *ix;
+
+	st->present = true;
+	if (ev->v[MT_F_ACCESS_MECH] < 64)
+		st->mech_mask |= 1ull << ev->v[MT_F_ACCESS_MECH];
+	if (ev->v[MT_F_ACCESS_PART] == 0)
+		st->samples++;
+	if (kind == MT_ACCESS_UNRESOLVED) {
+		if (reason < _MT_UNRES_MAX)
+			st->unresolved[reason]++;
+		return;
+	}
+	if (kind > MT_ACCESS_STORE)
+		return;
+	if (ev->v[MT_F_ACCESS_PART] == 0) {
+		st->resolved++;
+		if (how < 4)
+			st->by_how[how]++;
+	}
+	st->accesses++;
+	if (kind == MT_ACCESS_LOAD) {
+		st->read_samples++;
+		st->reads += ev->v[MT_F_ACCESS_WEIGHT];
+	} else {
+		st->write_samples++;
+		st->writes += ev->v[MT_F_ACCESS_WEIGHT];
+	}
+	pr = proc_of(ps, pid);
+	if (!pr)
+		return;
+	if ((n = find(&ps->pool, pr->blocks, addr))) {
+		struct node *b = &ps->pool.v[n];
+		struct mt_access_site *s = &st->sites[b->a];
+
+		site = b->a;
+		st->in_blocks++;
+		if (b->end - b->start >= MT_ACCESS_BIG_BLOCK) {
+			if (b->b == NONE)
+				b->b = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream, b->start,
+						  b->end, 0, site, s->first_ns);
+			reg = ps->pool.v[n].b;
+		} else {
+			if (s->objects_region < 0) {
+				uint32_t r = new_region(ps, pid, MT_REGION_HEAP_OBJECTS, s->stream, 0,
+							0, 0, site, s->first_ns);
+
+				if (r != NONE)
+					st->sites[site].objects_region = r;
+			}
+			reg = st->sites[site].objects_region < 0
+				      ? NONE
+				      : (uint32_t)st->sites[site].objects_region;
+		}
+		count(&st->sites[site].c, ev);
+	} else if ((n = find(&ps->pool, pr->maps, addr))) {
+		reg = ps->pool.v[n].a;
+	} else {
+		if (pr->unknown == NONE) {
+			uint32_t r = new_region(ps, pid, MT_REGION_UNKNOWN, 0, 0, 0, 0, -1, 0);
+
+			pr = proc_of(ps, pid);
+			pr->unknown = r;
+		}
+		reg = pr->unknown;
+	}
+	if (reg == NONE)
+		return;
+	count(&st->regions[reg].c, ev);
+	st->by_type[st->regions[reg].type]++;
+	if (kind == MT_ACCESS_LOAD)
+		st->reads_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
+	else
+		st->writes_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
+	key = (uint64_t)pid << 36 | (addr >> 12 & ((1ull << 36) - 1));
+	ix = mt_map64_get(&ps->page_ix, key);
+	if (!ix) {
+		if (mt_grow_array(&st->pages, &ps->pages_cap, st->npages + 1, sizeof(*st->pages)) < 0 ||
+		    mt_map64_put(&ps->page_ix, key, &ix) < 0)
+			return;
+		*ix = st->npages;
+		st->pages[st->npages++] =
+			(struct mt_access_page){ .pid = pid, .page = addr & ~0xfffull, .region = reg };
+	}
+	count(&st->pages[*ix].c, ev);
+}
+
+int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
+{
+	struct mt_cursor_opts co = { 0 };
+	struct mt_cursor *c;
+	struct mt_event ev;
+	struct pass ps = { .r = r, .st = st, .pool.seed = 2463534242u };
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (!mt_reader_event_count(r, MT_EV_ACCESS))
+		return 0;
+	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP |
+		       1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK | 1ull << MT_EV_ALLOC |
+		       1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC;
+	mt_map64_init(&ps.proc_ix);
+	mt_map64_init(&ps.site_ix);
+	mt_map64_init(&ps.page_ix);
+	rc = mt_cursor_new(r, &co, &c);
+	if (rc < 0)
+		goto out;
+	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		switch (ev.type) {
+		case MT_EV_ACCESS:
+			on_access(&ps, &ev);
+			break;
+		case MT_EV_MMAP:
+			on_mmap(&ps, &ev);
+			break;
+		case MT_EV_MUNMAP:
+			on_unmap(&ps, (uint32_t)ev.v[MT_F_PID], ev.v[MT_F_MUNMAP_ADDR],
+				 ev.v[MT_F_MUNMAP_LEN]);
+			break;
+		case MT_EV_MREMAP:
+			on_mremap(&ps, &ev);
+			break;
+		case MT_EV_BRK:
+			on_brk(&ps, &ev);
+			break;
+		case MT_EV_ALLOC:
+			on_alloc(&ps, &ev);
+			break;
+		case MT_EV_TASK_NEW:
+			on_task_new(&ps, &ev);
+			break;
+		case MT_EV_TASK_EXEC: {
+			struct proc *pr = proc_of(&ps, (uint32_t)ev.v[MT_F_PID]);
+
+			if (pr) {
+				free_tree(&ps.pool, pr->blocks); /* the old image's heap is gone */
+				pr->blocks = 0;
+			}
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	mt_cursor_free(c);
+	rc = rc < 0 ? rc : 0;
+out:
+	free(ps.pool.v);
+	free(ps.procs);
+	mt_map64_release(&ps.proc_ix);
+	mt_map64_release(&ps.site_ix);
+	mt_map64_release(&ps.page_ix);
+	if (rc < 0)
+		mt_access_release(st);
+	return rc;
+}
+
+void mt_access_release(struct mt_access_stats *st)
+{
+	free(st->regions);
+	free(st->sites);
+	free(st->pages);
+	memset(st, 0, sizeof(*st));
+}
