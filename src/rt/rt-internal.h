@@ -19,7 +19,7 @@
 #define RT_COLD __attribute__((noinline, cold))
 
 #define RT_MAX_DEPTH 256
-#define RT_SIDE_WORDS (16 * MT_RT_ROW_MAX_WORDS)
+#define RT_SIDE_WORDS (64 * MT_RT_ROW_MAX_WORDS) /* signal handlers nested in one hook */
 
 /* One frame of a thread's previous stack, kept for the verified memo (unwind.c). */
 struct rt_frame {
