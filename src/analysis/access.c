@@ -19,10 +19,14 @@
  */
 
 static const char *const region_names[MT_NREGION_TYPES] = {
-	[MT_REGION_UNKNOWN] = "unknown",   [MT_REGION_HEAP] = "heap",
-	[MT_REGION_ALLOCATION] = "allocation", [MT_REGION_HEAP_OBJECTS] = "heap_objects",
-	[MT_REGION_STACK] = "stack",	   [MT_REGION_CODE] = "code",
-	[MT_REGION_FILE] = "file",	   [MT_REGION_ANON] = "anon",
+	[MT_REGION_UNKNOWN] = "unknown",
+	[MT_REGION_HEAP] = "heap",
+	[MT_REGION_ALLOCATION] = "allocation",
+	[MT_REGION_HEAP_OBJECTS] = "heap_objects",
+	[MT_REGION_STACK] = "stack",
+	[MT_REGION_CODE] = "code",
+	[MT_REGION_FILE] = "file",
+	[MT_REGION_ANON] = "anon",
 	[MT_REGION_SPECIAL] = "special",
 };
 
@@ -220,12 +224,18 @@ static uint32_t new_region(struct pass *ps, uint32_t pid, unsigned type, uint32_
 {
 	struct mt_access_stats *st = ps->st;
 
-	if (mt_grow_array(&st->regions, &ps->regions_cap, st->nregions + 1,
-			  sizeof(*st->regions)) < 0)
+	if (mt_grow_array(&st->regions, &ps->regions_cap, st->nregions + 1, sizeof(*st->regions)) <
+	    0)
 		return NONE;
 	st->regions[st->nregions] = (struct mt_access_region){
-		.pid = pid, .type = (uint8_t)type, .stream = stream, .start = start,
-		.end = end, .label = label, .site = site, .t_start = t,
+		.pid = pid,
+		.type = (uint8_t)type,
+		.stream = stream,
+		.start = start,
+		.end = end,
+		.label = label,
+		.site = site,
+		.t_start = t,
 	};
 	return (uint32_t)st->nregions++;
 }
@@ -252,9 +262,8 @@ static void on_mmap(struct pass *ps, const struct mt_event *ev)
 
 	if (!pr || end <= start)
 		return;
-	reg = new_region(ps, (uint32_t)ev->v[MT_F_PID],
-			 mapping_type(path, ev->v[MT_F_MMAP_PROT]), ev->stream, start, end,
-			 ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
+	reg = new_region(ps, (uint32_t)ev->v[MT_F_PID], mapping_type(path, ev->v[MT_F_MMAP_PROT]),
+			 ev->stream, start, end, ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
 	if (reg == NONE)
 		return;
 	punch(&ps->pool, &pr->maps, start, end);
@@ -325,8 +334,11 @@ static int64_t site_of(struct pass *ps, const struct mt_event *ev)
 		return -1;
 	*ix = st->nsites;
 	st->sites[st->nsites] = (struct mt_access_site){
-		.stream = ev->stream, .pid = (uint32_t)ev->v[MT_F_PID],
-		.stack = ev->v[MT_F_ALLOC_STACK], .first_ns = ev->v[MT_F_TIME], .objects_region = -1,
+		.stream = ev->stream,
+		.pid = (uint32_t)ev->v[MT_F_PID],
+		.stack = ev->v[MT_F_ALLOC_STACK],
+		.first_ns = ev->v[MT_F_TIME],
+		.objects_region = -1,
 	};
 	return (int64_t)st->nsites++;
 }
@@ -335,7 +347,8 @@ static void on_alloc(struct pass *ps, const struct mt_event *ev)
 {
 	struct proc *pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
 	uint64_t addr = ev->v[MT_F_ALLOC_ADDR], old = ev->v[MT_F_ALLOC_OLD];
-	uint64_t size = ev->v[MT_F_ALLOC_USABLE] ? ev->v[MT_F_ALLOC_USABLE] : ev->v[MT_F_ALLOC_SIZE];
+	uint64_t size = ev->v[MT_F_ALLOC_USABLE] ? ev->v[MT_F_ALLOC_USABLE]
+						 : ev->v[MT_F_ALLOC_SIZE];
 	int64_t site;
 	uint32_t n;
 
@@ -452,13 +465,13 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		st->in_blocks++;
 		if (b->end - b->start >= MT_ACCESS_BIG_BLOCK) {
 			if (b->b == NONE)
-				b->b = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream, b->start,
-						  b->end, 0, site, s->first_ns);
+				b->b = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream,
+						  b->start, b->end, 0, site, s->first_ns);
 			reg = ps->pool.v[n].b;
 		} else {
 			if (s->objects_region < 0) {
-				uint32_t r = new_region(ps, pid, MT_REGION_HEAP_OBJECTS, s->stream, 0,
-							0, 0, site, s->first_ns);
+				uint32_t r = new_region(ps, pid, MT_REGION_HEAP_OBJECTS, s->stream,
+							0, 0, 0, site, s->first_ns);
 
 				if (r != NONE)
 					st->sites[site].objects_region = r;
@@ -490,12 +503,14 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 	key = (uint64_t)pid << 36 | (addr >> 12 & ((1ull << 36) - 1));
 	ix = mt_map64_get(&ps->page_ix, key);
 	if (!ix) {
-		if (mt_grow_array(&st->pages, &ps->pages_cap, st->npages + 1, sizeof(*st->pages)) < 0 ||
+		if (mt_grow_array(&st->pages, &ps->pages_cap, st->npages + 1, sizeof(*st->pages)) <
+			    0 ||
 		    mt_map64_put(&ps->page_ix, key, &ix) < 0)
 			return;
 		*ix = st->npages;
-		st->pages[st->npages++] =
-			(struct mt_access_page){ .pid = pid, .page = addr & ~0xfffull, .region = reg };
+		st->pages[st->npages++] = (struct mt_access_page){ .pid = pid,
+								   .page = addr & ~0xfffull,
+								   .region = reg };
 	}
 	count(&st->pages[*ix].c, ev);
 }

@@ -28,7 +28,7 @@ static struct {
 
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
 /* In enum mt_access_mode order. */
-static const char *const access_choices[] = { "auto", "pebs", "ibs", "spe",
+static const char *const access_choices[] = { "auto", "pebs",  "ibs", "spe",
 					      "regs", "timer", "off", NULL };
 
 static const struct mt_option options[] = {

@@ -29,10 +29,10 @@
 
 /* Hardware register numbers (ModRM order) of the sampled registers; 16: not a GPR. */
 static const uint8_t hw_id[MT_NREGS] = {
-	[MT_REG_AX] = 0,  [MT_REG_BX] = 3,  [MT_REG_CX] = 1,     [MT_REG_DX] = 2,
-	[MT_REG_SI] = 6,  [MT_REG_DI] = 7,  [MT_REG_BP] = 5,     [MT_REG_SP] = 4,
-	[MT_REG_IP] = 16, [MT_REG_FLAGS] = 16, [MT_REG_R8] = 8,  [MT_REG_R9] = 9,
-	[MT_REG_R10] = 10, [MT_REG_R11] = 11, [MT_REG_R12] = 12, [MT_REG_R13] = 13,
+	[MT_REG_AX] = 0,   [MT_REG_BX] = 3,	[MT_REG_CX] = 1,   [MT_REG_DX] = 2,
+	[MT_REG_SI] = 6,   [MT_REG_DI] = 7,	[MT_REG_BP] = 5,   [MT_REG_SP] = 4,
+	[MT_REG_IP] = 16,  [MT_REG_FLAGS] = 16, [MT_REG_R8] = 8,   [MT_REG_R9] = 9,
+	[MT_REG_R10] = 10, [MT_REG_R11] = 11,	[MT_REG_R12] = 12, [MT_REG_R13] = 13,
 	[MT_REG_R14] = 14, [MT_REG_R15] = 15,
 };
 
@@ -189,8 +189,10 @@ static void fill_context(ZydisRegisterContext *zc, const uint64_t gpr[16])
 {
 	for (int id = 0; id < 16; id++) {
 		zc->values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR64, (ZyanU8)id)] = gpr[id];
-		zc->values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR32, (ZyanU8)id)] = (uint32_t)gpr[id];
-		zc->values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR16, (ZyanU8)id)] = (uint16_t)gpr[id];
+		zc->values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR32, (ZyanU8)id)] =
+			(uint32_t)gpr[id];
+		zc->values[ZydisRegisterEncode(ZYDIS_REGCLASS_GPR16, (ZyanU8)id)] =
+			(uint16_t)gpr[id];
 	}
 }
 
@@ -240,14 +242,16 @@ static unsigned accesses(const struct ctx *c, const ZydisDecodedInstruction *in,
 		}
 		if (op->mem.type != ZYDIS_MEMOP_TYPE_MEM)
 			continue; /* lea (address generation), MIB */
-		if (!(op->actions & (ZYDIS_OPERAND_ACTION_MASK_READ | ZYDIS_OPERAND_ACTION_MASK_WRITE)))
+		if (!(op->actions &
+		      (ZYDIS_OPERAND_ACTION_MASK_READ | ZYDIS_OPERAND_ACTION_MASK_WRITE)))
 			continue;
 		size = op->size ? op->size / 8 : 1;
 		if (executed) {
 			if (is_string(in)) {
 				/* rsi/rdi stepped past the element (rep: past the last one). */
 				if (base == 6 || base == 7)
-					zc.values[op->mem.base] += df ? size : (uint64_t)-(int64_t)size;
+					zc.values[op->mem.base] += df ? size
+								      : (uint64_t) - (int64_t)size;
 			} else if (base == 4 && op->visibility == ZYDIS_OPERAND_VISIBILITY_HIDDEN &&
 				   (op->actions & ZYDIS_OPERAND_ACTION_MASK_READ) &&
 				   writes_gpr(in, ops, 4)) {
@@ -292,7 +296,8 @@ static bool has_memop(const ZydisDecodedInstruction *in, const ZydisDecodedOpera
 		return false;
 	for (unsigned i = 0; i < in->operand_count; i++)
 		if (ops[i].type == ZYDIS_OPERAND_TYPE_MEMORY &&
-		    ops[i].mem.type != ZYDIS_MEMOP_TYPE_AGEN && ops[i].mem.type != ZYDIS_MEMOP_TYPE_MIB)
+		    ops[i].mem.type != ZYDIS_MEMOP_TYPE_AGEN &&
+		    ops[i].mem.type != ZYDIS_MEMOP_TYPE_MIB)
 			return true;
 	return false;
 }
@@ -315,7 +320,8 @@ static void undo(struct ctx *c, const ZydisDecodedInstruction *in, const ZydisDe
 		switch (in->mnemonic) {
 		case ZYDIS_MNEMONIC_ADD:
 		case ZYDIS_MNEMONIC_SUB:
-			if (in->operand_count_visible == 2 && ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
+			if (in->operand_count_visible == 2 &&
+			    ops[1].type == ZYDIS_OPERAND_TYPE_IMMEDIATE) {
 				delta = ops[1].imm.value.s;
 				if (in->mnemonic == ZYDIS_MNEMONIC_SUB)
 					delta = -delta;
@@ -328,7 +334,8 @@ static void undo(struct ctx *c, const ZydisDecodedInstruction *in, const ZydisDe
 			known = true;
 			break;
 		case ZYDIS_MNEMONIC_LEA:
-			if (ops[1].mem.index == ZYDIS_REGISTER_NONE && gpr_id(ops[1].mem.base) == dst) {
+			if (ops[1].mem.index == ZYDIS_REGISTER_NONE &&
+			    gpr_id(ops[1].mem.base) == dst) {
 				delta = ops[1].mem.disp.value;
 				known = true;
 			}
@@ -372,8 +379,7 @@ static bool uses_unknown(const ZydisDecodedInstruction *in, const ZydisDecodedOp
 	return false;
 }
 
-static unsigned walk_back(struct ctx *c, const struct sweep *s, uint64_t ip,
-			  struct mt_decoded *out)
+static unsigned walk_back(struct ctx *c, const struct sweep *s, uint64_t ip, struct mt_decoded *out)
 {
 	bool unknown[16] = { false };
 	unsigned reason = MT_UNRES_NO_MEMOP;
@@ -387,7 +393,8 @@ static unsigned walk_back(struct ctx *c, const struct sweep *s, uint64_t ip,
 		ZydisDecodedOperand ops[ZYDIS_MAX_OPERAND_COUNT];
 		unsigned n;
 
-		if (ZYAN_FAILED(ZydisDecoderDecodeFull(&c->dec, c->code + off, c->len - off, &in, ops)))
+		if (ZYAN_FAILED(
+			    ZydisDecoderDecodeFull(&c->dec, c->code + off, c->len - off, &in, ops)))
 			return MT_UNRES_UNDECODABLE;
 		if (is_branch(&in))
 			return MT_UNRES_BRANCH;

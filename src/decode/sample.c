@@ -105,10 +105,10 @@ int mt_perf_sample_parse(const void *rec, size_t size, uint64_t st, uint64_t reg
 	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
 		out->weight = u64(&r);
-		out->latency = st & PERF_SAMPLE_WEIGHT_STRUCT ? (uint32_t)out->weight
-							      : (uint32_t)(out->weight > UINT32_MAX
-										   ? UINT32_MAX
-										   : out->weight);
+		out->latency =
+			st & PERF_SAMPLE_WEIGHT_STRUCT
+				? (uint32_t)out->weight
+				: (uint32_t)(out->weight > UINT32_MAX ? UINT32_MAX : out->weight);
 	}
 	if (st & PERF_SAMPLE_DATA_SRC)
 		out->data_src = u64(&r);
@@ -137,17 +137,38 @@ void mt_data_src_decode(uint64_t w, struct mt_data_src *o)
 	o->tlb = tlb & PERF_MEM_TLB_HIT ? "hit" : tlb & PERF_MEM_TLB_MISS ? "miss" : "unknown";
 	/* The level number (newer kernels, AMD and recent Intel) is more exact when present. */
 	switch (num) {
-	case PERF_MEM_LVLNUM_L1: o->level = "L1"; return;
-	case PERF_MEM_LVLNUM_L2: o->level = "L2"; return;
-	case PERF_MEM_LVLNUM_L3: o->level = "L3"; return;
-	case PERF_MEM_LVLNUM_L4: o->level = "L4"; return;
-	case PERF_MEM_LVLNUM_CXL: o->level = "CXL"; return;
-	case PERF_MEM_LVLNUM_IO: o->level = "IO"; return;
-	case PERF_MEM_LVLNUM_ANY_CACHE: o->level = o->remote ? "remote cache" : "any cache"; return;
-	case PERF_MEM_LVLNUM_LFB: o->level = "LFB"; return;
-	case PERF_MEM_LVLNUM_RAM: o->level = o->remote ? "remote RAM" : "RAM"; return;
-	case PERF_MEM_LVLNUM_PMEM: o->level = "PMEM"; return;
-	default: break;
+	case PERF_MEM_LVLNUM_L1:
+		o->level = "L1";
+		return;
+	case PERF_MEM_LVLNUM_L2:
+		o->level = "L2";
+		return;
+	case PERF_MEM_LVLNUM_L3:
+		o->level = "L3";
+		return;
+	case PERF_MEM_LVLNUM_L4:
+		o->level = "L4";
+		return;
+	case PERF_MEM_LVLNUM_CXL:
+		o->level = "CXL";
+		return;
+	case PERF_MEM_LVLNUM_IO:
+		o->level = "IO";
+		return;
+	case PERF_MEM_LVLNUM_ANY_CACHE:
+		o->level = o->remote ? "remote cache" : "any cache";
+		return;
+	case PERF_MEM_LVLNUM_LFB:
+		o->level = "LFB";
+		return;
+	case PERF_MEM_LVLNUM_RAM:
+		o->level = o->remote ? "remote RAM" : "RAM";
+		return;
+	case PERF_MEM_LVLNUM_PMEM:
+		o->level = "PMEM";
+		return;
+	default:
+		break;
 	}
 	if (lvl & PERF_MEM_LVL_L1)
 		o->level = "L1";

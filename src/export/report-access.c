@@ -82,7 +82,8 @@ static const char *site_name(const struct mt_report *rep, size_t site, char *buf
 	const struct mt_frame *fr;
 
 	if (!s->stack || mt_reader_stack(rep->r, s->stream, s->stack, &ip, 1) < 1 ||
-	    !ra->symbolizer || mt_sym_resolve(ra->symbolizer, s->pid, s->first_ns, ip, true, &fr) < 1) {
+	    !ra->symbolizer ||
+	    mt_sym_resolve(ra->symbolizer, s->pid, s->first_ns, ip, true, &fr) < 1) {
 		snprintf(buf, size, "site %zu (no stack recorded)", site);
 		return buf;
 	}
@@ -308,8 +309,8 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 
 static void regions_table(const struct mt_report *rep, size_t limit, struct mt_table *t)
 {
-	static const char *const heads[] = { "region", "pid", "type", "bytes", "samples",
-					     "loads", "stores", "reads", "writes", "label" };
+	static const char *const heads[] = { "region", "pid",	 "type",  "bytes",  "samples",
+					     "loads",  "stores", "reads", "writes", "label" };
 	const struct mt_report_access *ra = &rep->access;
 	char b[5][64], label[512];
 
@@ -320,7 +321,8 @@ static void regions_table(const struct mt_report *rep, size_t limit, struct mt_t
 		mt_table_addf(t, "%zu", ra->regions[k]);
 		mt_table_addf(t, "%" PRIu32, g->pid);
 		mt_table_add(t, mt_region_type_name(g->type));
-		mt_table_add(t, g->end > g->start ? mt_fmt_bytes(g->end - g->start, b[0], 64) : "-");
+		mt_table_add(t,
+			     g->end > g->start ? mt_fmt_bytes(g->end - g->start, b[0], 64) : "-");
 		mt_table_add(t, mt_fmt_count(g->c.samples, b[1], 64));
 		mt_table_add(t, mt_fmt_count(g->c.read_samples, b[2], 64));
 		mt_table_add(t, mt_fmt_count(g->c.write_samples, b[3], 64));
@@ -346,7 +348,8 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 	struct mt_table t;
 	size_t len = 0;
 
-	fprintf(f, md ? "## Memory accesses (sampled)\n\n| | |\n|---|---|\n" : "\naccesses (sampled)\n");
+	fprintf(f, md ? "## Memory accesses (sampled)\n\n| | |\n|---|---|\n"
+		      : "\naccesses (sampled)\n");
 #define ROW(label, ...)                                    \
 	do {                                               \
 		fprintf(f, "%s%-30s%s", lead, label, sep); \
@@ -357,7 +360,8 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 	if (ra->coll && ra->coll->reason)
 		ROW("status", "%s: %s", ra->coll->status, ra->coll->reason);
 	if (kv(ra, "period"))
-		ROW("sampling period", "%s %s", kv(ra, "period"), kv(ra, "weight_unit") ? kv(ra, "weight_unit") : "");
+		ROW("sampling period", "%s %s", kv(ra, "period"),
+		    kv(ra, "weight_unit") ? kv(ra, "weight_unit") : "");
 	else if (kv(ra, "frequency_hz"))
 		ROW("sampling frequency", "%s Hz (period varies, in %s)", kv(ra, "frequency_hz"),
 		    kv(ra, "weight_unit") ? kv(ra, "weight_unit") : "?");
@@ -393,8 +397,8 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 	}
 	mt_table_release(&t);
 	{
-		static const char *const heads[] = { "pid", "page", "samples", "loads", "stores",
-						     "region" };
+		static const char *const heads[] = { "pid",   "page",	"samples",
+						     "loads", "stores", "region" };
 		char b[3][64];
 
 		mt_table_init(&t, 6, heads);

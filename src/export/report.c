@@ -418,8 +418,7 @@ static void print_csv(const struct mt_report *rep, int sections, FILE *f)
 
 	if (!(sections & MT_SEC_PROCESSES) && (sections & MT_SEC_ALLOC) && rep->alloc.loaded)
 		mt_report_alloc_sites_table(rep, &t);
-	else if (!(sections & MT_SEC_PROCESSES) && (sections & MT_SEC_ACCESS) &&
-		 rep->access.loaded)
+	else if (!(sections & MT_SEC_PROCESSES) && (sections & MT_SEC_ACCESS) && rep->access.loaded)
 		mt_report_access_regions_table(rep, &t);
 	else
 		mt_report_process_table(&rep->procs, rep->run.start_ns, true, &t);

@@ -105,9 +105,9 @@ static const char *const access_kinds[] = { "load", "store", "unresolved" };
 static const char *const access_mechs[] = { "pebs", "ibs", "spe", "regs", "timer" };
 static const char *const access_hows[] = { "none", "at_ip", "previous", "precise" };
 static const char *const unresolved_reasons[_MT_UNRES_MAX] = {
-	"resolved",	 "kernel",	  "no_code",	  "undecodable",
-	"no_memory_operand", "pointer_chase", "branch",	  "vector_index",
-	"no_fs_base",	 "image_gone",	  "string_done",  "clobbered",
+	"resolved",	     "kernel",	      "no_code",     "undecodable",
+	"no_memory_operand", "pointer_chase", "branch",	     "vector_index",
+	"no_fs_base",	     "image_gone",    "string_done", "clobbered",
 };
 
 static const struct mt_field_desc access_fields[] = {

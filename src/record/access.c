@@ -169,11 +169,13 @@ static int make_attr(struct mt_session *s, struct mt_access_state *a, struct per
 		at->config = config;
 		at->config1 = 30; /* load latency threshold in cycles, as perf mem uses */
 		at->precise_ip = 2;
-		at->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC;
+		at->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT |
+				   PERF_SAMPLE_DATA_SRC;
 		snprintf(a->event, sizeof(a->event), "mem-loads,ldlat=30");
 		a->unit = "loads";
 		if (!o->access_period)
-			at->sample_period = 2003; /* perf mem's default is a frequency; fixed is exact */
+			at->sample_period =
+				2003; /* perf mem's default is a frequency; fixed is exact */
 		break;
 	}
 	case MT_MECH_IBS: {
@@ -283,7 +285,8 @@ int mt_access_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 
 	for (int i = 0; s->access && i < s->access->nrings && n < max; i++)
 		if (s->access->rings[i].fd >= 0)
-			fds[n++] = (struct pollfd){ .fd = s->access->rings[i].fd, .events = POLLIN };
+			fds[n++] =
+				(struct pollfd){ .fd = s->access->rings[i].fd, .events = POLLIN };
 	return n;
 }
 
@@ -293,8 +296,7 @@ static struct thread_seg *seg_of(struct mt_access_state *a, pid_t tid, bool crea
 
 	if (ix)
 		return &a->segs[*ix];
-	if (!create ||
-	    mt_grow_array(&a->segs, &a->segs_cap, a->nsegs + 1, sizeof(*a->segs)) < 0 ||
+	if (!create || mt_grow_array(&a->segs, &a->segs_cap, a->nsegs + 1, sizeof(*a->segs)) < 0 ||
 	    mt_map64_put(&a->seg_ix, (uint64_t)tid, &ix) < 0)
 		return NULL;
 	*ix = a->nsegs;
@@ -591,7 +593,8 @@ void mt_access_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "accesses", a->accesses);
 	for (unsigned r = 1; r < _MT_UNRES_MAX; r++) {
 		snprintf(key, sizeof(key), "unresolved.%s",
-			 mt_field_enum_name(&mt_type_desc(MT_EV_ACCESS)->fields[MT_F_ACCESS_REASON], r));
+			 mt_field_enum_name(&mt_type_desc(MT_EV_ACCESS)->fields[MT_F_ACCESS_REASON],
+					    r));
 		mt_kv_add_u64(kv, key, a->unresolved[r]);
 	}
 	mt_kv_add_u64(kv, "throttles", a->throttles);

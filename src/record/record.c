@@ -362,7 +362,8 @@ static void open_access(struct mt_session *s)
 	coll_set(&s->access_coll, s->access_coll.mechanism, "active", NULL);
 	max_rate = mt_sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0);
 	if (s->o->access_freq && max_rate > 0 && s->o->access_freq > (uint64_t)max_rate)
-		mt_warn("--access-freq %" PRIu64 " is above kernel.perf_event_max_sample_rate (%d): "
+		mt_warn("--access-freq %" PRIu64
+			" is above kernel.perf_event_max_sample_rate (%d): "
 			"the kernel will sample less often (throttles are counted)",
 			s->o->access_freq, max_rate);
 }

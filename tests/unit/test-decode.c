@@ -25,10 +25,10 @@ static unsigned run(const uint8_t *code, size_t len, size_t ipo, struct mt_regs 
 	return mt_decode_sample(code, ipo, len - ipo, r, d);
 }
 
-#define RUN(d, r, ipo, ...)                                                             \
-	({                                                                              \
-		static const uint8_t c_[] = { __VA_ARGS__ };                            \
-		run(c_, sizeof(c_), ipo, r, d);                                         \
+#define RUN(d, r, ipo, ...)                                  \
+	({                                                   \
+		static const uint8_t c_[] = { __VA_ARGS__ }; \
+		run(c_, sizeof(c_), ipo, r, d);              \
 	})
 
 static void expect1(const struct mt_decoded *d, uint64_t addr, uint32_t size, unsigned kind,
@@ -102,11 +102,13 @@ TEST(tls_store_needs_fs_base)
 	struct mt_decoded d;
 
 	/* mov fs:[0x10],rax; add rcx,1 <- IP */
-	ASSERT_EQ(RUN(&d, &r, 9, 0x64, 0x48, 0x89, 0x04, 0x25, 0x10, 0, 0, 0, 0x48, 0x83, 0xc1, 0x01),
+	ASSERT_EQ(RUN(&d, &r, 9, 0x64, 0x48, 0x89, 0x04, 0x25, 0x10, 0, 0, 0, 0x48, 0x83, 0xc1,
+		      0x01),
 		  1);
 	expect1(&d, 0x7f0010, 8, MT_ACCESS_STORE, MT_HOW_PREVIOUS);
 	r.fs_known = false;
-	ASSERT_EQ(RUN(&d, &r, 9, 0x64, 0x48, 0x89, 0x04, 0x25, 0x10, 0, 0, 0, 0x48, 0x83, 0xc1, 0x01),
+	ASSERT_EQ(RUN(&d, &r, 9, 0x64, 0x48, 0x89, 0x04, 0x25, 0x10, 0, 0, 0, 0x48, 0x83, 0xc1,
+		      0x01),
 		  0);
 	ASSERT_EQ(d.reason, MT_UNRES_NO_FS_BASE);
 }
@@ -345,8 +347,8 @@ TEST(pebs_load_latency_record)
 	ASSERT_EQ(ds.op, MT_ACCESS_STORE);
 	ASSERT_STREQ(ds.tlb, "miss");
 	/* Remote DRAM, 1 hop. */
-	mt_data_src_decode(dsrc(PERF_MEM_OP_LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_REM_RAM1, 0, 0, 0, 0),
-			   &ds);
+	mt_data_src_decode(
+		dsrc(PERF_MEM_OP_LOAD, PERF_MEM_LVL_HIT | PERF_MEM_LVL_REM_RAM1, 0, 0, 0, 0), &ds);
 	ASSERT_STREQ(ds.level, "remote RAM");
 	ASSERT_EQ(ds.remote, 1);
 }
@@ -373,8 +375,9 @@ TEST(ibs_op_record)
 	memset(rec + o + 4, 0xab, rawlen);
 	o += 4 + rawlen;
 	o = put(rec, o, 310);
-	o = put(rec, o, dsrc(PERF_MEM_OP_LOAD, PERF_MEM_LVL_HIT, 0, PERF_MEM_TLB_MISS,
-			     PERF_MEM_LVLNUM_RAM, 1));
+	o = put(rec, o,
+		dsrc(PERF_MEM_OP_LOAD, PERF_MEM_LVL_HIT, 0, PERF_MEM_TLB_MISS, PERF_MEM_LVLNUM_RAM,
+		     1));
 	o = put(rec, o, 0x12340000);
 	ASSERT_EQ(mt_perf_sample_parse(rec, o, st, 0, &s), 0);
 	ASSERT_EQ_U(s.addr, 0x55550000);

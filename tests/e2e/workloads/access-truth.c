@@ -51,9 +51,8 @@ static long reps(double base)
 }
 
 /* C = A + B: sequential loads of A and B, stores to C (vectorized at -O3). */
-__attribute__((noinline, optimize("O3"))) static void add_arrays(long *restrict c,
-								 const long *restrict a,
-								 const long *restrict b, size_t n)
+__attribute__((noinline, optimize("O3"))) static void
+add_arrays(long *restrict c, const long *restrict a, const long *restrict b, size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		c[i] = a[i] + b[i];
@@ -75,8 +74,8 @@ __attribute__((noinline, optimize("O2"))) static long random_reads(const long *a
 }
 
 /* Sequential stores to B (not vectorized: one scalar store per element). */
-__attribute__((noinline, optimize("O2", "no-tree-vectorize"))) static void
-fill(volatile long *b, size_t n)
+__attribute__((noinline, optimize("O2", "no-tree-vectorize"))) static void fill(volatile long *b,
+										size_t n)
 {
 	for (size_t i = 0; i < n; i++)
 		b[i] = (long)i;

@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* libFuzzer target: perf sample records, data-source words and the sampled-instruction
+ * decoder. Byte 0 picks the parser; the rest is its input:
+ *   even: sample_type (8 bytes, masked to what the parser knows), then a whole record;
+ *   odd:  18 register values and fs base (8 bytes each), `before` (1 byte), code bytes. */
+#include <linux/perf_event.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "decode/insn.h"
+#include "decode/sample.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static uint64_t take64(const uint8_t **p, size_t *n)
+{
+	uint64_t v = 0;
+	size_t k = *n < 8 ? *n : 8;
+
+	memcpy(&v, *p, k);
+	*p += k;
+	*n -= k;
+	return v;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data + 1;
+	size_t n;
+
+	if (!size)
+		return 0;
+	n = size - 1;
+	if (!(data[0] & 1)) {
+		uint64_t st = take64(&p, &n) & MT_SAMPLE_SUPPORTED;
+		struct mt_perf_sample s;
+		struct mt_data_src ds;
+		uint8_t *rec = malloc(n + 1);
+
+		if (!rec)
+			return 0;
+		memcpy(rec, p, n);
+		if (mt_perf_sample_parse(rec, n, st, MT_PERF_REGS_MASK, &s) == 0) {
+			mt_data_src_decode(s.data_src, &ds);
+			if (!ds.level || !ds.tlb)
+				abort();
+		}
+		free(rec);
+		return 0;
+	}
+	{
+		struct mt_regs r = { 0 };
+		struct mt_decoded d;
+		size_t before;
+		uint8_t *code;
+		unsigned k;
+
+		for (int i = 0; i < MT_NREGS; i++)
+			r.r[i] = take64(&p, &n);
+		r.fs_base = take64(&p, &n);
+		r.fs_known = r.fs_base & 1;
+		before = n ? *p++ % (MT_DECODE_BEFORE + 1) : 0;
+		n = n ? n - 1 : 0;
+		if (before > n)
+			before = n;
+		/* An exact-size copy, so reads past either end are caught. */
+		code = malloc(n ? n : 1);
+		if (!code)
+			return 0;
+		memcpy(code, p, n);
+		k = mt_decode_sample(code, before, n - before, &r, &d);
+		if (k > MT_DECODE_MAX_ACCESSES || (k == 0) != (d.reason != MT_UNRES_NONE) ||
+		    d.reason >= _MT_UNRES_MAX)
+			abort();
+		free(code);
+	}
+	return 0;
+}
