@@ -67,7 +67,9 @@ for name, tid, t0, t1 in phases:
     ok = n >= a.min_samples
     if name in CHASING:
         # Pointer chasing cannot be resolved from registers: it must say so, not guess.
-        ok = ok and reasons.get("pointer_chase", 0) >= 0.5 * n and (not acc or frac_right >= a.min_right)
+        # The few samples that resolve (loop bookkeeping, phase edges) must be almost all
+        # right: at most 1% of the phase's samples may be wrong accesses.
+        ok = ok and reasons.get("pointer_chase", 0) >= 0.5 * n and len(acc) - right <= 0.01 * n
     else:
         ok = ok and frac_res >= a.min_resolved and frac_right >= a.min_right
     failed |= not ok
