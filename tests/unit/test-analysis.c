@@ -6,6 +6,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/access.h"
 #include "analysis/alloc.h"
 #include "analysis/symbols.h"
 #include "format/block.h"
@@ -212,5 +213,132 @@ TEST(symbolize_without_mappings)
 	ASSERT_EQ_U(mt_sym_stats(s)->addresses, 1);
 	ASSERT_EQ_U(mt_sym_stats(s)->no_mapping, 1);
 	mt_sym_close(s);
+	mt_reader_free(r);
+}
+
+static void put_mmap(struct mt_writer *w, uint64_t t, uint64_t pid, uint64_t addr, uint64_t len,
+		     const char *path, uint64_t prot)
+{
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = pid;
+	row[MT_F_MMAP_ADDR] = addr;
+	row[MT_F_MMAP_LEN] = len;
+	row[MT_F_MMAP_PROT] = prot;
+	row[MT_F_MMAP_PATH] = mt_writer_str(w, path);
+	row[MT_F_MMAP_BUILD_ID] = mt_writer_str(w, "");
+	if (mt_writer_event(w, MT_EV_MMAP, row) < 0)
+		abort();
+}
+
+static void put_access(struct mt_writer *w, uint64_t t, uint64_t pid, unsigned kind, uint64_t addr,
+		       unsigned part, unsigned reason)
+{
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = pid;
+	row[MT_F_ACCESS_KIND] = kind;
+	row[MT_F_ACCESS_ADDR] = addr;
+	row[MT_F_ACCESS_SIZE] = 8;
+	row[MT_F_ACCESS_MECH] = MT_MECH_TIMER;
+	row[MT_F_ACCESS_WEIGHT] = 10;
+	row[MT_F_ACCESS_HOW] = kind == MT_ACCESS_UNRESOLVED ? MT_HOW_NONE : MT_HOW_PREVIOUS;
+	row[MT_F_ACCESS_REASON] = reason;
+	row[MT_F_ACCESS_PART] = part;
+	if (mt_writer_event(w, MT_EV_ACCESS, row) < 0)
+		abort();
+}
+
+/*
+ * Process 100 maps code, an anonymous arena and its stack; allocates a 64 KiB block (its own
+ * region) and a small one (grouped under its site); accesses land in each, in unmapped
+ * memory, and one sample is unresolved. It frees the big block (its address is then the
+ * arena's), forks 200 (which inherits the small block and the mappings), and unmaps its
+ * code (an access there is then in no mapping).
+ */
+TEST(access_regions)
+{
+	static const struct ev allocs[] = {
+		{ 1, 10, 100, 100, MT_ALLOC_MALLOC, 0x10000, 65536, 65536, 0, 0 },
+		{ 1, 11, 100, 100, MT_ALLOC_MALLOC, 0x20000, 100, 104, 0, 0 },
+		{ 1, 20, 100, 100, MT_ALLOC_FREE, 0x10000, 0, 0, 0, 0 },
+	};
+	int fd = memfd_create("trace", MFD_CLOEXEC);
+	struct mt_access_stats st;
+	struct mt_writer *w;
+	struct mt_reader *r;
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	if (fd < 0 || mt_writer_open_fd(fd, NULL, &w) < 0)
+		abort();
+	put_task(w, MT_EV_TASK_NEW, 5, 100, 1);
+	put_mmap(w, 6, 100, 0x400000, 0x1000, "/bin/prog", PROT_READ | PROT_EXEC);
+	put_mmap(w, 6, 100, 0x10000, 0x80000, "", PROT_READ | PROT_WRITE);
+	put_mmap(w, 6, 100, 0x7ff000, 0x1000, "[stack]", PROT_READ | PROT_WRITE);
+	for (size_t i = 0; i < 3; i++)
+		put_alloc(w, &allocs[i]);
+	put_access(w, 12, 100, MT_ACCESS_LOAD, 0x10010, 0, 0);
+	put_access(w, 13, 100, MT_ACCESS_LOAD, 0x20008, 0, 0); /* a read-modify-write */
+	put_access(w, 13, 100, MT_ACCESS_STORE, 0x20008, 1, 0);
+	put_access(w, 14, 100, MT_ACCESS_LOAD, 0x400100, 0, 0);
+	put_access(w, 15, 100, MT_ACCESS_STORE, 0x7ff100, 0, 0);
+	put_access(w, 16, 100, MT_ACCESS_LOAD, 0x12345678, 0, 0);
+	put_access(w, 17, 100, MT_ACCESS_UNRESOLVED, 0, 0, MT_UNRES_POINTER_CHASE);
+	put_access(w, 21, 100, MT_ACCESS_LOAD, 0x10010, 0, 0);
+	put_task(w, MT_EV_TASK_NEW, 30, 200, 100);
+	put_access(w, 31, 200, MT_ACCESS_LOAD, 0x20008, 0, 0);
+	put_access(w, 32, 200, MT_ACCESS_LOAD, 0x400100, 0, 0);
+	row[MT_F_TIME] = 40;
+	row[MT_F_PID] = row[MT_F_TID] = 100;
+	row[MT_F_MUNMAP_ADDR] = 0x400000;
+	row[MT_F_MUNMAP_LEN] = 0x1000;
+	if (mt_writer_event(w, MT_EV_MUNMAP, row) < 0)
+		abort();
+	put_access(w, 41, 100, MT_ACCESS_LOAD, 0x400100, 0, 0);
+	if (mt_writer_finish(w, NULL) < 0)
+		abort();
+	mt_writer_free(w);
+	if (mt_reader_open_fd(fd, &r) < 0)
+		abort();
+	ASSERT_EQ(mt_access_analyze(r, &st), 0);
+	ASSERT_TRUE(st.present);
+	ASSERT_EQ(st.samples, 10);
+	ASSERT_EQ(st.resolved, 9);
+	ASSERT_EQ(st.accesses, 10);
+	ASSERT_EQ(st.read_samples, 8);
+	ASSERT_EQ(st.write_samples, 2);
+	ASSERT_EQ(st.reads, 80);
+	ASSERT_EQ(st.writes, 20);
+	ASSERT_EQ(st.unresolved[MT_UNRES_POINTER_CHASE], 1);
+	ASSERT_EQ(st.by_how[MT_HOW_PREVIOUS], 9);
+	ASSERT_EQ(st.in_blocks, 4);
+	ASSERT_EQ(st.by_type[MT_REGION_ALLOCATION], 1);
+	ASSERT_EQ(st.by_type[MT_REGION_HEAP_OBJECTS], 3);
+	ASSERT_EQ(st.by_type[MT_REGION_CODE], 2);
+	ASSERT_EQ(st.by_type[MT_REGION_STACK], 1);
+	ASSERT_EQ(st.by_type[MT_REGION_ANON], 1);
+	ASSERT_EQ(st.by_type[MT_REGION_UNKNOWN], 2);
+	/* One site: both blocks came from stack 0 of stream 1. */
+	ASSERT_EQ(st.nsites, 1);
+	ASSERT_EQ(st.sites[0].c.samples, 4);
+	for (size_t i = 0; i < st.nregions; i++) {
+		const struct mt_access_region *g = &st.regions[i];
+
+		if (g->type == MT_REGION_ALLOCATION) {
+			ASSERT_EQ_U(g->start, 0x10000);
+			ASSERT_EQ_U(g->end, 0x20000);
+			ASSERT_EQ(g->c.samples, 1);
+		}
+		if (g->type == MT_REGION_HEAP_OBJECTS) {
+			/* The site's small blocks, also as the fork child inherited them. */
+			ASSERT_EQ(g->c.samples, 3);
+			ASSERT_EQ(g->pid, 100);
+		}
+	}
+	/* Pages: 0x10000, 0x20000, 0x400000, 0x7ff000, 0x12345000 for 100; two for 200. */
+	ASSERT_EQ(st.npages, 7);
+	mt_access_release(&st);
 	mt_reader_free(r);
 }
