@@ -328,6 +328,19 @@ static void drop_code(struct mt_access_state *a, pid_t pid)
 			a->cache[i].page = 0;
 }
 
+void mt_access_on_code_map(struct mt_session *s, pid_t pid, uint64_t addr, uint64_t len)
+{
+	struct mt_access_state *a = s->access;
+
+	if (!a)
+		return;
+	/* New code where cached pages were (dlopen after dlclose, JIT): read it again. */
+	for (size_t i = 0; i < CACHE_PAGES; i++)
+		if (a->cache[i].pid == pid && a->cache[i].page + PAGE > addr &&
+		    a->cache[i].page < addr + len)
+			a->cache[i].page = 0;
+}
+
 void mt_access_on_exec(struct mt_session *s, pid_t pid, pid_t tid, uint64_t t)
 {
 	struct mt_access_state *a = s->access;

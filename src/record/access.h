@@ -41,6 +41,8 @@ void mt_access_drain(struct mt_session *s);
 void mt_access_on_stop(struct mt_session *s, pid_t tid);
 void mt_access_on_exec(struct mt_session *s, pid_t pid, pid_t tid, uint64_t t);
 void mt_access_on_exit(struct mt_session *s);
+/* The perf collector saw an executable mapping made: cached code there is stale. */
+void mt_access_on_code_map(struct mt_session *s, pid_t pid, uint64_t addr, uint64_t len);
 /* Drains what is left, closes the events; adds the collector's totals to kv. */
 void mt_access_close(struct mt_session *s, struct mt_kv *kv);
 

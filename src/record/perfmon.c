@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <memtap/trace-format.h>
@@ -11,6 +12,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "format/writer.h"
+#include "record/access.h"
 #include "record/buildid.h"
 #include "record/probe.h"
 #include "record/session.h"
@@ -162,6 +164,8 @@ static void on_mmap2(struct mt_session *s, const struct perf_event_header *h)
 	row[MT_F_MMAP_STACK] = 0;
 	if (mt_writer_event(s->w, MT_EV_MMAP, row) == 0)
 		s->maps.events++;
+	if (m->prot & PROT_EXEC)
+		mt_access_on_code_map(s, (pid_t)m->pid, m->addr, m->len);
 }
 
 static void on_comm(struct mt_session *s, const struct perf_event_header *h)
