@@ -3,10 +3,12 @@
 #include "record/access.h"
 
 #include <errno.h>
+#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/ptrace.h>
 #include <sys/uio.h>
 #include <sys/user.h>
@@ -70,6 +72,8 @@ struct mt_access_state {
 	const char *unit;
 	uint64_t period, freq;
 	bool ptrace_seg;
+	double cost_ns; /* measured cost of one sample, 0 when not calibrated */
+	const char *rate_from; /* how the rate was chosen */
 
 	uint64_t samples, resolved, unresolved[_MT_UNRES_MAX], accesses;
 	uint64_t throttles, unthrottles, lost, malformed;
@@ -129,11 +133,94 @@ int mt_access_choose(enum mt_access_mode mode, char *why, size_t size)
 	return -1;
 }
 
+#define CAL_FREQ 10000 /* samples/s during calibration, and the highest default */
+#define CAL_BUDGET 0.03 /* the default rate keeps the sampler's cost near 3% */
+#define CAL_WINDOW_NS 20000000ull
+#define CAL_BYTES (8u << 20)
+
+static volatile uint64_t cal_sink;
+
+/* Random reads over buf for one window; returns the reads done per millisecond. */
+static double cal_run(const uint64_t *buf, size_t n)
+{
+	uint64_t x = 88172645463325252ull, s = 0, it = 0, t0 = mt_now_ns(), t;
+
+	do {
+		for (int k = 0; k < 256; k++) {
+			x ^= x << 13;
+			x ^= x >> 7;
+			x ^= x << 17;
+			s += buf[x & (n - 1)];
+		}
+		it += 256;
+		t = mt_now_ns();
+	} while (t - t0 < CAL_WINDOW_NS);
+	cal_sink = s;
+	return (double)it * 1e6 / (double)(t - t0);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * What one sample costs the sampled thread on this machine, in ns: a memory-bound loop of
+ * the recorder's own runs in alternating windows without and with the same kind of event
+ * at CAL_FREQ, and the median slowdown gives the cost. In VMs it varies by two orders of
+ * magnitude (a timer interrupt that exits to the hypervisor may flush caches and TLB):
+ * ~4 us on one host of this VM type, 100-300 us on another. Returns 0 if it cannot tell.
+ */
+static double calibrate(const struct perf_event_attr *model)
+{
+	struct perf_event_attr at = *model;
+	double slow[4], on, off;
+	uint64_t *buf;
+	size_t n = CAL_BYTES / sizeof(uint64_t);
+	int fd;
+
+	at.inherit = 0;
+	at.enable_on_exec = 0;
+	at.disabled = 1;
+	at.freq = 0;
+	at.sample_period = at.type == PERF_TYPE_SOFTWARE ? 1000000000ull / CAL_FREQ : 0;
+	if (!at.sample_period) {
+		at.freq = 1;
+		at.sample_freq = CAL_FREQ;
+	}
+	fd = mt_perf_open(&at, 0, -1, -1);
+	if (fd < 0)
+		return 0;
+	buf = malloc(CAL_BYTES);
+	if (!buf) {
+		close(fd);
+		return 0;
+	}
+	for (size_t i = 0; i < n; i++)
+		buf[i] = i;
+	/* No ring is mapped: the kernel takes each sample and finds nowhere to put it, which
+	 * is the interrupt's cost without the copy (a few hundred ns). */
+	for (int r = 0; r < 4; r++) {
+		off = cal_run(buf, n);
+		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
+		on = cal_run(buf, n);
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		slow[r] = on > 0 ? off / on : 1;
+	}
+	close(fd);
+	free(buf);
+	qsort(slow, 4, sizeof(slow[0]), cmp_double);
+	on = (slow[1] + slow[2]) / 2;
+	return on > 1 ? (on - 1) * 1e9 / CAL_FREQ : 1;
+}
+
 /* Builds the attr of mechanism mech; returns 0 or -ENOTSUP. */
 static int make_attr(struct mt_session *s, struct mt_access_state *a, struct perf_event_attr *at)
 {
 	const struct mt_record_opts *o = s->o;
-	uint64_t freq = o->access_freq ? o->access_freq : 10000;
+	uint64_t freq = o->access_freq ? o->access_freq : CAL_FREQ;
 
 	memset(at, 0, sizeof(*at));
 	at->size = sizeof(*at);
@@ -241,6 +328,28 @@ int mt_access_open(struct mt_session *s, int mech)
 	if (r < 0) {
 		err = r;
 		goto fail;
+	}
+	a->rate_from = s->o->access_freq || s->o->access_period ? "option" : "default";
+	if ((mech == MT_MECH_TIMER || mech == MT_MECH_REGS) && !s->o->access_freq &&
+	    !s->o->access_period) {
+		a->cost_ns = calibrate(&at);
+		if (a->cost_ns > 0) {
+			double hz = CAL_BUDGET * 1e9 / a->cost_ns;
+			uint64_t f = hz >= CAL_FREQ ? CAL_FREQ : hz < 100 ? 100 : (uint64_t)hz;
+
+			a->rate_from = "calibrated";
+			if (at.freq) {
+				at.sample_freq = f;
+				a->freq = f;
+			} else {
+				at.sample_period = 1000000000ull / f;
+				a->period = at.sample_period;
+			}
+			if (f < CAL_FREQ && !s->o->quiet)
+				mt_warn("access sampling costs ~%.0f us per sample on this machine: sampling "
+					"at %" PRIu64 " Hz to keep it near %.0f%% (--access-freq sets the rate)",
+					a->cost_ns / 1000, f, CAL_BUDGET * 100);
+		}
 	}
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		int fd = mt_perf_open(&at, s->root, cpu, -1);
@@ -601,6 +710,9 @@ void mt_access_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "period", a->period);
 	if (a->freq)
 		mt_kv_add_u64(kv, "frequency_hz", a->freq);
+	mt_kv_add(kv, "rate", a->rate_from);
+	if (a->cost_ns > 0)
+		mt_kv_add_u64(kv, "calibrated_ns_per_sample", (uint64_t)a->cost_ns);
 	mt_kv_add_u64(kv, "samples", a->samples);
 	mt_kv_add_u64(kv, "resolved", a->resolved);
 	mt_kv_add_u64(kv, "accesses", a->accesses);
