@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # Access-sampling benchmark (issue 3): slowdown of a memory-bound workload (the ground-truth
 # program: SIMD, random, sequential, rep string, TLS and pointer-chasing phases) at the
-# default rate (calibrated per machine for ~3%, at most 10 k/s), 1 k, 10 k and 50 k
+# default rate (calibrated per machine for ~2%, at most 10 k/s), 1 k, 10 k and 50 k
 # samples/s, as interleaved medians against memtap with sampling off (allocation tracing
 # off in every variant, so the ratio is the sampler's); then per rate: samples, resolved
 # fraction, throttles and the recorder's decoding CPU.

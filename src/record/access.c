@@ -134,7 +134,7 @@ int mt_access_choose(enum mt_access_mode mode, char *why, size_t size)
 }
 
 #define CAL_FREQ 10000 /* samples/s during calibration, and the highest default */
-#define CAL_BUDGET 0.03 /* the default rate keeps the sampler's cost near 3% */
+#define CAL_BUDGET 0.02 /* the default rate keeps the measured cost near 2% */
 #define CAL_WINDOW_NS 5000000ull
 #define CAL_BYTES (8u << 20)
 
