@@ -380,7 +380,7 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 	ROW("unresolved, by reason", "%s", len ? line : "none");
 	ROW("loads / stores (samples)", "%s / %s", mt_fmt_count(st->read_samples, b1, sizeof(b1)),
 	    mt_fmt_count(st->write_samples, b2, sizeof(b2)));
-	ROW("reads / writes (Σ weight)", "%" PRIu64 " / %" PRIu64 " %s", st->reads, st->writes,
+	ROW("reads / writes (weighted)", "%" PRIu64 " / %" PRIu64 " %s", st->reads, st->writes,
 	    kv(ra, "weight_unit") ? kv(ra, "weight_unit") : "");
 	ROW("lost / throttled", "%" PRIu64 " / %" PRIu64, ra->coll ? ra->coll->lost : 0,
 	    kv_u64(ra, "throttles"));

@@ -347,7 +347,8 @@ int mt_access_open(struct mt_session *s, int mech)
 			}
 			if (f < CAL_FREQ && !s->o->quiet)
 				mt_warn("access sampling costs ~%.0f us per sample on this machine: sampling "
-					"at %" PRIu64 " Hz to keep it near %.0f%% (--access-freq sets the rate)",
+					"at %" PRIu64
+					" Hz to keep it near %.0f%% (--access-freq sets the rate)",
 					a->cost_ns / 1000, f, CAL_BUDGET * 100);
 		}
 	}
