@@ -65,6 +65,8 @@ struct thread_seg {
 struct mt_access_state {
 	struct mt_perf_ring *rings;
 	int nrings;
+	int *store_fds; /* PEBS: the mem-stores event of each CPU, writing into its ring */
+	bool stores;
 	int mech;
 	uint64_t sample_type;
 	uint64_t regs_mask;
@@ -258,7 +260,7 @@ static int make_attr(struct mt_session *s, struct mt_access_state *a, struct per
 		at->precise_ip = 2;
 		at->sample_type |= PERF_SAMPLE_ADDR | PERF_SAMPLE_WEIGHT_STRUCT |
 				   PERF_SAMPLE_DATA_SRC;
-		snprintf(a->event, sizeof(a->event), "mem-loads,ldlat=30");
+		snprintf(a->event, sizeof(a->event), "mem-loads,ldlat=30+mem-stores");
 		a->unit = "loads";
 		if (!o->access_period)
 			at->sample_period =
@@ -302,6 +304,43 @@ static int make_attr(struct mt_session *s, struct mt_access_state *a, struct per
 	at->watermark = 1;
 	at->wakeup_watermark = RING_PAGES * PAGE / 8;
 	return 0;
+}
+
+/*
+ * PEBS samples stores with a second event (mem-stores: precise store addresses, no
+ * latency), redirected into the loads event's ring so one drain sees both in order. A CPU
+ * without it samples loads only; the collector says which.
+ */
+static void open_pebs_stores(struct mt_access_state *a, const struct perf_event_attr *loads,
+			     pid_t pid, int cpu)
+{
+	struct perf_event_attr at = *loads;
+	uint64_t config = 0, config1 = 0;
+	char ev[128];
+	int fd;
+
+	if (!a->store_fds) {
+		a->store_fds = malloc((size_t)a->nrings * sizeof(int));
+		if (!a->store_fds)
+			return;
+		for (int i = 0; i < a->nrings; i++)
+			a->store_fds[i] = -1;
+	}
+	if (mt_read_line_file("/sys/bus/event_source/devices/cpu/events/mem-stores", ev,
+			      sizeof(ev)) < 0)
+		return;
+	mt_intel_event_parse(ev, &config, &config1);
+	at.config = config;
+	at.config1 = 0;
+	fd = mt_perf_open(&at, pid, cpu, -1);
+	if (fd < 0)
+		return;
+	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, a->rings[cpu].fd) < 0) {
+		close(fd);
+		return;
+	}
+	a->store_fds[cpu] = fd;
+	a->stores = true;
 }
 
 int mt_access_open(struct mt_session *s, int mech)
@@ -367,6 +406,8 @@ int mt_access_open(struct mt_session *s, int mech)
 			goto fail;
 		}
 		opened++;
+		if (mech == MT_MECH_PEBS)
+			open_pebs_stores(a, &at, s->root, cpu);
 	}
 	if (!opened) {
 		err = -ENODEV;
@@ -379,6 +420,10 @@ int mt_access_open(struct mt_session *s, int mech)
 		 mech == MT_MECH_REGS || mech == MT_MECH_TIMER ? "+decode" : "");
 	return 0;
 fail:
+	for (int i = 0; a->store_fds && i < a->nrings; i++)
+		if (a->store_fds[i] >= 0)
+			close(a->store_fds[i]);
+	free(a->store_fds);
 	for (int i = 0; a->rings && i < a->nrings; i++)
 		mt_perf_ring_close(&a->rings[i]);
 	free(a->rings);
@@ -736,7 +781,18 @@ void mt_access_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "perf_cpu_time_max_percent",
 		      (uint64_t)mt_sysctl_int("/proc/sys/kernel/perf_cpu_time_max_percent", 0));
 	mt_kv_add(kv, "segment_bases", a->ptrace_seg ? "ptrace" : "none");
+	if (a->mech == MT_MECH_PEBS)
+		mt_kv_add(kv, "pebs_stores", a->stores ? "mem-stores" : "none");
+	if (a->throttles)
+		mt_warn("the kernel throttled access sampling %" PRIu64 " times (interrupts took too "
+			"long; perf_event_max_sample_rate is now %d): fewer samples than asked for",
+			a->throttles,
+			mt_sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0));
 	s->access_coll.lost = a->lost;
+	for (int i = 0; a->store_fds && i < a->nrings; i++)
+		if (a->store_fds[i] >= 0)
+			close(a->store_fds[i]);
+	free(a->store_fds);
 	for (int i = 0; i < a->nrings; i++)
 		mt_perf_ring_close(&a->rings[i]);
 	free(a->rings);
