@@ -78,6 +78,7 @@ enum mt_ev_type {
 	MT_EV_MREMAP = 9, /* a mapping was resized or moved */
 	MT_EV_BRK = 10, /* the program break moved */
 	MT_EV_ACCESS = 11, /* a sampled memory access, or a sample that gave none */
+	MT_EV_FAULT = 12, /* a page fault */
 	_MT_EV_MAX,
 };
 
@@ -271,6 +272,16 @@ enum {
 	MT_F_ACCESS_DATA_SRC, /* precise: the perf_mem_data_src word; 0 otherwise */
 	MT_F_ACCESS_LATENCY, /* precise: cycles from issue to data; 0 otherwise */
 	_MT_F_ACCESS_MAX,
+};
+
+/* MT_EV_FAULT: every page fault of the traced tree (perf software events). */
+enum mt_fault_kind { MT_FAULT_MINOR = 0, MT_FAULT_MAJOR = 1 };
+
+enum {
+	MT_F_FAULT_KIND = 3, /* enum mt_fault_kind */
+	MT_F_FAULT_IP, /* the faulting instruction (a kernel address: a fault in a syscall) */
+	MT_F_FAULT_ADDR, /* the faulting data address */
+	_MT_F_FAULT_MAX,
 };
 
 /* MT_EV_LOST */

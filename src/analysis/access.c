@@ -202,7 +202,8 @@ struct pass {
 	size_t nprocs, procs_cap;
 	struct mt_map64 site_ix; /* stream << 40 | stack -> index into sites */
 	struct mt_map64 page_ix; /* pid << 36 | page number -> index into pages */
-	size_t regions_cap, sites_cap, pages_cap;
+	size_t regions_cap, sites_cap, pages_cap, fault_procs_cap;
+	struct mt_map64 fault_proc_ix; /* pid -> index into st->fault_procs */
 };
 
 static struct proc *proc_of(struct pass *ps, uint32_t pid)
@@ -261,6 +262,11 @@ static void on_mmap(struct pass *ps, const struct mt_event *ev)
 	uint32_t reg, n;
 
 	if (!pr || end <= start)
+		return;
+	/* The runtime's record of an mmap call knows no path; the kernel's record of the same
+	 * mapping (perf MMAP2, either order) does: keep that one. */
+	if (ev->v[MT_F_MMAP_ORIGIN] == MT_MMAP_RT && (n = find(&ps->pool, pr->maps, start)) &&
+	    ps->pool.v[n].start == start && ps->pool.v[n].end == end)
 		return;
 	reg = new_region(ps, (uint32_t)ev->v[MT_F_PID], mapping_type(path, ev->v[MT_F_MMAP_PROT]),
 			 ev->stream, start, end, ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
@@ -418,15 +424,96 @@ static void count(struct mt_access_counts *c, const struct mt_event *ev)
 		c->last_ns = t;
 }
 
+/* The region holding addr in pid now, or NONE; *site gets the heap block's site or -1. */
+static uint32_t region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t *site_out)
+{
+	struct mt_access_stats *st = ps->st;
+	struct proc *pr = proc_of(ps, pid);
+	uint32_t n;
+	int64_t site;
+
+	*site_out = -1;
+	if (!pr)
+		return NONE;
+	if ((n = find(&ps->pool, pr->blocks, addr))) {
+		struct node *b = &ps->pool.v[n];
+		struct mt_access_site *s = &st->sites[b->a];
+
+		site = b->a;
+		*site_out = site;
+		if (b->end - b->start >= MT_ACCESS_BIG_BLOCK) {
+			if (b->b == NONE)
+				b->b = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream, b->start,
+						  b->end, 0, site, s->first_ns);
+			return ps->pool.v[n].b;
+		}
+		if (s->objects_region < 0) {
+			uint32_t r = new_region(ps, pid, MT_REGION_HEAP_OBJECTS, s->stream, 0, 0, 0,
+						site, s->first_ns);
+
+			if (r != NONE)
+				st->sites[site].objects_region = r;
+		}
+		return st->sites[site].objects_region < 0 ? NONE
+							  : (uint32_t)st->sites[site].objects_region;
+	}
+	if ((n = find(&ps->pool, pr->maps, addr)))
+		return ps->pool.v[n].a;
+	if (pr->unknown == NONE) {
+		uint32_t r = new_region(ps, pid, MT_REGION_UNKNOWN, 0, 0, 0, 0, -1, 0);
+
+		pr = proc_of(ps, pid);
+		pr->unknown = r;
+	}
+	return pr->unknown;
+}
+
+static void on_fault(struct pass *ps, const struct mt_event *ev)
+{
+	struct mt_access_stats *st = ps->st;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID], reg;
+	unsigned kind = ev->v[MT_F_FAULT_KIND] == MT_FAULT_MAJOR;
+	int64_t site;
+	uint64_t *ix;
+
+	st->faults_present = true;
+	if (kind)
+		st->faults_major++;
+	else
+		st->faults_minor++;
+	if (ev->v[MT_F_FAULT_IP] >= 0x800000000000ull)
+		st->faults_in_kernel++;
+	ix = mt_map64_get(&ps->fault_proc_ix, pid);
+	if (!ix) {
+		if (mt_grow_array(&st->fault_procs, &ps->fault_procs_cap, st->nfault_procs + 1,
+				  sizeof(*st->fault_procs)) < 0 ||
+		    mt_map64_put(&ps->fault_proc_ix, pid, &ix) < 0)
+			return;
+		*ix = st->nfault_procs;
+		st->fault_procs[st->nfault_procs++] = (struct mt_fault_proc){ .pid = pid };
+	}
+	if (kind)
+		st->fault_procs[*ix].major++;
+	else
+		st->fault_procs[*ix].minor++;
+	reg = region_at(ps, pid, ev->v[MT_F_FAULT_ADDR], &site);
+	if (reg == NONE)
+		return;
+	if (kind)
+		st->regions[reg].faults_major++;
+	else
+		st->regions[reg].faults_minor++;
+	st->faults_by_type[st->regions[reg].type][kind]++;
+}
+
 static void on_access(struct pass *ps, const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
 	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
 	uint64_t addr = ev->v[MT_F_ACCESS_ADDR], kind = ev->v[MT_F_ACCESS_KIND];
 	uint64_t reason = ev->v[MT_F_ACCESS_REASON], how = ev->v[MT_F_ACCESS_HOW];
-	struct proc *pr;
-	uint32_t reg = NONE, n;
-	int64_t site = -1;
+	uint32_t reg;
+	int64_t site;
 	uint64_t key, *ix;
 
 	st->present = true;
@@ -454,43 +541,10 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		st->write_samples++;
 		st->writes += ev->v[MT_F_ACCESS_WEIGHT];
 	}
-	pr = proc_of(ps, pid);
-	if (!pr)
-		return;
-	if ((n = find(&ps->pool, pr->blocks, addr))) {
-		struct node *b = &ps->pool.v[n];
-		struct mt_access_site *s = &st->sites[b->a];
-
-		site = b->a;
+	reg = region_at(ps, pid, addr, &site);
+	if (site >= 0) {
 		st->in_blocks++;
-		if (b->end - b->start >= MT_ACCESS_BIG_BLOCK) {
-			if (b->b == NONE)
-				b->b = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream,
-						  b->start, b->end, 0, site, s->first_ns);
-			reg = ps->pool.v[n].b;
-		} else {
-			if (s->objects_region < 0) {
-				uint32_t r = new_region(ps, pid, MT_REGION_HEAP_OBJECTS, s->stream,
-							0, 0, 0, site, s->first_ns);
-
-				if (r != NONE)
-					st->sites[site].objects_region = r;
-			}
-			reg = st->sites[site].objects_region < 0
-				      ? NONE
-				      : (uint32_t)st->sites[site].objects_region;
-		}
 		count(&st->sites[site].c, ev);
-	} else if ((n = find(&ps->pool, pr->maps, addr))) {
-		reg = ps->pool.v[n].a;
-	} else {
-		if (pr->unknown == NONE) {
-			uint32_t r = new_region(ps, pid, MT_REGION_UNKNOWN, 0, 0, 0, 0, -1, 0);
-
-			pr = proc_of(ps, pid);
-			pr->unknown = r;
-		}
-		reg = pr->unknown;
 	}
 	if (reg == NONE)
 		return;
@@ -524,14 +578,15 @@ int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (!mt_reader_event_count(r, MT_EV_ACCESS))
+	if (!mt_reader_event_count(r, MT_EV_ACCESS) && !mt_reader_event_count(r, MT_EV_FAULT))
 		return 0;
-	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP |
+	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP |
 		       1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK | 1ull << MT_EV_ALLOC |
 		       1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC;
 	mt_map64_init(&ps.proc_ix);
 	mt_map64_init(&ps.site_ix);
 	mt_map64_init(&ps.page_ix);
+	mt_map64_init(&ps.fault_proc_ix);
 	rc = mt_cursor_new(r, &co, &c);
 	if (rc < 0)
 		goto out;
@@ -539,6 +594,9 @@ int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
 		switch (ev.type) {
 		case MT_EV_ACCESS:
 			on_access(&ps, &ev);
+			break;
+		case MT_EV_FAULT:
+			on_fault(&ps, &ev);
 			break;
 		case MT_EV_MMAP:
 			on_mmap(&ps, &ev);
@@ -580,6 +638,7 @@ out:
 	mt_map64_release(&ps.proc_ix);
 	mt_map64_release(&ps.site_ix);
 	mt_map64_release(&ps.page_ix);
+	mt_map64_release(&ps.fault_proc_ix);
 	if (rc < 0)
 		mt_access_release(st);
 	return rc;
@@ -590,5 +649,6 @@ void mt_access_release(struct mt_access_stats *st)
 	free(st->regions);
 	free(st->sites);
 	free(st->pages);
+	free(st->fault_procs);
 	memset(st, 0, sizeof(*st));
 }

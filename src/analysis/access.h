@@ -46,6 +46,7 @@ struct mt_access_region {
 	int64_t site; /* index into sites for ALLOCATION and HEAP_OBJECTS, else -1 */
 	uint64_t t_start; /* when the mapping or block appeared */
 	struct mt_access_counts c;
+	uint64_t faults_minor, faults_major; /* page faults at addresses in it */
 };
 
 struct mt_access_site {
@@ -63,8 +64,20 @@ struct mt_access_page {
 	struct mt_access_counts c;
 };
 
+/* Page faults of one process. */
+struct mt_fault_proc {
+	uint32_t pid;
+	uint64_t minor, major;
+};
+
 struct mt_access_stats {
 	bool present; /* the trace has access events */
+	bool faults_present; /* the trace has fault events */
+	uint64_t faults_minor, faults_major;
+	uint64_t faults_in_kernel; /* taken in kernel mode (a syscall touching user memory) */
+	uint64_t faults_by_type[MT_NREGION_TYPES][2]; /* [type][enum mt_fault_kind] */
+	struct mt_fault_proc *fault_procs;
+	size_t nfault_procs;
 	uint64_t mech_mask; /* bit m: events of enum mt_access_mech m */
 	uint64_t samples, resolved, accesses;
 	uint64_t read_samples, write_samples, reads, writes;
@@ -81,7 +94,9 @@ struct mt_access_stats {
 	size_t npages;
 };
 
-/* One pass over mappings, allocations and accesses in time order. -errno on failure. */
+/* One pass over mappings, allocations, accesses and page faults in time order; every
+ * access and fault is attributed to the region holding its address then. -errno on
+ * failure. */
 int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st);
 void mt_access_release(struct mt_access_stats *st);
 

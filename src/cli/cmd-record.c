@@ -16,6 +16,7 @@ static struct {
 	bool alloc;
 	int access;
 	uint64_t access_period, access_freq;
+	bool faults;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -24,6 +25,7 @@ static struct {
 	.rt_slots = 1024,
 	.time_every = 32,
 	.alloc = true,
+	.faults = true,
 	.zstd_level = 1 };
 
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
@@ -68,6 +70,9 @@ static const struct mt_option options[] = {
 	{ "access-period", 0, MT_OPT_U64, &o.access_period, "N",
 	  "sample every N events instead (ns for timer, cycles for regs, loads for pebs, ops "
 	  "for ibs)" },
+	{ "faults", 0, MT_OPT_FLAG, &o.faults, NULL,
+	  "record every page fault (minor and major) with its address (default on)", NULL,
+	  MT_OPTF_NEGATABLE },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
 	  "record syscalls of these classes (not yet available in this version)", NULL,
 	  MT_OPTF_OPTIONAL_ARG },
@@ -145,6 +150,7 @@ int cmd_record(int argc, char **argv)
 	ro.time_every = (unsigned)o.time_every;
 	ro.zstd_level = (int)o.zstd_level;
 	ro.access = o.access;
+	ro.faults = o.faults;
 	ro.access_period = o.access_period;
 	ro.access_freq = o.access_freq;
 	r = mt_record(&ro);

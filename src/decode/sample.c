@@ -55,7 +55,7 @@ int mt_perf_sample_parse(const void *rec, size_t size, uint64_t st, uint64_t reg
 	if (size < sizeof(struct perf_event_header))
 		return -EBADMSG;
 	if (st & PERF_SAMPLE_IDENTIFIER)
-		(void)u64(&r);
+		out->id = u64(&r);
 	if (st & PERF_SAMPLE_IP)
 		out->ip = u64(&r);
 	if (st & PERF_SAMPLE_TID) {
@@ -69,7 +69,7 @@ int mt_perf_sample_parse(const void *rec, size_t size, uint64_t st, uint64_t reg
 	if (st & PERF_SAMPLE_ADDR)
 		out->addr = u64(&r);
 	if (st & PERF_SAMPLE_ID)
-		(void)u64(&r);
+		out->id = u64(&r);
 	if (st & PERF_SAMPLE_STREAM_ID)
 		(void)u64(&r);
 	if (st & PERF_SAMPLE_CPU)

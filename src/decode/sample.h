@@ -19,6 +19,7 @@
 
 struct mt_perf_sample {
 	uint64_t ip, time, addr, period, data_src, phys_addr;
+	uint64_t id; /* PERF_SAMPLE_IDENTIFIER or _ID: the event (an inherited one's parent) */
 	uint32_t pid, tid, cpu;
 	uint64_t weight; /* PERF_SAMPLE_WEIGHT, or the whole PERF_SAMPLE_WEIGHT_STRUCT word */
 	uint32_t latency; /* cycles from issue to completion (the weight, or its var1_dw) */

@@ -60,7 +60,20 @@ static size_t *ranked(size_t n, const struct mt_access_counts *(*get)(size_t),
 
 static const struct mt_access_counts *region_c(size_t i)
 {
-	return &sort_st->regions[i].c;
+	/* A region with faults but no sampled access is listed too. */
+	static const struct mt_access_counts one = { .samples = 1 };
+	const struct mt_access_region *g = &sort_st->regions[i];
+
+	return g->c.samples || !(g->faults_minor + g->faults_major) ? &g->c : &one;
+}
+
+static int cmp_fault_region(const void *a, const void *b)
+{
+	const struct mt_access_region *x = &sort_st->regions[*(const size_t *)a];
+	const struct mt_access_region *y = &sort_st->regions[*(const size_t *)b];
+	uint64_t fx = x->faults_minor + x->faults_major, fy = y->faults_minor + y->faults_major;
+
+	return fx < fy ? 1 : fx > fy ? -1 : 0;
 }
 
 static const struct mt_access_counts *site_c(size_t i)
@@ -117,13 +130,26 @@ int mt_report_access_load(struct mt_report *rep)
 	struct mt_report_access *ra = &rep->access;
 	int rc;
 
-	for (size_t i = 0; i < rep->run.ncollectors; i++)
+	for (size_t i = 0; i < rep->run.ncollectors; i++) {
 		if (!strcmp(rep->run.collectors[i].name, "access"))
 			ra->coll = &rep->run.collectors[i];
+		if (!strcmp(rep->run.collectors[i].name, "faults"))
+			ra->faults_coll = &rep->run.collectors[i];
+	}
 	rc = mt_access_analyze(rep->r, &ra->st);
 	if (rc < 0)
 		return rc;
 	ra->loaded = ra->st.present || (ra->coll && strcmp(ra->coll->status, "off"));
+	ra->faults_loaded = ra->st.faults_present ||
+			    (ra->faults_coll && strcmp(ra->faults_coll->status, "off"));
+	ra->fault_regions = malloc((ra->st.nregions ? ra->st.nregions : 1) * sizeof(size_t));
+	if (!ra->fault_regions)
+		return -ENOMEM;
+	for (size_t i = 0; i < ra->st.nregions; i++)
+		if (ra->st.regions[i].faults_minor + ra->st.regions[i].faults_major)
+			ra->fault_regions[ra->nfault_regions++] = i;
+	sort_st = &ra->st;
+	qsort(ra->fault_regions, ra->nfault_regions, sizeof(size_t), cmp_fault_region);
 	sort_st = &ra->st;
 	ra->regions = ranked(ra->st.nregions, region_c, cmp_region, &ra->nregions);
 	ra->sites = ranked(ra->st.nsites, site_c, cmp_site, &ra->nsites);
@@ -145,6 +171,7 @@ void mt_report_access_release(struct mt_report *rep)
 	if (ra->symbolizer)
 		mt_sym_close(ra->symbolizer);
 	free(ra->regions);
+	free(ra->fault_regions);
 	free(ra->sites);
 	free(ra->pages);
 	mt_access_release(&ra->st);
@@ -277,6 +304,13 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 	}
 	mt_json_end_array(j);
 	mt_json_end_object(j);
+}
+
+void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
+{
+	const struct mt_report_access *ra = &rep->access;
+	const struct mt_access_stats *st = &ra->st;
+	char buf[512];
 
 	mt_json_key(j, "regions");
 	mt_json_begin_array(j);
@@ -300,6 +334,8 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 		if (g->site >= 0)
 			mt_json_kv_u64(j, "site_id", (uint64_t)g->site);
 		json_counts(j, &g->c);
+		mt_json_kv_u64(j, "faults_minor", g->faults_minor);
+		mt_json_kv_u64(j, "faults_major", g->faults_major);
 		mt_json_kv_u64(j, "first_access_ns", g->c.first_ns);
 		mt_json_kv_u64(j, "last_access_ns", g->c.last_ns);
 		mt_json_end_object(j);
@@ -422,4 +458,116 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 		}
 		mt_table_release(&t);
 	}
+}
+
+static const char *fkv(const struct mt_report_access *ra, const char *key)
+{
+	return ra->faults_coll && ra->faults_coll->kv ? mt_kvlist_get(ra->faults_coll->kv, key)
+						      : NULL;
+}
+
+void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
+{
+	const struct mt_report_access *ra = &rep->access;
+	const struct mt_access_stats *st = &ra->st;
+	char buf[512];
+
+	mt_json_key(j, "faults");
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "mechanism", ra->faults_coll ? ra->faults_coll->mechanism : "none");
+	mt_json_kv_str(j, "status", ra->faults_coll ? ra->faults_coll->status : "unknown");
+	if (ra->faults_coll && ra->faults_coll->reason)
+		mt_json_kv_str(j, "reason", ra->faults_coll->reason);
+	if (fkv(ra, "scope"))
+		mt_json_kv_str(j, "scope", fkv(ra, "scope"));
+	mt_json_kv_u64(j, "minor", st->faults_minor);
+	mt_json_kv_u64(j, "major", st->faults_major);
+	mt_json_kv_u64(j, "in_syscalls", st->faults_in_kernel);
+	mt_json_kv_u64(j, "lost", ra->faults_coll ? ra->faults_coll->lost : 0);
+	mt_json_key(j, "by_region_type");
+	mt_json_begin_object(j);
+	for (unsigned t = 0; t < MT_NREGION_TYPES; t++) {
+		if (!st->faults_by_type[t][0] && !st->faults_by_type[t][1])
+			continue;
+		mt_json_key(j, mt_region_type_name(t));
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "minor", st->faults_by_type[t][0]);
+		mt_json_kv_u64(j, "major", st->faults_by_type[t][1]);
+		mt_json_end_object(j);
+	}
+	mt_json_end_object(j);
+	mt_json_key(j, "processes");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < st->nfault_procs; i++) {
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", st->fault_procs[i].pid);
+		mt_json_kv_u64(j, "minor", st->fault_procs[i].minor);
+		mt_json_kv_u64(j, "major", st->fault_procs[i].major);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "top_regions");
+	mt_json_begin_array(j);
+	for (size_t k = 0; k < ra->nfault_regions && k < rep->top; k++) {
+		const struct mt_access_region *g = &st->regions[ra->fault_regions[k]];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "region_id", ra->fault_regions[k]);
+		mt_json_kv_u64(j, "pid", g->pid);
+		mt_json_kv_str(j, "region_type", mt_region_type_name(g->type));
+		mt_json_kv_str(j, "label", region_label(rep, g, buf, sizeof(buf)));
+		mt_json_kv_u64(j, "minor", g->faults_minor);
+		mt_json_kv_u64(j, "major", g->faults_major);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_end_object(j);
+}
+
+void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
+{
+	static const char *const heads[] = { "region", "pid", "type", "bytes", "minor", "major",
+					     "label" };
+	const struct mt_report_access *ra = &rep->access;
+	const struct mt_access_stats *st = &ra->st;
+	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
+	char b1[64], b2[64], label[512];
+	struct mt_table t;
+
+	fprintf(f, md ? "## Page faults\n\n| | |\n|---|---|\n" : "\npage faults\n");
+	fprintf(f, "%s%-30s%s%s (%s)%s", lead, "mechanism", sep,
+		ra->faults_coll ? ra->faults_coll->mechanism : "none",
+		fkv(ra, "scope") ? fkv(ra, "scope")
+				 : (ra->faults_coll && ra->faults_coll->reason ? ra->faults_coll->reason
+									       : "every fault"),
+		md ? " |\n" : "\n");
+	fprintf(f, "%s%-30s%s%s / %s%s", lead, "minor / major", sep,
+		mt_fmt_count(st->faults_minor, b1, sizeof(b1)),
+		mt_fmt_count(st->faults_major, b2, sizeof(b2)), md ? " |\n" : "\n");
+	fprintf(f, "%s%-30s%s%s%s", lead, "in syscalls (kernel mode)", sep,
+		mt_fmt_count(st->faults_in_kernel, b1, sizeof(b1)), md ? " |\n" : "\n");
+	fprintf(f, "%s%-30s%s%" PRIu64 "%s", lead, "lost", sep,
+		ra->faults_coll ? ra->faults_coll->lost : 0, md ? " |\n" : "\n");
+	if (!ra->nfault_regions)
+		return;
+	mt_table_init(&t, 7, heads);
+	for (size_t k = 0; k < ra->nfault_regions && k < rep->top; k++) {
+		const struct mt_access_region *g = &st->regions[ra->fault_regions[k]];
+
+		mt_table_addf(&t, "%zu", ra->fault_regions[k]);
+		mt_table_addf(&t, "%" PRIu32, g->pid);
+		mt_table_add(&t, mt_region_type_name(g->type));
+		mt_table_add(&t, g->end > g->start ? mt_fmt_bytes(g->end - g->start, b1, 64) : "-");
+		mt_table_add(&t, mt_fmt_count(g->faults_minor, b2, 64));
+		mt_table_add(&t, mt_fmt_count(g->faults_major, b1, 64));
+		mt_table_add(&t, region_label(rep, g, label, sizeof(label)));
+	}
+	if (md) {
+		fprintf(f, "\n### Regions with the most faults\n\n");
+		mt_report_md_table(&t, f);
+	} else {
+		fprintf(f, "\n  regions with the most faults\n");
+		mt_table_print(&t, f, 4, true);
+	}
+	mt_table_release(&t);
 }

@@ -22,11 +22,12 @@ static const struct {
 	{ "processes", MT_SEC_PROCESSES },
 	{ "alloc", MT_SEC_ALLOC },
 	{ "access", MT_SEC_ACCESS },
+	{ "faults", MT_SEC_FAULTS },
 };
 
 const char *mt_report_section_names(void)
 {
-	return "run, processes, alloc, access";
+	return "run, processes, alloc, access, faults";
 }
 
 int mt_report_sections(const char *list, const char **bad)
@@ -80,7 +81,7 @@ int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path,
 			return rc;
 		}
 	}
-	if (sections & MT_SEC_ACCESS) {
+	if (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS)) {
 		rc = mt_report_access_load(rep);
 		if (rc < 0) {
 			mt_report_release(rep);
@@ -352,6 +353,11 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 		mt_report_alloc_json(rep, &j);
 	if ((sections & MT_SEC_ACCESS) && rep->access.loaded)
 		mt_report_access_json(rep, &j);
+	if ((sections & MT_SEC_FAULTS) && rep->access.faults_loaded)
+		mt_report_faults_json(rep, &j);
+	if ((sections & (MT_SEC_ACCESS | MT_SEC_FAULTS)) &&
+	    (rep->access.loaded || rep->access.faults_loaded))
+		mt_report_regions_json(rep, &j);
 	mt_json_end_object(&j);
 	fputc('\n', f);
 }
@@ -410,6 +416,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 		mt_report_alloc_text(rep, md, f);
 	if ((sections & MT_SEC_ACCESS) && rep->access.loaded)
 		mt_report_access_text(rep, md, f);
+	if ((sections & MT_SEC_FAULTS) && rep->access.faults_loaded)
+		mt_report_faults_text(rep, md, f);
 }
 
 static void print_csv(const struct mt_report *rep, int sections, FILE *f)

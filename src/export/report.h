@@ -22,7 +22,8 @@ enum {
 	MT_SEC_PROCESSES = 1 << 1,
 	MT_SEC_ALLOC = 1 << 2,
 	MT_SEC_ACCESS = 1 << 3,
-	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS,
+	MT_SEC_FAULTS = 1 << 4,
+	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS,
 };
 
 /* The rankings of allocation sites. */
@@ -51,7 +52,12 @@ struct mt_report_alloc {
 };
 
 struct mt_report_access {
-	bool loaded;
+	bool loaded; /* the access section has something to say */
+	bool faults_loaded; /* the faults section has */
+	bool pass_done;
+	size_t *fault_regions; /* regions with faults, most first */
+	size_t nfault_regions;
+	const struct mt_collector_info *faults_coll;
 	struct mt_access_stats st;
 	size_t *regions, *sites, *pages; /* indices with samples, most sampled first */
 	size_t nregions, nsites, npages;
@@ -103,6 +109,10 @@ void mt_report_access_release(struct mt_report *rep);
 void mt_report_access_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f);
 void mt_report_access_regions_table(const struct mt_report *rep, struct mt_table *t);
+void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f);
+/* The regions list in JSON: once, after the access and faults sections. */
+void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j);
 /* Markdown rendering of a table (report.c). */
 void mt_report_md_table(const struct mt_table *t, FILE *f);
 

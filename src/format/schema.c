@@ -126,6 +126,15 @@ static const struct mt_field_desc access_fields[] = {
 	{ "latency", MT_FK_U64, NULL, 0, "precise: load latency in cycles" },
 };
 
+static const char *const fault_kinds[] = { "minor", "major" };
+
+static const struct mt_field_desc fault_fields[] = {
+	COMMON_FIELDS,
+	{ "kind", MT_FK_ENUM, fault_kinds, 2, "minor or major (needed I/O)" },
+	{ "ip", MT_FK_HEX, NULL, 0, "faulting instruction" },
+	{ "addr", MT_FK_HEX, NULL, 0, "faulting data address" },
+};
+
 static const struct mt_field_desc lost_fields[] = {
 	COMMON_FIELDS,
 	{ "collector", MT_FK_STR, NULL, 0, "collector that lost events" },
@@ -148,6 +157,7 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_MREMAP, "mremap", mremap_fields, "a mapping was resized or moved"),
 	TYPE(MT_EV_BRK, "brk", brk_fields, "the program break moved"),
 	TYPE(MT_EV_ACCESS, "access", access_fields, "a sampled memory access"),
+	TYPE(MT_EV_FAULT, "fault", fault_fields, "a page fault"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -161,6 +171,7 @@ _Static_assert(MT_ARRAY_SIZE_(munmap_fields) == _MT_F_MUNMAP_MAX, "munmap fields
 _Static_assert(MT_ARRAY_SIZE_(mremap_fields) == _MT_F_MREMAP_MAX, "mremap fields");
 _Static_assert(MT_ARRAY_SIZE_(brk_fields) == _MT_F_BRK_MAX, "brk fields");
 _Static_assert(MT_ARRAY_SIZE_(access_fields) == _MT_F_ACCESS_MAX, "access fields");
+_Static_assert(MT_ARRAY_SIZE_(fault_fields) == _MT_F_FAULT_MAX, "fault fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

@@ -117,9 +117,10 @@ static int snap_one(void *ctx, const struct mt_maps_entry *e)
 	char bid[64] = "", mf[96];
 	uint64_t row[_MT_F_MMAP_MAX];
 
-	/* Build-ids of file mappings: through map_files (exact even for deleted or
-	 * namespaced files) when permitted, else through the path. */
-	if (e->path[0] == '/' && e->ino) {
+	/* Build-ids of executable file mappings (what symbolization needs; reading data files
+	 * would fill the page cache behind the workload's back): through map_files (exact even
+	 * for deleted or namespaced files) when permitted, else through the path. */
+	if (e->path[0] == '/' && e->ino && (e->prot & PROT_EXEC)) {
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)sn->pid,
 			 (unsigned long long)e->start, (unsigned long long)e->end);
 		if (mt_buildid_of_file(mf, bid, sizeof(bid)) < 0)

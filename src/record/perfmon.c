@@ -45,7 +45,14 @@ int mt_perfmon_open(struct mt_session *s)
 	for (int cpu = 0; cpu < ncpu; cpu++)
 		s->rings[cpu].fd = -1;
 	s->nrings = ncpu;
-	s->perf_build_ids = mt_feat_ok(MT_FEAT_BUILD_ID);
+	/*
+	 * Build-ids are read from the files of executable mappings by the recorder, not asked
+	 * of the kernel: the kernel parses every file mapping, data files included, and on
+	 * Linux 6.18 that read half of a 16 MiB data file into the page cache before the
+	 * workload touched it (its major faults halved). Code files are being executed, so
+	 * reading their ELF notes changes nothing.
+	 */
+	s->perf_build_ids = false;
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		struct perf_event_attr a;
 		int fd, r;
@@ -146,7 +153,7 @@ static void on_mmap2(struct mt_session *s, const struct perf_event_header *h)
 		row[MT_F_MMAP_MAJ] = m->maj;
 		row[MT_F_MMAP_MIN] = m->min;
 		row[MT_F_MMAP_INO] = m->ino;
-		if (path[0] == '/' && m->ino)
+		if (path[0] == '/' && m->ino && (m->prot & PROT_EXEC))
 			(void)mt_buildid_of_file(path, bid, sizeof(bid));
 	}
 	row[MT_F_TIME] = sid->time;

@@ -25,6 +25,7 @@
 #include "format/writer.h"
 #include "record/access.h"
 #include "record/alloc.h"
+#include "record/faults.h"
 #include "record/buildid.h"
 #include "record/probe.h"
 #include "record/session.h"
@@ -43,6 +44,7 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->rt_slots = 1024;
 	o->time_every = 32;
 	o->zstd_level = 1;
+	o->faults = true;
 }
 
 static const char *follow_name(enum mt_follow f)
@@ -264,7 +266,8 @@ static int exit_status_of(int status)
 
 static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
 {
-	const struct mt_coll *cs[] = { &s->proc, &s->maps, &s->alloc_coll, &s->access_coll };
+	const struct mt_coll *cs[] = { &s->proc, &s->maps, &s->alloc_coll, &s->access_coll,
+				       &s->faults_coll };
 	char dur[32], size[32], cnt[32];
 
 	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
@@ -297,6 +300,7 @@ static int finish(struct mt_session *s)
 		mt_perfmon_close(s);
 	}
 	mt_access_drain(s);
+	mt_faults_drain(s);
 	if (s->follow == MT_FOLLOW_PTRACE)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
@@ -314,6 +318,11 @@ static int finish(struct mt_session *s)
 		if (s->access)
 			mt_access_close(s, &akv);
 		write_collector(s, &s->access_coll, true, &akv);
+		mt_kv_release(&akv);
+		mt_kv_init(&akv);
+		if (s->faults)
+			mt_faults_close(s, &akv);
+		write_collector(s, &s->faults_coll, true, &akv);
 		mt_kv_release(&akv);
 	}
 	mt_kv_init(&end);
@@ -366,6 +375,32 @@ static void open_access(struct mt_session *s)
 			" is above kernel.perf_event_max_sample_rate (%d): "
 			"the kernel will sample less often (throttles are counted)",
 			s->o->access_freq, max_rate);
+}
+
+static void open_faults(struct mt_session *s)
+{
+	const char *why;
+	int r;
+
+	s->faults_coll.name = "faults";
+	if (!s->o->faults) {
+		coll_set(&s->faults_coll, "none", "off", "--no-faults");
+		return;
+	}
+	if (!mt_feat_ok(MT_FEAT_SW_FAULTS)) {
+		why = mt_probe(MT_FEAT_SW_FAULTS)->detail;
+		mt_warn("no page-fault records: %s", why);
+		coll_set(&s->faults_coll, "none", "unavailable", why);
+		return;
+	}
+	r = mt_faults_open(s);
+	if (r < 0) {
+		why = strerror(-r);
+		mt_warn("no page-fault records: cannot open the events: %s", why);
+		coll_set(&s->faults_coll, "none", "unavailable", why);
+		return;
+	}
+	coll_set(&s->faults_coll, "perf-sw-faults", "active", NULL);
 }
 
 int mt_record(const struct mt_record_opts *o)
@@ -492,6 +527,7 @@ int mt_record(const struct mt_record_opts *o)
 		break;
 	}
 	open_access(&s);
+	open_faults(&s);
 	if (o->syscalls)
 		mt_warn("--syscalls: this memtap (%s) has no syscall collector yet; recording without it",
 			MEMTAP_VERSION);
@@ -499,6 +535,7 @@ int mt_record(const struct mt_record_opts *o)
 	write_collector(&s, &s.maps, false, NULL);
 	write_collector(&s, &s.alloc_coll, false, NULL);
 	write_collector(&s, &s.access_coll, false, NULL);
+	write_collector(&s, &s.faults_coll, false, NULL);
 	mt_writer_flush(s.w);
 
 	/* Go. */
@@ -518,7 +555,8 @@ int mt_record(const struct mt_record_opts *o)
 		if (s.root_exited &&
 		    (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))
 			break;
-		want = 2 + s.nrings + (s.access ? mt_perf_ncpus() : 0) + mt_alloc_npollfds(&s);
+		want = 2 + s.nrings + (s.access ? mt_perf_ncpus() : 0) +
+		       (s.faults ? mt_perf_ncpus() : 0) + mt_alloc_npollfds(&s);
 		nf = realloc(fds, (size_t)want * sizeof(*fds));
 		if (!nf) {
 			r = -ENOMEM;
@@ -530,6 +568,7 @@ int mt_record(const struct mt_record_opts *o)
 		for (int i = 0; i < s.nrings; i++)
 			fds[nfds++] = (struct pollfd){ .fd = s.rings[i].fd, .events = POLLIN };
 		nfds += mt_access_pollfds(&s, fds + nfds, want - nfds);
+		nfds += mt_faults_pollfds(&s, fds + nfds, want - nfds);
 		alloc_at = nfds;
 		nfds += mt_alloc_pollfds(&s, fds + nfds, want - nfds);
 		if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR) {
@@ -562,6 +601,7 @@ int mt_record(const struct mt_record_opts *o)
 		if (s.nrings)
 			mt_perfmon_drain(&s);
 		mt_access_drain(&s);
+		mt_faults_drain(&s);
 		if (mt_now_ns() - last_flush >= o->flush_ns) {
 			mt_alloc_flush(&s);
 			mt_writer_flush(s.w);

@@ -30,6 +30,7 @@ struct mt_record_opts {
 	unsigned time_every; /* the runtime reads the clock on every Nth event of a busy thread */
 	int zstd_level; /* trace compression level (1: fast) */
 	int access; /* enum mt_access_mode (record/access.h) */
+	bool faults; /* record every page fault */
 	uint64_t access_period; /* sampling period in the event's unit; 0: from access_freq */
 	uint64_t access_freq; /* samples per second per thread; 0: the default, 10000 */
 };

@@ -14,6 +14,7 @@
 struct mt_writer;
 struct mt_alloc_state;
 struct mt_access_state;
+struct mt_faults_state;
 
 /* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
 struct mt_coll {
@@ -62,6 +63,8 @@ struct mt_session {
 	struct mt_alloc_state *alloc;
 	struct mt_coll access_coll;
 	struct mt_access_state *access;
+	struct mt_coll faults_coll;
+	struct mt_faults_state *faults;
 
 	struct task *tasks;
 	size_t ntasks, tasks_cap;
