@@ -79,6 +79,7 @@ enum mt_ev_type {
 	MT_EV_BRK = 10, /* the program break moved */
 	MT_EV_ACCESS = 11, /* a sampled memory access, or a sample that gave none */
 	MT_EV_FAULT = 12, /* a page fault */
+	MT_EV_RSS = 13, /* a process's resident memory, by type */
 	_MT_EV_MAX,
 };
 
@@ -283,6 +284,19 @@ enum {
 	MT_F_FAULT_ADDR, /* the faulting data address */
 	_MT_F_FAULT_MAX,
 };
+
+/* MT_EV_RSS: a process's resident set at this time, in bytes (kernel counters). */
+enum {
+	MT_F_RSS_FILE = 3, /* file-backed pages */
+	MT_F_RSS_ANON, /* anonymous pages */
+	MT_F_RSS_SHMEM, /* shared memory */
+	MT_F_RSS_SWAP, /* swapped-out entries */
+	MT_F_RSS_PEAK, /* the largest file + anon + shmem since the previous event, this one's incl. */
+	MT_F_RSS_SOURCE, /* enum mt_rss_source */
+	_MT_F_RSS_MAX,
+};
+
+enum mt_rss_source { MT_RSS_TRACEPOINT = 0, MT_RSS_STATM = 1 };
 
 /* MT_EV_LOST */
 enum {

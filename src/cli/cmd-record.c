@@ -16,7 +16,8 @@ static struct {
 	bool alloc;
 	int access;
 	uint64_t access_period, access_freq;
-	bool faults;
+	bool faults, rss;
+	uint64_t rss_interval_ms;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -26,6 +27,8 @@ static struct {
 	.time_every = 32,
 	.alloc = true,
 	.faults = true,
+	.rss = true,
+	.rss_interval_ms = 1,
 	.zstd_level = 1 };
 
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
@@ -73,6 +76,12 @@ static const struct mt_option options[] = {
 	{ "faults", 0, MT_OPT_FLAG, &o.faults, NULL,
 	  "record every page fault (minor and major) with its address (default on)", NULL,
 	  MT_OPTF_NEGATABLE },
+	{ "rss", 0, MT_OPT_FLAG, &o.rss, NULL,
+	  "record each process's resident memory (file, anon, shmem, swap) over time (default on)",
+	  NULL, MT_OPTF_NEGATABLE },
+	{ "rss-interval-ms", 0, MT_OPT_U64, &o.rss_interval_ms, "MS",
+	  "at most one RSS record per process every MS milliseconds; the peak stays exact "
+	  "(default 1; polling without the tracepoint: at least 10)" },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
 	  "record syscalls of these classes (not yet available in this version)", NULL,
 	  MT_OPTF_OPTIONAL_ARG },
@@ -119,6 +128,8 @@ int cmd_record(int argc, char **argv)
 		return mt_usage_error(&mt_record_spec, "--time-every must be between 1 and 256");
 	if (!o.zstd_level || o.zstd_level > 19)
 		return mt_usage_error(&mt_record_spec, "--zstd-level must be between 1 and 19");
+	if (!o.rss_interval_ms || o.rss_interval_ms > 60000)
+		return mt_usage_error(&mt_record_spec, "--rss-interval-ms must be between 1 and 60000");
 	if (o.access_freq > 1000000)
 		return mt_usage_error(&mt_record_spec, "--access-freq must be at most 1000000");
 	if (o.access != MT_ACCESS_AUTO && o.access != MT_ACCESS_OFF) {
@@ -151,6 +162,8 @@ int cmd_record(int argc, char **argv)
 	ro.zstd_level = (int)o.zstd_level;
 	ro.access = o.access;
 	ro.faults = o.faults;
+	ro.rss = o.rss;
+	ro.rss_interval_ns = o.rss_interval_ms * 1000000ull;
 	ro.access_period = o.access_period;
 	ro.access_freq = o.access_freq;
 	r = mt_record(&ro);

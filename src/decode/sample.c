@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* perf sample records and data-source words. */
 #include <errno.h>
+#include <stdlib.h>
 #include <linux/perf_event.h>
 #include <string.h>
 
@@ -83,6 +84,8 @@ int mt_perf_sample_parse(const void *rec, size_t size, uint64_t st, uint64_t reg
 			return -EBADMSG;
 		memcpy(&n, r.p, 4);
 		r.p += 4;
+		out->raw = r.p;
+		out->raw_size = n;
 		skip(&r, n); /* u32 size + data, padded to 8 bytes by the kernel within n */
 	}
 	if (st & PERF_SAMPLE_REGS_USER) {
@@ -190,4 +193,61 @@ void mt_data_src_decode(uint64_t w, struct mt_data_src *o)
 		o->level = "uncached";
 	else
 		o->level = "unknown";
+}
+
+/*
+ * Format lines look like
+ *	field:unsigned int mm_id;	offset:8;	size:4;	signed:0;
+ * The field's name is the last identifier before ';' (after any array suffix is gone).
+ */
+int mt_tp_format_field(const char *format, const char *name, struct mt_tp_field *out)
+{
+	size_t nl = strlen(name);
+	const char *p = format;
+
+	while ((p = strstr(p, "field:")) != NULL) {
+		const char *semi = strchr(p, ';'), *e, *q;
+		unsigned long off, size, sgn;
+
+		if (!semi)
+			break;
+		e = semi;
+		if (e > p && e[-1] == ']') /* an array: name[N] */
+			while (e > p && *e != '[')
+				e--;
+		q = e;
+		while (q > p && (q[-1] == '_' || (q[-1] >= '0' && q[-1] <= '9') ||
+				 (q[-1] >= 'a' && q[-1] <= 'z') || (q[-1] >= 'A' && q[-1] <= 'Z')))
+			q--;
+		if ((size_t)(e - q) == nl && !strncmp(q, name, nl)) {
+			const char *o = strstr(semi, "offset:"), *z = strstr(semi, "size:"),
+				   *g = strstr(semi, "signed:"), *eol = strchr(semi, '\n');
+
+			if (!o || !z || (eol && (o > eol || z > eol)))
+				return -ENOENT;
+			off = strtoul(o + 7, NULL, 10);
+			size = strtoul(z + 5, NULL, 10);
+			sgn = g && (!eol || g < eol) ? strtoul(g + 7, NULL, 10) : 0;
+			if (off > 65535 || !size || size > 8)
+				return -ENOENT;
+			out->offset = (unsigned)off;
+			out->size = (unsigned)size;
+			out->is_signed = sgn != 0;
+			return 0;
+		}
+		p = semi + 1;
+	}
+	return -ENOENT;
+}
+
+uint64_t mt_tp_value(const uint8_t *rec, size_t n, const struct mt_tp_field *f)
+{
+	uint64_t v = 0;
+
+	if (!rec || f->offset + f->size > n || f->size > 8)
+		return 0;
+	memcpy(&v, rec + f->offset, f->size); /* little-endian */
+	if (f->is_signed && f->size < 8 && (v >> (f->size * 8 - 1)) & 1)
+		v |= ~0ull << (f->size * 8);
+	return v;
 }

@@ -23,6 +23,8 @@ struct mt_perf_sample {
 	uint32_t pid, tid, cpu;
 	uint64_t weight; /* PERF_SAMPLE_WEIGHT, or the whole PERF_SAMPLE_WEIGHT_STRUCT word */
 	uint32_t latency; /* cycles from issue to completion (the weight, or its var1_dw) */
+	const uint8_t *raw; /* PERF_SAMPLE_RAW: the tracepoint record (inside the sample) */
+	uint32_t raw_size;
 	bool has_regs; /* user registers present (abi != NONE) */
 	struct mt_regs regs; /* fs/gs bases are not part of a sample */
 };
@@ -48,5 +50,16 @@ struct mt_data_src {
 };
 
 void mt_data_src_decode(uint64_t word, struct mt_data_src *out);
+
+/* A field of a tracepoint record, from the tracepoint's tracefs "format" description. */
+struct mt_tp_field {
+	unsigned offset, size;
+	bool is_signed;
+};
+
+/* Finds field name in format (the text of events/SUBSYS/NAME/format). 0, or -ENOENT. */
+int mt_tp_format_field(const char *format, const char *name, struct mt_tp_field *out);
+/* The field's value in a record of size n (0 when the record is too short). */
+uint64_t mt_tp_value(const uint8_t *rec, size_t n, const struct mt_tp_field *f);
 
 #endif

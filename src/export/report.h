@@ -9,6 +9,7 @@
 #include "analysis/access.h"
 #include "analysis/alloc.h"
 #include "analysis/procs.h"
+#include "analysis/rss.h"
 #include "analysis/run.h"
 #include "analysis/symbols.h"
 
@@ -23,7 +24,9 @@ enum {
 	MT_SEC_ALLOC = 1 << 2,
 	MT_SEC_ACCESS = 1 << 3,
 	MT_SEC_FAULTS = 1 << 4,
-	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS,
+	MT_SEC_RSS = 1 << 5,
+	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS |
+		     MT_SEC_RSS,
 };
 
 /* The rankings of allocation sites. */
@@ -65,6 +68,12 @@ struct mt_report_access {
 	struct mt_symbolizer *symbolizer;
 };
 
+struct mt_report_rss {
+	bool loaded;
+	struct mt_rss_stats st;
+	const struct mt_collector_info *coll;
+};
+
 struct mt_report {
 	struct mt_reader *r;
 	const char *path;
@@ -73,6 +82,7 @@ struct mt_report {
 	unsigned top; /* sites per ranking */
 	struct mt_report_alloc alloc;
 	struct mt_report_access access;
+	struct mt_report_rss rss;
 };
 
 /* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */
@@ -113,6 +123,11 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f);
 /* The regions list in JSON: once, after the access and faults sections. */
 void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j);
+/* report-rss.c */
+int mt_report_rss_load(struct mt_report *rep);
+void mt_report_rss_release(struct mt_report *rep);
+void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f);
 /* Markdown rendering of a table (report.c). */
 void mt_report_md_table(const struct mt_table *t, FILE *f);
 

@@ -135,6 +135,18 @@ static const struct mt_field_desc fault_fields[] = {
 	{ "addr", MT_FK_HEX, NULL, 0, "faulting data address" },
 };
 
+static const char *const rss_sources[] = { "kmem:rss_stat", "statm" };
+
+static const struct mt_field_desc rss_fields[] = {
+	COMMON_FIELDS,
+	{ "file", MT_FK_U64, NULL, 0, "resident file-backed bytes" },
+	{ "anon", MT_FK_U64, NULL, 0, "resident anonymous bytes" },
+	{ "shmem", MT_FK_U64, NULL, 0, "resident shared-memory bytes" },
+	{ "swap", MT_FK_U64, NULL, 0, "swapped-out bytes" },
+	{ "peak", MT_FK_U64, NULL, 0, "largest file+anon+shmem since the previous event" },
+	{ "source", MT_FK_ENUM, rss_sources, 2, "kmem:rss_stat tracepoint or statm polling" },
+};
+
 static const struct mt_field_desc lost_fields[] = {
 	COMMON_FIELDS,
 	{ "collector", MT_FK_STR, NULL, 0, "collector that lost events" },
@@ -158,6 +170,7 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_BRK, "brk", brk_fields, "the program break moved"),
 	TYPE(MT_EV_ACCESS, "access", access_fields, "a sampled memory access"),
 	TYPE(MT_EV_FAULT, "fault", fault_fields, "a page fault"),
+	TYPE(MT_EV_RSS, "rss", rss_fields, "a process's resident memory"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -172,6 +185,7 @@ _Static_assert(MT_ARRAY_SIZE_(mremap_fields) == _MT_F_MREMAP_MAX, "mremap fields
 _Static_assert(MT_ARRAY_SIZE_(brk_fields) == _MT_F_BRK_MAX, "brk fields");
 _Static_assert(MT_ARRAY_SIZE_(access_fields) == _MT_F_ACCESS_MAX, "access fields");
 _Static_assert(MT_ARRAY_SIZE_(fault_fields) == _MT_F_FAULT_MAX, "fault fields");
+_Static_assert(MT_ARRAY_SIZE_(rss_fields) == _MT_F_RSS_MAX, "rss fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

@@ -26,6 +26,7 @@
 #include "record/access.h"
 #include "record/alloc.h"
 #include "record/faults.h"
+#include "record/rss.h"
 #include "record/buildid.h"
 #include "record/probe.h"
 #include "record/session.h"
@@ -45,6 +46,8 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->time_every = 32;
 	o->zstd_level = 1;
 	o->faults = true;
+	o->rss = true;
+	o->rss_interval_ns = 1000000;
 }
 
 static const char *follow_name(enum mt_follow f)
@@ -267,7 +270,7 @@ static int exit_status_of(int status)
 static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
 {
 	const struct mt_coll *cs[] = { &s->proc, &s->maps, &s->alloc_coll, &s->access_coll,
-				       &s->faults_coll };
+				       &s->faults_coll, &s->rss_coll };
 	char dur[32], size[32], cnt[32];
 
 	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
@@ -301,6 +304,7 @@ static int finish(struct mt_session *s)
 	}
 	mt_access_drain(s);
 	mt_faults_drain(s);
+	mt_rss_drain(s);
 	if (s->follow == MT_FOLLOW_PTRACE)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
@@ -323,6 +327,11 @@ static int finish(struct mt_session *s)
 		if (s->faults)
 			mt_faults_close(s, &akv);
 		write_collector(s, &s->faults_coll, true, &akv);
+		mt_kv_release(&akv);
+		mt_kv_init(&akv);
+		if (s->rss)
+			mt_rss_close(s, &akv);
+		write_collector(s, &s->rss_coll, true, &akv);
 		mt_kv_release(&akv);
 	}
 	mt_kv_init(&end);
@@ -401,6 +410,34 @@ static void open_faults(struct mt_session *s)
 		return;
 	}
 	coll_set(&s->faults_coll, "perf-sw-faults", "active", NULL);
+}
+
+static void open_rss(struct mt_session *s)
+{
+	char mech[64];
+	int r;
+
+	s->rss_coll.name = "rss";
+	if (!s->o->rss) {
+		coll_set(&s->rss_coll, "none", "off", "--no-rss");
+		return;
+	}
+	r = mt_rss_open(s);
+	if (r < 0) {
+		mt_warn("no RSS records: %s", strerror(-r));
+		coll_set(&s->rss_coll, "none", "unavailable", strerror(-r));
+		return;
+	}
+	if (r == 0) {
+		coll_set(&s->rss_coll, "tracepoint-rss_stat", "active", NULL);
+		return;
+	}
+	snprintf(mech, sizeof(mech), "statm-poll");
+	coll_set(&s->rss_coll, mech, "degraded",
+		 mt_feat_ok(MT_FEAT_TP_RSS)
+			 ? "kmem:rss_stat could not be opened; /proc/PID/statm polled (no swap, "
+			   "peaks between polls missed)"
+			 : mt_probe(MT_FEAT_TP_RSS)->detail);
 }
 
 int mt_record(const struct mt_record_opts *o)
@@ -528,6 +565,7 @@ int mt_record(const struct mt_record_opts *o)
 	}
 	open_access(&s);
 	open_faults(&s);
+	open_rss(&s);
 	if (o->syscalls)
 		mt_warn("--syscalls: this memtap (%s) has no syscall collector yet; recording without it",
 			MEMTAP_VERSION);
@@ -536,6 +574,7 @@ int mt_record(const struct mt_record_opts *o)
 	write_collector(&s, &s.alloc_coll, false, NULL);
 	write_collector(&s, &s.access_coll, false, NULL);
 	write_collector(&s, &s.faults_coll, false, NULL);
+	write_collector(&s, &s.rss_coll, false, NULL);
 	mt_writer_flush(s.w);
 
 	/* Go. */
@@ -551,12 +590,16 @@ int mt_record(const struct mt_record_opts *o)
 
 		if (at >= 0 && at < timeout)
 			timeout = at;
+		at = mt_rss_timeout_ms(&s);
+		if (at >= 0 && at < timeout)
+			timeout = at;
 		reap(&s);
 		if (s.root_exited &&
 		    (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))
 			break;
 		want = 2 + s.nrings + (s.access ? mt_perf_ncpus() : 0) +
-		       (s.faults ? mt_perf_ncpus() : 0) + mt_alloc_npollfds(&s);
+		       (s.faults ? mt_perf_ncpus() : 0) + (s.rss ? mt_perf_ncpus() : 0) +
+		       mt_alloc_npollfds(&s);
 		nf = realloc(fds, (size_t)want * sizeof(*fds));
 		if (!nf) {
 			r = -ENOMEM;
@@ -569,6 +612,7 @@ int mt_record(const struct mt_record_opts *o)
 			fds[nfds++] = (struct pollfd){ .fd = s.rings[i].fd, .events = POLLIN };
 		nfds += mt_access_pollfds(&s, fds + nfds, want - nfds);
 		nfds += mt_faults_pollfds(&s, fds + nfds, want - nfds);
+		nfds += mt_rss_pollfds(&s, fds + nfds, want - nfds);
 		alloc_at = nfds;
 		nfds += mt_alloc_pollfds(&s, fds + nfds, want - nfds);
 		if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR) {
@@ -602,6 +646,7 @@ int mt_record(const struct mt_record_opts *o)
 			mt_perfmon_drain(&s);
 		mt_access_drain(&s);
 		mt_faults_drain(&s);
+		mt_rss_drain(&s);
 		if (mt_now_ns() - last_flush >= o->flush_ns) {
 			mt_alloc_flush(&s);
 			mt_writer_flush(s.w);

@@ -31,6 +31,8 @@ struct mt_record_opts {
 	int zstd_level; /* trace compression level (1: fast) */
 	int access; /* enum mt_access_mode (record/access.h) */
 	bool faults; /* record every page fault */
+	bool rss; /* record each process's resident memory over time */
+	uint64_t rss_interval_ns; /* at most one RSS event per process per interval */
 	uint64_t access_period; /* sampling period in the event's unit; 0: from access_freq */
 	uint64_t access_freq; /* samples per second per thread; 0: the default, 10000 */
 };

@@ -15,6 +15,7 @@ struct mt_writer;
 struct mt_alloc_state;
 struct mt_access_state;
 struct mt_faults_state;
+struct mt_rss_state;
 
 /* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
 struct mt_coll {
@@ -65,6 +66,8 @@ struct mt_session {
 	struct mt_access_state *access;
 	struct mt_coll faults_coll;
 	struct mt_faults_state *faults;
+	struct mt_coll rss_coll;
+	struct mt_rss_state *rss;
 
 	struct task *tasks;
 	size_t ntasks, tasks_cap;

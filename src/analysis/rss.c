@@ -1,0 +1,87 @@
+/* SPDX-License-Identifier: MIT */
+/* The RSS pass over RSS events in time order. */
+#include "analysis/rss.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/array.h"
+#include "common/hash.h"
+#include "format/reader.h"
+
+int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st)
+{
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_RSS };
+	struct mt_map64 ix;
+	struct mt_cursor *c;
+	struct mt_event ev;
+	size_t cap = 0;
+	uint64_t tree = 0;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (!mt_reader_event_count(r, MT_EV_RSS))
+		return 0;
+	mt_map64_init(&ix);
+	rc = mt_cursor_new(r, &co, &c);
+	if (rc < 0) {
+		mt_map64_release(&ix);
+		return rc;
+	}
+	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		static const unsigned fields[4] = { MT_F_RSS_FILE, MT_F_RSS_ANON, MT_F_RSS_SHMEM,
+						    MT_F_RSS_SWAP };
+		uint64_t *i = mt_map64_get(&ix, ev.v[MT_F_PID]), t = ev.v[MT_F_TIME], total;
+		struct mt_rss_proc *p;
+
+		if (!i) {
+			if (mt_grow_array(&st->procs, &cap, st->nprocs + 1, sizeof(*st->procs)) < 0 ||
+			    mt_map64_put(&ix, ev.v[MT_F_PID], &i) < 0) {
+				rc = -1;
+				break;
+			}
+			*i = st->nprocs;
+			memset(&st->procs[st->nprocs], 0, sizeof(st->procs[0]));
+			st->procs[st->nprocs++].pid = (uint32_t)ev.v[MT_F_PID];
+		}
+		p = &st->procs[*i];
+		st->present = true;
+		st->events++;
+		p->events++;
+		if (ev.v[MT_F_RSS_PEAK] > p->peak) {
+			p->peak = ev.v[MT_F_RSS_PEAK];
+			p->peak_ns = t;
+		}
+		for (unsigned k = 0; k < 4; k++)
+			if (ev.v[fields[k]] > p->max[k]) {
+				p->max[k] = ev.v[fields[k]];
+				p->max_ns[k] = t;
+			}
+		total = ev.v[MT_F_RSS_FILE] + ev.v[MT_F_RSS_ANON] + ev.v[MT_F_RSS_SHMEM];
+		tree = tree - p->last + total;
+		p->last = total;
+		if (tree > st->tree_peak) {
+			st->tree_peak = tree;
+			st->tree_peak_ns = t;
+		}
+	}
+	mt_cursor_free(c);
+	mt_map64_release(&ix);
+	for (size_t k = 0; k < st->nprocs; k++)
+		if (st->procs[k].peak > st->procs[st->peak_proc].peak)
+			st->peak_proc = k;
+	if (rc < 0) {
+		mt_rss_release(st);
+		return rc == -1 ? -ENOMEM : rc;
+	}
+	return 0;
+}
+
+void mt_rss_release(struct mt_rss_stats *st)
+{
+	free(st->procs);
+	memset(st, 0, sizeof(*st));
+}

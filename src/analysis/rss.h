@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* The RSS pass: each process's peak resident memory, by type, and the tree's. */
+#ifndef MEMTAP_ANALYSIS_RSS_H
+#define MEMTAP_ANALYSIS_RSS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_reader;
+
+struct mt_rss_proc {
+	uint32_t pid;
+	uint64_t peak, peak_ns; /* largest file + anon + shmem, and when (exact) */
+	uint64_t max[4], max_ns[4]; /* largest file, anon, shmem, swap, and when */
+	uint64_t last; /* file + anon + shmem of its latest record (during the pass) */
+	uint64_t events;
+};
+
+struct mt_rss_stats {
+	bool present;
+	uint64_t events;
+	struct mt_rss_proc *procs;
+	size_t nprocs;
+	size_t peak_proc; /* index of the process with the largest peak */
+	uint64_t tree_peak, tree_peak_ns; /* largest sum over the processes' latest records */
+};
+
+int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st);
+void mt_rss_release(struct mt_rss_stats *st);
+
+#endif

@@ -1,0 +1,358 @@
+/* SPDX-License-Identifier: MIT */
+/* The RSS collector: kmem:rss_stat records aggregated per process, or statm polling. */
+#include "record/rss.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/array.h"
+#include "common/clock.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/strutil.h"
+#include "decode/sample.h"
+#include "format/chunk.h"
+#include "format/writer.h"
+#include "record/perf.h"
+#include "record/probe.h"
+#include "record/session.h"
+#include "record/sysinfo.h"
+
+/*
+ * kmem:rss_stat fires on every change of a process's file, anon, swap or shmem counter
+ * with the counter's new value in bytes. The recorder keeps every process's current
+ * values and writes an RSS event at most every --rss-interval-ms per process, carrying the
+ * largest total (file + anon + shmem) seen since the previous event, so the series is
+ * decimated but its peak is exact. Where the tracepoint cannot be used, /proc/PID/statm is
+ * polled at the same interval (at least 10 ms): resident and shared pages give anon and
+ * file+shmem together, without swap, and a peak between polls is missed.
+ */
+
+#define RING_PAGES 128
+#define POLL_MIN_NS 10000000ull
+
+struct proc_rss {
+	pid_t pid;
+	uint64_t v[4]; /* by the tracepoint's member: file, anon, swap, shmem */
+	uint64_t peak; /* largest file + anon + shmem since the last event */
+	uint64_t last_emit, last_change;
+	bool pending, gone;
+};
+
+struct mt_rss_state {
+	struct mt_perf_ring *rings;
+	int nrings;
+	bool polling;
+	uint64_t interval_ns, last_poll;
+	struct mt_tp_field f_mm, f_curr, f_member, f_size;
+	struct mt_map64 ix; /* pid -> index into procs */
+	struct mt_map64 mm_pid; /* mm_id -> pid, learned from the owner's own changes */
+	struct proc_rss *procs;
+	size_t nprocs, cap;
+	uint64_t records, events, foreign, lost, malformed, polls;
+};
+
+static const uint64_t sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+
+static struct proc_rss *proc_of(struct mt_rss_state *r, pid_t pid)
+{
+	uint64_t *ix = mt_map64_get(&r->ix, (uint64_t)pid);
+
+	if (ix)
+		return &r->procs[*ix];
+	if (mt_grow_array(&r->procs, &r->cap, r->nprocs + 1, sizeof(*r->procs)) < 0 ||
+	    mt_map64_put(&r->ix, (uint64_t)pid, &ix) < 0)
+		return NULL;
+	*ix = r->nprocs;
+	memset(&r->procs[r->nprocs], 0, sizeof(r->procs[0]));
+	r->procs[r->nprocs].pid = pid;
+	return &r->procs[r->nprocs++];
+}
+
+static void emit(struct mt_session *s, struct proc_rss *p, uint64_t t)
+{
+	struct mt_rss_state *r = s->rss;
+	uint64_t row[_MT_F_RSS_MAX];
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = (uint64_t)p->pid;
+	row[MT_F_RSS_FILE] = p->v[0];
+	row[MT_F_RSS_ANON] = p->v[1];
+	row[MT_F_RSS_SWAP] = p->v[2];
+	row[MT_F_RSS_SHMEM] = p->v[3];
+	row[MT_F_RSS_PEAK] = p->peak;
+	row[MT_F_RSS_SOURCE] = r->polling ? MT_RSS_STATM : MT_RSS_TRACEPOINT;
+	if (mt_writer_event(s->w, MT_EV_RSS, row) == 0) {
+		s->rss_coll.events++;
+		r->events++;
+	}
+	p->peak = p->v[0] + p->v[1] + p->v[3];
+	p->pending = false;
+	p->last_emit = t;
+}
+
+static void update(struct mt_session *s, struct proc_rss *p, uint64_t t)
+{
+	uint64_t total = p->v[0] + p->v[1] + p->v[3];
+
+	if (total > p->peak)
+		p->peak = total;
+	p->pending = true;
+	p->last_change = t;
+	if (t - p->last_emit >= s->rss->interval_ns)
+		emit(s, p, t);
+}
+
+static int read_format(struct mt_rss_state *r)
+{
+	char base[256], path[512], buf[4096];
+	FILE *f;
+	size_t n;
+
+	if (mt_tracefs_path(base, sizeof(base)) < 0)
+		return -ENOENT;
+	snprintf(path, sizeof(path), "%s/events/kmem/rss_stat/format", base);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	if (mt_tp_format_field(buf, "mm_id", &r->f_mm) < 0 ||
+	    mt_tp_format_field(buf, "curr", &r->f_curr) < 0 ||
+	    mt_tp_format_field(buf, "member", &r->f_member) < 0 ||
+	    mt_tp_format_field(buf, "size", &r->f_size) < 0)
+		return -EPROTO;
+	return 0;
+}
+
+static int open_rings(struct mt_session *s, struct mt_rss_state *r)
+{
+	struct perf_event_attr at;
+	int id = mt_tracepoint_id("kmem/rss_stat"), ncpu = mt_perf_ncpus(), opened = 0, rc;
+
+	if (id < 0)
+		return id;
+	rc = read_format(r);
+	if (rc < 0)
+		return rc;
+	r->rings = calloc((size_t)ncpu, sizeof(*r->rings));
+	if (!r->rings)
+		return -ENOMEM;
+	r->nrings = ncpu;
+	for (int i = 0; i < ncpu; i++)
+		r->rings[i].fd = -1;
+	memset(&at, 0, sizeof(at));
+	at.size = sizeof(at);
+	at.type = PERF_TYPE_TRACEPOINT;
+	at.config = (uint64_t)id;
+	at.sample_period = 1;
+	at.sample_type = sample_type;
+	at.sample_id_all = 1;
+	at.use_clockid = 1;
+	at.clockid = CLOCK_MONOTONIC;
+	at.inherit = 1;
+	at.enable_on_exec = 1;
+	at.disabled = 1;
+	at.watermark = 1;
+	at.wakeup_watermark = RING_PAGES * 4096 / 4;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		int fd = mt_perf_open(&at, s->root, cpu, -1);
+
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0)
+			return fd;
+		rc = mt_perf_ring_open(&r->rings[cpu], fd, RING_PAGES);
+		if (rc < 0)
+			return rc;
+		opened++;
+	}
+	return opened ? 0 : -ENODEV;
+}
+
+static void free_state(struct mt_rss_state *r)
+{
+	for (int i = 0; r->rings && i < r->nrings; i++)
+		mt_perf_ring_close(&r->rings[i]);
+	free(r->rings);
+	free(r->procs);
+	mt_map64_release(&r->ix);
+	mt_map64_release(&r->mm_pid);
+	free(r);
+}
+
+int mt_rss_open(struct mt_session *s)
+{
+	struct mt_rss_state *r = calloc(1, sizeof(*r));
+	int rc = -ENOTSUP;
+
+	if (!r)
+		return -ENOMEM;
+	mt_map64_init(&r->ix);
+	mt_map64_init(&r->mm_pid);
+	r->interval_ns = s->o->rss_interval_ns;
+	if (mt_feat_ok(MT_FEAT_TP_RSS))
+		rc = open_rings(s, r);
+	if (rc < 0) {
+		for (int i = 0; r->rings && i < r->nrings; i++)
+			mt_perf_ring_close(&r->rings[i]);
+		free(r->rings);
+		r->rings = NULL;
+		r->nrings = 0;
+		r->polling = true;
+		if (r->interval_ns < POLL_MIN_NS)
+			r->interval_ns = POLL_MIN_NS;
+	}
+	s->rss = r;
+	return r->polling ? 1 : 0;
+}
+
+int mt_rss_pollfds(struct mt_session *s, struct pollfd *fds, int max)
+{
+	int n = 0;
+
+	for (int i = 0; s->rss && i < s->rss->nrings && n < max; i++)
+		if (s->rss->rings[i].fd >= 0)
+			fds[n++] = (struct pollfd){ .fd = s->rss->rings[i].fd, .events = POLLIN };
+	return n;
+}
+
+static void on_record(void *ctx, const struct perf_event_header *h)
+{
+	struct mt_session *s = ctx;
+	struct mt_rss_state *r = s->rss;
+	struct mt_perf_sample ps;
+	struct proc_rss *p;
+	uint64_t member, mm, *owner;
+	pid_t pid;
+
+	if (h->type == PERF_RECORD_LOST) {
+		const struct {
+			struct perf_event_header header;
+			uint64_t id, lost;
+		} *l = (const void *)h;
+
+		if (h->size >= sizeof(*l)) {
+			r->lost += l->lost;
+			mt_emit_lost(s, mt_now_ns(), &s->rss_coll, l->lost,
+				     "rss_stat: perf ring buffer full");
+		}
+		return;
+	}
+	if (h->type != PERF_RECORD_SAMPLE)
+		return;
+	if (mt_perf_sample_parse(h, h->size, sample_type, 0, &ps) < 0 || !ps.raw) {
+		r->malformed++;
+		return;
+	}
+	r->records++;
+	member = mt_tp_value(ps.raw, ps.raw_size, &r->f_member);
+	mm = mt_tp_value(ps.raw, ps.raw_size, &r->f_mm);
+	if (member > 3)
+		return;
+	pid = (pid_t)ps.pid;
+	if (mt_tp_value(ps.raw, ps.raw_size, &r->f_curr)) {
+		if (mt_map64_put(&r->mm_pid, mm, &owner) == 0)
+			*owner = (uint64_t)pid;
+	} else {
+		/* A change made to another process's memory (its owner is learned from the
+		 * owner's own changes); unknown owners are counted, not guessed. */
+		owner = mt_map64_get(&r->mm_pid, mm);
+		if (!owner) {
+			r->foreign++;
+			return;
+		}
+		pid = (pid_t)*owner;
+	}
+	p = proc_of(r, pid);
+	if (!p)
+		return;
+	p->v[member] = mt_tp_value(ps.raw, ps.raw_size, &r->f_size);
+	update(s, p, ps.time);
+}
+
+/* statm: size resident shared text lib data dt, in pages. */
+static void poll_statm(struct mt_session *s, uint64_t now)
+{
+	struct mt_rss_state *r = s->rss;
+	long page = sysconf(_SC_PAGESIZE);
+
+	r->polls++;
+	for (size_t i = 0; i < s->ntasks; i++) {
+		const struct task *k = &s->tasks[i];
+		char path[64], line[256];
+		unsigned long long size, res, shared;
+		struct proc_rss *p;
+
+		if (k->state != TASK_LIVE || k->pid != k->tid)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%d/statm", (int)k->pid);
+		if (mt_read_line_file(path, line, sizeof(line)) < 0 ||
+		    sscanf(line, "%llu %llu %llu", &size, &res, &shared) != 3)
+			continue;
+		p = proc_of(r, k->pid);
+		if (!p)
+			continue;
+		p->v[0] = shared * (uint64_t)page;
+		p->v[1] = (res - (shared < res ? shared : res)) * (uint64_t)page;
+		update(s, p, now);
+	}
+}
+
+void mt_rss_drain(struct mt_session *s)
+{
+	struct mt_rss_state *r = s->rss;
+	uint64_t now;
+
+	if (!r)
+		return;
+	now = mt_now_ns();
+	if (r->polling) {
+		if (now - r->last_poll >= r->interval_ns) {
+			poll_statm(s, now);
+			r->last_poll = now;
+		}
+		return;
+	}
+	for (int i = 0; i < r->nrings; i++)
+		if (r->rings[i].fd >= 0 && mt_perf_ring_drain(&r->rings[i], on_record, s) == -EBADMSG)
+			r->malformed++;
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].pending && now - r->procs[i].last_emit >= r->interval_ns)
+			emit(s, &r->procs[i], r->procs[i].last_change);
+}
+
+int mt_rss_timeout_ms(struct mt_session *s)
+{
+	if (!s->rss || !s->rss->polling)
+		return -1;
+	return (int)(s->rss->interval_ns / 1000000);
+}
+
+void mt_rss_close(struct mt_session *s, struct mt_kv *kv)
+{
+	struct mt_rss_state *r = s->rss;
+
+	if (!r)
+		return;
+	mt_rss_drain(s);
+	for (size_t i = 0; i < r->nprocs; i++)
+		if (r->procs[i].pending)
+			emit(s, &r->procs[i], r->procs[i].last_change);
+	mt_kv_add(kv, "source", r->polling ? "/proc/PID/statm polling" : "kmem:rss_stat");
+	mt_kv_add_u64(kv, "interval_ns", r->interval_ns);
+	mt_kv_add_u64(kv, "tracepoint_records", r->records);
+	mt_kv_add_u64(kv, "foreign_changes", r->foreign);
+	mt_kv_add_u64(kv, "polls", r->polls);
+	mt_kv_add_u64(kv, "malformed", r->malformed);
+	s->rss_coll.lost = r->lost;
+	free_state(r);
+	s->rss = NULL;
+}

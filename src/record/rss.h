@@ -1,0 +1,20 @@
+/* SPDX-License-Identifier: MIT */
+/* The RSS collector: each process's resident memory by type over time. */
+#ifndef MEMTAP_RECORD_RSS_H
+#define MEMTAP_RECORD_RSS_H
+
+#include <poll.h>
+
+struct mt_session;
+struct mt_kv;
+
+/* kmem:rss_stat through per-CPU perf rings, else polling /proc/PID/statm. 0 or -errno. */
+int mt_rss_open(struct mt_session *s);
+int mt_rss_pollfds(struct mt_session *s, struct pollfd *fds, int max);
+/* Reads the rings (or polls when due) and writes RSS events. */
+void mt_rss_drain(struct mt_session *s);
+/* How long the recorder may sleep before the next poll (-1: no limit). */
+int mt_rss_timeout_ms(struct mt_session *s);
+void mt_rss_close(struct mt_session *s, struct mt_kv *kv);
+
+#endif
