@@ -443,8 +443,8 @@ static uint32_t region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t 
 		*site_out = site;
 		if (b->end - b->start >= MT_ACCESS_BIG_BLOCK) {
 			if (b->b == NONE)
-				b->b = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream, b->start,
-						  b->end, 0, site, s->first_ns);
+				b->b = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream,
+						  b->start, b->end, 0, site, s->first_ns);
 			return ps->pool.v[n].b;
 		}
 		if (s->objects_region < 0) {
@@ -454,8 +454,9 @@ static uint32_t region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t 
 			if (r != NONE)
 				st->sites[site].objects_region = r;
 		}
-		return st->sites[site].objects_region < 0 ? NONE
-							  : (uint32_t)st->sites[site].objects_region;
+		return st->sites[site].objects_region < 0
+			       ? NONE
+			       : (uint32_t)st->sites[site].objects_region;
 	}
 	if ((n = find(&ps->pool, pr->maps, addr)))
 		return ps->pool.v[n].a;
@@ -580,9 +581,9 @@ int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
 	memset(st, 0, sizeof(*st));
 	if (!mt_reader_event_count(r, MT_EV_ACCESS) && !mt_reader_event_count(r, MT_EV_FAULT))
 		return 0;
-	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP |
-		       1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK | 1ull << MT_EV_ALLOC |
-		       1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC;
+	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP |
+		       1ull << MT_EV_MUNMAP | 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK |
+		       1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC;
 	mt_map64_init(&ps.proc_ix);
 	mt_map64_init(&ps.site_ix);
 	mt_map64_init(&ps.page_ix);

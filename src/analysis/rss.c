@@ -38,7 +38,8 @@ int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st)
 		struct mt_rss_proc *p;
 
 		if (!i) {
-			if (mt_grow_array(&st->procs, &cap, st->nprocs + 1, sizeof(*st->procs)) < 0 ||
+			if (mt_grow_array(&st->procs, &cap, st->nprocs + 1, sizeof(*st->procs)) <
+				    0 ||
 			    mt_map64_put(&ix, ev.v[MT_F_PID], &i) < 0) {
 				rc = -1;
 				break;

@@ -129,7 +129,8 @@ int cmd_record(int argc, char **argv)
 	if (!o.zstd_level || o.zstd_level > 19)
 		return mt_usage_error(&mt_record_spec, "--zstd-level must be between 1 and 19");
 	if (!o.rss_interval_ms || o.rss_interval_ms > 60000)
-		return mt_usage_error(&mt_record_spec, "--rss-interval-ms must be between 1 and 60000");
+		return mt_usage_error(&mt_record_spec,
+				      "--rss-interval-ms must be between 1 and 60000");
 	if (o.access_freq > 1000000)
 		return mt_usage_error(&mt_record_spec, "--access-freq must be at most 1000000");
 	if (o.access != MT_ACCESS_AUTO && o.access != MT_ACCESS_OFF) {

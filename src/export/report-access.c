@@ -526,8 +526,8 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
 
 void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 {
-	static const char *const heads[] = { "region", "pid", "type", "bytes", "minor", "major",
-					     "label" };
+	static const char *const heads[] = { "region", "pid",	"type", "bytes",
+					     "minor",  "major", "label" };
 	const struct mt_report_access *ra = &rep->access;
 	const struct mt_access_stats *st = &ra->st;
 	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
@@ -537,9 +537,10 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 	fprintf(f, md ? "## Page faults\n\n| | |\n|---|---|\n" : "\npage faults\n");
 	fprintf(f, "%s%-30s%s%s (%s)%s", lead, "mechanism", sep,
 		ra->faults_coll ? ra->faults_coll->mechanism : "none",
-		fkv(ra, "scope") ? fkv(ra, "scope")
-				 : (ra->faults_coll && ra->faults_coll->reason ? ra->faults_coll->reason
-									       : "every fault"),
+		fkv(ra, "scope")
+			? fkv(ra, "scope")
+			: (ra->faults_coll && ra->faults_coll->reason ? ra->faults_coll->reason
+								      : "every fault"),
 		md ? " |\n" : "\n");
 	fprintf(f, "%s%-30s%s%s / %s%s", lead, "minor / major", sep,
 		mt_fmt_count(st->faults_minor, b1, sizeof(b1)),

@@ -56,7 +56,8 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "peak_bytes", top ? top->peak : 0);
 	mt_json_kv_u64(j, "peak_ns", top ? top->peak_ns : 0);
 	mt_json_kv_u64(j, "peak_offset_ns",
-		       top && top->peak_ns > rep->run.start_ns ? top->peak_ns - rep->run.start_ns : 0);
+		       top && top->peak_ns > rep->run.start_ns ? top->peak_ns - rep->run.start_ns
+							       : 0);
 	if (top)
 		mt_json_kv_u64(j, "peak_pid", top->pid);
 	mt_json_kv_u64(j, "tree_peak_bytes", st->tree_peak);
@@ -87,25 +88,29 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 {
-	static const char *const heads[] = { "pid", "peak", "at", "anon", "file", "shmem", "swap",
-					     "records" };
+	static const char *const heads[] = { "pid",  "peak",  "at",   "anon",
+					     "file", "shmem", "swap", "records" };
 	const struct mt_report_rss *rr = &rep->rss;
 	const struct mt_rss_stats *st = &rr->st;
 	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
 	char b[8][64];
 	struct mt_table t;
 
-	fprintf(f, md ? "## Resident memory (RSS)\n\n| | |\n|---|---|\n" : "\nresident memory (rss)\n");
+	fprintf(f, md ? "## Resident memory (RSS)\n\n| | |\n|---|---|\n"
+		      : "\nresident memory (rss)\n");
 	fprintf(f, "%s%-30s%s%s (%s)%s", lead, "mechanism", sep,
 		rr->coll ? rr->coll->mechanism : "none",
-		ckv(rr, "source") ? ckv(rr, "source") : (rr->coll && rr->coll->reason ? rr->coll->reason : "-"),
+		ckv(rr, "source") ? ckv(rr, "source")
+				  : (rr->coll && rr->coll->reason ? rr->coll->reason : "-"),
 		md ? " |\n" : "\n");
 	if (st->nprocs) {
 		const struct mt_rss_proc *top = &st->procs[st->peak_proc];
 
-		fprintf(f, "%s%-30s%s%s in pid %" PRIu32 " at +%s%s", lead, "peak (one process)", sep,
-			mt_fmt_bytes(top->peak, b[0], 64), top->pid,
-			mt_fmt_duration(top->peak_ns > rep->run.start_ns ? top->peak_ns - rep->run.start_ns : 0,
+		fprintf(f, "%s%-30s%s%s in pid %" PRIu32 " at +%s%s", lead, "peak (one process)",
+			sep, mt_fmt_bytes(top->peak, b[0], 64), top->pid,
+			mt_fmt_duration(top->peak_ns > rep->run.start_ns
+						? top->peak_ns - rep->run.start_ns
+						: 0,
 					b[1], 64),
 			md ? " |\n" : "\n");
 		fprintf(f, "%s%-30s%s%s%s", lead, "peak (processes together)", sep,
@@ -120,7 +125,9 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_table_addf(&t, "%" PRIu32, p->pid);
 		mt_table_add(&t, mt_fmt_bytes(p->peak, b[0], 64));
 		mt_table_addf(&t, "+%s",
-			      mt_fmt_duration(p->peak_ns > rep->run.start_ns ? p->peak_ns - rep->run.start_ns : 0,
+			      mt_fmt_duration(p->peak_ns > rep->run.start_ns
+						      ? p->peak_ns - rep->run.start_ns
+						      : 0,
 					      b[1], 64));
 		mt_table_add(&t, mt_fmt_bytes(p->max[1], b[2], 64));
 		mt_table_add(&t, mt_fmt_bytes(p->max[0], b[3], 64));
@@ -132,7 +139,8 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 		fprintf(f, "\n");
 		mt_report_md_table(&t, f);
 	} else {
-		fprintf(f, "\n  per process (largest of each type; peak = largest anon+file+shmem)\n");
+		fprintf(f,
+			"\n  per process (largest of each type; peak = largest anon+file+shmem)\n");
 		mt_table_print(&t, f, 4, true);
 	}
 	mt_table_release(&t);

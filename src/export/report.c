@@ -18,12 +18,8 @@ static const struct {
 	const char *name;
 	int bit;
 } section_names[] = {
-	{ "run", MT_SEC_RUN },
-	{ "processes", MT_SEC_PROCESSES },
-	{ "alloc", MT_SEC_ALLOC },
-	{ "access", MT_SEC_ACCESS },
-	{ "faults", MT_SEC_FAULTS },
-	{ "rss", MT_SEC_RSS },
+	{ "run", MT_SEC_RUN },	     { "processes", MT_SEC_PROCESSES }, { "alloc", MT_SEC_ALLOC },
+	{ "access", MT_SEC_ACCESS }, { "faults", MT_SEC_FAULTS },	{ "rss", MT_SEC_RSS },
 };
 
 const char *mt_report_section_names(void)

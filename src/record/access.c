@@ -784,7 +784,8 @@ void mt_access_close(struct mt_session *s, struct mt_kv *kv)
 	if (a->mech == MT_MECH_PEBS)
 		mt_kv_add(kv, "pebs_stores", a->stores ? "mem-stores" : "none");
 	if (a->throttles)
-		mt_warn("the kernel throttled access sampling %" PRIu64 " times (interrupts took too "
+		mt_warn("the kernel throttled access sampling %" PRIu64
+			" times (interrupts took too "
 			"long; perf_event_max_sample_rate is now %d): fewer samples than asked for",
 			a->throttles,
 			mt_sysctl_int("/proc/sys/kernel/perf_event_max_sample_rate", 0));

@@ -113,8 +113,7 @@ int mt_faults_open(struct mt_session *s)
 	for (int i = 0; i < ncpu; i++)
 		f->rings[i].fd = f->maj_fds[i] = -1;
 	/* Kernel-mode faults (in syscalls) too, where allowed. */
-	f->kernel = geteuid() == 0 ||
-		    mt_sysctl_int("/proc/sys/kernel/perf_event_paranoid", 2) <= 1;
+	f->kernel = geteuid() == 0 || mt_sysctl_int("/proc/sys/kernel/perf_event_paranoid", 2) <= 1;
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		r = open_cpu(f, s->root, cpu, f->kernel);
 		if (r == -EACCES && f->kernel && cpu == 0) {
@@ -144,7 +143,8 @@ int mt_faults_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 
 	for (int i = 0; s->faults && i < s->faults->nrings && n < max; i++)
 		if (s->faults->rings[i].fd >= 0)
-			fds[n++] = (struct pollfd){ .fd = s->faults->rings[i].fd, .events = POLLIN };
+			fds[n++] =
+				(struct pollfd){ .fd = s->faults->rings[i].fd, .events = POLLIN };
 	return n;
 }
 
@@ -196,7 +196,8 @@ void mt_faults_drain(struct mt_session *s)
 	struct mt_faults_state *f = s->faults;
 
 	for (int i = 0; f && i < f->nrings; i++)
-		if (f->rings[i].fd >= 0 && mt_perf_ring_drain(&f->rings[i], on_record, s) == -EBADMSG)
+		if (f->rings[i].fd >= 0 &&
+		    mt_perf_ring_drain(&f->rings[i], on_record, s) == -EBADMSG)
 			f->malformed++;
 }
 
@@ -208,8 +209,9 @@ void mt_faults_close(struct mt_session *s, struct mt_kv *kv)
 		return;
 	mt_faults_drain(s);
 	mt_kv_add(kv, "events", "page-faults-min,page-faults-maj (every fault)");
-	mt_kv_add(kv, "scope", f->kernel ? "user and kernel mode (faults inside syscalls included)"
-					 : "user mode only (perf_event_paranoid)");
+	mt_kv_add(kv, "scope",
+		  f->kernel ? "user and kernel mode (faults inside syscalls included)"
+			    : "user mode only (perf_event_paranoid)");
 	mt_kv_add_u64(kv, "minor", f->minor);
 	mt_kv_add_u64(kv, "major", f->major);
 	mt_kv_add_u64(kv, "malformed", f->malformed);

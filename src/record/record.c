@@ -269,8 +269,8 @@ static int exit_status_of(int status)
 
 static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
 {
-	const struct mt_coll *cs[] = { &s->proc, &s->maps, &s->alloc_coll, &s->access_coll,
-				       &s->faults_coll, &s->rss_coll };
+	const struct mt_coll *cs[] = { &s->proc,	&s->maps,	 &s->alloc_coll,
+				       &s->access_coll, &s->faults_coll, &s->rss_coll };
 	char dur[32], size[32], cnt[32];
 
 	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));

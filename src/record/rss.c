@@ -322,7 +322,8 @@ void mt_rss_drain(struct mt_session *s)
 		return;
 	}
 	for (int i = 0; i < r->nrings; i++)
-		if (r->rings[i].fd >= 0 && mt_perf_ring_drain(&r->rings[i], on_record, s) == -EBADMSG)
+		if (r->rings[i].fd >= 0 &&
+		    mt_perf_ring_drain(&r->rings[i], on_record, s) == -EBADMSG)
 			r->malformed++;
 	for (size_t i = 0; i < r->nprocs; i++)
 		if (r->procs[i].pending && now - r->procs[i].last_emit >= r->interval_ns)

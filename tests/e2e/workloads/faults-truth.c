@@ -18,8 +18,8 @@ int main(int argc, char **argv)
 {
 	if (argc == 3 && !strcmp(argv[1], "anon")) {
 		size_t n = (size_t)atol(argv[2]) << 20;
-		volatile char *p = mmap(NULL, n, PROT_READ | PROT_WRITE,
-					MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		volatile char *p =
+			mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		if (p == MAP_FAILED)
 			return 1;
