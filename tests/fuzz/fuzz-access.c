@@ -2,7 +2,8 @@
 /* libFuzzer target: perf sample records, data-source words and the sampled-instruction
  * decoder. Byte 0 picks the parser; the rest is its input:
  *   even: sample_type (8 bytes, masked to what the parser knows), then a whole record;
- *   odd:  18 register values and fs base (8 bytes each), `before` (1 byte), code bytes. */
+ *   odd:  18 register values and fs base (8 bytes each), `before` (1 byte), code bytes;
+ *   byte 0 == 2: a tracepoint format description, and a record read with its fields. */
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +33,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!size)
 		return 0;
 	n = size - 1;
+	if (data[0] == 2) {
+		char *fmt = malloc(n + 1);
+		struct mt_tp_field f;
+
+		if (!fmt)
+			return 0;
+		memcpy(fmt, p, n);
+		fmt[n] = 0;
+		if (mt_tp_format_field(fmt, "size", &f) == 0) {
+			if (!f.size || f.size > 8)
+				abort();
+			(void)mt_tp_value(p, n, &f);
+		}
+		(void)mt_tp_format_field(fmt, "mm_id", &f);
+		free(fmt);
+		return 0;
+	}
 	if (!(data[0] & 1)) {
 		uint64_t st = take64(&p, &n) & MT_SAMPLE_SUPPORTED;
 		struct mt_perf_sample s;

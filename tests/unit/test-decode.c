@@ -387,3 +387,37 @@ TEST(ibs_op_record)
 	ASSERT_STREQ(ds.level, "remote RAM");
 	ASSERT_STREQ(ds.tlb, "miss");
 }
+
+TEST(tracepoint_format)
+{
+	static const char fmt[] =
+		"name: rss_stat\nID: 646\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:unsigned int mm_id;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:unsigned int curr;\toffset:12;\tsize:4;\tsigned:0;\n"
+		"\tfield:int member;\toffset:16;\tsize:4;\tsigned:1;\n"
+		"\tfield:long size;\toffset:24;\tsize:8;\tsigned:1;\n"
+		"\tfield:char comm[16];\toffset:32;\tsize:16;\tsigned:0;\n";
+	struct mt_tp_field f;
+	uint8_t rec[48] = { 0 };
+	int32_t member = -1;
+	int64_t size = 123456;
+
+	ASSERT_EQ(mt_tp_format_field(fmt, "member", &f), 0);
+	ASSERT_EQ(f.offset, 16);
+	ASSERT_EQ(f.size, 4);
+	ASSERT_TRUE(f.is_signed);
+	memcpy(rec + 16, &member, 4);
+	ASSERT_EQ((int64_t)mt_tp_value(rec, sizeof(rec), &f), -1); /* sign-extended */
+	ASSERT_EQ(mt_tp_format_field(fmt, "size", &f), 0);
+	ASSERT_EQ(f.offset, 24);
+	memcpy(rec + 24, &size, 8);
+	ASSERT_EQ(mt_tp_value(rec, sizeof(rec), &f), 123456);
+	ASSERT_EQ(mt_tp_value(rec, 30, &f), 0); /* record too short */
+	ASSERT_EQ(mt_tp_format_field(fmt, "mm_id", &f), 0);
+	ASSERT_EQ(f.offset, 8);
+	ASSERT_EQ(mt_tp_format_field(fmt, "comm", &f), -ENOENT); /* 16 bytes: not a number */
+	ASSERT_EQ(mt_tp_format_field(fmt, "id", &f), -ENOENT); /* a suffix of mm_id is not it */
+	ASSERT_EQ(mt_tp_format_field(fmt, "nosuch", &f), -ENOENT);
+}
