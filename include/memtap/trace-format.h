@@ -80,6 +80,7 @@ enum mt_ev_type {
 	MT_EV_ACCESS = 11, /* a sampled memory access, or a sample that gave none */
 	MT_EV_FAULT = 12, /* a page fault */
 	MT_EV_RSS = 13, /* a process's resident memory, by type */
+	MT_EV_SYSCALL = 14, /* a system call, at its entry, with its result and duration */
 	_MT_EV_MAX,
 };
 
@@ -297,6 +298,27 @@ enum {
 };
 
 enum mt_rss_source { MT_RSS_TRACEPOINT = 0, MT_RSS_STATM = 1 };
+
+/* MT_EV_SYSCALL: one per call (raw_syscalls enter + exit paired by thread); the time is
+ * the entry's. */
+enum mt_syscall_flag {
+	MT_SYSCALL_NO_EXIT = 1, /* no exit seen (exit, exit_group, execve that failed late...) */
+	MT_SYSCALL_NO_ENTRY = 2, /* no entry seen (entered before tracing began: execve) */
+};
+
+enum {
+	MT_F_SYSCALL_NR = 3, /* x86-64 syscall number */
+	MT_F_SYSCALL_RET, /* signed: the result; -4095..-1 is -errno */
+	MT_F_SYSCALL_DURATION, /* ns from entry to exit, tracing overhead included */
+	MT_F_SYSCALL_A0,
+	MT_F_SYSCALL_A1,
+	MT_F_SYSCALL_A2,
+	MT_F_SYSCALL_A3,
+	MT_F_SYSCALL_A4,
+	MT_F_SYSCALL_A5,
+	MT_F_SYSCALL_FLAGS, /* enum mt_syscall_flag */
+	_MT_F_SYSCALL_MAX,
+};
 
 /* MT_EV_LOST */
 enum {

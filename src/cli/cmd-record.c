@@ -4,6 +4,7 @@
 
 #include "cli/commands.h"
 #include "common/log.h"
+#include "decode/syscalls.h"
 #include "record/access.h"
 #include "record/record.h"
 
@@ -83,7 +84,8 @@ static const struct mt_option options[] = {
 	  "at most one RSS record per process every MS milliseconds; the peak stays exact "
 	  "(default 1; polling without the tracepoint: at least 10)" },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
-	  "record syscalls of these classes (not yet available in this version)", NULL,
+	  "record every system call (of these classes: file, desc, memory, process, network, "
+	  "ipc, signal, all; default all) with its result and duration", NULL,
 	  MT_OPTF_OPTIONAL_ARG },
 	{ NULL },
 };
@@ -128,6 +130,14 @@ int cmd_record(int argc, char **argv)
 		return mt_usage_error(&mt_record_spec, "--time-every must be between 1 and 256");
 	if (!o.zstd_level || o.zstd_level > 19)
 		return mt_usage_error(&mt_record_spec, "--zstd-level must be between 1 and 19");
+	if (o.syscalls) {
+		const char *bad = NULL;
+
+		if (mt_syscall_parse_classes(o.syscalls, &bad) < 0) {
+			mt_err("unknown syscall class '%s' (classes: %s)", bad, mt_syscall_class_names());
+			return 2;
+		}
+	}
 	if (!o.rss_interval_ms || o.rss_interval_ms > 60000)
 		return mt_usage_error(&mt_record_spec,
 				      "--rss-interval-ms must be between 1 and 60000");

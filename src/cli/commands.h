@@ -28,5 +28,6 @@ MT_COMMAND(dump);
 MT_COMMAND(report);
 MT_COMMAND(probe);
 MT_COMMAND(export);
+MT_COMMAND(syscalls);
 
 #endif

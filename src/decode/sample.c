@@ -228,7 +228,7 @@ int mt_tp_format_field(const char *format, const char *name, struct mt_tp_field 
 			off = strtoul(o + 7, NULL, 10);
 			size = strtoul(z + 5, NULL, 10);
 			sgn = g && (!eol || g < eol) ? strtoul(g + 7, NULL, 10) : 0;
-			if (off > 65535 || !size || size > 8)
+			if (off > 65535 || !size || size > 4096)
 				return -ENOENT;
 			out->offset = (unsigned)off;
 			out->size = (unsigned)size;

@@ -59,7 +59,8 @@ struct mt_tp_field {
 
 /* Finds field name in format (the text of events/SUBSYS/NAME/format). 0, or -ENOENT. */
 int mt_tp_format_field(const char *format, const char *name, struct mt_tp_field *out);
-/* The field's value in a record of size n (0 when the record is too short). */
+/* The field's value in a record of size n (0 when the record is too short, or the field is
+ * wider than 8 bytes: an array, whose elements are read at offset + i * element size). */
 uint64_t mt_tp_value(const uint8_t *rec, size_t n, const struct mt_tp_field *f);
 
 #endif

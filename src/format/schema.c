@@ -147,6 +147,20 @@ static const struct mt_field_desc rss_fields[] = {
 	{ "source", MT_FK_ENUM, rss_sources, 2, "kmem:rss_stat tracepoint or statm polling" },
 };
 
+static const struct mt_field_desc syscall_fields[] = {
+	COMMON_FIELDS,
+	{ "nr", MT_FK_U64, NULL, 0, "syscall number (x86-64)" },
+	{ "ret", MT_FK_I64, NULL, 0, "result; -4095..-1 is -errno" },
+	{ "duration_ns", MT_FK_U64, NULL, 0, "entry to exit, tracing overhead included" },
+	{ "a0", MT_FK_HEX, NULL, 0, "argument 1" },
+	{ "a1", MT_FK_HEX, NULL, 0, "argument 2" },
+	{ "a2", MT_FK_HEX, NULL, 0, "argument 3" },
+	{ "a3", MT_FK_HEX, NULL, 0, "argument 4" },
+	{ "a4", MT_FK_HEX, NULL, 0, "argument 5" },
+	{ "a5", MT_FK_HEX, NULL, 0, "argument 6" },
+	{ "flags", MT_FK_U64, NULL, 0, "1: no exit seen; 2: no entry seen" },
+};
+
 static const struct mt_field_desc lost_fields[] = {
 	COMMON_FIELDS,
 	{ "collector", MT_FK_STR, NULL, 0, "collector that lost events" },
@@ -171,6 +185,7 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_ACCESS, "access", access_fields, "a sampled memory access"),
 	TYPE(MT_EV_FAULT, "fault", fault_fields, "a page fault"),
 	TYPE(MT_EV_RSS, "rss", rss_fields, "a process's resident memory"),
+	TYPE(MT_EV_SYSCALL, "syscall", syscall_fields, "a system call"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -186,6 +201,7 @@ _Static_assert(MT_ARRAY_SIZE_(brk_fields) == _MT_F_BRK_MAX, "brk fields");
 _Static_assert(MT_ARRAY_SIZE_(access_fields) == _MT_F_ACCESS_MAX, "access fields");
 _Static_assert(MT_ARRAY_SIZE_(fault_fields) == _MT_F_FAULT_MAX, "fault fields");
 _Static_assert(MT_ARRAY_SIZE_(rss_fields) == _MT_F_RSS_MAX, "rss fields");
+_Static_assert(MT_ARRAY_SIZE_(syscall_fields) == _MT_F_SYSCALL_MAX, "syscall fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

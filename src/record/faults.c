@@ -208,7 +208,7 @@ void mt_faults_close(struct mt_session *s, struct mt_kv *kv)
 	if (!f)
 		return;
 	mt_faults_drain(s);
-	mt_kv_add(kv, "events", "page-faults-min,page-faults-maj (every fault)");
+	mt_kv_add(kv, "perf_events", "page-faults-min,page-faults-maj (every fault)");
 	mt_kv_add(kv, "scope",
 		  f->kernel ? "user and kernel mode (faults inside syscalls included)"
 			    : "user mode only (perf_event_paranoid)");

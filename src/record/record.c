@@ -27,6 +27,8 @@
 #include "record/alloc.h"
 #include "record/faults.h"
 #include "record/rss.h"
+#include "record/syscalls.h"
+#include "decode/syscalls.h"
 #include "record/buildid.h"
 #include "record/probe.h"
 #include "record/session.h"
@@ -305,6 +307,7 @@ static int finish(struct mt_session *s)
 	mt_access_drain(s);
 	mt_faults_drain(s);
 	mt_rss_drain(s);
+	mt_syscalls_drain(s);
 	if (s->follow == MT_FOLLOW_PTRACE)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
@@ -332,6 +335,11 @@ static int finish(struct mt_session *s)
 		if (s->rss)
 			mt_rss_close(s, &akv);
 		write_collector(s, &s->rss_coll, true, &akv);
+		mt_kv_release(&akv);
+		mt_kv_init(&akv);
+		if (s->syscalls)
+			mt_syscalls_close(s, &akv);
+		write_collector(s, &s->syscalls_coll, true, &akv);
 		mt_kv_release(&akv);
 	}
 	mt_kv_init(&end);
@@ -410,6 +418,35 @@ static void open_faults(struct mt_session *s)
 		return;
 	}
 	coll_set(&s->faults_coll, "perf-sw-faults", "active", NULL);
+}
+
+static void open_syscalls(struct mt_session *s)
+{
+	const char *why, *bad = NULL;
+	int classes, r;
+
+	s->syscalls_coll.name = "syscalls";
+	if (!s->o->syscalls) {
+		coll_set(&s->syscalls_coll, "none", "off", "no --syscalls");
+		return;
+	}
+	classes = mt_syscall_parse_classes(s->o->syscalls, &bad);
+	if (classes < 0)
+		classes = MT_SC_ALL; /* checked by the command line already */
+	if (!mt_feat_ok(MT_FEAT_TP_SYSCALLS)) {
+		why = mt_probe(MT_FEAT_TP_SYSCALLS)->detail;
+		mt_warn("no syscall records: %s", why);
+		coll_set(&s->syscalls_coll, "none", "unavailable", why);
+		return;
+	}
+	r = mt_syscalls_open(s, (unsigned)classes);
+	if (r < 0) {
+		why = strerror(-r);
+		mt_warn("no syscall records: cannot open the tracepoints: %s", why);
+		coll_set(&s->syscalls_coll, "none", "unavailable", why);
+		return;
+	}
+	coll_set(&s->syscalls_coll, "tracepoint-raw_syscalls", "active", NULL);
 }
 
 static void open_rss(struct mt_session *s)
@@ -566,15 +603,14 @@ int mt_record(const struct mt_record_opts *o)
 	open_access(&s);
 	open_faults(&s);
 	open_rss(&s);
-	if (o->syscalls)
-		mt_warn("--syscalls: this memtap (%s) has no syscall collector yet; recording without it",
-			MEMTAP_VERSION);
+	open_syscalls(&s);
 	write_collector(&s, &s.proc, false, NULL);
 	write_collector(&s, &s.maps, false, NULL);
 	write_collector(&s, &s.alloc_coll, false, NULL);
 	write_collector(&s, &s.access_coll, false, NULL);
 	write_collector(&s, &s.faults_coll, false, NULL);
 	write_collector(&s, &s.rss_coll, false, NULL);
+	write_collector(&s, &s.syscalls_coll, false, NULL);
 	mt_writer_flush(s.w);
 
 	/* Go. */
@@ -599,7 +635,7 @@ int mt_record(const struct mt_record_opts *o)
 			break;
 		want = 2 + s.nrings + (s.access ? mt_perf_ncpus() : 0) +
 		       (s.faults ? mt_perf_ncpus() : 0) + (s.rss ? mt_perf_ncpus() : 0) +
-		       mt_alloc_npollfds(&s);
+		       (s.syscalls ? mt_perf_ncpus() : 0) + mt_alloc_npollfds(&s);
 		nf = realloc(fds, (size_t)want * sizeof(*fds));
 		if (!nf) {
 			r = -ENOMEM;
@@ -613,6 +649,7 @@ int mt_record(const struct mt_record_opts *o)
 		nfds += mt_access_pollfds(&s, fds + nfds, want - nfds);
 		nfds += mt_faults_pollfds(&s, fds + nfds, want - nfds);
 		nfds += mt_rss_pollfds(&s, fds + nfds, want - nfds);
+		nfds += mt_syscalls_pollfds(&s, fds + nfds, want - nfds);
 		alloc_at = nfds;
 		nfds += mt_alloc_pollfds(&s, fds + nfds, want - nfds);
 		if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR) {
@@ -647,6 +684,7 @@ int mt_record(const struct mt_record_opts *o)
 		mt_access_drain(&s);
 		mt_faults_drain(&s);
 		mt_rss_drain(&s);
+		mt_syscalls_drain(&s);
 		if (mt_now_ns() - last_flush >= o->flush_ns) {
 			mt_alloc_flush(&s);
 			mt_writer_flush(s.w);

@@ -16,6 +16,7 @@ struct mt_alloc_state;
 struct mt_access_state;
 struct mt_faults_state;
 struct mt_rss_state;
+struct mt_syscalls_state;
 
 /* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
 struct mt_coll {
@@ -68,6 +69,8 @@ struct mt_session {
 	struct mt_faults_state *faults;
 	struct mt_coll rss_coll;
 	struct mt_rss_state *rss;
+	struct mt_coll syscalls_coll;
+	struct mt_syscalls_state *syscalls;
 
 	struct task *tasks;
 	size_t ntasks, tasks_cap;

@@ -417,7 +417,10 @@ TEST(tracepoint_format)
 	ASSERT_EQ(mt_tp_value(rec, 30, &f), 0); /* record too short */
 	ASSERT_EQ(mt_tp_format_field(fmt, "mm_id", &f), 0);
 	ASSERT_EQ(f.offset, 8);
-	ASSERT_EQ(mt_tp_format_field(fmt, "comm", &f), -ENOENT); /* 16 bytes: not a number */
+	ASSERT_EQ(mt_tp_format_field(fmt, "comm", &f), 0); /* an array: found, not a number */
+	ASSERT_EQ(f.offset, 32);
+	ASSERT_EQ(f.size, 16);
+	ASSERT_EQ(mt_tp_value(rec, sizeof(rec), &f), 0);
 	ASSERT_EQ(mt_tp_format_field(fmt, "id", &f), -ENOENT); /* a suffix of mm_id is not it */
 	ASSERT_EQ(mt_tp_format_field(fmt, "nosuch", &f), -ENOENT);
 }

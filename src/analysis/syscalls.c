@@ -1,0 +1,98 @@
+/* SPDX-License-Identifier: MIT */
+/* The syscall pass over SYSCALL events. */
+#include "analysis/syscalls.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "decode/syscalls.h"
+#include "format/reader.h"
+
+#define MAX_NR 1024
+
+static int cmp_time(const void *a, const void *b)
+{
+	const struct mt_syscall_stat *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	if (x->calls != y->calls)
+		return x->calls < y->calls ? 1 : -1;
+	return (int)x->nr - (int)y->nr;
+}
+
+int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
+			struct mt_syscalls_stats *st)
+{
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL };
+	struct mt_syscall_stat *all;
+	struct mt_cursor *c;
+	struct mt_event ev;
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	if (!mt_reader_event_count(r, MT_EV_SYSCALL))
+		return 0;
+	if (f && f->by_pid) {
+		co.by_pid = true;
+		co.pid = f->pid;
+	}
+	all = calloc(MAX_NR + 1, sizeof(*all)); /* [MAX_NR]: numbers beyond the table */
+	if (!all)
+		return -ENOMEM;
+	rc = mt_cursor_new(r, &co, &c);
+	if (rc < 0) {
+		free(all);
+		return rc;
+	}
+	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		uint64_t nr = ev.v[MT_F_SYSCALL_NR], d = ev.v[MT_F_SYSCALL_DURATION];
+		int64_t ret = (int64_t)ev.v[MT_F_SYSCALL_RET];
+		struct mt_syscall_stat *s = &all[nr < MAX_NR ? nr : MAX_NR];
+
+		if (f && f->nr >= 0 && (uint64_t)f->nr != nr)
+			continue;
+		if (f && f->classes && f->classes != MT_SC_ALL &&
+		    !(mt_syscall_classes((unsigned)nr) & f->classes))
+			continue;
+		st->present = true;
+		s->nr = nr < MAX_NR ? (unsigned)nr : MAX_NR;
+		if (ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_NO_EXIT) {
+			s->no_return++;
+			st->no_return++;
+			continue;
+		}
+		s->calls++;
+		st->calls++;
+		if (ret < 0 && ret >= -4095) {
+			s->errors++;
+			st->errors++;
+		}
+		s->total_ns += d;
+		st->total_ns += d;
+		if (!s->min_ns || d < s->min_ns)
+			s->min_ns = d;
+		if (d > s->max_ns)
+			s->max_ns = d;
+	}
+	mt_cursor_free(c);
+	if (rc < 0) {
+		free(all);
+		return rc;
+	}
+	for (size_t i = 0; i <= MAX_NR; i++)
+		if (all[i].calls || all[i].no_return)
+			all[st->n++] = all[i];
+	qsort(all, st->n, sizeof(*all), cmp_time);
+	st->v = all;
+	return 0;
+}
+
+void mt_syscalls_release(struct mt_syscalls_stats *st)
+{
+	free(st->v);
+	memset(st, 0, sizeof(*st));
+}

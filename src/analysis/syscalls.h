@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: MIT */
+/* The syscall pass: per-syscall calls, errors and time, as strace -c counts them. */
+#ifndef MEMTAP_ANALYSIS_SYSCALLS_H
+#define MEMTAP_ANALYSIS_SYSCALLS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_reader;
+
+struct mt_syscall_stat {
+	unsigned nr;
+	uint64_t calls; /* calls that returned (strace -c's "calls") */
+	uint64_t errors; /* of which returned -4095..-1 */
+	uint64_t no_return; /* entries never followed by an exit (exit_group, a killed thread) */
+	uint64_t total_ns, min_ns, max_ns; /* entry to exit, tracing overhead included */
+};
+
+struct mt_syscall_filter {
+	bool by_pid;
+	uint32_t pid;
+	int nr; /* -1: any */
+	unsigned classes; /* MT_SC_* bits; 0 or MT_SC_ALL: any */
+};
+
+struct mt_syscalls_stats {
+	bool present;
+	struct mt_syscall_stat *v; /* sorted by total_ns, largest first */
+	size_t n;
+	uint64_t calls, errors, no_return, total_ns;
+};
+
+int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
+			struct mt_syscalls_stats *st);
+void mt_syscalls_release(struct mt_syscalls_stats *st);
+
+#endif

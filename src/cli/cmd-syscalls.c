@@ -1,0 +1,241 @@
+/* SPDX-License-Identifier: MIT */
+/* memtap syscalls: the strace -c summary of a trace's system calls, or every call. */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "analysis/run.h"
+#include "analysis/syscalls.h"
+#include "cli/commands.h"
+#include "cli/util.h"
+#include "common/log.h"
+#include "common/strutil.h"
+#include "decode/syscalls.h"
+#include "export/json.h"
+#include "export/table.h"
+#include "format/reader.h"
+
+static struct {
+	int format;
+	uint64_t pid;
+	bool by_pid;
+	const char *name;
+	const char *classes;
+	bool list;
+} o;
+
+static const char *const formats[] = { "text", "json", "csv", NULL };
+
+static const struct mt_option options[] = {
+	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ "pid", 'p', MT_OPT_U64, &o.pid, "PID", "only this process's calls", NULL, 0, &o.by_pid },
+	{ "name", 0, MT_OPT_STRING, &o.name, "SYSCALL", "only this syscall (e.g. openat)" },
+	{ "class", 0, MT_OPT_STRING, &o.classes, "CLASSES",
+	  "only these classes: file, desc, memory, process, network, ipc, signal, all" },
+	{ "list", 0, MT_OPT_FLAG, &o.list, NULL,
+	  "print every call with its result and duration instead of the summary" },
+	{ NULL },
+};
+
+const struct mt_command_spec mt_syscalls_spec = {
+	.name = "syscalls",
+	.usage = "FILE [options]",
+	.summary = "the system calls of a recording: strace -c summary, or every call",
+	.description =
+		"Summarizes the calls recorded with `memtap record --syscalls` like `strace -c`:\n"
+		"share of the time, seconds, microseconds per call, calls, errors (results\n"
+		"-4095..-1), sorted by time. Calls that never returned (exit_group, a thread\n"
+		"killed in a call) are counted apart, as strace leaves them out. Durations are\n"
+		"from entry to exit and include the tracer's own cost per call (two perf records).\n",
+	.opts = options,
+	.min_args = 1,
+	.max_args = 1,
+};
+
+static void summary(const struct mt_syscalls_stats *st)
+{
+	char buf[32];
+
+	if (o.format == 1) {
+		struct mt_json j;
+
+		mt_json_init(&j, stdout, true);
+		mt_json_begin_object(&j);
+		mt_json_kv_str(&j, "durations", "entry to exit, tracing overhead included");
+		mt_json_kv_u64(&j, "calls", st->calls);
+		mt_json_kv_u64(&j, "errors", st->errors);
+		mt_json_kv_u64(&j, "no_return", st->no_return);
+		mt_json_kv_u64(&j, "total_ns", st->total_ns);
+		mt_json_key(&j, "syscalls");
+		mt_json_begin_array(&j);
+		for (size_t i = 0; i < st->n; i++) {
+			const struct mt_syscall_stat *s = &st->v[i];
+
+			mt_json_begin_object(&j);
+			mt_json_kv_str(&j, "name", mt_syscall_name(s->nr, buf, sizeof(buf)));
+			mt_json_kv_u64(&j, "nr", s->nr);
+			mt_json_kv_u64(&j, "calls", s->calls);
+			mt_json_kv_u64(&j, "errors", s->errors);
+			mt_json_kv_u64(&j, "no_return", s->no_return);
+			mt_json_kv_u64(&j, "total_ns", s->total_ns);
+			mt_json_kv_u64(&j, "min_ns", s->min_ns);
+			mt_json_kv_u64(&j, "max_ns", s->max_ns);
+			mt_json_end_object(&j);
+		}
+		mt_json_end_array(&j);
+		mt_json_end_object(&j);
+		fputc('\n', stdout);
+		return;
+	}
+	if (o.format == 2) {
+		printf("syscall,nr,calls,errors,no_return,total_ns,min_ns,max_ns\n");
+		for (size_t i = 0; i < st->n; i++) {
+			const struct mt_syscall_stat *s = &st->v[i];
+
+			printf("%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+			       ",%" PRIu64 "\n",
+			       mt_syscall_name(s->nr, buf, sizeof(buf)), s->nr, s->calls, s->errors,
+			       s->no_return, s->total_ns, s->min_ns, s->max_ns);
+		}
+		return;
+	}
+	printf("%% time     seconds  usecs/call     calls    errors syscall\n");
+	printf("------ ----------- ----------- --------- --------- ----------------\n");
+	for (size_t i = 0; i < st->n; i++) {
+		const struct mt_syscall_stat *s = &st->v[i];
+
+		if (!s->calls)
+			continue;
+		char errs[32], nb[32];
+
+		snprintf(errs, sizeof(errs), "%" PRIu64, s->errors);
+		printf("%6.2f %11.6f %11" PRIu64 " %9" PRIu64 " %9s %s\n",
+		       st->total_ns ? 100.0 * (double)s->total_ns / (double)st->total_ns : 0.0,
+		       (double)s->total_ns / 1e9, s->total_ns / 1000 / s->calls, s->calls,
+		       s->errors ? errs : "", mt_syscall_name(s->nr, nb, sizeof(nb)));
+	}
+	printf("------ ----------- ----------- --------- --------- ----------------\n");
+	printf("100.00 %11.6f %11" PRIu64 " %9" PRIu64 " %9" PRIu64 " total\n",
+	       (double)st->total_ns / 1e9, st->calls ? st->total_ns / 1000 / st->calls : 0,
+	       st->calls, st->errors);
+	for (size_t i = 0; i < st->n; i++)
+		if (st->v[i].no_return)
+			printf("(never returned: %s x%" PRIu64 ")\n",
+			       mt_syscall_name(st->v[i].nr, buf, sizeof(buf)), st->v[i].no_return);
+	printf("(durations include the tracer's cost per call: raw_syscalls tracepoints)\n");
+}
+
+static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t t0)
+{
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL, .by_pid = f->by_pid,
+				     .pid = f->pid };
+	struct mt_cursor *c;
+	struct mt_event ev;
+	char buf[32];
+	bool first = true;
+	int rc = mt_cursor_new(r, &co, &c);
+
+	if (rc < 0)
+		return rc;
+	if (o.format == 2)
+		printf("time_ns,pid,tid,syscall,ret,duration_ns,a0,a1,a2,a3,a4,a5,returned\n");
+	if (o.format == 1)
+		printf("[");
+	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		unsigned nr = (unsigned)ev.v[MT_F_SYSCALL_NR];
+		const char *name = mt_syscall_name(nr, buf, sizeof(buf));
+		int64_t ret = (int64_t)ev.v[MT_F_SYSCALL_RET];
+		bool returned = !(ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_NO_EXIT);
+		const uint64_t *a = &ev.v[MT_F_SYSCALL_A0];
+
+		if (f->nr >= 0 && (unsigned)f->nr != nr)
+			continue;
+		if (f->classes && f->classes != MT_SC_ALL && !(mt_syscall_classes(nr) & f->classes))
+			continue;
+		if (o.format == 2) {
+			printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRId64 ",%" PRIu64, ev.v[MT_F_TIME],
+			       ev.v[MT_F_PID], ev.v[MT_F_TID], name, ret, ev.v[MT_F_SYSCALL_DURATION]);
+			for (int i = 0; i < 6; i++)
+				printf(",0x%" PRIx64, a[i]);
+			printf(",%d\n", returned);
+		} else if (o.format == 1) {
+			printf("%s\n{\"time_ns\": %" PRIu64 ", \"pid\": %" PRIu64 ", \"tid\": %" PRIu64
+			       ", \"syscall\": \"%s\", \"ret\": %" PRId64 ", \"duration_ns\": %" PRIu64
+			       ", \"returned\": %s}",
+			       first ? "" : ",", ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID], name,
+			       ret, ev.v[MT_F_SYSCALL_DURATION], returned ? "true" : "false");
+		} else {
+			printf("%12.6f %7" PRIu64 " %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ") = ",
+			       (double)(ev.v[MT_F_TIME] - t0) / 1e9, ev.v[MT_F_TID], name, a[0], a[1],
+			       a[2]);
+			if (!returned)
+				printf("?\n");
+			else
+				printf("%" PRId64 " <%.6f>\n", ret,
+				       (double)ev.v[MT_F_SYSCALL_DURATION] / 1e9);
+		}
+		first = false;
+	}
+	if (o.format == 1)
+		printf("\n]\n");
+	mt_cursor_free(c);
+	return rc < 0 ? rc : 0;
+}
+
+int cmd_syscalls(int argc, char **argv)
+{
+	struct mt_syscall_filter f = { .nr = -1 };
+	struct mt_syscalls_stats st;
+	struct mt_reader *r;
+	struct mt_run run;
+	int nargs, rc;
+
+	rc = mt_opts_parse(&mt_syscalls_spec, argc, argv, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	f.by_pid = o.by_pid;
+	f.pid = (uint32_t)o.pid;
+	if (o.name && (f.nr = mt_syscall_by_name(o.name)) < 0) {
+		mt_err("unknown syscall '%s'", o.name);
+		return 2;
+	}
+	if (o.classes) {
+		const char *bad = NULL;
+		int cl = mt_syscall_parse_classes(o.classes, &bad);
+
+		if (cl < 0) {
+			mt_err("unknown syscall class '%s' (classes: %s)", bad, mt_syscall_class_names());
+			return 2;
+		}
+		f.classes = (unsigned)cl;
+	}
+	r = mt_cli_open_trace(argv[0]);
+	if (!r)
+		return 1;
+	if (!mt_reader_event_count(r, MT_EV_SYSCALL)) {
+		mt_err("'%s' has no syscall records (record with --syscalls)", argv[0]);
+		mt_reader_free(r);
+		return 1;
+	}
+	if (o.list) {
+		rc = mt_run_load(r, &run);
+		if (rc == 0) {
+			rc = list(r, &f, run.start_ns);
+			mt_run_release(&run);
+		}
+	} else {
+		rc = mt_syscalls_analyze(r, &f, &st);
+		if (rc == 0) {
+			summary(&st);
+			mt_syscalls_release(&st);
+		}
+	}
+	if (rc < 0)
+		mt_err("'%s': %s", argv[0], strerror(-rc));
+	mt_cli_warn_damage(argv[0], r, NULL);
+	mt_reader_free(r);
+	return rc < 0 ? 1 : 0;
+}

@@ -1,0 +1,258 @@
+/* SPDX-License-Identifier: MIT */
+/* Syscall names and classes. */
+#include "decode/syscalls.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "syscall-names.h" /* generated at build time from asm/unistd_64.h */
+
+/* Syscalls newer than Debian 12's header (which stops at 450). */
+static const struct {
+	unsigned nr;
+	const char *name;
+} newer[] = {
+	{ 451, "cachestat" },	      { 452, "fchmodat2" },	    { 453, "map_shadow_stack" },
+	{ 454, "futex_wake" },	      { 455, "futex_wait" },	    { 456, "futex_requeue" },
+	{ 457, "statmount" },	      { 458, "listmount" },	    { 459, "lsm_get_self_attr" },
+	{ 460, "lsm_set_self_attr" }, { 461, "lsm_list_modules" }, { 462, "mseal" },
+	{ 463, "setxattrat" },	      { 464, "getxattrat" },	    { 465, "listxattrat" },
+	{ 466, "removexattrat" },     { 467, "open_tree_attr" },   { 468, "file_getattr" },
+	{ 469, "file_setattr" },
+};
+
+#define NHDR (sizeof(mt_syscall_header_names) / sizeof(mt_syscall_header_names[0]))
+
+const char *mt_syscall_name(unsigned nr, char *buf, size_t size)
+{
+	if (nr < NHDR && mt_syscall_header_names[nr])
+		return mt_syscall_header_names[nr];
+	for (size_t i = 0; i < sizeof(newer) / sizeof(newer[0]); i++)
+		if (newer[i].nr == nr)
+			return newer[i].name;
+	snprintf(buf, size, "syscall_%u", nr);
+	return buf;
+}
+
+int mt_syscall_by_name(const char *name)
+{
+	for (unsigned nr = 0; nr < NHDR; nr++)
+		if (mt_syscall_header_names[nr] && !strcmp(mt_syscall_header_names[nr], name))
+			return (int)nr;
+	for (size_t i = 0; i < sizeof(newer) / sizeof(newer[0]); i++)
+		if (!strcmp(newer[i].name, name))
+			return (int)newer[i].nr;
+	return -1;
+}
+
+/* strace's groups (its trace=%file, %desc, ...), for the syscalls they name. */
+static const struct {
+	const char *name;
+	unsigned classes;
+} classes[] = {
+	{ "open", MT_SC_FILE | MT_SC_DESC },
+	{ "openat", MT_SC_FILE | MT_SC_DESC },
+	{ "openat2", MT_SC_FILE | MT_SC_DESC },
+	{ "creat", MT_SC_FILE | MT_SC_DESC },
+	{ "stat", MT_SC_FILE },
+	{ "lstat", MT_SC_FILE },
+	{ "newfstatat", MT_SC_FILE | MT_SC_DESC },
+	{ "statx", MT_SC_FILE | MT_SC_DESC },
+	{ "access", MT_SC_FILE },
+	{ "faccessat", MT_SC_FILE | MT_SC_DESC },
+	{ "faccessat2", MT_SC_FILE | MT_SC_DESC },
+	{ "readlink", MT_SC_FILE },
+	{ "readlinkat", MT_SC_FILE | MT_SC_DESC },
+	{ "execve", MT_SC_FILE | MT_SC_PROCESS },
+	{ "execveat", MT_SC_FILE | MT_SC_DESC | MT_SC_PROCESS },
+	{ "unlink", MT_SC_FILE },
+	{ "unlinkat", MT_SC_FILE | MT_SC_DESC },
+	{ "rename", MT_SC_FILE },
+	{ "renameat", MT_SC_FILE | MT_SC_DESC },
+	{ "renameat2", MT_SC_FILE | MT_SC_DESC },
+	{ "mkdir", MT_SC_FILE },
+	{ "mkdirat", MT_SC_FILE | MT_SC_DESC },
+	{ "rmdir", MT_SC_FILE },
+	{ "chdir", MT_SC_FILE },
+	{ "chmod", MT_SC_FILE },
+	{ "fchmodat", MT_SC_FILE | MT_SC_DESC },
+	{ "chown", MT_SC_FILE },
+	{ "lchown", MT_SC_FILE },
+	{ "fchownat", MT_SC_FILE | MT_SC_DESC },
+	{ "truncate", MT_SC_FILE },
+	{ "link", MT_SC_FILE },
+	{ "linkat", MT_SC_FILE | MT_SC_DESC },
+	{ "symlink", MT_SC_FILE },
+	{ "symlinkat", MT_SC_FILE | MT_SC_DESC },
+	{ "mknod", MT_SC_FILE },
+	{ "mknodat", MT_SC_FILE | MT_SC_DESC },
+	{ "utimensat", MT_SC_FILE | MT_SC_DESC },
+	{ "statfs", MT_SC_FILE },
+	{ "getxattr", MT_SC_FILE },
+	{ "setxattr", MT_SC_FILE },
+	{ "listxattr", MT_SC_FILE },
+	{ "read", MT_SC_DESC },
+	{ "write", MT_SC_DESC },
+	{ "pread64", MT_SC_DESC },
+	{ "pwrite64", MT_SC_DESC },
+	{ "readv", MT_SC_DESC },
+	{ "writev", MT_SC_DESC },
+	{ "preadv", MT_SC_DESC },
+	{ "pwritev", MT_SC_DESC },
+	{ "preadv2", MT_SC_DESC },
+	{ "pwritev2", MT_SC_DESC },
+	{ "close", MT_SC_DESC },
+	{ "close_range", MT_SC_DESC },
+	{ "dup", MT_SC_DESC },
+	{ "dup2", MT_SC_DESC },
+	{ "dup3", MT_SC_DESC },
+	{ "fcntl", MT_SC_DESC },
+	{ "fstat", MT_SC_DESC },
+	{ "fstatfs", MT_SC_DESC },
+	{ "lseek", MT_SC_DESC },
+	{ "ioctl", MT_SC_DESC },
+	{ "poll", MT_SC_DESC },
+	{ "ppoll", MT_SC_DESC },
+	{ "select", MT_SC_DESC },
+	{ "pselect6", MT_SC_DESC },
+	{ "epoll_create1", MT_SC_DESC },
+	{ "epoll_ctl", MT_SC_DESC },
+	{ "epoll_wait", MT_SC_DESC },
+	{ "epoll_pwait", MT_SC_DESC },
+	{ "fsync", MT_SC_DESC },
+	{ "fdatasync", MT_SC_DESC },
+	{ "ftruncate", MT_SC_DESC },
+	{ "fallocate", MT_SC_DESC },
+	{ "getdents64", MT_SC_DESC },
+	{ "sendfile", MT_SC_DESC | MT_SC_NETWORK },
+	{ "splice", MT_SC_DESC },
+	{ "copy_file_range", MT_SC_DESC },
+	{ "pipe", MT_SC_DESC },
+	{ "pipe2", MT_SC_DESC },
+	{ "eventfd2", MT_SC_DESC },
+	{ "memfd_create", MT_SC_DESC },
+	{ "fchdir", MT_SC_DESC },
+	{ "fchmod", MT_SC_DESC },
+	{ "fchown", MT_SC_DESC },
+	{ "mmap", MT_SC_DESC | MT_SC_MEMORY },
+	{ "munmap", MT_SC_MEMORY },
+	{ "mprotect", MT_SC_MEMORY },
+	{ "madvise", MT_SC_MEMORY },
+	{ "process_madvise", MT_SC_MEMORY },
+	{ "mremap", MT_SC_MEMORY },
+	{ "brk", MT_SC_MEMORY },
+	{ "msync", MT_SC_MEMORY },
+	{ "mlock", MT_SC_MEMORY },
+	{ "mlock2", MT_SC_MEMORY },
+	{ "munlock", MT_SC_MEMORY },
+	{ "mlockall", MT_SC_MEMORY },
+	{ "munlockall", MT_SC_MEMORY },
+	{ "mincore", MT_SC_MEMORY },
+	{ "remap_file_pages", MT_SC_MEMORY },
+	{ "mbind", MT_SC_MEMORY },
+	{ "set_mempolicy", MT_SC_MEMORY },
+	{ "get_mempolicy", MT_SC_MEMORY },
+	{ "migrate_pages", MT_SC_MEMORY },
+	{ "move_pages", MT_SC_MEMORY },
+	{ "mseal", MT_SC_MEMORY },
+	{ "clone", MT_SC_PROCESS },
+	{ "clone3", MT_SC_PROCESS },
+	{ "fork", MT_SC_PROCESS },
+	{ "vfork", MT_SC_PROCESS },
+	{ "exit", MT_SC_PROCESS },
+	{ "exit_group", MT_SC_PROCESS },
+	{ "wait4", MT_SC_PROCESS },
+	{ "waitid", MT_SC_PROCESS },
+	{ "kill", MT_SC_PROCESS | MT_SC_SIGNAL },
+	{ "tkill", MT_SC_PROCESS | MT_SC_SIGNAL },
+	{ "tgkill", MT_SC_PROCESS | MT_SC_SIGNAL },
+	{ "socket", MT_SC_NETWORK | MT_SC_DESC },
+	{ "socketpair", MT_SC_NETWORK | MT_SC_DESC },
+	{ "bind", MT_SC_NETWORK | MT_SC_DESC },
+	{ "listen", MT_SC_NETWORK | MT_SC_DESC },
+	{ "accept", MT_SC_NETWORK | MT_SC_DESC },
+	{ "accept4", MT_SC_NETWORK | MT_SC_DESC },
+	{ "connect", MT_SC_NETWORK | MT_SC_DESC },
+	{ "getsockname", MT_SC_NETWORK | MT_SC_DESC },
+	{ "getpeername", MT_SC_NETWORK | MT_SC_DESC },
+	{ "sendto", MT_SC_NETWORK | MT_SC_DESC },
+	{ "recvfrom", MT_SC_NETWORK | MT_SC_DESC },
+	{ "sendmsg", MT_SC_NETWORK | MT_SC_DESC },
+	{ "recvmsg", MT_SC_NETWORK | MT_SC_DESC },
+	{ "sendmmsg", MT_SC_NETWORK | MT_SC_DESC },
+	{ "recvmmsg", MT_SC_NETWORK | MT_SC_DESC },
+	{ "shutdown", MT_SC_NETWORK | MT_SC_DESC },
+	{ "setsockopt", MT_SC_NETWORK | MT_SC_DESC },
+	{ "getsockopt", MT_SC_NETWORK | MT_SC_DESC },
+	{ "shmget", MT_SC_IPC },
+	{ "shmat", MT_SC_IPC | MT_SC_MEMORY },
+	{ "shmdt", MT_SC_IPC | MT_SC_MEMORY },
+	{ "shmctl", MT_SC_IPC },
+	{ "msgget", MT_SC_IPC },
+	{ "msgsnd", MT_SC_IPC },
+	{ "msgrcv", MT_SC_IPC },
+	{ "msgctl", MT_SC_IPC },
+	{ "semget", MT_SC_IPC },
+	{ "semop", MT_SC_IPC },
+	{ "semctl", MT_SC_IPC },
+	{ "semtimedop", MT_SC_IPC },
+	{ "rt_sigaction", MT_SC_SIGNAL },
+	{ "rt_sigprocmask", MT_SC_SIGNAL },
+	{ "rt_sigreturn", MT_SC_SIGNAL },
+	{ "rt_sigpending", MT_SC_SIGNAL },
+	{ "rt_sigtimedwait", MT_SC_SIGNAL },
+	{ "rt_sigqueueinfo", MT_SC_SIGNAL },
+	{ "rt_tgsigqueueinfo", MT_SC_SIGNAL },
+	{ "rt_sigsuspend", MT_SC_SIGNAL },
+	{ "sigaltstack", MT_SC_SIGNAL },
+	{ "signalfd4", MT_SC_SIGNAL | MT_SC_DESC },
+	{ "pause", MT_SC_SIGNAL },
+};
+
+unsigned mt_syscall_classes(unsigned nr)
+{
+	char buf[32];
+	const char *name = mt_syscall_name(nr, buf, sizeof(buf));
+
+	for (size_t i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (!strcmp(classes[i].name, name))
+			return classes[i].classes;
+	return 0;
+}
+
+static const char *const class_names[] = { "file",    "desc", "memory", "process",
+					   "network", "ipc",  "signal" };
+
+const char *mt_syscall_class_names(void)
+{
+	return "file, desc, memory, process, network, ipc, signal, all";
+}
+
+int mt_syscall_parse_classes(const char *list, const char **bad)
+{
+	static char tok[64];
+	int bits = 0;
+
+	if (!list || !*list)
+		return MT_SC_ALL;
+	while (*list) {
+		size_t n = strcspn(list, ","), k;
+		int bit = -1;
+
+		if (n == 3 && !strncmp(list, "all", 3))
+			bit = MT_SC_ALL;
+		for (k = 0; bit < 0 && k < sizeof(class_names) / sizeof(class_names[0]); k++)
+			if (strlen(class_names[k]) == n && !strncmp(class_names[k], list, n))
+				bit = 1 << k;
+		if (bit < 0) {
+			snprintf(tok, sizeof(tok), "%.*s", (int)(n < 60 ? n : 60), list);
+			*bad = tok;
+			return -1;
+		}
+		bits |= bit;
+		list += n;
+		if (*list)
+			list++;
+	}
+	return bits;
+}

@@ -1,0 +1,33 @@
+/* SPDX-License-Identifier: MIT */
+/* x86-64 syscall names (the installed header's, and newer ones memtap knows) and classes. */
+#ifndef MEMTAP_DECODE_SYSCALLS_H
+#define MEMTAP_DECODE_SYSCALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Classes, as strace groups syscalls (a syscall may be in several). */
+enum {
+	MT_SC_FILE = 1 << 0, /* takes a file name */
+	MT_SC_DESC = 1 << 1, /* works on a file descriptor */
+	MT_SC_MEMORY = 1 << 2, /* maps or changes memory */
+	MT_SC_PROCESS = 1 << 3, /* process lifecycle */
+	MT_SC_NETWORK = 1 << 4, /* sockets */
+	MT_SC_IPC = 1 << 5, /* System V IPC */
+	MT_SC_SIGNAL = 1 << 6, /* signals */
+	MT_SC_ALL = 0x7f,
+};
+
+/* The syscall's name, or "syscall_NR" written into buf. */
+const char *mt_syscall_name(unsigned nr, char *buf, size_t size);
+/* The number of a syscall name, or -1. */
+int mt_syscall_by_name(const char *name);
+/* The classes of syscall nr (0: in none but "all"). */
+unsigned mt_syscall_classes(unsigned nr);
+/* Class bits from a comma-separated list ("file,memory", "all"); -1 with *bad set to the
+ * offending name. */
+int mt_syscall_parse_classes(const char *list, const char **bad);
+/* "file, desc, memory, process, network, ipc, signal, all" */
+const char *mt_syscall_class_names(void);
+
+#endif

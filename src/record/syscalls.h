@@ -1,0 +1,17 @@
+/* SPDX-License-Identifier: MIT */
+/* The syscall collector: every system call of the tree, paired entry and exit. */
+#ifndef MEMTAP_RECORD_SYSCALLS_H
+#define MEMTAP_RECORD_SYSCALLS_H
+
+#include <poll.h>
+
+struct mt_session;
+struct mt_kv;
+
+/* Opens raw_syscalls:sys_enter/sys_exit on the command; classes: MT_SC_* bits. */
+int mt_syscalls_open(struct mt_session *s, unsigned classes);
+int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max);
+void mt_syscalls_drain(struct mt_session *s);
+void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv);
+
+#endif
