@@ -11,6 +11,7 @@
 #include "analysis/procs.h"
 #include "analysis/rss.h"
 #include "analysis/run.h"
+#include "analysis/syscalls.h"
 #include "analysis/symbols.h"
 
 struct mt_reader;
@@ -25,8 +26,9 @@ enum {
 	MT_SEC_ACCESS = 1 << 3,
 	MT_SEC_FAULTS = 1 << 4,
 	MT_SEC_RSS = 1 << 5,
+	MT_SEC_SYSCALLS = 1 << 6,
 	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS |
-		     MT_SEC_RSS,
+		     MT_SEC_RSS | MT_SEC_SYSCALLS,
 };
 
 /* The rankings of allocation sites. */
@@ -74,6 +76,12 @@ struct mt_report_rss {
 	const struct mt_collector_info *coll;
 };
 
+struct mt_report_syscalls {
+	bool loaded;
+	struct mt_syscalls_stats st;
+	const struct mt_collector_info *coll;
+};
+
 struct mt_report {
 	struct mt_reader *r;
 	const char *path;
@@ -83,6 +91,7 @@ struct mt_report {
 	struct mt_report_alloc alloc;
 	struct mt_report_access access;
 	struct mt_report_rss rss;
+	struct mt_report_syscalls syscalls;
 };
 
 /* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */
@@ -128,6 +137,11 @@ int mt_report_rss_load(struct mt_report *rep);
 void mt_report_rss_release(struct mt_report *rep);
 void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f);
+/* report-syscalls.c */
+int mt_report_syscalls_load(struct mt_report *rep);
+void mt_report_syscalls_release(struct mt_report *rep);
+void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f);
 /* Markdown rendering of a table (report.c). */
 void mt_report_md_table(const struct mt_table *t, FILE *f);
 

@@ -64,7 +64,7 @@ struct mt_syscalls_state {
 	struct mt_map64 pend_ix; /* tid -> index into pend */
 	struct pending *pend;
 	size_t npend, pend_cap;
-	uint64_t calls, no_exit, no_entry, filtered, lost, malformed, records;
+	uint64_t calls, no_exit, no_entry, child_returns, filtered, lost, malformed, records;
 };
 
 static int read_format(const char *tp, char *buf, size_t size)
@@ -300,9 +300,16 @@ static void pair(struct mt_session *s, const struct rec *r)
 		p->used = true;
 		return;
 	}
-	if (p && p->used && p->nr == r->id) {
-		emit(s, p->time, r->pid, r->tid, r->id, r->ret, r->time - p->time, p->args, 0);
+	if (p && p->used) {
+		/* The thread's pending entry; the exit's own number may differ: rt_sigreturn's
+		 * exit reports the number of the restored context (-1 outside a syscall). */
+		emit(s, p->time, r->pid, r->tid, p->nr, r->ret, r->time - p->time, p->args, 0);
 		p->used = false;
+		return;
+	}
+	/* A new task's first return is the child's half of its parent's clone/fork. */
+	if (r->ret == 0 && (r->id == 56 || r->id == 57 || r->id == 58 || r->id == 435)) {
+		c->child_returns++;
 		return;
 	}
 	/* An exit without its entry: execve's (its entry came before tracing began at exec). */
@@ -358,6 +365,7 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "records", c->records);
 	mt_kv_add_u64(kv, "without_exit", c->no_exit);
 	mt_kv_add_u64(kv, "without_entry", c->no_entry);
+	mt_kv_add_u64(kv, "child_returns", c->child_returns);
 	mt_kv_add_u64(kv, "filtered", c->filtered);
 	mt_kv_add_u64(kv, "malformed", c->malformed);
 	mt_kv_add_u64(kv, "ring_bytes_per_cpu", RING_PAGES * 4096);

@@ -4,6 +4,7 @@
  *   faults-truth file PATH       drops PATH from the page cache, then reads one byte of each
  *                                page through a MAP_PRIVATE mapping, in random order: one
  *                                major fault per page (readahead off)
+ *   faults-truth maploop N       N times: mmap 64 KiB, touch it, madvise(DONTNEED), munmap
  * Prints "range LO HI" of the mapping it faulted in. */
 #include <fcntl.h>
 #include <stdint.h>
@@ -54,6 +55,22 @@ int main(int argc, char **argv)
 		       (unsigned long long)(uintptr_t)(p + st.st_size), sum & 1);
 		return 0;
 	}
-	fprintf(stderr, "usage: %s anon MIB | file PATH\n", argv[0]);
+	if (argc == 3 && !strcmp(argv[1], "maploop")) {
+		long n = atol(argv[2]);
+
+		for (long i = 0; i < n; i++) {
+			char *p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+				       -1, 0);
+
+			if (p == MAP_FAILED)
+				return 1;
+			p[0] = p[32768] = 1;
+			madvise(p, 65536, MADV_DONTNEED);
+			munmap(p, 65536);
+		}
+		printf("range 0 0\n");
+		return 0;
+	}
+	fprintf(stderr, "usage: %s anon MIB | file PATH | maploop N\n", argv[0]);
 	return 2;
 }
