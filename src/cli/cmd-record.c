@@ -85,8 +85,8 @@ static const struct mt_option options[] = {
 	  "(default 1; polling without the tracepoint: at least 10)" },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
 	  "record every system call (of these classes: file, desc, memory, process, network, "
-	  "ipc, signal, all; default all) with its result and duration", NULL,
-	  MT_OPTF_OPTIONAL_ARG },
+	  "ipc, signal, all; default all) with its result and duration",
+	  NULL, MT_OPTF_OPTIONAL_ARG },
 	{ NULL },
 };
 
@@ -134,7 +134,8 @@ int cmd_record(int argc, char **argv)
 		const char *bad = NULL;
 
 		if (mt_syscall_parse_classes(o.syscalls, &bad) < 0) {
-			mt_err("unknown syscall class '%s' (classes: %s)", bad, mt_syscall_class_names());
+			mt_err("unknown syscall class '%s' (classes: %s)", bad,
+			       mt_syscall_class_names());
 			return 2;
 		}
 	}

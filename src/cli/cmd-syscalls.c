@@ -130,7 +130,8 @@ static void summary(const struct mt_syscalls_stats *st)
 
 static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t t0)
 {
-	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL, .by_pid = f->by_pid,
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL,
+				     .by_pid = f->by_pid,
 				     .pid = f->pid };
 	struct mt_cursor *c;
 	struct mt_event ev;
@@ -156,21 +157,23 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 		if (f->classes && f->classes != MT_SC_ALL && !(mt_syscall_classes(nr) & f->classes))
 			continue;
 		if (o.format == 2) {
-			printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRId64 ",%" PRIu64, ev.v[MT_F_TIME],
-			       ev.v[MT_F_PID], ev.v[MT_F_TID], name, ret, ev.v[MT_F_SYSCALL_DURATION]);
+			printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRId64 ",%" PRIu64,
+			       ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID], name, ret,
+			       ev.v[MT_F_SYSCALL_DURATION]);
 			for (int i = 0; i < 6; i++)
 				printf(",0x%" PRIx64, a[i]);
 			printf(",%d\n", returned);
 		} else if (o.format == 1) {
-			printf("%s\n{\"time_ns\": %" PRIu64 ", \"pid\": %" PRIu64 ", \"tid\": %" PRIu64
-			       ", \"syscall\": \"%s\", \"ret\": %" PRId64 ", \"duration_ns\": %" PRIu64
-			       ", \"returned\": %s}",
-			       first ? "" : ",", ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID], name,
-			       ret, ev.v[MT_F_SYSCALL_DURATION], returned ? "true" : "false");
+			printf("%s\n{\"time_ns\": %" PRIu64 ", \"pid\": %" PRIu64
+			       ", \"tid\": %" PRIu64 ", \"syscall\": \"%s\", \"ret\": %" PRId64
+			       ", \"duration_ns\": %" PRIu64 ", \"returned\": %s}",
+			       first ? "" : ",", ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID],
+			       name, ret, ev.v[MT_F_SYSCALL_DURATION], returned ? "true" : "false");
 		} else {
-			printf("%12.6f %7" PRIu64 " %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64 ") = ",
-			       (double)(ev.v[MT_F_TIME] - t0) / 1e9, ev.v[MT_F_TID], name, a[0], a[1],
-			       a[2]);
+			printf("%12.6f %7" PRIu64 " %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64
+			       ") = ",
+			       (double)(ev.v[MT_F_TIME] - t0) / 1e9, ev.v[MT_F_TID], name, a[0],
+			       a[1], a[2]);
 			if (!returned)
 				printf("?\n");
 			else
@@ -207,7 +210,8 @@ int cmd_syscalls(int argc, char **argv)
 		int cl = mt_syscall_parse_classes(o.classes, &bad);
 
 		if (cl < 0) {
-			mt_err("unknown syscall class '%s' (classes: %s)", bad, mt_syscall_class_names());
+			mt_err("unknown syscall class '%s' (classes: %s)", bad,
+			       mt_syscall_class_names());
 			return 2;
 		}
 		f.classes = (unsigned)cl;

@@ -16,9 +16,12 @@ struct mt_cmd {
 };
 
 static const struct mt_cmd commands[] = {
-	{ "record", cmd_record, &mt_record_spec }, { "report", cmd_report, &mt_report_spec },
-	{ "info", cmd_info, &mt_info_spec },	   { "dump", cmd_dump, &mt_dump_spec },
-	{ "probe", cmd_probe, &mt_probe_spec },	   { "export", cmd_export, &mt_export_spec },
+	{ "record", cmd_record, &mt_record_spec },
+	{ "report", cmd_report, &mt_report_spec },
+	{ "info", cmd_info, &mt_info_spec },
+	{ "dump", cmd_dump, &mt_dump_spec },
+	{ "probe", cmd_probe, &mt_probe_spec },
+	{ "export", cmd_export, &mt_export_spec },
 	{ "syscalls", cmd_syscalls, &mt_syscalls_spec },
 };
 

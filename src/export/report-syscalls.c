@@ -57,8 +57,8 @@ void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j)
 
 void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f)
 {
-	static const char *const heads[] = { "syscall", "calls", "errors", "seconds", "us/call",
-					     "% time" };
+	static const char *const heads[] = { "syscall", "calls",   "errors",
+					     "seconds", "us/call", "% time" };
 	const struct mt_report_syscalls *rs = &rep->syscalls;
 	const struct mt_syscalls_stats *st = &rs->st;
 	struct mt_table t;
@@ -81,9 +81,11 @@ void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_table_add(&t, mt_fmt_count(s->calls, c, sizeof(c)));
 		mt_table_addf(&t, "%" PRIu64, s->errors);
 		mt_table_addf(&t, "%.6f", (double)s->total_ns / 1e9);
-		mt_table_addf(&t, "%.2f", s->calls ? (double)s->total_ns / 1e3 / (double)s->calls : 0);
 		mt_table_addf(&t, "%.2f",
-			      st->total_ns ? 100.0 * (double)s->total_ns / (double)st->total_ns : 0);
+			      s->calls ? (double)s->total_ns / 1e3 / (double)s->calls : 0);
+		mt_table_addf(&t, "%.2f",
+			      st->total_ns ? 100.0 * (double)s->total_ns / (double)st->total_ns
+					   : 0);
 	}
 	if (md) {
 		mt_report_md_table(&t, f);

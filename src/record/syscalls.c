@@ -187,7 +187,8 @@ int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 
 	for (int i = 0; s->syscalls && i < s->syscalls->nrings && n < max; i++)
 		if (s->syscalls->rings[i].fd >= 0)
-			fds[n++] = (struct pollfd){ .fd = s->syscalls->rings[i].fd, .events = POLLIN };
+			fds[n++] =
+				(struct pollfd){ .fd = s->syscalls->rings[i].fd, .events = POLLIN };
 	return n;
 }
 
@@ -286,7 +287,8 @@ static void pair(struct mt_session *s, const struct rec *r)
 			c->no_exit++;
 		}
 		if (!p) {
-			if (mt_grow_array(&c->pend, &c->pend_cap, c->npend + 1, sizeof(*c->pend)) < 0 ||
+			if (mt_grow_array(&c->pend, &c->pend_cap, c->npend + 1, sizeof(*c->pend)) <
+				    0 ||
 			    mt_map64_put(&c->pend_ix, r->tid, &ix) < 0)
 				return;
 			*ix = c->npend;
@@ -338,7 +340,8 @@ void mt_syscalls_drain(struct mt_session *s)
 		return;
 	start = mt_now_ns();
 	for (int i = 0; i < c->nrings; i++)
-		if (c->rings[i].fd >= 0 && mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
+		if (c->rings[i].fd >= 0 &&
+		    mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
 			c->malformed++;
 	process(s, start);
 }
@@ -350,13 +353,14 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	if (!c)
 		return;
 	for (int i = 0; i < c->nrings; i++)
-		if (c->rings[i].fd >= 0 && mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
+		if (c->rings[i].fd >= 0 &&
+		    mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
 			c->malformed++;
 	process(s, UINT64_MAX);
 	for (size_t i = 0; i < c->npend; i++)
 		if (c->pend[i].used) {
-			emit(s, c->pend[i].time, c->pend[i].pid, c->pend[i].tid, c->pend[i].nr, 0, 0,
-			     c->pend[i].args, MT_SYSCALL_NO_EXIT);
+			emit(s, c->pend[i].time, c->pend[i].pid, c->pend[i].tid, c->pend[i].nr, 0,
+			     0, c->pend[i].args, MT_SYSCALL_NO_EXIT);
 			c->no_exit++;
 		}
 	mt_kv_add(kv, "tracepoints", "raw_syscalls:sys_enter,raw_syscalls:sys_exit (every call)");

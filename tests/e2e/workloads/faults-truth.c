@@ -59,8 +59,8 @@ int main(int argc, char **argv)
 		long n = atol(argv[2]);
 
 		for (long i = 0; i < n; i++) {
-			char *p = mmap(NULL, 65536, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-				       -1, 0);
+			char *p = mmap(NULL, 65536, PROT_READ | PROT_WRITE,
+				       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 			if (p == MAP_FAILED)
 				return 1;
