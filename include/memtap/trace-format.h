@@ -81,6 +81,7 @@ enum mt_ev_type {
 	MT_EV_FAULT = 12, /* a page fault */
 	MT_EV_RSS = 13, /* a process's resident memory, by type */
 	MT_EV_SYSCALL = 14, /* a system call, at its entry, with its result and duration */
+	MT_EV_SYSCALL_SUM = 15, /* in-kernel totals of one syscall over the whole tree */
 	_MT_EV_MAX,
 };
 
@@ -318,6 +319,16 @@ enum {
 	MT_F_SYSCALL_A5,
 	MT_F_SYSCALL_FLAGS, /* enum mt_syscall_flag */
 	_MT_F_SYSCALL_MAX,
+};
+
+/* MT_EV_SYSCALL_SUM: written once per syscall number at the end of a --syscalls=summary
+ * recording (counted in the kernel); pid is the command's, for the whole tree. */
+enum {
+	MT_F_SYSSUM_NR = 3,
+	MT_F_SYSSUM_CALLS, /* calls that returned */
+	MT_F_SYSSUM_ERRORS, /* of which returned -4095..-1 */
+	MT_F_SYSSUM_NS, /* entry to exit, summed */
+	_MT_F_SYSSUM_MAX,
 };
 
 /* MT_EV_LOST */

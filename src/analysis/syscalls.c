@@ -27,14 +27,16 @@ static int cmp_time(const void *a, const void *b)
 int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 			struct mt_syscalls_stats *st)
 {
-	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL };
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL |
+						  1ull << MT_EV_SYSCALL_SUM };
 	struct mt_syscall_stat *all;
 	struct mt_cursor *c;
 	struct mt_event ev;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (!mt_reader_event_count(r, MT_EV_SYSCALL))
+	if (!mt_reader_event_count(r, MT_EV_SYSCALL) &&
+	    !mt_reader_event_count(r, MT_EV_SYSCALL_SUM))
 		return 0;
 	if (f && f->by_pid) {
 		co.by_pid = true;
@@ -50,33 +52,55 @@ int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 	}
 	while ((rc = mt_cursor_next(c, &ev)) == 1) {
 		uint64_t nr = ev.v[MT_F_SYSCALL_NR], d = ev.v[MT_F_SYSCALL_DURATION];
-		int64_t ret = (int64_t)ev.v[MT_F_SYSCALL_RET];
-		struct mt_syscall_stat *s = &all[nr < MAX_NR ? nr : MAX_NR];
 
-		if (f && f->nr >= 0 && (uint64_t)f->nr != nr)
-			continue;
-		if (f && f->classes && f->classes != MT_SC_ALL &&
-		    !(mt_syscall_classes((unsigned)nr) & f->classes))
-			continue;
-		st->present = true;
-		s->nr = nr < MAX_NR ? (unsigned)nr : MAX_NR;
-		if (ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_NO_EXIT) {
-			s->no_return++;
-			st->no_return++;
+		if (ev.type == MT_EV_SYSCALL_SUM) {
+			/* In-kernel totals for the whole tree (no per-call minimum or maximum). */
+			struct mt_syscall_stat *s = &all[nr < MAX_NR ? nr : MAX_NR];
+
+			if ((f && f->nr >= 0 && (uint64_t)f->nr != nr) ||
+			    (f && f->classes && f->classes != MT_SC_ALL &&
+			     !(mt_syscall_classes((unsigned)nr) & f->classes)))
+				continue;
+			st->present = true;
+			st->summary = true;
+			s->nr = nr < MAX_NR ? (unsigned)nr : MAX_NR;
+			s->calls += ev.v[MT_F_SYSSUM_CALLS];
+			s->errors += ev.v[MT_F_SYSSUM_ERRORS];
+			s->total_ns += ev.v[MT_F_SYSSUM_NS];
+			st->calls += ev.v[MT_F_SYSSUM_CALLS];
+			st->errors += ev.v[MT_F_SYSSUM_ERRORS];
+			st->total_ns += ev.v[MT_F_SYSSUM_NS];
 			continue;
 		}
-		s->calls++;
-		st->calls++;
-		if (ret < 0 && ret >= -4095) {
-			s->errors++;
-			st->errors++;
+		{
+			int64_t ret = (int64_t)ev.v[MT_F_SYSCALL_RET];
+			struct mt_syscall_stat *s = &all[nr < MAX_NR ? nr : MAX_NR];
+
+			if (f && f->nr >= 0 && (uint64_t)f->nr != nr)
+				continue;
+			if (f && f->classes && f->classes != MT_SC_ALL &&
+			    !(mt_syscall_classes((unsigned)nr) & f->classes))
+				continue;
+			st->present = true;
+			s->nr = nr < MAX_NR ? (unsigned)nr : MAX_NR;
+			if (ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_NO_EXIT) {
+				s->no_return++;
+				st->no_return++;
+				continue;
+			}
+			s->calls++;
+			st->calls++;
+			if (ret < 0 && ret >= -4095) {
+				s->errors++;
+				st->errors++;
+			}
+			s->total_ns += d;
+			st->total_ns += d;
+			if (!s->min_ns || d < s->min_ns)
+				s->min_ns = d;
+			if (d > s->max_ns)
+				s->max_ns = d;
 		}
-		s->total_ns += d;
-		st->total_ns += d;
-		if (!s->min_ns || d < s->min_ns)
-			s->min_ns = d;
-		if (d > s->max_ns)
-			s->max_ns = d;
 	}
 	mt_cursor_free(c);
 	if (rc < 0) {

@@ -26,6 +26,7 @@ struct mt_syscall_filter {
 
 struct mt_syscalls_stats {
 	bool present;
+	bool summary; /* in-kernel totals (tree-wide; no per-call records, no min/max) */
 	struct mt_syscall_stat *v; /* sorted by total_ns, largest first */
 	size_t n;
 	uint64_t calls, errors, no_return, total_ns;

@@ -125,7 +125,10 @@ static void summary(const struct mt_syscalls_stats *st)
 		if (st->v[i].no_return)
 			printf("(never returned: %s x%" PRIu64 ")\n",
 			       mt_syscall_name(st->v[i].nr, buf, sizeof(buf)), st->v[i].no_return);
-	printf("(durations include the tracer's cost per call: raw_syscalls tracepoints)\n");
+	printf(st->summary
+		       ? "(counted in the kernel by BPF for the whole tree; durations include its "
+			 "cost per call)\n"
+		       : "(durations include the tracer's cost per call: raw_syscalls tracepoints)\n");
 }
 
 static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t t0)
@@ -219,8 +222,15 @@ int cmd_syscalls(int argc, char **argv)
 	r = mt_cli_open_trace(argv[0]);
 	if (!r)
 		return 1;
-	if (!mt_reader_event_count(r, MT_EV_SYSCALL)) {
+	if (!mt_reader_event_count(r, MT_EV_SYSCALL) &&
+	    !mt_reader_event_count(r, MT_EV_SYSCALL_SUM)) {
 		mt_err("'%s' has no syscall records (record with --syscalls)", argv[0]);
+		mt_reader_free(r);
+		return 1;
+	}
+	if (o.list && !mt_reader_event_count(r, MT_EV_SYSCALL)) {
+		mt_err("'%s' holds in-kernel totals only (--syscalls=summary): no calls to list",
+		       argv[0]);
 		mt_reader_free(r);
 		return 1;
 	}

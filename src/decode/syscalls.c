@@ -225,7 +225,7 @@ static const char *const class_names[] = { "file",    "desc", "memory", "process
 
 const char *mt_syscall_class_names(void)
 {
-	return "file, desc, memory, process, network, ipc, signal, all";
+	return "file, desc, memory, process, network, ipc, signal, all; and summary";
 }
 
 int mt_syscall_parse_classes(const char *list, const char **bad)
@@ -235,12 +235,16 @@ int mt_syscall_parse_classes(const char *list, const char **bad)
 
 	if (!list || !*list)
 		return MT_SC_ALL;
+	if (!strcmp(list, "summary"))
+		return MT_SC_ALL | MT_SC_SUMMARY;
 	while (*list) {
 		size_t n = strcspn(list, ","), k;
 		int bit = -1;
 
 		if (n == 3 && !strncmp(list, "all", 3))
 			bit = MT_SC_ALL;
+		if (n == 7 && !strncmp(list, "summary", 7))
+			bit = MT_SC_SUMMARY;
 		for (k = 0; bit < 0 && k < sizeof(class_names) / sizeof(class_names[0]); k++)
 			if (strlen(class_names[k]) == n && !strncmp(class_names[k], list, n))
 				bit = 1 << k;

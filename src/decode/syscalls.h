@@ -16,6 +16,7 @@ enum {
 	MT_SC_IPC = 1 << 5, /* System V IPC */
 	MT_SC_SIGNAL = 1 << 6, /* signals */
 	MT_SC_ALL = 0x7f,
+	MT_SC_SUMMARY = 1 << 7, /* not a class: count in the kernel (BPF), no per-call records */
 };
 
 /* The syscall's name, or "syscall_NR" written into buf. */
@@ -24,8 +25,8 @@ const char *mt_syscall_name(unsigned nr, char *buf, size_t size);
 int mt_syscall_by_name(const char *name);
 /* The classes of syscall nr (0: in none but "all"). */
 unsigned mt_syscall_classes(unsigned nr);
-/* Class bits from a comma-separated list ("file,memory", "all"); -1 with *bad set to the
- * offending name. */
+/* Class bits from a comma-separated list ("file,memory", "all"; "summary" adds
+ * MT_SC_SUMMARY); -1 with *bad set to the offending name. */
 int mt_syscall_parse_classes(const char *list, const char **bad);
 /* "file, desc, memory, process, network, ipc, signal, all" */
 const char *mt_syscall_class_names(void);

@@ -161,6 +161,14 @@ static const struct mt_field_desc syscall_fields[] = {
 	{ "flags", MT_FK_U64, NULL, 0, "1: no exit seen; 2: no entry seen" },
 };
 
+static const struct mt_field_desc syssum_fields[] = {
+	COMMON_FIELDS,
+	{ "nr", MT_FK_U64, NULL, 0, "syscall number (x86-64)" },
+	{ "calls", MT_FK_U64, NULL, 0, "calls that returned" },
+	{ "errors", MT_FK_U64, NULL, 0, "of which failed (-4095..-1)" },
+	{ "total_ns", MT_FK_U64, NULL, 0, "entry to exit, summed" },
+};
+
 static const struct mt_field_desc lost_fields[] = {
 	COMMON_FIELDS,
 	{ "collector", MT_FK_STR, NULL, 0, "collector that lost events" },
@@ -186,6 +194,7 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_FAULT, "fault", fault_fields, "a page fault"),
 	TYPE(MT_EV_RSS, "rss", rss_fields, "a process's resident memory"),
 	TYPE(MT_EV_SYSCALL, "syscall", syscall_fields, "a system call"),
+	TYPE(MT_EV_SYSCALL_SUM, "syscall_sum", syssum_fields, "in-kernel totals of a syscall"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -202,6 +211,7 @@ _Static_assert(MT_ARRAY_SIZE_(access_fields) == _MT_F_ACCESS_MAX, "access fields
 _Static_assert(MT_ARRAY_SIZE_(fault_fields) == _MT_F_FAULT_MAX, "fault fields");
 _Static_assert(MT_ARRAY_SIZE_(rss_fields) == _MT_F_RSS_MAX, "rss fields");
 _Static_assert(MT_ARRAY_SIZE_(syscall_fields) == _MT_F_SYSCALL_MAX, "syscall fields");
+_Static_assert(MT_ARRAY_SIZE_(syssum_fields) == _MT_F_SYSSUM_MAX, "syscall_sum fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

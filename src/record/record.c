@@ -28,6 +28,7 @@
 #include "record/faults.h"
 #include "record/rss.h"
 #include "record/syscalls.h"
+#include "record/syscalls-bpf.h"
 #include "decode/syscalls.h"
 #include "record/buildid.h"
 #include "record/probe.h"
@@ -339,6 +340,10 @@ static int finish(struct mt_session *s)
 		mt_kv_init(&akv);
 		if (s->syscalls)
 			mt_syscalls_close(s, &akv);
+#ifdef MEMTAP_BPF
+		if (s->syscalls_bpf)
+			mt_syscalls_bpf_close(s, &akv);
+#endif
 		write_collector(s, &s->syscalls_coll, true, &akv);
 		mt_kv_release(&akv);
 	}
@@ -433,6 +438,26 @@ static void open_syscalls(struct mt_session *s)
 	classes = mt_syscall_parse_classes(s->o->syscalls, &bad);
 	if (classes < 0)
 		classes = MT_SC_ALL; /* checked by the command line already */
+	if (classes & MT_SC_SUMMARY) {
+		const char *no = NULL;
+
+#ifdef MEMTAP_BPF
+		if (!mt_feat_ok(MT_FEAT_BPF))
+			no = mt_probe(MT_FEAT_BPF)->detail;
+		else if ((r = mt_syscalls_bpf_open(s)) < 0)
+			no = strerror(-r);
+#else
+		no = "this memtap was built without BPF (clang, bpftool and libbpf-dev)";
+#endif
+		if (!no) {
+			coll_set(&s->syscalls_coll, "bpf-summary", "active", NULL);
+			return;
+		}
+		mt_warn("--syscalls=summary: no in-kernel summary (%s); recording every call "
+			"instead (same counts, more overhead)",
+			no);
+		classes &= ~MT_SC_SUMMARY;
+	}
 	if (!mt_feat_ok(MT_FEAT_TP_SYSCALLS)) {
 		why = mt_probe(MT_FEAT_TP_SYSCALLS)->detail;
 		mt_warn("no syscall records: %s", why);
@@ -446,7 +471,11 @@ static void open_syscalls(struct mt_session *s)
 		coll_set(&s->syscalls_coll, "none", "unavailable", why);
 		return;
 	}
-	coll_set(&s->syscalls_coll, "tracepoint-raw_syscalls", "active", NULL);
+	coll_set(&s->syscalls_coll, "tracepoint-raw_syscalls",
+		 s->o->syscalls && strstr(s->o->syscalls, "summary") ? "degraded" : "active",
+		 s->o->syscalls && strstr(s->o->syscalls, "summary")
+			 ? "no in-kernel summary: every call recorded instead"
+			 : NULL);
 }
 
 static void open_rss(struct mt_session *s)

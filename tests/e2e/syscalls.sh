@@ -12,15 +12,25 @@ for d in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do
 	mkdir -p "tree/d$d/e" && for f in 1 2 3 4 5 6 7 8; do : >"tree/d$d/e/f$f"; done
 done
 
-# same NAME CMD...: memtap's per-syscall calls and errors against strace -f -c's.
+# same NAME CMD...: memtap's per-syscall calls and errors against strace -f -c's, with every
+# call recorded (--syscalls) and with the in-kernel summary (--syscalls=summary).
 same() {
 	name=$1
 	shift
 	strace -f -c -o st.txt "$@" >/dev/null 2>&1 || true
-	"$MEMTAP" record -q -f --no-alloc --access=off --no-faults --no-rss --syscalls -o s.mtap -- \
-		"$@" >/dev/null 2>&1 || true
-	"$MEMTAP" syscalls s.mtap --format json >s.json || fail "$name: memtap syscalls failed"
-	python3 - "$name" <<'PY' || fail "$name: counts differ from strace -f -c"
+	for mode in all summary; do
+		compare "$name ($mode)" "$mode" "$@"
+	done
+}
+
+compare() {
+	cname=$1
+	mode=$2
+	shift 2
+	"$MEMTAP" record -q -f --no-alloc --access=off --no-faults --no-rss --syscalls="$mode" \
+		-o s.mtap -- "$@" >/dev/null 2>&1 || true
+	"$MEMTAP" syscalls s.mtap --format json >s.json || fail "$cname: memtap syscalls failed"
+	python3 - "$cname" <<'PY' || fail "$cname: counts differ from strace -f -c"
 import json, re, sys
 name = sys.argv[1]
 st = {}
@@ -37,7 +47,7 @@ print("%s: %d syscalls, %d calls in strace's count; differences: %s" % (
     name, len(st), sum(c for c, _ in st.values()), bad or "none"))
 sys.exit(1 if bad else 0)
 PY
-	ok "$name: every syscall's calls and errors equal strace's"
+	ok "$cname: every syscall's calls and errors equal strace's"
 }
 
 same dd dd if=/dev/zero of=/dev/null bs=1 count=20000
@@ -46,6 +56,16 @@ same maploop "$WORKLOADS/faults-truth" maploop 2000
 # Several processes (fork, exec, wait); files rather than pipes between them, as how many
 # reads a pipe takes depends on scheduling and differs from run to run.
 same processes sh -c 'seq 1 3000 >a; sort -n a >b; uniq b >c; wc -l <c'
+
+# Where BPF loads, the summary is counted in the kernel.
+"$MEMTAP" probe --format json >p.json
+if python3 -c 'import json; f={x["id"]: x["available"] for x in json.load(open("p.json"))["features"]}; exit(0 if f["bpf"] and f["btf"] else 1)'; then
+	"$MEMTAP" record -q -f --no-alloc --syscalls=summary -o b.mtap -- true || fail "summary record failed"
+	"$MEMTAP" info b.mtap --format json >b.json
+	check_json b.json '[c for c in j["collectors"] if c["name"] == "syscalls"][0]["mechanism"] == "bpf-summary"' \
+		"--syscalls=summary did not use BPF where it loads"
+	ok "--syscalls=summary counts in the kernel (bpf-summary)"
+fi
 
 # Classes and names are checked before anything runs.
 "$MEMTAP" record -f -o x.mtap --syscalls=bogus -- true 2>x.err

@@ -1,0 +1,102 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * memtap's in-kernel syscall summary: per syscall number, the calls that returned, their
+ * errors and their time from entry to exit, for the tasks of the traced tree only.
+ *
+ * A task is traced when it has task-local storage: the recorder creates it for the command
+ * (armed: nothing counts until its execve succeeds), and sched_process_fork gives it to every child
+ * of a traced task (processes, threads, vfork, clone3). Storage dies with its task, so a
+ * recycled pid is never mistaken for a traced one. A call counts when it returns, as
+ * strace -c counts; exit and exit_group never do.
+ *
+ * The program reads no kernel structure (the task pointers only key the storage), so it
+ * needs no vmlinux.h: the verifier takes the real types from the kernel's BTF.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+struct task_struct;
+struct pt_regs;
+
+#define NR_SLOTS 1024 /* slot NR_SLOTS - 1 collects numbers beyond the table */
+
+struct tstate {
+	__u64 start;
+	__s64 id;
+	__u64 armed; /* the command before its execve */
+};
+
+struct count {
+	__u64 calls, errors, ns;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tstate);
+} tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, NR_SLOTS);
+	__type(key, __u32);
+	__type(value, struct count);
+} counts SEC(".maps");
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+
+	if (!t)
+		return 0;
+	t->id = id;
+	t->start = bpf_ktime_get_ns();
+	return 0;
+}
+
+SEC("tp_btf/sys_exit")
+int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
+{
+	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	struct count *c;
+	__u32 slot;
+	__u64 now;
+
+	if (!t || !t->start)
+		return 0; /* not traced, or its entry was not seen (a new child's first return) */
+	if (t->armed) {
+		/* Before the command's own program runs nothing counts; its successful execve
+		 * (execvp may try several PATH entries first) is its first counted call. */
+		if ((t->id != 59 && t->id != 322) || ret != 0) {
+			t->start = 0;
+			return 0;
+		}
+		t->armed = 0;
+	}
+	now = bpf_ktime_get_ns();
+	slot = t->id >= 0 && t->id < NR_SLOTS - 1 ? (__u32)t->id : NR_SLOTS - 1;
+	c = bpf_map_lookup_elem(&counts, &slot);
+	if (c) {
+		c->calls++;
+		if (ret < 0 && ret >= -4095)
+			c->errors++;
+		c->ns += now - t->start;
+	}
+	t->start = 0;
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+
+	if (t && !t->armed)
+		bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";
