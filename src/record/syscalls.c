@@ -34,7 +34,8 @@
  * find); an in-kernel BPF summary is the cheap path, still to come.
  */
 
-#define RING_PAGES 1024 /* 4 MiB per CPU */
+#define RING_PAGES 4096 /* 16 MiB per CPU: a call is ~150 bytes of records */
+#define RING_PAGES_MIN 256 /* where locked memory is limited (perf_event_mlock_kb) */
 
 struct rec {
 	uint64_t time;
@@ -57,6 +58,7 @@ struct mt_syscalls_state {
 	int *exit_fds;
 	int nrings;
 	int enter_type, exit_type; /* tracepoint ids, the records' common_type */
+	unsigned ring_pages;
 	unsigned classes;
 	struct mt_tp_field f_type, f_id, f_args, f_ret;
 	struct rec *recs;
@@ -111,6 +113,7 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes)
 		return -ENOMEM;
 	mt_map64_init(&c->pend_ix);
 	c->classes = classes;
+	c->ring_pages = RING_PAGES;
 	c->enter_type = mt_tracepoint_id("raw_syscalls/sys_enter");
 	c->exit_type = mt_tracepoint_id("raw_syscalls/sys_exit");
 	if (c->enter_type < 0 || c->exit_type < 0) {
@@ -147,19 +150,26 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes)
 	at.enable_on_exec = 1;
 	at.disabled = 1;
 	at.watermark = 1;
-	at.wakeup_watermark = RING_PAGES * 4096 / 4;
+	at.wakeup_watermark = 1u << 20; /* wake the recorder every MiB */
 	for (int cpu = 0; cpu < ncpu && rc >= 0; cpu++) {
 		int fd;
 
 		at.config = (uint64_t)c->enter_type;
-		fd = mt_perf_open(&at, s->root, cpu, -1);
+		for (;;) {
+			fd = mt_perf_open(&at, s->root, cpu, -1);
+			if (fd < 0)
+				break;
+			rc = mt_perf_ring_open(&c->rings[cpu], fd, c->ring_pages);
+			if (rc != -EPERM || c->ring_pages <= RING_PAGES_MIN)
+				break;
+			c->ring_pages /= 2; /* the ring closed fd: open the event again */
+		}
 		if (fd == -ENODEV)
 			continue;
 		if (fd < 0) {
 			rc = fd;
 			break;
 		}
-		rc = mt_perf_ring_open(&c->rings[cpu], fd, RING_PAGES);
 		if (rc < 0)
 			break;
 		at.config = (uint64_t)c->exit_type;
@@ -324,6 +334,8 @@ static void process(struct mt_session *s, uint64_t upto)
 	struct mt_syscalls_state *c = s->syscalls;
 	size_t k = 0;
 
+	if (!c->nrecs)
+		return;
 	qsort(c->recs, c->nrecs, sizeof(*c->recs), cmp_rec);
 	while (k < c->nrecs && c->recs[k].time < upto)
 		pair(s, &c->recs[k++]);
@@ -372,7 +384,7 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "child_returns", c->child_returns);
 	mt_kv_add_u64(kv, "filtered", c->filtered);
 	mt_kv_add_u64(kv, "malformed", c->malformed);
-	mt_kv_add_u64(kv, "ring_bytes_per_cpu", RING_PAGES * 4096);
+	mt_kv_add_u64(kv, "ring_bytes_per_cpu", (uint64_t)c->ring_pages * 4096);
 	s->syscalls_coll.lost = c->lost;
 	free_state(c);
 	s->syscalls = NULL;

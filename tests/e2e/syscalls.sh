@@ -30,6 +30,7 @@ compare() {
 	"$MEMTAP" record -q -f --no-alloc --access=off --no-faults --no-rss --syscalls="$mode" \
 		-o s.mtap -- "$@" >/dev/null 2>&1 || true
 	"$MEMTAP" syscalls s.mtap --format json >s.json || fail "$cname: memtap syscalls failed"
+	"$MEMTAP" info s.mtap --format json >i.json || fail "$cname: memtap info failed"
 	python3 - "$cname" <<'PY' || fail "$cname: counts differ from strace -f -c"
 import json, re, sys
 name = sys.argv[1]
@@ -43,8 +44,9 @@ for line in open("st.txt"):
         st[f[-1]] = (calls, errors)
 mt = {s["name"]: (s["calls"], s["errors"]) for s in json.load(open("s.json"))["syscalls"] if s["calls"]}
 bad = {k: (mt.get(k), st.get(k)) for k in set(st) | set(mt) if mt.get(k) != st.get(k)}
-print("%s: %d syscalls, %d calls in strace's count; differences: %s" % (
-    name, len(st), sum(c for c, _ in st.values()), bad or "none"))
+lost = [c["lost"] for c in json.load(open("i.json"))["collectors"] if c["name"] == "syscalls"][0]
+print("%s: %d syscalls, %d calls in strace's count; %d records lost; differences: %s" % (
+    name, len(st), sum(c for c, _ in st.values()), lost, bad or "none"))
 sys.exit(1 if bad else 0)
 PY
 	ok "$cname: every syscall's calls and errors equal strace's"
