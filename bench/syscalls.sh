@@ -3,8 +3,9 @@
 # Syscall-tracing benchmark (issue 8): wall-time ratios from interleaved runs of
 # `dd if=/dev/zero of=/dev/null bs=1 count=400000` and `find /usr -type f`, bare, under
 # memtap without and with --syscalls (allocation, access, fault and RSS collectors off, so
-# the difference is the syscall collector's), and under strace -f -c; then the calls and
-# lost events memtap recorded.
+# the difference is the syscall collector's) recording every call and counting in the kernel
+# (--syscalls=summary, BPF), and under strace -f -c; then the calls and lost events memtap
+# recorded.
 # usage: bench/syscalls.sh [BUILD_DIR] [ROUNDS]   (defaults: build, 7)
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -20,7 +21,8 @@ for w in "dd if=/dev/zero of=/dev/null bs=1 count=400000" "find /usr -type f"; d
 	echo "== $w: wall time, $ROUNDS interleaved rounds"
 	set -- bare="$w" \
 		memtap-no-syscalls="$R -o $T/n.mtap -- $w" \
-		memtap-syscalls="$R --syscalls -o $T/s.mtap -- $w"
+		memtap-syscalls="$R --syscalls -o $T/s.mtap -- $w" \
+		memtap-summary="$R --syscalls=summary -o $T/b.mtap -- $w"
 	command -v strace >/dev/null && set -- "$@" strace-c="strace -f -c -o $T/st.txt $w"
 	python3 "$HERE/interleave.py" --rounds "$ROUNDS" "$@"
 	"$M" info "$T/s.mtap" --format json | python3 -c '
