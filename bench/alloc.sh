@@ -17,10 +17,14 @@ export PYTHONHASHSEED=0 PYTHONMALLOC=malloc
 PY="/usr/bin/python3 $HERE/workloads/py_alloc.py"
 $PY >/dev/null # a first run: bytecode caches are written before anything is timed
 
+# The allocation tracer's cost: the other collectors (access sampling, faults, RSS) are off
+# in the memtap-full and memtap-depth1 variants; memtap-defaults shows everything together.
+A="--access=off --no-faults --no-rss"
 echo "== CPython py_alloc.py: wall time, $ROUNDS interleaved rounds"
 set -- bare="$PY" \
-	memtap-full="$M record -q -f -o $T/full.mtap -- $PY" \
-	memtap-depth1="$M record -q -f --stack-depth 1 -o $T/d1.mtap -- $PY"
+	memtap-full="$M record -q -f $A -o $T/full.mtap -- $PY" \
+	memtap-depth1="$M record -q -f $A --stack-depth 1 -o $T/d1.mtap -- $PY" \
+	memtap-defaults="$M record -q -f -o $T/defaults.mtap -- $PY"
 if command -v heaptrack >/dev/null; then
 	set -- "$@" heaptrack="heaptrack -o $T/ht $PY"
 fi
@@ -50,7 +54,8 @@ for r in range(rounds):
     for nt in ((1, 2) if r % 2 == 0 else (2, 1)):
         out = "%s/t%d.mtap" % (t, nt)
         t0 = time.monotonic()
-        subprocess.run([m, "record", "-q", "-f", "-o", out, "--", w, str(nt), "2000000"],
+        subprocess.run([m, "record", "-q", "-f", "--access=off", "--no-faults", "--no-rss",
+                        "-o", out, "--", w, str(nt), "2000000"],
                        check=True, stdout=subprocess.DEVNULL)
         dt = time.monotonic() - t0
         info = json.loads(subprocess.run([m, "info", out, "--format", "json"], check=True,
