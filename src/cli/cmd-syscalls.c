@@ -173,12 +173,16 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 			       first ? "" : ",", ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID],
 			       name, ret, ev.v[MT_F_SYSCALL_DURATION], returned ? "true" : "false");
 		} else {
-			printf("%12.6f %7" PRIu64 " %s(0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64
-			       ") = ",
-			       (double)(ev.v[MT_F_TIME] - t0) / 1e9, ev.v[MT_F_TID], name, a[0],
-			       a[1], a[2]);
+			char args[256];
+
+			mt_syscall_format_args(nr, a, args, sizeof(args));
+			printf("%12.6f %7" PRIu64 " %s(%s) = ",
+			       (double)(ev.v[MT_F_TIME] - t0) / 1e9, ev.v[MT_F_TID], name, args);
 			if (!returned)
 				printf("?\n");
+			else if (ret >= 0 && (nr == 9 || nr == 12 || nr == 25)) /* addresses */
+				printf("0x%" PRIx64 " <%.6f>\n", (uint64_t)ret,
+				       (double)ev.v[MT_F_SYSCALL_DURATION] / 1e9);
 			else
 				printf("%" PRId64 " <%.6f>\n", ret,
 				       (double)ev.v[MT_F_SYSCALL_DURATION] / 1e9);

@@ -2,6 +2,9 @@
 /* Syscall names and classes. */
 #include "decode/syscalls.h"
 
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -259,4 +262,120 @@ int mt_syscall_parse_classes(const char *list, const char **bad)
 			list++;
 	}
 	return bits;
+}
+
+struct flag {
+	uint64_t bit;
+	const char *name;
+};
+
+static size_t put(char *buf, size_t size, size_t o, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
+static size_t put(char *buf, size_t size, size_t o, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (o >= size)
+		return o;
+	va_start(ap, fmt);
+	n = vsnprintf(buf + o, size - o, fmt, ap);
+	va_end(ap);
+	return n < 0 ? o : o + (size_t)n;
+}
+
+static size_t put_flags(char *buf, size_t size, size_t o, uint64_t v, const struct flag *f,
+			size_t n, const char *none)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < n; i++)
+		if (f[i].bit && (v & f[i].bit) == f[i].bit) {
+			o = put(buf, size, o, "%s%s", any ? "|" : "", f[i].name);
+			v &= ~f[i].bit;
+			any = true;
+		}
+	if (v || !any)
+		o = any ? put(buf, size, o, "|0x%" PRIx64, v)
+			: (v ? put(buf, size, o, "0x%" PRIx64, v) : put(buf, size, o, "%s", none));
+	return o;
+}
+
+static const struct flag prot_flags[] = { { 1, "PROT_READ" },
+					  { 2, "PROT_WRITE" },
+					  { 4, "PROT_EXEC" } };
+static const struct flag map_flags[] = {
+	{ 0x01, "MAP_SHARED" },	     { 0x02, "MAP_PRIVATE" },
+	{ 0x10, "MAP_FIXED" },	     { 0x20, "MAP_ANONYMOUS" },
+	{ 0x100, "MAP_GROWSDOWN" },  { 0x2000, "MAP_LOCKED" },
+	{ 0x800, "MAP_DENYWRITE" },  { 0x1000, "MAP_EXECUTABLE" },
+	{ 0x4000, "MAP_NORESERVE" }, { 0x8000, "MAP_POPULATE" },
+	{ 0x10000, "MAP_NONBLOCK" }, { 0x20000, "MAP_STACK" },
+	{ 0x40000, "MAP_HUGETLB" },  { 0x100000, "MAP_FIXED_NOREPLACE" },
+};
+static const char *const advice[] = {
+	[0] = "MADV_NORMAL",	       [1] = "MADV_RANDOM",	    [2] = "MADV_SEQUENTIAL",
+	[3] = "MADV_WILLNEED",	       [4] = "MADV_DONTNEED",	    [8] = "MADV_FREE",
+	[9] = "MADV_REMOVE",	       [10] = "MADV_DONTFORK",	    [11] = "MADV_DOFORK",
+	[12] = "MADV_MERGEABLE",       [13] = "MADV_UNMERGEABLE",   [14] = "MADV_HUGEPAGE",
+	[15] = "MADV_NOHUGEPAGE",      [16] = "MADV_DONTDUMP",	    [17] = "MADV_DODUMP",
+	[18] = "MADV_WIPEONFORK",      [19] = "MADV_KEEPONFORK",    [20] = "MADV_COLD",
+	[21] = "MADV_PAGEOUT",	       [22] = "MADV_POPULATE_READ", [23] = "MADV_POPULATE_WRITE",
+	[24] = "MADV_DONTNEED_LOCKED", [25] = "MADV_COLLAPSE",
+};
+
+size_t mt_syscall_format_args(unsigned nr, const uint64_t a[6], char *buf, size_t size)
+{
+	char nb[32];
+	const char *name = mt_syscall_name(nr, nb, sizeof(nb));
+	size_t o = 0;
+
+	if (!size)
+		return 0;
+	buf[0] = 0;
+	if (!strcmp(name, "mmap")) {
+		o = put(buf, size, o, "0x%" PRIx64 ", %" PRIu64 ", ", a[0], a[1]);
+		o = put_flags(buf, size, o, a[2], prot_flags, 3, "PROT_NONE");
+		o = put(buf, size, o, ", ");
+		o = put_flags(buf, size, o, a[3], map_flags,
+			      sizeof(map_flags) / sizeof(map_flags[0]), "0");
+		o = put(buf, size, o, ", %d, 0x%" PRIx64, (int)a[4], a[5]);
+	} else if (!strcmp(name, "mprotect")) {
+		o = put(buf, size, o, "0x%" PRIx64 ", %" PRIu64 ", ", a[0], a[1]);
+		o = put_flags(buf, size, o, a[2], prot_flags, 3, "PROT_NONE");
+	} else if (!strcmp(name, "munmap") || !strcmp(name, "msync") || !strcmp(name, "mlock") ||
+		   !strcmp(name, "munlock") || !strcmp(name, "mincore")) {
+		o = put(buf, size, o, "0x%" PRIx64 ", %" PRIu64, a[0], a[1]);
+	} else if (!strcmp(name, "madvise")) {
+		o = put(buf, size, o, "0x%" PRIx64 ", %" PRIu64 ", ", a[0], a[1]);
+		if (a[2] < sizeof(advice) / sizeof(advice[0]) && advice[a[2]])
+			o = put(buf, size, o, "%s", advice[a[2]]);
+		else
+			o = put(buf, size, o, "%" PRIu64, a[2]);
+	} else if (!strcmp(name, "mremap")) {
+		o = put(buf, size, o, "0x%" PRIx64 ", %" PRIu64 ", %" PRIu64 ", 0x%" PRIx64, a[0],
+			a[1], a[2], a[3]);
+	} else if (!strcmp(name, "brk")) {
+		o = put(buf, size, o, "0x%" PRIx64, a[0]);
+	} else if (!strcmp(name, "read") || !strcmp(name, "write")) {
+		o = put(buf, size, o, "%d, 0x%" PRIx64 ", %" PRIu64, (int)a[0], a[1], a[2]);
+	} else if (!strcmp(name, "pread64") || !strcmp(name, "pwrite64")) {
+		o = put(buf, size, o, "%d, 0x%" PRIx64 ", %" PRIu64 ", %" PRId64, (int)a[0], a[1],
+			a[2], (int64_t)a[3]);
+	} else if (!strcmp(name, "lseek")) {
+		static const char *const wh[] = { "SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
+						  "SEEK_HOLE" };
+
+		o = put(buf, size, o, "%d, %" PRId64 ", %s", (int)a[0], (int64_t)a[1],
+			a[2] < 5 ? wh[a[2]] : "?");
+	} else if (!strcmp(name, "close") || !strcmp(name, "fsync") || !strcmp(name, "fdatasync")) {
+		o = put(buf, size, o, "%d", (int)a[0]);
+	} else if (!strcmp(name, "openat")) {
+		o = put(buf, size, o, "%s, 0x%" PRIx64 ", 0x%" PRIx64,
+			(int)a[0] == -100 ? "AT_FDCWD" : "fd", a[1], a[2]);
+	} else {
+		o = put(buf, size, o, "0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64, a[0], a[1], a[2]);
+	}
+	return o < size ? o : size - 1;
 }

@@ -28,6 +28,10 @@ unsigned mt_syscall_classes(unsigned nr);
 /* Class bits from a comma-separated list ("file,memory", "all"; "summary" adds
  * MT_SC_SUMMARY); -1 with *bad set to the offending name. */
 int mt_syscall_parse_classes(const char *list, const char **bad);
+/* The arguments of a call as text: decoded for the memory and file-I/O syscalls (mmap's
+ * protections and flags, madvise's advice, read/pread sizes and offsets, lseek, brk...), the
+ * first three in hex for others. Returns the length written (truncated to fit). */
+size_t mt_syscall_format_args(unsigned nr, const uint64_t a[6], char *buf, size_t size);
 /* "file, desc, memory, process, network, ipc, signal, all" */
 const char *mt_syscall_class_names(void);
 

@@ -6,6 +6,7 @@
 
 #include "decode/insn.h"
 #include "decode/sample.h"
+#include "decode/syscalls.h"
 #include "mt-test.h"
 
 MT_TEST_MAIN()
@@ -423,4 +424,33 @@ TEST(tracepoint_format)
 	ASSERT_EQ(mt_tp_value(rec, sizeof(rec), &f), 0);
 	ASSERT_EQ(mt_tp_format_field(fmt, "id", &f), -ENOENT); /* a suffix of mm_id is not it */
 	ASSERT_EQ(mt_tp_format_field(fmt, "nosuch", &f), -ENOENT);
+}
+
+TEST(syscall_names_and_arguments)
+{
+	char buf[160];
+	uint64_t mm[6] = { 0, 65536, 3, 0x22, (uint64_t)-1, 0 };
+	uint64_t ma[6] = { 0x7f0000, 65536, 4, 0, 0, 0 };
+	uint64_t pr[6] = { 3, 0x1000, 4096, 8192, 0, 0 };
+	const char *bad = NULL;
+
+	ASSERT_STREQ(mt_syscall_name(0, buf, sizeof(buf)), "read");
+	ASSERT_STREQ(mt_syscall_name(462, buf, sizeof(buf)), "mseal");
+	ASSERT_STREQ(mt_syscall_name(999, buf, sizeof(buf)), "syscall_999");
+	ASSERT_EQ(mt_syscall_by_name("mmap"), 9);
+	ASSERT_EQ(mt_syscall_by_name("nosuch"), -1);
+	ASSERT_TRUE(mt_syscall_classes(9) & MT_SC_MEMORY);
+	ASSERT_TRUE(mt_syscall_classes(257) & MT_SC_FILE);
+	ASSERT_EQ(mt_syscall_parse_classes("memory,file", &bad), MT_SC_MEMORY | MT_SC_FILE);
+	ASSERT_EQ(mt_syscall_parse_classes("summary", &bad), MT_SC_ALL | MT_SC_SUMMARY);
+	ASSERT_EQ(mt_syscall_parse_classes("memory,bogus", &bad), -1);
+	ASSERT_STREQ(bad, "bogus");
+	mt_syscall_format_args(9, mm, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "0x0, 65536, PROT_READ|PROT_WRITE, MAP_PRIVATE|MAP_ANONYMOUS, -1, 0x0");
+	mt_syscall_format_args(28, ma, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "0x7f0000, 65536, MADV_DONTNEED");
+	mt_syscall_format_args(17, pr, buf, sizeof(buf));
+	ASSERT_STREQ(buf, "3, 0x1000, 4096, 8192");
+	ASSERT_EQ(mt_syscall_format_args(9, mm, buf, 8), 7); /* truncated, terminated */
+	ASSERT_EQ(strlen(buf), 7);
 }
