@@ -14,7 +14,8 @@
 
 int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st)
 {
-	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_RSS };
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_RSS | 1ull << MT_EV_TASK_EXIT |
+						  1ull << MT_EV_TASK_EXEC };
 	struct mt_map64 ix;
 	struct mt_cursor *c;
 	struct mt_event ev;
@@ -37,6 +38,17 @@ int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st)
 		uint64_t *i = mt_map64_get(&ix, ev.v[MT_F_PID]), t = ev.v[MT_F_TIME], total;
 		struct mt_rss_proc *p;
 
+		if (ev.type != MT_EV_RSS) {
+			/* A process that exits or replaces its image no longer holds its memory (the
+			 * kernel's teardown changes are made with no current mm and are not
+			 * attributed), so it leaves the tree's sum. */
+			if (i && (ev.type == MT_EV_TASK_EXEC ||
+				  ev.v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)) {
+				tree -= st->procs[*i].last;
+				st->procs[*i].last = 0;
+			}
+			continue;
+		}
 		if (!i) {
 			if (mt_grow_array(&st->procs, &cap, st->nprocs + 1, sizeof(*st->procs)) <
 				    0 ||

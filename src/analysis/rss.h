@@ -23,7 +23,7 @@ struct mt_rss_stats {
 	struct mt_rss_proc *procs;
 	size_t nprocs;
 	size_t peak_proc; /* index of the process with the largest peak */
-	uint64_t tree_peak, tree_peak_ns; /* largest sum over the processes' latest records */
+	uint64_t tree_peak, tree_peak_ns; /* largest sum of the live processes' latest records */
 };
 
 int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st);

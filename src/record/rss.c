@@ -50,9 +50,8 @@ struct mt_rss_state {
 	int nrings;
 	bool polling;
 	uint64_t interval_ns, last_poll;
-	struct mt_tp_field f_mm, f_curr, f_member, f_size;
+	struct mt_tp_field f_curr, f_member, f_size;
 	struct mt_map64 ix; /* pid -> index into procs */
-	struct mt_map64 mm_pid; /* mm_id -> pid, learned from the owner's own changes */
 	struct proc_rss *procs;
 	size_t nprocs, cap;
 	uint64_t records, events, foreign, lost, malformed, polls;
@@ -124,8 +123,7 @@ static int read_format(struct mt_rss_state *r)
 	n = fread(buf, 1, sizeof(buf) - 1, f);
 	fclose(f);
 	buf[n] = 0;
-	if (mt_tp_format_field(buf, "mm_id", &r->f_mm) < 0 ||
-	    mt_tp_format_field(buf, "curr", &r->f_curr) < 0 ||
+	if (mt_tp_format_field(buf, "curr", &r->f_curr) < 0 ||
 	    mt_tp_format_field(buf, "member", &r->f_member) < 0 ||
 	    mt_tp_format_field(buf, "size", &r->f_size) < 0)
 		return -EPROTO;
@@ -184,7 +182,6 @@ static void free_state(struct mt_rss_state *r)
 	free(r->rings);
 	free(r->procs);
 	mt_map64_release(&r->ix);
-	mt_map64_release(&r->mm_pid);
 	free(r);
 }
 
@@ -196,7 +193,6 @@ int mt_rss_open(struct mt_session *s)
 	if (!r)
 		return -ENOMEM;
 	mt_map64_init(&r->ix);
-	mt_map64_init(&r->mm_pid);
 	r->interval_ns = s->o->rss_interval_ns;
 	if (mt_feat_ok(MT_FEAT_TP_RSS))
 		rc = open_rings(s, r);
@@ -230,7 +226,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	struct mt_rss_state *r = s->rss;
 	struct mt_perf_sample ps;
 	struct proc_rss *p;
-	uint64_t member, mm, *owner;
+	uint64_t member;
 	pid_t pid;
 
 	if (h->type == PERF_RECORD_LOST) {
@@ -254,22 +250,16 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	}
 	r->records++;
 	member = mt_tp_value(ps.raw, ps.raw_size, &r->f_member);
-	mm = mt_tp_value(ps.raw, ps.raw_size, &r->f_mm);
 	if (member > 3)
 		return;
 	pid = (pid_t)ps.pid;
-	if (mt_tp_value(ps.raw, ps.raw_size, &r->f_curr)) {
-		if (mt_map64_put(&r->mm_pid, mm, &owner) == 0)
-			*owner = (uint64_t)pid;
-	} else {
-		/* A change made to another process's memory (its owner is learned from the
-		 * owner's own changes); unknown owners are counted, not guessed. */
-		owner = mt_map64_get(&r->mm_pid, mm);
-		if (!owner) {
-			r->foreign++;
-			return;
-		}
-		pid = (pid_t)*owner;
+	if (!mt_tp_value(ps.raw, ps.raw_size, &r->f_curr)) {
+		/* A change to another process's memory (fork copying the parent's pages into the
+		 * child's, process_vm_writev): its mm_id names no pid reliably (a freed mm's
+		 * address is reused), so it is counted, not attributed; the owner's own next
+		 * change carries the counter's full value. */
+		r->foreign++;
+		return;
 	}
 	p = proc_of(r, pid);
 	if (!p)
