@@ -305,6 +305,7 @@ enum mt_rss_source { MT_RSS_TRACEPOINT = 0, MT_RSS_STATM = 1 };
 enum mt_syscall_flag {
 	MT_SYSCALL_NO_EXIT = 1, /* no exit seen (exit, exit_group, execve that failed late...) */
 	MT_SYSCALL_NO_ENTRY = 2, /* no entry seen (entered before tracing began: execve) */
+	MT_SYSCALL_RUNTIME = 4, /* made by memtap's preload runtime for itself, not the workload */
 };
 
 enum {
@@ -328,6 +329,7 @@ enum {
 	MT_F_SYSSUM_CALLS, /* calls that returned */
 	MT_F_SYSSUM_ERRORS, /* of which returned -4095..-1 */
 	MT_F_SYSSUM_NS, /* entry to exit, summed */
+	MT_F_SYSSUM_RUNTIME, /* 1: the preload runtime's own calls (MT_SYSCALL_RUNTIME) */
 	_MT_F_SYSSUM_MAX,
 };
 

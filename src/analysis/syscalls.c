@@ -29,7 +29,7 @@ int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 {
 	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL |
 						  1ull << MT_EV_SYSCALL_SUM };
-	struct mt_syscall_stat *all;
+	struct mt_syscall_stat *all, *rt;
 	struct mt_cursor *c;
 	struct mt_event ev;
 	int rc;
@@ -42,9 +42,11 @@ int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 		co.by_pid = true;
 		co.pid = f->pid;
 	}
-	all = calloc(MAX_NR + 1, sizeof(*all)); /* [MAX_NR]: numbers beyond the table */
+	/* [MAX_NR]: numbers beyond the table; the runtime's own calls from MAX_NR + 1 on */
+	all = calloc(2 * (MAX_NR + 1), sizeof(*all));
 	if (!all)
 		return -ENOMEM;
+	rt = all + MAX_NR + 1;
 	rc = mt_cursor_new(r, &co, &c);
 	if (rc < 0) {
 		free(all);
@@ -55,7 +57,9 @@ int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 
 		if (ev.type == MT_EV_SYSCALL_SUM) {
 			/* In-kernel totals for the whole tree (no per-call minimum or maximum). */
-			struct mt_syscall_stat *s = &all[nr < MAX_NR ? nr : MAX_NR];
+			bool own = ev.v[MT_F_SYSSUM_RUNTIME] != 0;
+			struct mt_syscall_table *tb = own ? &st->rt : &st->work;
+			struct mt_syscall_stat *s = &(own ? rt : all)[nr < MAX_NR ? nr : MAX_NR];
 
 			if ((f && f->nr >= 0 && (uint64_t)f->nr != nr) ||
 			    (f && f->classes && f->classes != MT_SC_ALL &&
@@ -67,14 +71,16 @@ int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 			s->calls += ev.v[MT_F_SYSSUM_CALLS];
 			s->errors += ev.v[MT_F_SYSSUM_ERRORS];
 			s->total_ns += ev.v[MT_F_SYSSUM_NS];
-			st->calls += ev.v[MT_F_SYSSUM_CALLS];
-			st->errors += ev.v[MT_F_SYSSUM_ERRORS];
-			st->total_ns += ev.v[MT_F_SYSSUM_NS];
+			tb->calls += ev.v[MT_F_SYSSUM_CALLS];
+			tb->errors += ev.v[MT_F_SYSSUM_ERRORS];
+			tb->total_ns += ev.v[MT_F_SYSSUM_NS];
 			continue;
 		}
 		{
 			int64_t ret = (int64_t)ev.v[MT_F_SYSCALL_RET];
-			struct mt_syscall_stat *s = &all[nr < MAX_NR ? nr : MAX_NR];
+			bool own = (ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_RUNTIME) != 0;
+			struct mt_syscall_table *tb = own ? &st->rt : &st->work;
+			struct mt_syscall_stat *s = &(own ? rt : all)[nr < MAX_NR ? nr : MAX_NR];
 
 			if (f && f->nr >= 0 && (uint64_t)f->nr != nr)
 				continue;
@@ -85,17 +91,17 @@ int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 			s->nr = nr < MAX_NR ? (unsigned)nr : MAX_NR;
 			if (ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_NO_EXIT) {
 				s->no_return++;
-				st->no_return++;
+				tb->no_return++;
 				continue;
 			}
 			s->calls++;
-			st->calls++;
+			tb->calls++;
 			if (ret < 0 && ret >= -4095) {
 				s->errors++;
-				st->errors++;
+				tb->errors++;
 			}
 			s->total_ns += d;
-			st->total_ns += d;
+			tb->total_ns += d;
 			if (!s->min_ns || d < s->min_ns)
 				s->min_ns = d;
 			if (d > s->max_ns)
@@ -107,16 +113,24 @@ int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 		free(all);
 		return rc;
 	}
-	for (size_t i = 0; i <= MAX_NR; i++)
+	/* Compact both tables in place: the runtime's rows follow the workload's. */
+	for (size_t i = 0, n = 0; i < 2 * (MAX_NR + 1); i++) {
+		if (i == MAX_NR + 1)
+			st->work.n = n;
 		if (all[i].calls || all[i].no_return)
-			all[st->n++] = all[i];
-	qsort(all, st->n, sizeof(*all), cmp_time);
-	st->v = all;
+			all[n++] = all[i];
+		if (i == 2 * MAX_NR + 1)
+			st->rt.n = n - st->work.n;
+	}
+	st->work.v = all;
+	st->rt.v = all + st->work.n;
+	qsort(st->work.v, st->work.n, sizeof(*all), cmp_time);
+	qsort(st->rt.v, st->rt.n, sizeof(*all), cmp_time);
 	return 0;
 }
 
 void mt_syscalls_release(struct mt_syscalls_stats *st)
 {
-	free(st->v);
+	free(st->work.v);
 	memset(st, 0, sizeof(*st));
 }

@@ -24,12 +24,17 @@ struct mt_syscall_filter {
 	unsigned classes; /* MT_SC_* bits; 0 or MT_SC_ALL: any */
 };
 
-struct mt_syscalls_stats {
-	bool present;
-	bool summary; /* in-kernel totals (tree-wide; no per-call records, no min/max) */
+struct mt_syscall_table {
 	struct mt_syscall_stat *v; /* sorted by total_ns, largest first */
 	size_t n;
 	uint64_t calls, errors, no_return, total_ns;
+};
+
+struct mt_syscalls_stats {
+	bool present;
+	bool summary; /* in-kernel totals (tree-wide; no per-call records, no min/max) */
+	struct mt_syscall_table work; /* the workload's calls */
+	struct mt_syscall_table rt; /* memtap's preload runtime's own (MT_SYSCALL_RUNTIME) */
 };
 
 int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,

@@ -49,86 +49,119 @@ const struct mt_command_spec mt_syscalls_spec = {
 		"share of the time, seconds, microseconds per call, calls, errors (results\n"
 		"-4095..-1), sorted by time. Calls that never returned (exit_group, a thread\n"
 		"killed in a call) are counted apart, as strace leaves them out. Durations are\n"
-		"from entry to exit and include the tracer's own cost per call (two perf records).\n",
+		"from entry to exit and include the tracer's own cost per call (two perf records).\n"
+		"The calls memtap's preload runtime makes for itself inside the workload (its\n"
+		"shared memory, its socket, thread ids) are marked by the runtime and shown apart,\n"
+		"never in the workload's counts; --list prefixes them with [memtap-rt].\n",
 	.opts = options,
 	.min_args = 1,
 	.max_args = 1,
 };
 
-static void summary(const struct mt_syscalls_stats *st)
+static void json_table(struct mt_json *j, const char *key, const struct mt_syscall_table *tb)
 {
 	char buf[32];
 
+	mt_json_key(j, key);
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < tb->n; i++) {
+		const struct mt_syscall_stat *s = &tb->v[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_str(j, "name", mt_syscall_name(s->nr, buf, sizeof(buf)));
+		mt_json_kv_u64(j, "nr", s->nr);
+		mt_json_kv_u64(j, "calls", s->calls);
+		mt_json_kv_u64(j, "errors", s->errors);
+		mt_json_kv_u64(j, "no_return", s->no_return);
+		mt_json_kv_u64(j, "total_ns", s->total_ns);
+		mt_json_kv_u64(j, "min_ns", s->min_ns);
+		mt_json_kv_u64(j, "max_ns", s->max_ns);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+}
+
+static void csv_table(const struct mt_syscall_table *tb, const char *origin)
+{
+	char buf[32];
+
+	for (size_t i = 0; i < tb->n; i++) {
+		const struct mt_syscall_stat *s = &tb->v[i];
+
+		printf("%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+		       ",%s\n",
+		       mt_syscall_name(s->nr, buf, sizeof(buf)), s->nr, s->calls, s->errors,
+		       s->no_return, s->total_ns, s->min_ns, s->max_ns, origin);
+	}
+}
+
+/* The strace -c table. */
+static void text_table(const struct mt_syscall_table *tb)
+{
+	char buf[32];
+
+	printf("%% time     seconds  usecs/call     calls    errors syscall\n");
+	printf("------ ----------- ----------- --------- --------- ----------------\n");
+	for (size_t i = 0; i < tb->n; i++) {
+		const struct mt_syscall_stat *s = &tb->v[i];
+		char errs[32], nb[32];
+
+		if (!s->calls)
+			continue;
+		snprintf(errs, sizeof(errs), "%" PRIu64, s->errors);
+		printf("%6.2f %11.6f %11" PRIu64 " %9" PRIu64 " %9s %s\n",
+		       tb->total_ns ? 100.0 * (double)s->total_ns / (double)tb->total_ns : 0.0,
+		       (double)s->total_ns / 1e9, s->total_ns / 1000 / s->calls, s->calls,
+		       s->errors ? errs : "", mt_syscall_name(s->nr, nb, sizeof(nb)));
+	}
+	printf("------ ----------- ----------- --------- --------- ----------------\n");
+	printf("100.00 %11.6f %11" PRIu64 " %9" PRIu64 " %9" PRIu64 " total\n",
+	       (double)tb->total_ns / 1e9, tb->calls ? tb->total_ns / 1000 / tb->calls : 0,
+	       tb->calls, tb->errors);
+	for (size_t i = 0; i < tb->n; i++)
+		if (tb->v[i].no_return)
+			printf("(never returned: %s x%" PRIu64 ")\n",
+			       mt_syscall_name(tb->v[i].nr, buf, sizeof(buf)), tb->v[i].no_return);
+}
+
+static void summary(const struct mt_syscalls_stats *st)
+{
 	if (o.format == 1) {
 		struct mt_json j;
 
 		mt_json_init(&j, stdout, true);
 		mt_json_begin_object(&j);
 		mt_json_kv_str(&j, "durations", "entry to exit, tracing overhead included");
-		mt_json_kv_u64(&j, "calls", st->calls);
-		mt_json_kv_u64(&j, "errors", st->errors);
-		mt_json_kv_u64(&j, "no_return", st->no_return);
-		mt_json_kv_u64(&j, "total_ns", st->total_ns);
-		mt_json_key(&j, "syscalls");
-		mt_json_begin_array(&j);
-		for (size_t i = 0; i < st->n; i++) {
-			const struct mt_syscall_stat *s = &st->v[i];
-
-			mt_json_begin_object(&j);
-			mt_json_kv_str(&j, "name", mt_syscall_name(s->nr, buf, sizeof(buf)));
-			mt_json_kv_u64(&j, "nr", s->nr);
-			mt_json_kv_u64(&j, "calls", s->calls);
-			mt_json_kv_u64(&j, "errors", s->errors);
-			mt_json_kv_u64(&j, "no_return", s->no_return);
-			mt_json_kv_u64(&j, "total_ns", s->total_ns);
-			mt_json_kv_u64(&j, "min_ns", s->min_ns);
-			mt_json_kv_u64(&j, "max_ns", s->max_ns);
-			mt_json_end_object(&j);
-		}
-		mt_json_end_array(&j);
+		mt_json_kv_str(&j, "mechanism",
+			       st->summary ? "bpf summary (in-kernel totals)"
+					   : "raw_syscalls tracepoints (every call)");
+		mt_json_kv_u64(&j, "calls", st->work.calls);
+		mt_json_kv_u64(&j, "errors", st->work.errors);
+		mt_json_kv_u64(&j, "no_return", st->work.no_return);
+		mt_json_kv_u64(&j, "total_ns", st->work.total_ns);
+		json_table(&j, "syscalls", &st->work);
+		/* memtap's preload runtime's own calls inside the workload, never in "syscalls" */
+		mt_json_kv_u64(&j, "runtime_calls", st->rt.calls);
+		json_table(&j, "runtime_syscalls", &st->rt);
 		mt_json_end_object(&j);
 		fputc('\n', stdout);
 		return;
 	}
 	if (o.format == 2) {
-		printf("syscall,nr,calls,errors,no_return,total_ns,min_ns,max_ns\n");
-		for (size_t i = 0; i < st->n; i++) {
-			const struct mt_syscall_stat *s = &st->v[i];
-
-			printf("%s,%u,%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
-			       ",%" PRIu64 "\n",
-			       mt_syscall_name(s->nr, buf, sizeof(buf)), s->nr, s->calls, s->errors,
-			       s->no_return, s->total_ns, s->min_ns, s->max_ns);
-		}
+		printf("syscall,nr,calls,errors,no_return,total_ns,min_ns,max_ns,origin\n");
+		csv_table(&st->work, "workload");
+		csv_table(&st->rt, "memtap-runtime");
 		return;
 	}
-	printf("%% time     seconds  usecs/call     calls    errors syscall\n");
-	printf("------ ----------- ----------- --------- --------- ----------------\n");
-	for (size_t i = 0; i < st->n; i++) {
-		const struct mt_syscall_stat *s = &st->v[i];
-
-		if (!s->calls)
-			continue;
-		char errs[32], nb[32];
-
-		snprintf(errs, sizeof(errs), "%" PRIu64, s->errors);
-		printf("%6.2f %11.6f %11" PRIu64 " %9" PRIu64 " %9s %s\n",
-		       st->total_ns ? 100.0 * (double)s->total_ns / (double)st->total_ns : 0.0,
-		       (double)s->total_ns / 1e9, s->total_ns / 1000 / s->calls, s->calls,
-		       s->errors ? errs : "", mt_syscall_name(s->nr, nb, sizeof(nb)));
-	}
-	printf("------ ----------- ----------- --------- --------- ----------------\n");
-	printf("100.00 %11.6f %11" PRIu64 " %9" PRIu64 " %9" PRIu64 " total\n",
-	       (double)st->total_ns / 1e9, st->calls ? st->total_ns / 1000 / st->calls : 0,
-	       st->calls, st->errors);
-	for (size_t i = 0; i < st->n; i++)
-		if (st->v[i].no_return)
-			printf("(never returned: %s x%" PRIu64 ")\n",
-			       mt_syscall_name(st->v[i].nr, buf, sizeof(buf)), st->v[i].no_return);
+	text_table(&st->work);
 	printf(st->summary
 		       ? "(counted in the kernel by BPF for the whole tree; durations include its "
 			 "cost per call)\n"
 		       : "(durations include the tracer's cost per call: raw_syscalls tracepoints)\n");
+	if (st->rt.n) {
+		printf("\nmemtap's preload runtime inside the workload (not counted above):\n");
+		text_table(&st->rt);
+	}
 }
 
 static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t t0)
@@ -145,7 +178,7 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 	if (rc < 0)
 		return rc;
 	if (o.format == 2)
-		printf("time_ns,pid,tid,syscall,ret,duration_ns,a0,a1,a2,a3,a4,a5,returned\n");
+		printf("time_ns,pid,tid,syscall,ret,duration_ns,a0,a1,a2,a3,a4,a5,returned,runtime\n");
 	if (o.format == 1)
 		printf("[");
 	while ((rc = mt_cursor_next(c, &ev)) == 1) {
@@ -153,6 +186,7 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 		const char *name = mt_syscall_name(nr, buf, sizeof(buf));
 		int64_t ret = (int64_t)ev.v[MT_F_SYSCALL_RET];
 		bool returned = !(ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_NO_EXIT);
+		bool own = ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_RUNTIME;
 		const uint64_t *a = &ev.v[MT_F_SYSCALL_A0];
 
 		if (f->nr >= 0 && (unsigned)f->nr != nr)
@@ -165,19 +199,21 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 			       ev.v[MT_F_SYSCALL_DURATION]);
 			for (int i = 0; i < 6; i++)
 				printf(",0x%" PRIx64, a[i]);
-			printf(",%d\n", returned);
+			printf(",%d,%d\n", returned, own);
 		} else if (o.format == 1) {
 			printf("%s\n{\"time_ns\": %" PRIu64 ", \"pid\": %" PRIu64
 			       ", \"tid\": %" PRIu64 ", \"syscall\": \"%s\", \"ret\": %" PRId64
-			       ", \"duration_ns\": %" PRIu64 ", \"returned\": %s}",
+			       ", \"duration_ns\": %" PRIu64 ", \"returned\": %s, \"runtime\": %s}",
 			       first ? "" : ",", ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID],
-			       name, ret, ev.v[MT_F_SYSCALL_DURATION], returned ? "true" : "false");
+			       name, ret, ev.v[MT_F_SYSCALL_DURATION], returned ? "true" : "false",
+			       own ? "true" : "false");
 		} else {
 			char args[256];
 
 			mt_syscall_format_args(nr, a, args, sizeof(args));
-			printf("%12.6f %7" PRIu64 " %s(%s) = ",
-			       (double)(ev.v[MT_F_TIME] - t0) / 1e9, ev.v[MT_F_TID], name, args);
+			printf("%12.6f %7" PRIu64 " %s%s(%s) = ",
+			       (double)(ev.v[MT_F_TIME] - t0) / 1e9, ev.v[MT_F_TID],
+			       own ? "[memtap-rt] " : "", name, args);
 			if (!returned)
 				printf("?\n");
 			else if (ret >= 0 && (nr == 9 || nr == 12 || nr == 25)) /* addresses */

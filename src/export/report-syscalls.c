@@ -32,16 +32,14 @@ void mt_report_syscalls_release(struct mt_report *rep)
 	memset(&rep->syscalls, 0, sizeof(rep->syscalls));
 }
 
-void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j)
+static void json_list(struct mt_json *j, const char *key, const struct mt_syscall_table *tb)
 {
-	const struct mt_syscalls_stats *st = &rep->syscalls.st;
 	char buf[32];
 
-	/* The contract: a list of {name, calls, errors, total_ns}. */
-	mt_json_key(j, "syscalls");
+	mt_json_key(j, key);
 	mt_json_begin_array(j);
-	for (size_t i = 0; i < st->n; i++) {
-		const struct mt_syscall_stat *s = &st->v[i];
+	for (size_t i = 0; i < tb->n; i++) {
+		const struct mt_syscall_stat *s = &tb->v[i];
 
 		mt_json_begin_object(j);
 		mt_json_kv_str(j, "name", mt_syscall_name(s->nr, buf, sizeof(buf)));
@@ -53,6 +51,16 @@ void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
+}
+
+void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j)
+{
+	const struct mt_syscalls_stats *st = &rep->syscalls.st;
+
+	/* The contract: a list of {name, calls, errors, total_ns}: the workload's calls. The
+	 * preload runtime's own calls inside the workload are listed apart. */
+	json_list(j, "syscalls", &st->work);
+	json_list(j, "runtime_syscalls", &st->rt);
 }
 
 void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f)
@@ -67,15 +75,21 @@ void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f)
 	fprintf(f, md ? "## System calls\n\n" : "\nsystem calls\n");
 	fprintf(f, "%s%s: %s calls, %" PRIu64 " errors, %.6f s (tracing overhead included)%s\n",
 		md ? "" : "  ", rs->coll ? rs->coll->mechanism : "none",
-		mt_fmt_count(st->calls, c, sizeof(c)), st->errors, (double)st->total_ns / 1e9,
-		md ? "\n" : "");
+		mt_fmt_count(st->work.calls, c, sizeof(c)), st->work.errors,
+		(double)st->work.total_ns / 1e9, md ? "\n" : "");
+	if (st->rt.calls)
+		fprintf(f,
+			"%smemtap's runtime inside the workload made %" PRIu64
+			" more calls (%.6f s), not counted here%s\n",
+			md ? "" : "  ", st->rt.calls, (double)st->rt.total_ns / 1e9,
+			md ? "\n" : "");
 	if (rs->coll && rs->coll->reason && strcmp(rs->coll->status, "active"))
 		fprintf(f, "%s%s: %s\n", md ? "" : "  ", rs->coll->status, rs->coll->reason);
-	if (!st->n)
+	if (!st->work.n)
 		return;
 	mt_table_init(&t, 6, heads);
-	for (size_t i = 0; i < st->n && i < rep->top; i++) {
-		const struct mt_syscall_stat *s = &st->v[i];
+	for (size_t i = 0; i < st->work.n && i < rep->top; i++) {
+		const struct mt_syscall_stat *s = &st->work.v[i];
 
 		mt_table_add(&t, mt_syscall_name(s->nr, buf, sizeof(buf)));
 		mt_table_add(&t, mt_fmt_count(s->calls, c, sizeof(c)));
@@ -84,8 +98,9 @@ void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_table_addf(&t, "%.2f",
 			      s->calls ? (double)s->total_ns / 1e3 / (double)s->calls : 0);
 		mt_table_addf(&t, "%.2f",
-			      st->total_ns ? 100.0 * (double)s->total_ns / (double)st->total_ns
-					   : 0);
+			      st->work.total_ns
+				      ? 100.0 * (double)s->total_ns / (double)st->work.total_ns
+				      : 0);
 	}
 	if (md) {
 		mt_report_md_table(&t, f);

@@ -158,7 +158,8 @@ static const struct mt_field_desc syscall_fields[] = {
 	{ "a3", MT_FK_HEX, NULL, 0, "argument 4" },
 	{ "a4", MT_FK_HEX, NULL, 0, "argument 5" },
 	{ "a5", MT_FK_HEX, NULL, 0, "argument 6" },
-	{ "flags", MT_FK_U64, NULL, 0, "1: no exit seen; 2: no entry seen" },
+	{ "flags", MT_FK_U64, NULL, 0,
+	  "1: no exit seen; 2: no entry seen; 4: memtap's runtime's own call" },
 };
 
 static const struct mt_field_desc syssum_fields[] = {
@@ -167,6 +168,7 @@ static const struct mt_field_desc syssum_fields[] = {
 	{ "calls", MT_FK_U64, NULL, 0, "calls that returned" },
 	{ "errors", MT_FK_U64, NULL, 0, "of which failed (-4095..-1)" },
 	{ "total_ns", MT_FK_U64, NULL, 0, "entry to exit, summed" },
+	{ "runtime", MT_FK_U64, NULL, 0, "1: memtap's runtime's own calls" },
 };
 
 static const struct mt_field_desc lost_fields[] = {

@@ -33,7 +33,7 @@ struct count {
 struct tstate {
 	uint64_t start;
 	int64_t id;
-	uint64_t armed;
+	uint64_t armed, runtime;
 };
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -82,17 +82,19 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 	struct syscount_bpf *skel = s->syscalls_bpf;
 	int ncpu = libbpf_num_possible_cpus(), fd;
 	struct count *per;
-	uint64_t calls = 0, t = mt_now_ns();
+	uint64_t calls = 0, rt_calls = 0, t = mt_now_ns();
 
 	if (!skel)
 		return;
 	fd = bpf_map__fd(skel->maps.counts);
 	per = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*per)) : NULL;
-	for (uint32_t nr = 0; per && nr < NR_SLOTS; nr++) {
+	/* Slots NR_SLOTS.. hold the preload runtime's own calls (format/rt-mark.h). */
+	for (uint32_t slot = 0; per && slot < 2 * NR_SLOTS; slot++) {
+		uint32_t nr = slot % NR_SLOTS;
 		struct count sum = { 0 };
 		uint64_t row[_MT_F_SYSSUM_MAX];
 
-		if (bpf_map_lookup_elem(fd, &nr, per) < 0)
+		if (bpf_map_lookup_elem(fd, &slot, per) < 0)
 			continue;
 		for (int c = 0; c < ncpu; c++) {
 			sum.calls += per[c].calls;
@@ -107,13 +109,18 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 		row[MT_F_SYSSUM_CALLS] = sum.calls;
 		row[MT_F_SYSSUM_ERRORS] = sum.errors;
 		row[MT_F_SYSSUM_NS] = sum.ns;
+		row[MT_F_SYSSUM_RUNTIME] = slot >= NR_SLOTS;
 		if (mt_writer_event(s->w, MT_EV_SYSCALL_SUM, row) == 0)
 			s->syscalls_coll.events++;
-		calls += sum.calls;
+		if (slot >= NR_SLOTS)
+			rt_calls += sum.calls;
+		else
+			calls += sum.calls;
 	}
 	free(per);
 	mt_kv_add(kv, "programs", "tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_fork");
 	mt_kv_add_u64(kv, "calls", calls);
+	mt_kv_add_u64(kv, "runtime_calls", rt_calls);
 	mt_kv_add(kv, "scope", "the command from its execve, and every task it creates");
 	syscount_bpf__destroy(skel);
 	s->syscalls_bpf = NULL;

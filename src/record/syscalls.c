@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
+#include <asm/perf_regs.h>
 
 #include <memtap/trace-format.h>
 
@@ -19,6 +20,7 @@
 #include "decode/sample.h"
 #include "decode/syscalls.h"
 #include "format/chunk.h"
+#include "format/rt-mark.h"
 #include "format/writer.h"
 #include "record/perf.h"
 #include "record/session.h"
@@ -31,16 +33,21 @@
  * records of every ring, sorts them by time and pairs them per thread; records newer than
  * the drain's start wait for the next drain, when every ring holds what came before them.
  * This costs two perf records per call in the kernel (research: 21x on dd bs=1, 8x on
- * find); an in-kernel BPF summary is the cheap path, still to come.
+ * find); the in-kernel BPF summary (syscalls-bpf.c) is the cheap path. The entry also
+ * samples the user r12, where the preload runtime marks its own calls (format/rt-mark.h).
  */
 
 #define RING_PAGES 4096 /* 16 MiB per CPU: a call is ~150 bytes of records */
 #define RING_PAGES_MIN 256 /* where locked memory is limited (perf_event_mlock_kb) */
 
+#define ENTER_SAMPLE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER)
+#define EXIT_SAMPLE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
+#define ENTER_REGS (1ull << PERF_REG_X86_R12) /* the runtime's mark (format/rt-mark.h) */
+
 struct rec {
 	uint64_t time;
 	uint32_t pid, tid;
-	uint16_t exit;
+	uint16_t exit, runtime;
 	int64_t id, ret;
 	uint64_t args[6];
 };
@@ -50,7 +57,7 @@ struct pending {
 	uint32_t pid, tid;
 	int64_t nr;
 	uint64_t args[6];
-	bool used;
+	bool used, runtime;
 };
 
 struct mt_syscalls_state {
@@ -67,6 +74,7 @@ struct mt_syscalls_state {
 	struct pending *pend;
 	size_t npend, pend_cap;
 	uint64_t calls, no_exit, no_entry, child_returns, filtered, lost, malformed, records;
+	uint64_t runtime_calls;
 };
 
 static int read_format(const char *tp, char *buf, size_t size)
@@ -142,7 +150,8 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes)
 	at.size = sizeof(at);
 	at.type = PERF_TYPE_TRACEPOINT;
 	at.sample_period = 1;
-	at.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+	at.sample_type = ENTER_SAMPLE;
+	at.sample_regs_user = ENTER_REGS;
 	at.sample_id_all = 1;
 	at.use_clockid = 1;
 	at.clockid = CLOCK_MONOTONIC;
@@ -172,8 +181,14 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes)
 		}
 		if (rc < 0)
 			break;
+		/* The exit needs no registers (its records share the entry's ring; the parser
+		 * tells them apart by the tracepoint's common_type). */
 		at.config = (uint64_t)c->exit_type;
+		at.sample_type = EXIT_SAMPLE;
+		at.sample_regs_user = 0;
 		fd = mt_perf_open(&at, s->root, cpu, -1);
+		at.sample_type = ENTER_SAMPLE;
+		at.sample_regs_user = ENTER_REGS;
 		if (fd < 0) {
 			rc = fd;
 			break;
@@ -225,9 +240,14 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	}
 	if (h->type != PERF_RECORD_SAMPLE)
 		return;
-	if (mt_perf_sample_parse(h, h->size, PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW,
-				 0, &ps) < 0 ||
-	    !ps.raw) {
+	/* TID, TIME and RAW come first in both records: the raw common_type says which. */
+	if (mt_perf_sample_parse(h, h->size, EXIT_SAMPLE, 0, &ps) < 0 || !ps.raw) {
+		c->malformed++;
+		return;
+	}
+	type = mt_tp_value(ps.raw, ps.raw_size, &c->f_type);
+	if (type != (uint64_t)c->exit_type &&
+	    mt_perf_sample_parse(h, h->size, ENTER_SAMPLE, ENTER_REGS, &ps) < 0) {
 		c->malformed++;
 		return;
 	}
@@ -239,8 +259,8 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	r->time = ps.time;
 	r->pid = ps.pid;
 	r->tid = ps.tid;
-	type = mt_tp_value(ps.raw, ps.raw_size, &c->f_type);
 	r->exit = type == (uint64_t)c->exit_type;
+	r->runtime = !r->exit && ps.has_regs && ps.regs.r[MT_REG_R12] == MT_RT_SYSCALL_MARK;
 	r->id = (int64_t)mt_tp_value(ps.raw, ps.raw_size, &c->f_id);
 	if (r->exit) {
 		r->ret = (int64_t)mt_tp_value(ps.raw, ps.raw_size, &c->f_ret);
@@ -261,6 +281,7 @@ static int cmp_rec(const void *a, const void *b)
 static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, int64_t nr,
 		 int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags)
 {
+	/* flags may carry MT_SYSCALL_RUNTIME: the preload runtime's own call */
 	struct mt_syscalls_state *c = s->syscalls;
 	uint64_t row[_MT_F_SYSCALL_MAX];
 
@@ -280,6 +301,8 @@ static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, i
 		row[MT_F_SYSCALL_A0 + i] = args ? args[i] : 0;
 	row[MT_F_SYSCALL_FLAGS] = flags;
 	c->calls++;
+	if (flags & MT_SYSCALL_RUNTIME)
+		c->runtime_calls++;
 	if (mt_writer_event(s->w, MT_EV_SYSCALL, row) == 0)
 		s->syscalls_coll.events++;
 }
@@ -293,7 +316,8 @@ static void pair(struct mt_session *s, const struct rec *r)
 	if (!r->exit) {
 		if (p && p->used) {
 			/* A second entry without an exit: the first never returned (exit_group). */
-			emit(s, p->time, p->pid, r->tid, p->nr, 0, 0, p->args, MT_SYSCALL_NO_EXIT);
+			emit(s, p->time, p->pid, r->tid, p->nr, 0, 0, p->args,
+			     MT_SYSCALL_NO_EXIT | (p->runtime ? MT_SYSCALL_RUNTIME : 0));
 			c->no_exit++;
 		}
 		if (!p) {
@@ -310,12 +334,14 @@ static void pair(struct mt_session *s, const struct rec *r)
 		p->nr = r->id;
 		memcpy(p->args, r->args, sizeof(p->args));
 		p->used = true;
+		p->runtime = r->runtime;
 		return;
 	}
 	if (p && p->used) {
 		/* The thread's pending entry; the exit's own number may differ: rt_sigreturn's
 		 * exit reports the number of the restored context (-1 outside a syscall). */
-		emit(s, p->time, r->pid, r->tid, p->nr, r->ret, r->time - p->time, p->args, 0);
+		emit(s, p->time, r->pid, r->tid, p->nr, r->ret, r->time - p->time, p->args,
+		     p->runtime ? MT_SYSCALL_RUNTIME : 0);
 		p->used = false;
 		return;
 	}
@@ -372,12 +398,14 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	for (size_t i = 0; i < c->npend; i++)
 		if (c->pend[i].used) {
 			emit(s, c->pend[i].time, c->pend[i].pid, c->pend[i].tid, c->pend[i].nr, 0,
-			     0, c->pend[i].args, MT_SYSCALL_NO_EXIT);
+			     0, c->pend[i].args,
+			     MT_SYSCALL_NO_EXIT | (c->pend[i].runtime ? MT_SYSCALL_RUNTIME : 0));
 			c->no_exit++;
 		}
 	mt_kv_add(kv, "tracepoints", "raw_syscalls:sys_enter,raw_syscalls:sys_exit (every call)");
 	mt_kv_add_u64(kv, "classes", c->classes);
 	mt_kv_add_u64(kv, "calls", c->calls);
+	mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
 	mt_kv_add_u64(kv, "records", c->records);
 	mt_kv_add_u64(kv, "without_exit", c->no_exit);
 	mt_kv_add_u64(kv, "without_entry", c->no_entry);

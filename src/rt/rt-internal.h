@@ -140,6 +140,15 @@ RT_HIDDEN void rt_unwind_flush_rules(void);
 RT_HIDDEN void rt_unwind_thread_exit(struct rt_thread *t);
 
 /* rt.c, for unwind.c: memory that never comes from malloc. */
+/* The runtime's own system calls, marked for the recorder (stubs.S, format/rt-mark.h): the
+ * raw result, -4095..-1 for -errno; errno is never touched. */
+RT_HIDDEN long mt_rt_sys(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+#define rt_sys0(nr) mt_rt_sys((nr), 0, 0, 0, 0, 0, 0)
+#define rt_sys1(nr, a) mt_rt_sys((nr), (long)(a), 0, 0, 0, 0, 0)
+#define rt_sys2(nr, a, b) mt_rt_sys((nr), (long)(a), (long)(b), 0, 0, 0, 0)
+#define rt_sys3(nr, a, b, c) mt_rt_sys((nr), (long)(a), (long)(b), (long)(c), 0, 0, 0)
+#define rt_sys_failed(r) ((unsigned long)(r) > -4096ul)
+
 RT_HIDDEN void *rt_mmap_anon(size_t size);
 RT_HIDDEN void rt_munmap(void *p, size_t size);
 

@@ -58,7 +58,7 @@ struct rt_real {
 
 static struct rt_real real;
 static int rt_state = RT_UNINIT;
-static pid_t rt_init_tid;
+static struct rt_thread *rt_init_thread; /* its TLS block names the initialising thread */
 static pid_t rt_pid;
 static int rt_sock = -1;
 static size_t rt_region_size;
@@ -76,7 +76,7 @@ __thread uint64_t mt_rt_entry_bp RT_TLS RT_HIDDEN;
 
 static pid_t rt_gettid(void)
 {
-	return (pid_t)syscall(SYS_gettid);
+	return (pid_t)rt_sys0(SYS_gettid);
 }
 
 static void rt_debug(const char *msg)
@@ -89,28 +89,28 @@ static void rt_debug(const char *msg)
 		on = d && *d && *d != '0';
 	}
 	if (on) {
-		(void)!write(2, "memtap-rt: ", 11);
-		(void)!write(2, msg, strlen(msg));
-		(void)!write(2, "\n", 1);
+		(void)rt_sys3(SYS_write, 2, "memtap-rt: ", 11);
+		(void)rt_sys3(SYS_write, 2, msg, strlen(msg));
+		(void)rt_sys3(SYS_write, 2, "\n", 1);
 	}
 }
 
-/* The raw syscall: calling mmap() here would enter the runtime's own mmap hook. syscall()
- * is variadic: every int argument is passed as a long, or the kernel reads the upper half
- * of its register as whatever was left there (a file offset far beyond the memfd's end,
- * and SIGBUS on the first write, with clang's code). */
+/* The raw syscall: calling mmap() here would enter the runtime's own mmap hook. Every int
+ * argument is passed as a long, or the kernel reads the upper half of its register as
+ * whatever was left there (a file offset far beyond the memfd's end, and SIGBUS on the first
+ * write, with clang's code). */
 void *rt_mmap_anon(size_t size)
 {
-	long p = syscall(SYS_mmap, NULL, size, (long)(PROT_READ | PROT_WRITE),
-			 (long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE), -1L, 0L);
+	long p = mt_rt_sys(SYS_mmap, 0, (long)size, (long)(PROT_READ | PROT_WRITE),
+			   (long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE), -1L, 0L);
 
-	return p < 0 && p > -4096 ? NULL : (void *)p;
+	return rt_sys_failed(p) ? NULL : (void *)p;
 }
 
 void rt_munmap(void *p, size_t size)
 {
 	if (p)
-		(void)syscall(SYS_munmap, p, size);
+		(void)rt_sys2(SYS_munmap, p, size);
 }
 
 static inline uint64_t rt_now(void)
@@ -301,23 +301,23 @@ static int region_create(void)
 	size_t slots_off = sizeof(struct mt_rt_region) + 2 * bitmap;
 	size_t size = slots_off + (size_t)rt_cfg.nslots * slot_size +
 		      (size_t)NODES_CAP * sizeof(struct mt_rt_node);
-	int fd = (int)syscall(SYS_memfd_create, "memtap-rt", (long)MFD_CLOEXEC);
+	long fd = rt_sys2(SYS_memfd_create, "memtap-rt", MFD_CLOEXEC), rc;
 	struct mt_rt_region *r;
 
-	if (fd < 0)
-		return -errno;
-	if (ftruncate(fd, (off_t)size) < 0) {
-		int e = -errno;
-
-		close(fd);
-		return e;
+	if (rt_sys_failed(fd))
+		return (int)fd;
+	rc = rt_sys2(SYS_ftruncate, fd, size);
+	if (rt_sys_failed(rc)) {
+		(void)rt_sys1(SYS_close, fd);
+		return (int)rc;
 	}
-	r = (struct mt_rt_region *)syscall(SYS_mmap, NULL, size, (long)(PROT_READ | PROT_WRITE),
-					   (long)MAP_SHARED, (long)fd, 0L);
-	if ((long)r < 0 && (long)r > -4096) {
-		close(fd);
-		return (int)(long)r;
+	rc = mt_rt_sys(SYS_mmap, 0, (long)size, (long)(PROT_READ | PROT_WRITE), (long)MAP_SHARED,
+		       fd, 0L);
+	if (rt_sys_failed(rc)) {
+		(void)rt_sys1(SYS_close, fd);
+		return (int)rc;
 	}
+	r = (struct mt_rt_region *)rc;
 	r->magic = MT_RT_REGION_MAGIC;
 	r->version = MT_RT_PROTO_VERSION;
 	r->pid = (uint32_t)rt_pid;
@@ -341,7 +341,7 @@ static int region_create(void)
 	r->nodes_next = 1;
 	rt_region = r;
 	rt_region_size = size;
-	return fd;
+	return (int)fd;
 }
 
 static int connect_recorder(int memfd)
@@ -357,23 +357,21 @@ static int connect_recorder(int memfd)
 	struct cmsghdr *cm;
 	struct timespec ts;
 	size_t n = strlen(rt_cfg.sock);
-	int s;
+	long s, rc;
 
-	s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s < 0)
-		return -errno;
+	s = rt_sys3(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (rt_sys_failed(s))
+		return (int)s;
 	/* An abstract name: a leading NUL, no file to clean up. */
 	memcpy(sa.sun_path + 1, rt_cfg.sock, n);
-	if (connect(s, (struct sockaddr *)&sa,
-		    (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 1 + n)) < 0) {
-		int e = -errno;
-
-		close(s);
-		return e;
+	rc = rt_sys3(SYS_connect, s, &sa, offsetof(struct sockaddr_un, sun_path) + 1 + n);
+	if (rt_sys_failed(rc)) {
+		(void)rt_sys1(SYS_close, s);
+		return (int)rc;
 	}
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	hello.pid = (uint32_t)rt_pid;
-	hello.ppid = (uint32_t)getppid();
+	hello.ppid = (uint32_t)rt_sys0(SYS_getppid);
 	hello.region_size = rt_region_size;
 	hello.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	memset(cbuf, 0, sizeof(cbuf));
@@ -382,13 +380,12 @@ static int connect_recorder(int memfd)
 	cm->cmsg_type = SCM_RIGHTS;
 	cm->cmsg_len = CMSG_LEN(sizeof(int));
 	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
-	if (sendmsg(s, &mh, MSG_NOSIGNAL) != (ssize_t)sizeof(hello)) {
-		int e = -errno;
-
-		close(s);
-		return e;
+	rc = rt_sys3(SYS_sendmsg, s, &mh, MSG_NOSIGNAL);
+	if (rc != (long)sizeof(hello)) {
+		(void)rt_sys1(SYS_close, s);
+		return rt_sys_failed(rc) ? (int)rc : -EIO;
 	}
-	return s;
+	return (int)s;
 }
 
 /* Creates this process's region and connects; on failure the process goes passive. */
@@ -396,7 +393,7 @@ static void attach(void)
 {
 	int memfd, s;
 
-	rt_pid = getpid();
+	rt_pid = (pid_t)rt_sys0(SYS_getpid);
 	memfd = region_create();
 	if (memfd < 0) {
 		rt_debug("cannot create the shared region; not recording");
@@ -404,7 +401,7 @@ static void attach(void)
 		return;
 	}
 	s = connect_recorder(memfd);
-	close(memfd); /* the recorder holds its own reference now */
+	(void)rt_sys1(SYS_close, memfd); /* the recorder holds its own reference now */
 	if (s < 0) {
 		rt_debug("cannot reach the recorder; not recording");
 		rt_munmap(rt_region, rt_region_size);
@@ -439,8 +436,9 @@ static void notify(void)
 
 	__atomic_add_fetch(&rt_region->notifies, 1, __ATOMIC_RELAXED);
 	/* Non-blocking: a full socket means the recorder has notifications to read anyway. */
-	if (send(rt_sock, &b, 1, MSG_DONTWAIT | MSG_NOSIGNAL) < 0 &&
-	    (errno == EPIPE || errno == ECONNRESET || errno == ENOTCONN || errno == EBADF))
+	long rc = mt_rt_sys(SYS_sendto, rt_sock, (long)&b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+
+	if (rc == -EPIPE || rc == -ECONNRESET || rc == -ENOTCONN || rc == -EBADF)
 		go_passive();
 }
 
@@ -542,7 +540,7 @@ static RT_COLD bool slot_reserve(struct rt_thread *t, unsigned need)
 		if (!waited)
 			__atomic_add_fetch(&rt_region->stalls, 1, __ATOMIC_RELAXED);
 		notify();
-		nanosleep(&nap, NULL);
+		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
 		waited += 50000;
 		__atomic_add_fetch(&rt_region->stall_ns, 50000, __ATOMIC_RELAXED);
 	}
@@ -770,11 +768,11 @@ static void init(void)
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		/* Another thread initialises: wait for it (this happens at most once per process). */
 		while (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) == RT_INITIALIZING &&
-		       rt_init_tid != rt_gettid())
-			sched_yield();
+		       rt_init_thread != &rt_self)
+			(void)rt_sys0(SYS_sched_yield);
 		return;
 	}
-	rt_init_tid = rt_gettid();
+	rt_init_thread = &rt_self;
 	real.malloc = resolve("malloc");
 	real.free = resolve("free");
 	real.calloc = resolve("calloc");
@@ -806,7 +804,7 @@ static void init(void)
 	if (!real.malloc || !real.free || !real.calloc || !real.realloc || !real.usable) {
 		static const char msg[] = "memtap-rt: cannot find the real malloc; aborting\n";
 
-		(void)!write(2, msg, sizeof(msg) - 1);
+		(void)rt_sys3(SYS_write, 2, msg, sizeof(msg) - 1);
 		abort();
 	}
 	conf = getenv(MT_RT_ENV);
@@ -1256,7 +1254,7 @@ static void fork_child(void)
 	 * child attaches its own region at its first event (slow_mode). */
 	__atomic_store_n(&rt_live, false, __ATOMIC_RELEASE);
 	if (rt_sock >= 0)
-		close(rt_sock);
+		(void)rt_sys1(SYS_close, rt_sock);
 	rt_sock = -1;
 	if (rt_region)
 		rt_munmap(rt_region, rt_region_size);

@@ -1,8 +1,39 @@
 /* SPDX-License-Identifier: MIT */
 /* Entry stubs: pass the caller's stack pointer and frame pointer to the C hooks, so the stack
  * walk starts at the user's return address and never sees the runtime's own frames. */
+#include "format/rt-mark.h"
+
 #if defined(__x86_64__)
 	.text
+
+/* long mt_rt_sys(long nr, long a0, long a1, long a2, long a3, long a4, long a5): the
+ * runtime's own system calls, marked by MT_RT_SYSCALL_MARK in r12 (format/rt-mark.h) so that
+ * the recorder tells them from the workload's. Returns the raw result (-4095..-1 is -errno;
+ * errno is left alone, as the workload's errno must be). */
+	.globl mt_rt_sys
+	.hidden mt_rt_sys
+	.type mt_rt_sys, @function
+	.p2align 4
+mt_rt_sys:
+	.cfi_startproc
+	push %r12
+	.cfi_adjust_cfa_offset 8
+	.cfi_rel_offset %r12, 0
+	movabs $MT_RT_SYSCALL_MARK, %r12
+	mov %rdi, %rax
+	mov %rsi, %rdi
+	mov %rdx, %rsi
+	mov %rcx, %rdx
+	mov %r8, %r10
+	mov %r9, %r8
+	mov 16(%rsp), %r9
+	syscall
+	pop %r12
+	.cfi_adjust_cfa_offset -8
+	.cfi_restore %r12
+	ret
+	.cfi_endproc
+	.size mt_rt_sys, .-mt_rt_sys
 
 /* STUB name, impl, sp-register, bp-register: the register after the function's arguments. */
 .macro STUB name, impl, spreg, bpreg

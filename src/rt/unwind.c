@@ -823,7 +823,7 @@ static void stack_bounds(struct rt_thread *t, uint64_t entry_sp)
 {
 	uint64_t fs;
 
-	if (t->tid && (pid_t)t->tid == getpid()) {
+	if (t->tid && (pid_t)t->tid == (pid_t)rt_sys0(SYS_getpid)) {
 		t->stack_hi = (uint64_t)__libc_stack_end;
 	} else {
 		/* glibc keeps a thread's TCB at the top of its stack block: every frame of the

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: MIT
 # Syscall counts: per syscall, calls and errors equal strace -f -c's on deterministic
 # workloads (dd bs=1, find over a generated tree, an mmap/madvise/munmap loop, a shell
-# pipeline of several processes). Recorded with --no-alloc (strace injects no library).
+# pipeline of several processes). Recorded with --no-alloc (strace injects no library),
+# and with the preload runtime on against strace -f -c of the same command with the
+# runtime preloaded but not recording (ld.so loads it alike): the runtime's own calls are
+# marked and shown apart, and what is left equals strace's count.
 . "$(dirname "$0")/lib.sh"
 need perf-ring tp-syscalls
 command -v strace >/dev/null || skip "strace is not installed"
@@ -19,15 +22,24 @@ same() {
 	shift
 	strace -f -c -o st.txt "$@" >/dev/null 2>&1 || true
 	for mode in all summary; do
-		compare "$name ($mode)" "$mode" "$@"
+		compare "$name ($mode)" "$mode" --no-alloc "$@"
+	done
+	# The runtime preloaded, idle without a recorder to talk to.
+	strace -f -c -o st.txt -E LD_PRELOAD="$(dirname "$MEMTAP")/libmemtap-rt.so" "$@" \
+		>/dev/null 2>&1 || true
+	for mode in all summary; do
+		compare "$name (runtime on, $mode)" "$mode" --alloc "$@"
+		check_json s.json '{"memfd_create", "connect", "sendmsg"} <= {s["name"] for s in j["runtime_syscalls"]}' \
+			"$name: the runtime's own calls are not shown apart"
 	done
 }
 
 compare() {
 	cname=$1
 	mode=$2
-	shift 2
-	"$MEMTAP" record -q -f --no-alloc --access=off --no-faults --no-rss --syscalls="$mode" \
+	alloc=$3
+	shift 3
+	"$MEMTAP" record -q -f "$alloc" --access=off --no-faults --no-rss --syscalls="$mode" \
 		-o s.mtap -- "$@" >/dev/null 2>&1 || true
 	"$MEMTAP" syscalls s.mtap --format json >s.json || fail "$cname: memtap syscalls failed"
 	"$MEMTAP" info s.mtap --format json >i.json || fail "$cname: memtap info failed"
@@ -45,8 +57,9 @@ for line in open("st.txt"):
 mt = {s["name"]: (s["calls"], s["errors"]) for s in json.load(open("s.json"))["syscalls"] if s["calls"]}
 bad = {k: (mt.get(k), st.get(k)) for k in set(st) | set(mt) if mt.get(k) != st.get(k)}
 lost = [c["lost"] for c in json.load(open("i.json"))["collectors"] if c["name"] == "syscalls"][0]
-print("%s: %d syscalls, %d calls in strace's count; %d records lost; differences: %s" % (
-    name, len(st), sum(c for c, _ in st.values()), lost, bad or "none"))
+own = sum(s["calls"] for s in json.load(open("s.json"))["runtime_syscalls"])
+print("%s: %d syscalls, %d calls in strace's count; %d runtime calls apart; %d records lost; differences: %s" % (
+    name, len(st), sum(c for c, _ in st.values()), own, lost, bad or "none"))
 sys.exit(1 if bad else 0)
 PY
 	ok "$cname: every syscall's calls and errors equal strace's"

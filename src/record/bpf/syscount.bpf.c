@@ -17,14 +17,21 @@
 #include <bpf/bpf_tracing.h>
 
 struct task_struct;
-struct pt_regs;
+
+/* Only the field read here; CO-RE relocates its offset against the kernel's BTF. */
+struct pt_regs {
+	unsigned long r12;
+} __attribute__((preserve_access_index));
 
 #define NR_SLOTS 1024 /* slot NR_SLOTS - 1 collects numbers beyond the table */
+/* The preload runtime's own calls carry this in r12 (format/rt-mark.h): slots NR_SLOTS.. */
+#define RT_MARK 0x5452706174366d4dull
 
 struct tstate {
 	__u64 start;
 	__s64 id;
 	__u64 armed; /* the command before its execve */
+	__u64 runtime; /* the call in flight is the preload runtime's */
 };
 
 struct count {
@@ -40,7 +47,7 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, NR_SLOTS);
+	__uint(max_entries, 2 * NR_SLOTS);
 	__type(key, __u32);
 	__type(value, struct count);
 } counts SEC(".maps");
@@ -53,6 +60,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (!t)
 		return 0;
 	t->id = id;
+	t->runtime = regs->r12 == RT_MARK;
 	t->start = bpf_ktime_get_ns();
 	return 0;
 }
@@ -78,6 +86,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	now = bpf_ktime_get_ns();
 	slot = t->id >= 0 && t->id < NR_SLOTS - 1 ? (__u32)t->id : NR_SLOTS - 1;
+	if (t->runtime)
+		slot += NR_SLOTS;
 	c = bpf_map_lookup_elem(&counts, &slot);
 	if (c) {
 		c->calls++;
