@@ -82,6 +82,7 @@ enum mt_ev_type {
 	MT_EV_RSS = 13, /* a process's resident memory, by type */
 	MT_EV_SYSCALL = 14, /* a system call, at its entry, with its result and duration */
 	MT_EV_SYSCALL_SUM = 15, /* in-kernel totals of one syscall over the whole tree */
+	MT_EV_TRACEPOINT = 16, /* a tracepoint hit (--event SUBSYS:NAME), its fields as values */
 	_MT_EV_MAX,
 };
 
@@ -331,6 +332,15 @@ enum {
 	MT_F_SYSSUM_NS, /* entry to exit, summed */
 	MT_F_SYSSUM_RUNTIME, /* 1: the preload runtime's own calls (MT_SYSCALL_RUNTIME) */
 	_MT_F_SYSSUM_MAX,
+};
+
+/* MT_EV_TRACEPOINT: the tracepoint's own fields in value columns f0..f27, in the order and
+ * with the names, kinds and value names of the "events" collector's keys event.N.fields and
+ * event.N.symbols.FIELD (see docs/trace-format.md); string fields hold string ids. */
+enum {
+	MT_F_TP_EVENT = 3, /* string: SUBSYS:NAME */
+	MT_F_TP_V0, /* the first field's value */
+	_MT_F_TP_MAX = MT_F_TP_V0 + 28,
 };
 
 /* MT_EV_LOST */

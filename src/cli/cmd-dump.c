@@ -7,6 +7,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/tracepoints.h"
 #include "cli/commands.h"
 #include "cli/util.h"
 #include "common/log.h"
@@ -281,8 +282,62 @@ static void json_field(struct mt_json *j, struct mt_reader *r, const struct mt_e
 	}
 }
 
+/* A tracepoint event's value columns under the names its description gives. */
+static void json_tracepoint(struct mt_json *j, struct mt_reader *r, const struct mt_event *ev,
+			    const struct mt_tp_infos *tps)
+{
+	size_t len;
+	const char *name = mt_reader_str(r, ev->stream, ev->v[MT_F_TP_EVENT], &len);
+	const struct mt_tp_info *tp = mt_tp_info_find(tps, name, len);
+
+	if (!tp) { /* no description (its collector chunk was lost): the raw columns */
+		for (unsigned f = MT_F_PID; f < ev->desc->nfields; f++)
+			json_field(j, r, ev, f);
+		return;
+	}
+	for (unsigned f = MT_F_PID; f <= MT_F_TP_EVENT; f++)
+		json_field(j, r, ev, f);
+	/* Nested: tracepoints have fields named pid, comm, ... of their own. */
+	mt_json_key(j, "fields");
+	mt_json_begin_object(j);
+	for (unsigned f = 0; f < tp->nfields; f++) {
+		uint64_t v = ev->v[MT_F_TP_V0 + f];
+		char sym[128];
+
+		mt_json_key(j, tp->f[f].name);
+		switch (tp->f[f].kind) {
+		case MT_TPF_STR:
+		case MT_TPF_DYNSTR: {
+			size_t sl;
+			const char *s = mt_reader_str(r, ev->stream, v, &sl);
+
+			if (s)
+				mt_json_strn(j, s, sl);
+			else
+				mt_json_null(j);
+			break;
+		}
+		case MT_TPF_PTR:
+			mt_json_hex(j, v);
+			break;
+		case MT_TPF_INT:
+			mt_json_i64(j, (int64_t)v);
+			break;
+		default:
+			if (tp->f[f].symbols &&
+			    mt_tpf_symbol(tp->f[f].symbols, v, sym, sizeof(sym)))
+				mt_json_str(j, sym);
+			else
+				mt_json_u64(j, v);
+			break;
+		}
+	}
+	mt_json_end_object(j);
+}
+
 int cmd_dump(int argc, char **argv)
 {
+	struct mt_tp_infos tps = { 0 };
 	struct mt_cursor_opts co = { 0 };
 	struct column cols[160];
 	struct mt_reader *r;
@@ -302,7 +357,13 @@ int cmd_dump(int argc, char **argv)
 	r = mt_cli_open_trace(argv[0]);
 	if (!r)
 		return 1;
+	if ((rc = mt_tp_infos_load(r, &tps)) < 0) {
+		mt_err("'%s': the --event descriptions are malformed", argv[0]);
+		mt_reader_free(r);
+		return 1;
+	}
 	if ((rc = mt_cursor_new(r, &co, &c)) < 0) {
+		mt_tp_infos_release(&tps);
 		mt_reader_free(r);
 		mt_err_code(rc, "'%s'", argv[0]);
 		return 1;
@@ -336,8 +397,11 @@ int cmd_dump(int argc, char **argv)
 			mt_json_begin_object(&j);
 			mt_json_kv_u64(&j, "time_ns", ev.v[MT_F_TIME]);
 			mt_json_kv_str(&j, "type", ev.desc->name);
-			for (unsigned f = MT_F_PID; f < ev.desc->nfields; f++)
-				json_field(&j, r, &ev, f);
+			if (ev.type == MT_EV_TRACEPOINT)
+				json_tracepoint(&j, r, &ev, &tps);
+			else
+				for (unsigned f = MT_F_PID; f < ev.desc->nfields; f++)
+					json_field(&j, r, &ev, f);
 			mt_json_end_object(&j);
 			fputc('\n', stdout);
 		}
@@ -356,6 +420,7 @@ int cmd_dump(int argc, char **argv)
 	} else {
 		mt_cli_warn_damage(argv[0], r, NULL);
 	}
+	mt_tp_infos_release(&tps);
 	mt_reader_free(r);
 	return rc < 0 ? 1 : 0;
 }

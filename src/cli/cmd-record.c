@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "common/log.h"
 #include "decode/syscalls.h"
+#include "record/tracepoints.h"
 #include "record/access.h"
 #include "record/record.h"
 
@@ -14,6 +15,7 @@ static struct {
 	int follow;
 	uint64_t ring_pages, flush_ms, stack_depth, rt_slots, zstd_level, time_every;
 	const char *syscalls;
+	struct mt_optlist events;
 	bool alloc;
 	int access;
 	uint64_t access_period, access_freq;
@@ -87,6 +89,9 @@ static const struct mt_option options[] = {
 	  "record every system call (of these classes: file, desc, memory, process, network, "
 	  "ipc, signal, all; default all) with its result and duration",
 	  NULL, MT_OPTF_OPTIONAL_ARG },
+	{ "event", 'e', MT_OPT_LIST, &o.events, "SUBSYS:NAME",
+	  "record every hit of this tracepoint in the tree, its fields decoded (e.g. "
+	  "skb:kfree_skb)" },
 	{ NULL },
 };
 
@@ -139,6 +144,18 @@ int cmd_record(int argc, char **argv)
 			return 2;
 		}
 	}
+	for (unsigned i = 0; i < o.events.n; i++) {
+		char msg[600];
+
+		for (unsigned j = 0; j < i; j++)
+			if (!strcmp(o.events.v[i], o.events.v[j]))
+				return mt_usage_error(&mt_record_spec, "--event '%s' given twice",
+						      o.events.v[i]);
+		if (mt_tracepoint_check(o.events.v[i], msg, sizeof(msg)) < 0) {
+			mt_err("%s", msg);
+			return 2;
+		}
+	}
 	if (!o.rss_interval_ms || o.rss_interval_ms > 60000)
 		return mt_usage_error(&mt_record_spec,
 				      "--rss-interval-ms must be between 1 and 60000");
@@ -167,6 +184,8 @@ int cmd_record(int argc, char **argv)
 	ro.ring_pages = (unsigned)o.ring_pages;
 	ro.flush_ns = o.flush_ms * 1000000ull;
 	ro.syscalls = o.syscalls;
+	ro.events = o.events.v;
+	ro.nevents = o.events.n;
 	ro.alloc = o.alloc;
 	ro.stack_depth = (unsigned)o.stack_depth;
 	ro.rt_slots = (unsigned)o.rt_slots;

@@ -20,7 +20,7 @@ static const char *const formats[] = { "text", "md", "json", "csv", NULL };
 static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
 	{ "section", 's', MT_OPT_STRING, &o.sections, "LIST",
-	  "only these sections: run, processes, alloc (default: all the trace has data for)" },
+	  "only these sections: run, processes, alloc, access, faults, rss, syscalls, events (default: all the trace has data for)" },
 	{ "top", 'n', MT_OPT_U64, &o.top, "N",
 	  "sites in each ranking of the alloc section (default 10)" },
 	{ NULL },

@@ -245,7 +245,15 @@ int cmd_syscalls(int argc, char **argv)
 	f.by_pid = o.by_pid;
 	f.pid = (uint32_t)o.pid;
 	if (o.name && (f.nr = mt_syscall_by_name(o.name)) < 0) {
-		mt_err("unknown syscall '%s'", o.name);
+		const char *best[3];
+		size_t n = mt_syscall_closest(o.name, best, 3);
+		char near[128] = "";
+
+		for (size_t i = 0, k = 0; i < n && k < sizeof(near); i++)
+			k += (size_t)snprintf(near + k, sizeof(near) - k, "%s%s%s",
+					      i ? ", " : " (closest: ", best[i],
+					      i + 1 == n ? ")" : "");
+		mt_err("unknown syscall '%s'%s", o.name, near);
 		return 2;
 	}
 	if (o.classes) {

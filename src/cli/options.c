@@ -53,6 +53,15 @@ static int set_value(const struct mt_command_spec *spec, const struct mt_option 
 					      arg, o->name);
 		*(uint64_t *)o->dest = v;
 		break;
+	case MT_OPT_LIST: {
+		struct mt_optlist *l = o->dest;
+
+		if (l->n == MT_OPTLIST_MAX)
+			return mt_usage_error(spec, "--%s given more than %d times", o->name,
+					      MT_OPTLIST_MAX);
+		l->v[l->n++] = arg ? arg : "";
+		break;
+	}
 	case MT_OPT_CHOICE:
 		for (int i = 0; o->choices[i]; i++) {
 			if (!strcmp(o->choices[i], arg)) {
@@ -225,6 +234,8 @@ void mt_opts_help(const struct mt_command_spec *spec, FILE *f)
 			choices_str(o, list, sizeof(list));
 			fprintf(f, " (%s; default %s)", list, o->choices[*(int *)o->dest]);
 		}
+		if (o->type == MT_OPT_LIST)
+			fprintf(f, " (repeatable, up to %d)", MT_OPTLIST_MAX);
 		fputc('\n', f);
 	}
 	fprintf(f, "  -h, --%-*s  show this help\n", w, "help");

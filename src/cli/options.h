@@ -13,6 +13,14 @@ enum mt_opt_type {
 	MT_OPT_U64, /* uint64_t, decimal or 0x hex */
 	MT_OPT_SIZE, /* uint64_t with K/M/G suffixes */
 	MT_OPT_CHOICE, /* int: index into choices */
+	MT_OPT_LIST, /* struct mt_optlist: repeatable, every value kept in order */
+};
+
+#define MT_OPTLIST_MAX 16
+
+struct mt_optlist {
+	const char *v[MT_OPTLIST_MAX];
+	unsigned n;
 };
 
 enum {

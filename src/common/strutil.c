@@ -217,3 +217,28 @@ const char *mt_fmt_argv(const char *argv, size_t len, char *buf, size_t size)
 	buf[o < size ? o : size - 1] = 0;
 	return buf;
 }
+
+unsigned mt_edit_distance(const char *a, const char *b)
+{
+	unsigned row[256];
+	size_t la = strnlen(a, 255), lb = strnlen(b, 255);
+
+	for (size_t j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (size_t i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+
+		row[0] = (unsigned)i;
+		for (size_t j = 1; j <= lb; j++) {
+			unsigned up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			diag = up;
+			row[j] = best;
+		}
+	}
+	return row[lb];
+}

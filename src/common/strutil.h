@@ -35,4 +35,8 @@ const char *mt_fmt_count(uint64_t n, char *buf, size_t size);
 /* NUL-separated arguments joined with spaces, shell-quoted where needed. Returns buf. */
 const char *mt_fmt_argv(const char *argv, size_t len, char *buf, size_t size);
 
+/* Levenshtein distance between a and b (case-sensitive); strings longer than 255 bytes
+ * compare as far as their 255th byte. For "did you mean" suggestions. */
+unsigned mt_edit_distance(const char *a, const char *b);
+
 #endif

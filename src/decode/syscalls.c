@@ -2,6 +2,8 @@
 /* Syscall names and classes. */
 #include "decode/syscalls.h"
 
+#include "common/strutil.h"
+
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -46,6 +48,37 @@ int mt_syscall_by_name(const char *name)
 		if (!strcmp(newer[i].name, name))
 			return (int)newer[i].nr;
 	return -1;
+}
+
+size_t mt_syscall_closest(const char *name, const char **best, size_t n)
+{
+	unsigned dist[8];
+	size_t count = 0;
+
+	if (n > 8)
+		n = 8;
+	for (unsigned nr = 0; nr < 1024; nr++) {
+		char buf[32];
+		const char *cand = mt_syscall_name(nr, buf, sizeof(buf));
+		unsigned d;
+		size_t at;
+
+		if (cand == buf)
+			continue; /* no name */
+		d = mt_edit_distance(name, cand);
+		at = count;
+		while (at > 0 && dist[at - 1] > d)
+			at--;
+		if (at >= n)
+			continue;
+		if (count < n)
+			count++;
+		memmove(best + at + 1, best + at, (count - 1 - at) * sizeof(*best));
+		memmove(dist + at + 1, dist + at, (count - 1 - at) * sizeof(*dist));
+		best[at] = cand;
+		dist[at] = d;
+	}
+	return count;
 }
 
 /* strace's groups (its trace=%file, %desc, ...), for the syscalls they name. */

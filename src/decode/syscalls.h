@@ -23,6 +23,8 @@ enum {
 const char *mt_syscall_name(unsigned nr, char *buf, size_t size);
 /* The number of a syscall name, or -1. */
 int mt_syscall_by_name(const char *name);
+/* The up to n (≤ 8) syscall names nearest to name by edit distance, nearest first. */
+size_t mt_syscall_closest(const char *name, const char **best, size_t n);
 /* The classes of syscall nr (0: in none but "all"). */
 unsigned mt_syscall_classes(unsigned nr);
 /* Class bits from a comma-separated list ("file,memory", "all"; "summary" adds

@@ -21,12 +21,12 @@ static const struct {
 	{ "run", MT_SEC_RUN },		 { "processes", MT_SEC_PROCESSES },
 	{ "alloc", MT_SEC_ALLOC },	 { "access", MT_SEC_ACCESS },
 	{ "faults", MT_SEC_FAULTS },	 { "rss", MT_SEC_RSS },
-	{ "syscalls", MT_SEC_SYSCALLS },
+	{ "syscalls", MT_SEC_SYSCALLS }, { "events", MT_SEC_EVENTS },
 };
 
 const char *mt_report_section_names(void)
 {
-	return "run, processes, alloc, access, faults, rss, syscalls";
+	return "run, processes, alloc, access, faults, rss, syscalls, events";
 }
 
 int mt_report_sections(const char *list, const char **bad)
@@ -101,6 +101,13 @@ int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path,
 			return rc;
 		}
 	}
+	if (sections & MT_SEC_EVENTS) {
+		rc = mt_report_events_load(rep);
+		if (rc < 0) {
+			mt_report_release(rep);
+			return rc;
+		}
+	}
 	return 0;
 }
 
@@ -110,6 +117,7 @@ void mt_report_release(struct mt_report *rep)
 	mt_report_access_release(rep);
 	mt_report_rss_release(rep);
 	mt_report_syscalls_release(rep);
+	mt_report_events_release(rep);
 	mt_procs_release(&rep->procs);
 	mt_run_release(&rep->run);
 }
@@ -374,6 +382,8 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 		mt_report_rss_json(rep, &j);
 	if ((sections & MT_SEC_SYSCALLS) && rep->syscalls.loaded)
 		mt_report_syscalls_json(rep, &j);
+	if ((sections & MT_SEC_EVENTS) && rep->events.loaded)
+		mt_report_events_json(rep, &j);
 	if ((sections & (MT_SEC_ACCESS | MT_SEC_FAULTS)) &&
 	    (rep->access.loaded || rep->access.faults_loaded))
 		mt_report_regions_json(rep, &j);
@@ -441,6 +451,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 		mt_report_rss_text(rep, md, f);
 	if ((sections & MT_SEC_SYSCALLS) && rep->syscalls.loaded)
 		mt_report_syscalls_text(rep, md, f);
+	if ((sections & MT_SEC_EVENTS) && rep->events.loaded)
+		mt_report_events_text(rep, md, f);
 }
 
 static void print_csv(const struct mt_report *rep, int sections, FILE *f)

@@ -12,6 +12,7 @@
 #include "analysis/rss.h"
 #include "analysis/run.h"
 #include "analysis/syscalls.h"
+#include "analysis/tracepoints.h"
 #include "analysis/symbols.h"
 
 struct mt_reader;
@@ -27,8 +28,9 @@ enum {
 	MT_SEC_FAULTS = 1 << 4,
 	MT_SEC_RSS = 1 << 5,
 	MT_SEC_SYSCALLS = 1 << 6,
+	MT_SEC_EVENTS = 1 << 7,
 	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS |
-		     MT_SEC_RSS | MT_SEC_SYSCALLS,
+		     MT_SEC_RSS | MT_SEC_SYSCALLS | MT_SEC_EVENTS,
 };
 
 /* The rankings of allocation sites. */
@@ -82,6 +84,13 @@ struct mt_report_syscalls {
 	const struct mt_collector_info *coll;
 };
 
+struct mt_report_events {
+	bool loaded;
+	struct mt_tp_infos infos;
+	struct mt_tp_counts counts;
+	const struct mt_collector_info *coll;
+};
+
 struct mt_report {
 	struct mt_reader *r;
 	const char *path;
@@ -92,6 +101,7 @@ struct mt_report {
 	struct mt_report_access access;
 	struct mt_report_rss rss;
 	struct mt_report_syscalls syscalls;
+	struct mt_report_events events;
 };
 
 /* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */
@@ -137,6 +147,12 @@ int mt_report_rss_load(struct mt_report *rep);
 void mt_report_rss_release(struct mt_report *rep);
 void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f);
+/* report-events.c */
+int mt_report_events_load(struct mt_report *rep);
+void mt_report_events_release(struct mt_report *rep);
+void mt_report_events_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_events_text(const struct mt_report *rep, bool md, FILE *f);
+
 /* report-syscalls.c */
 int mt_report_syscalls_load(struct mt_report *rep);
 void mt_report_syscalls_release(struct mt_report *rep);

@@ -178,6 +178,29 @@ static const struct mt_field_desc lost_fields[] = {
 	{ "reason", MT_FK_STR, NULL, 0, "why" },
 };
 
+#define TPV(n)                                                                             \
+	{                                                                                  \
+		"f" #n, MT_FK_U64, NULL, 0, "the tracepoint's field n (see the collector)" \
+	}
+static const struct mt_field_desc tp_fields[] = {
+	COMMON_FIELDS, { "event", MT_FK_STR, NULL, 0, "the tracepoint, SUBSYS:NAME" },
+	TPV(0),	       TPV(1),
+	TPV(2),	       TPV(3),
+	TPV(4),	       TPV(5),
+	TPV(6),	       TPV(7),
+	TPV(8),	       TPV(9),
+	TPV(10),       TPV(11),
+	TPV(12),       TPV(13),
+	TPV(14),       TPV(15),
+	TPV(16),       TPV(17),
+	TPV(18),       TPV(19),
+	TPV(20),       TPV(21),
+	TPV(22),       TPV(23),
+	TPV(24),       TPV(25),
+	TPV(26),       TPV(27),
+};
+#undef TPV
+
 #define TYPE(t, n, f, d) [t] = { n, MT_ARRAY_SIZE_(f), f, d }
 #define MT_ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -197,6 +220,7 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_RSS, "rss", rss_fields, "a process's resident memory"),
 	TYPE(MT_EV_SYSCALL, "syscall", syscall_fields, "a system call"),
 	TYPE(MT_EV_SYSCALL_SUM, "syscall_sum", syssum_fields, "in-kernel totals of a syscall"),
+	TYPE(MT_EV_TRACEPOINT, "tracepoint", tp_fields, "a tracepoint hit (--event)"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -214,6 +238,8 @@ _Static_assert(MT_ARRAY_SIZE_(fault_fields) == _MT_F_FAULT_MAX, "fault fields");
 _Static_assert(MT_ARRAY_SIZE_(rss_fields) == _MT_F_RSS_MAX, "rss fields");
 _Static_assert(MT_ARRAY_SIZE_(syscall_fields) == _MT_F_SYSCALL_MAX, "syscall fields");
 _Static_assert(MT_ARRAY_SIZE_(syssum_fields) == _MT_F_SYSSUM_MAX, "syscall_sum fields");
+_Static_assert(MT_ARRAY_SIZE_(tp_fields) == _MT_F_TP_MAX, "tracepoint fields");
+_Static_assert(_MT_F_TP_MAX <= MT_MAX_FIELDS, "tracepoint fields within the limit");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

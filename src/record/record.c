@@ -29,6 +29,7 @@
 #include "record/rss.h"
 #include "record/syscalls.h"
 #include "record/syscalls-bpf.h"
+#include "record/tracepoints.h"
 #include "decode/syscalls.h"
 #include "record/buildid.h"
 #include "record/probe.h"
@@ -309,6 +310,7 @@ static int finish(struct mt_session *s)
 	mt_faults_drain(s);
 	mt_rss_drain(s);
 	mt_syscalls_drain(s);
+	mt_tracepoints_drain(s);
 	if (s->follow == MT_FOLLOW_PTRACE)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
@@ -345,6 +347,11 @@ static int finish(struct mt_session *s)
 			mt_syscalls_bpf_close(s, &akv);
 #endif
 		write_collector(s, &s->syscalls_coll, true, &akv);
+		mt_kv_release(&akv);
+		mt_kv_init(&akv);
+		if (s->tracepoints)
+			mt_tracepoints_close(s, &akv);
+		write_collector(s, &s->events_coll, true, &akv);
 		mt_kv_release(&akv);
 	}
 	mt_kv_init(&end);
@@ -423,6 +430,32 @@ static void open_faults(struct mt_session *s)
 		return;
 	}
 	coll_set(&s->faults_coll, "perf-sw-faults", "active", NULL);
+}
+
+static void open_events(struct mt_session *s, struct mt_kv *kv)
+{
+	const char *why;
+	int r;
+
+	s->events_coll.name = "events";
+	if (!s->o->nevents) {
+		coll_set(&s->events_coll, "none", "off", "no --event");
+		return;
+	}
+	if (!mt_feat_ok(MT_FEAT_PERF_RING)) {
+		why = mt_probe(MT_FEAT_PERF_RING)->detail;
+		mt_warn("no --event records: %s", why);
+		coll_set(&s->events_coll, "none", "unavailable", why);
+		return;
+	}
+	r = mt_tracepoints_open(s, s->o->events, s->o->nevents, kv);
+	if (r < 0) {
+		why = strerror(-r);
+		mt_warn("no --event records: cannot open the tracepoints: %s", why);
+		coll_set(&s->events_coll, "none", "unavailable", why);
+		return;
+	}
+	coll_set(&s->events_coll, "perf-tracepoints", "active", NULL);
 }
 
 static void open_syscalls(struct mt_session *s)
@@ -513,6 +546,7 @@ int mt_record(const struct mt_record_opts *o)
 	struct pollfd *fds = NULL;
 	sigset_t block;
 	uint64_t last_flush;
+	struct mt_kv ekv;
 	int sigfd = -1, r, ret;
 
 	s.self = getpid();
@@ -633,6 +667,8 @@ int mt_record(const struct mt_record_opts *o)
 	open_faults(&s);
 	open_rss(&s);
 	open_syscalls(&s);
+	mt_kv_init(&ekv);
+	open_events(&s, &ekv);
 	write_collector(&s, &s.proc, false, NULL);
 	write_collector(&s, &s.maps, false, NULL);
 	write_collector(&s, &s.alloc_coll, false, NULL);
@@ -640,6 +676,8 @@ int mt_record(const struct mt_record_opts *o)
 	write_collector(&s, &s.faults_coll, false, NULL);
 	write_collector(&s, &s.rss_coll, false, NULL);
 	write_collector(&s, &s.syscalls_coll, false, NULL);
+	write_collector(&s, &s.events_coll, false, &ekv); /* the descriptions, from the start */
+	mt_kv_release(&ekv);
 	mt_writer_flush(s.w);
 
 	/* Go. */
@@ -664,7 +702,8 @@ int mt_record(const struct mt_record_opts *o)
 			break;
 		want = 2 + s.nrings + (s.access ? mt_perf_ncpus() : 0) +
 		       (s.faults ? mt_perf_ncpus() : 0) + (s.rss ? mt_perf_ncpus() : 0) +
-		       (s.syscalls ? mt_perf_ncpus() : 0) + mt_alloc_npollfds(&s);
+		       (s.syscalls ? mt_perf_ncpus() : 0) + (s.tracepoints ? mt_perf_ncpus() : 0) +
+		       mt_alloc_npollfds(&s);
 		nf = realloc(fds, (size_t)want * sizeof(*fds));
 		if (!nf) {
 			r = -ENOMEM;
@@ -679,6 +718,7 @@ int mt_record(const struct mt_record_opts *o)
 		nfds += mt_faults_pollfds(&s, fds + nfds, want - nfds);
 		nfds += mt_rss_pollfds(&s, fds + nfds, want - nfds);
 		nfds += mt_syscalls_pollfds(&s, fds + nfds, want - nfds);
+		nfds += mt_tracepoints_pollfds(&s, fds + nfds, want - nfds);
 		alloc_at = nfds;
 		nfds += mt_alloc_pollfds(&s, fds + nfds, want - nfds);
 		if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR) {
@@ -714,6 +754,7 @@ int mt_record(const struct mt_record_opts *o)
 		mt_faults_drain(&s);
 		mt_rss_drain(&s);
 		mt_syscalls_drain(&s);
+		mt_tracepoints_drain(&s);
 		if (mt_now_ns() - last_flush >= o->flush_ns) {
 			mt_alloc_flush(&s);
 			mt_writer_flush(s.w);

@@ -4,6 +4,7 @@
 #define MEMTAP_RECORD_RECORD_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* How the process tree is followed (the "process" collector). */
@@ -24,6 +25,8 @@ struct mt_record_opts {
 	unsigned ring_pages; /* data pages per per-CPU perf ring (power of two) */
 	uint64_t flush_ns; /* write buffered events at least this often */
 	const char *syscalls; /* --syscalls[=CLASSES]: requested, or NULL */
+	const char *const *events; /* --event SUBSYS:NAME, nevents of them (checked already) */
+	size_t nevents;
 	bool alloc; /* preload the allocation runtime */
 	unsigned stack_depth; /* frames per allocation stack; 0: none */
 	unsigned rt_slots; /* shared-memory slots per traced process */

@@ -17,6 +17,7 @@ struct mt_access_state;
 struct mt_faults_state;
 struct mt_rss_state;
 struct mt_syscalls_state;
+struct mt_tracepoints_state;
 struct syscount_bpf;
 
 /* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
@@ -73,6 +74,8 @@ struct mt_session {
 	struct mt_coll syscalls_coll;
 	struct mt_syscalls_state *syscalls;
 	struct syscount_bpf *syscalls_bpf; /* --syscalls=summary: the in-kernel counters */
+	struct mt_coll events_coll; /* --event tracepoints */
+	struct mt_tracepoints_state *tracepoints;
 
 	struct task *tasks;
 	size_t ntasks, tasks_cap;

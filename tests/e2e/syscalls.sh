@@ -95,3 +95,7 @@ assert {"mmap", "madvise", "munmap"} <= names, names
 assert not names & {"read", "write", "openat", "close"}, names
 PY
 ok "classes: --syscalls=memory keeps memory syscalls only"
+"$MEMTAP" syscalls s.mtap --name opnat 2>x.err
+[ $? = 2 ] && [ "$(wc -l <x.err)" = 1 ] && grep -q "unknown syscall 'opnat' (closest: openat" x.err ||
+	fail "--name opnat: $(cat x.err)"
+ok "unknown syscall names: exit 2 with the closest names"

@@ -3,7 +3,9 @@
  * decoder. Byte 0 picks the parser; the rest is its input:
  *   even: sample_type (8 bytes, masked to what the parser knows), then a whole record;
  *   odd:  18 register values and fs base (8 bytes each), `before` (1 byte), code bytes;
- *   byte 0 == 2: a tracepoint format description, and a record read with its fields. */
+ *   byte 0 == 2: a tracepoint format description, and a record read with its fields (both
+ *   the single-field lookup and the whole description of --event, with every field's
+ *   value, string and symbol read from the same bytes). */
 #include <linux/perf_event.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -11,6 +13,7 @@
 
 #include "decode/insn.h"
 #include "decode/sample.h"
+#include "decode/tpformat.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -47,6 +50,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			(void)mt_tp_value(p, n, &f);
 		}
 		(void)mt_tp_format_field(fmt, "mm_id", &f);
+		{
+			struct mt_tpf d;
+
+			if (mt_tpf_parse(fmt, &d) == 0) {
+				if (d.nfields > MT_TPF_MAX_FIELDS)
+					abort();
+				for (unsigned i = 0; i < d.nfields; i++) {
+					const char *str;
+					size_t len;
+					char sym[64];
+
+					(void)mt_tpf_value(&d.f[i], p, n, &str, &len);
+					if (len && (str < (const char *)p ||
+						    str + len > (const char *)p + n))
+						abort(); /* a string outside the record */
+					if (d.f[i].symbols)
+						(void)mt_tpf_symbol(d.f[i].symbols, 3, sym,
+								    sizeof(sym));
+				}
+				mt_tpf_release(&d);
+			}
+		}
 		free(fmt);
 		return 0;
 	}

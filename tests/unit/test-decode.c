@@ -4,9 +4,11 @@
 #include <errno.h>
 #include <linux/perf_event.h>
 
+#include "common/strutil.h"
 #include "decode/insn.h"
 #include "decode/sample.h"
 #include "decode/syscalls.h"
+#include "decode/tpformat.h"
 #include "mt-test.h"
 
 MT_TEST_MAIN()
@@ -424,6 +426,89 @@ TEST(tracepoint_format)
 	ASSERT_EQ(mt_tp_value(rec, sizeof(rec), &f), 0);
 	ASSERT_EQ(mt_tp_format_field(fmt, "id", &f), -ENOENT); /* a suffix of mm_id is not it */
 	ASSERT_EQ(mt_tp_format_field(fmt, "nosuch", &f), -ENOENT);
+}
+
+/* --event descriptions: the recorded skb:kfree_skb format of this VM's kernel (6.18, its
+ * __print_symbolic list cut short) and sched:sched_process_exec's __data_loc string. */
+TEST(tracepoint_description)
+{
+	static const char drop[] =
+		"name: kfree_skb\nID: 2310\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:unsigned char common_flags;\toffset:2;\tsize:1;\tsigned:0;\n"
+		"\tfield:unsigned char common_preempt_count;\toffset:3;\tsize:1;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:void * skbaddr;\toffset:8;\tsize:8;\tsigned:0;\n"
+		"\tfield:void * location;\toffset:16;\tsize:8;\tsigned:0;\n"
+		"\tfield:void * rx_sk;\toffset:24;\tsize:8;\tsigned:0;\n"
+		"\tfield:unsigned short protocol;\toffset:32;\tsize:2;\tsigned:0;\n"
+		"\tfield:enum skb_drop_reason reason;\toffset:36;\tsize:4;\tsigned:0;\n\n"
+		"print fmt: \"skbaddr=%p rx_sk=%p protocol=%u location=%pS reason: %s\", "
+		"REC->skbaddr, REC->rx_sk, REC->protocol, REC->location, "
+		"__print_symbolic(REC->reason, { 2, \"NOT_SPECIFIED\" }, { 3, \"NO_SOCKET\" }, "
+		"{ SKB_DROP_REASON_X, \"UNRESOLVED\" }, { 0x1f, \"HEX, ODD=NAME\" })\n";
+	static const char exec[] =
+		"name: sched_process_exec\nID: 312\nformat:\n"
+		"\tfield:unsigned short common_type;\toffset:0;\tsize:2;\tsigned:0;\n"
+		"\tfield:int common_pid;\toffset:4;\tsize:4;\tsigned:1;\n\n"
+		"\tfield:__data_loc char[] filename;\toffset:8;\tsize:4;\tsigned:0;\n"
+		"\tfield:pid_t pid;\toffset:12;\tsize:4;\tsigned:1;\n"
+		"\tfield:pid_t old_pid;\toffset:16;\tsize:4;\tsigned:1;\n"
+		"\tfield:unsigned long args[6];\toffset:24;\tsize:48;\tsigned:0;\n"
+		"\tfield:char comm[16];\toffset:72;\tsize:16;\tsigned:0;\n";
+	struct mt_tpf d;
+	uint8_t rec[112] = { 0 };
+	uint16_t proto = 0x800;
+	uint32_t reason = 3, loc = 88 | 10u << 16;
+	int32_t pid = -5;
+	const char *str;
+	size_t len;
+	char sym[32];
+
+	ASSERT_EQ(mt_tpf_parse(drop, &d), 0);
+	ASSERT_STREQ(d.name, "kfree_skb");
+	ASSERT_EQ(d.id, 2310);
+	ASSERT_EQ(d.nfields, 5); /* the common_ fields are left out */
+	ASSERT_STREQ(d.f[0].name, "skbaddr");
+	ASSERT_EQ(d.f[0].kind, MT_TPF_PTR);
+	ASSERT_EQ(d.f[3].kind, MT_TPF_UINT);
+	ASSERT_STREQ(d.f[4].name, "reason");
+	ASSERT_STREQ(d.f[4].symbols, "2=NOT_SPECIFIED,3=NO_SOCKET,31=HEX_ ODD_NAME");
+	ASSERT_TRUE(d.f[3].symbols == NULL);
+	memcpy(rec + 32, &proto, 2);
+	memcpy(rec + 36, &reason, 4);
+	ASSERT_EQ(mt_tpf_value(&d.f[3], rec, 40, &str, &len), 0x800);
+	ASSERT_EQ(mt_tpf_value(&d.f[4], rec, 40, &str, &len), 3);
+	ASSERT_EQ(mt_tpf_value(&d.f[4], rec, 39, &str, &len), 0); /* cut short */
+	ASSERT_STREQ(mt_tpf_symbol(d.f[4].symbols, 3, sym, sizeof(sym)), "NO_SOCKET");
+	ASSERT_STREQ(mt_tpf_symbol(d.f[4].symbols, 31, sym, sizeof(sym)), "HEX_ ODD_NAME");
+	ASSERT_TRUE(mt_tpf_symbol(d.f[4].symbols, 4, sym, sizeof(sym)) == NULL);
+	mt_tpf_release(&d);
+
+	ASSERT_EQ(mt_tpf_parse(exec, &d), 0);
+	ASSERT_EQ(d.nfields, 4); /* args[6] is not stored */
+	ASSERT_EQ(d.skipped, 1);
+	ASSERT_EQ(d.f[0].kind, MT_TPF_DYNSTR);
+	ASSERT_EQ(d.f[1].kind, MT_TPF_INT);
+	ASSERT_EQ(d.f[3].kind, MT_TPF_STR);
+	memcpy(rec + 8, &loc, 4);
+	memcpy(rec + 88, "/bin/true\0", 10);
+	memcpy(rec + 12, &pid, 4);
+	memcpy(rec + 72, "true\0", 5);
+	(void)mt_tpf_value(&d.f[0], rec, sizeof(rec), &str, &len);
+	ASSERT_EQ(len, 9);
+	ASSERT_TRUE(!memcmp(str, "/bin/true", 9));
+	(void)mt_tpf_value(&d.f[0], rec, 95, &str, &len); /* the string past the end: none */
+	ASSERT_EQ(len, 0);
+	ASSERT_EQ((int64_t)mt_tpf_value(&d.f[1], rec, sizeof(rec), &str, &len), -5);
+	(void)mt_tpf_value(&d.f[3], rec, sizeof(rec), &str, &len);
+	ASSERT_EQ(len, 4);
+	mt_tpf_release(&d);
+
+	ASSERT_EQ(mt_tpf_parse("name: x\nID: 1\nformat:\n", &d), -EPROTO);
+	ASSERT_EQ(mt_edit_distance("kfree_skbb", "kfree_skb"), 1);
+	ASSERT_EQ(mt_edit_distance("", "abc"), 3);
+	ASSERT_EQ(mt_edit_distance("opnat", "openat"), 1);
 }
 
 TEST(syscall_names_and_arguments)

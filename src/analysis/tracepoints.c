@@ -1,0 +1,202 @@
+/* SPDX-License-Identifier: MIT */
+/* The --event tracepoints: descriptions from the collector's keys, hit counts per value. */
+#include "analysis/tracepoints.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "format/chunk.h"
+#include "format/reader.h"
+
+static const struct mt_kvlist *events_collector(const struct mt_reader *r)
+{
+	for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
+		const struct mt_kvlist *kv = mt_reader_collector(r, i);
+		const char *name = mt_kvlist_get(kv, "name");
+
+		if (name && !strcmp(name, "events"))
+			return kv;
+	}
+	return NULL;
+}
+
+/* "name:kind,name:kind" into info. */
+static int parse_fields(const char *s, struct mt_tp_info *info)
+{
+	while (*s) {
+		const char *colon = strchr(s, ':'), *end = strchr(s, ',');
+		size_t nl;
+
+		if (!end)
+			end = s + strlen(s);
+		if (!colon || colon > end || info->nfields == MT_TPF_MAX_FIELDS)
+			return -EBADMSG;
+		nl = (size_t)(colon - s);
+		if (!nl || nl >= MT_TPF_NAME_MAX)
+			return -EBADMSG;
+		memcpy(info->f[info->nfields].name, s, nl);
+		info->f[info->nfields].name[nl] = 0;
+		colon++;
+		if (!strncmp(colon, "i64", 3))
+			info->f[info->nfields].kind = MT_TPF_INT;
+		else if (!strncmp(colon, "hex", 3))
+			info->f[info->nfields].kind = MT_TPF_PTR;
+		else if (!strncmp(colon, "str", 3))
+			info->f[info->nfields].kind = MT_TPF_STR;
+		else
+			info->f[info->nfields].kind = MT_TPF_UINT;
+		info->nfields++;
+		s = *end ? end + 1 : end;
+	}
+	return 0;
+}
+
+int mt_tp_infos_load(const struct mt_reader *r, struct mt_tp_infos *out)
+{
+	const struct mt_kvlist *kv = events_collector(r);
+
+	memset(out, 0, sizeof(*out));
+	if (!kv)
+		return 0;
+	for (size_t i = 0; i < 64; i++) {
+		char key[160];
+		const char *name, *fields;
+		struct mt_tp_info *info, *nv;
+
+		snprintf(key, sizeof(key), "event.%zu", i);
+		name = mt_kvlist_get(kv, key);
+		if (!name)
+			break;
+		snprintf(key, sizeof(key), "event.%zu.fields", i);
+		fields = mt_kvlist_get(kv, key);
+		nv = realloc(out->v, (out->n + 1) * sizeof(*out->v));
+		if (!nv) {
+			mt_tp_infos_release(out);
+			return -ENOMEM;
+		}
+		out->v = nv;
+		info = &out->v[out->n++];
+		memset(info, 0, sizeof(*info));
+		info->event = name;
+		if (fields && parse_fields(fields, info) < 0) {
+			mt_tp_infos_release(out);
+			return -EBADMSG;
+		}
+		for (unsigned f = 0; f < info->nfields; f++) {
+			snprintf(key, sizeof(key), "event.%zu.symbols.%s", i, info->f[f].name);
+			info->f[f].symbols = mt_kvlist_get(kv, key);
+		}
+	}
+	return 0;
+}
+
+void mt_tp_infos_release(struct mt_tp_infos *t)
+{
+	free(t->v);
+	memset(t, 0, sizeof(*t));
+}
+
+const struct mt_tp_info *mt_tp_info_find(const struct mt_tp_infos *t, const char *event, size_t len)
+{
+	for (size_t i = 0; event && i < t->n; i++)
+		if (strlen(t->v[i].event) == len && !memcmp(t->v[i].event, event, len))
+			return &t->v[i];
+	return NULL;
+}
+
+static int cmp_count(const void *a, const void *b)
+{
+	const struct mt_tp_count *x = a, *y = b;
+
+	if (x->tp != y->tp)
+		return x->tp < y->tp ? -1 : 1;
+	if (x->field != y->field) /* the tracepoint's total first, then field by field */
+		return x->field == ~0u ? -1 : y->field == ~0u ? 1 : (x->field < y->field ? -1 : 1);
+	if (x->hits != y->hits)
+		return x->hits > y->hits ? -1 : 1;
+	return x->value < y->value ? -1 : x->value > y->value;
+}
+
+/* The counter for (tp, field, value): a linear table, as symbolic fields have few values. */
+static struct mt_tp_count *counter(struct mt_tp_counts *c, size_t *cap, const struct mt_tp_info *tp,
+				   unsigned field, uint64_t value)
+{
+	for (size_t i = c->n; i-- > 0;)
+		if (c->v[i].tp == tp && c->v[i].field == field && c->v[i].value == value)
+			return &c->v[i];
+	if (c->n == *cap) {
+		size_t ncap = *cap ? *cap * 2 : 64;
+		struct mt_tp_count *nv;
+
+		if (ncap > (1u << 20))
+			return NULL; /* bounded: a million distinct values is not a summary */
+		nv = realloc(c->v, ncap * sizeof(*nv));
+		if (!nv)
+			return NULL;
+		c->v = nv;
+		*cap = ncap;
+	}
+	c->v[c->n] = (struct mt_tp_count){ .tp = tp, .field = field, .value = value };
+	return &c->v[c->n++];
+}
+
+int mt_tp_count(struct mt_reader *r, const struct mt_tp_infos *t, struct mt_tp_counts *out)
+{
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_TRACEPOINT };
+	struct mt_cursor *cur;
+	struct mt_event ev;
+	size_t cap = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (!mt_reader_event_count(r, MT_EV_TRACEPOINT))
+		return 0;
+	rc = mt_cursor_new(r, &co, &cur);
+	if (rc < 0)
+		return rc;
+	while ((rc = mt_cursor_next(cur, &ev)) == 1) {
+		size_t len;
+		const char *name = mt_reader_str(r, ev.stream, ev.v[MT_F_TP_EVENT], &len);
+		const struct mt_tp_info *tp = mt_tp_info_find(t, name, len);
+		struct mt_tp_count *k;
+
+		out->events++;
+		if (!tp) {
+			out->undescribed++;
+			continue;
+		}
+		if (!(k = counter(out, &cap, tp, ~0u, 0))) {
+			rc = -ENOMEM;
+			break;
+		}
+		k->hits++;
+		for (unsigned f = 0; f < tp->nfields; f++) {
+			if (!tp->f[f].symbols)
+				continue;
+			if (!(k = counter(out, &cap, tp, f, ev.v[MT_F_TP_V0 + f]))) {
+				rc = -ENOMEM;
+				break;
+			}
+			k->hits++;
+		}
+		if (rc < 0)
+			break;
+	}
+	mt_cursor_free(cur);
+	if (rc < 0) {
+		mt_tp_counts_release(out);
+		return rc;
+	}
+	qsort(out->v, out->n, sizeof(*out->v), cmp_count);
+	return 0;
+}
+
+void mt_tp_counts_release(struct mt_tp_counts *c)
+{
+	free(c->v);
+	memset(c, 0, sizeof(*c));
+}
