@@ -320,6 +320,7 @@ enum {
 	MT_F_SYSCALL_A4,
 	MT_F_SYSCALL_A5,
 	MT_F_SYSCALL_FLAGS, /* enum mt_syscall_flag */
+	MT_F_SYSCALL_PATH, /* string: the path argument as read at entry (BPF), or none */
 	_MT_F_SYSCALL_MAX,
 };
 

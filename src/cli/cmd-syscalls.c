@@ -8,6 +8,8 @@
 #include <memtap/trace-format.h>
 
 #include "analysis/run.h"
+#include "analysis/fdtable.h"
+#include "analysis/rereads.h"
 #include "analysis/syscalls.h"
 #include "cli/commands.h"
 #include "cli/util.h"
@@ -25,6 +27,7 @@ static struct {
 	const char *name;
 	const char *classes;
 	bool list;
+	bool rereads;
 } o;
 
 static const char *const formats[] = { "text", "json", "csv", NULL };
@@ -37,6 +40,9 @@ static const struct mt_option options[] = {
 	  "only these classes: file, desc, memory, process, network, ipc, signal, all" },
 	{ "list", 0, MT_OPT_FLAG, &o.list, NULL,
 	  "print every call with its result and duration instead of the summary" },
+	{ "rereads", 0, MT_OPT_FLAG, &o.rereads, NULL,
+	  "per file, the byte ranges read more than once (read/pread offsets, page faults on "
+	  "file mappings)" },
 	{ NULL },
 };
 
@@ -164,11 +170,21 @@ static void summary(const struct mt_syscalls_stats *st)
 	}
 }
 
+static const char *fd_name(void *ctx, int fd)
+{
+	void **c = ctx;
+	struct mt_fd_ent *e = mt_fdtab_get(c[0], *(uint32_t *)c[1], fd);
+
+	return e ? e->path : NULL;
+}
+
 static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t t0)
 {
-	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL,
-				     .by_pid = f->by_pid,
-				     .pid = f->pid };
+	/* Every process's calls and creations: the descriptor tables follow forks. */
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL | 1ull << MT_EV_TASK_NEW };
+	struct mt_fdtab fdt;
+	uint32_t cur_pid = 0;
+	void *fctx[2] = { &fdt, &cur_pid };
 	struct mt_cursor *c;
 	struct mt_event ev;
 	char buf[32];
@@ -177,40 +193,73 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 
 	if (rc < 0)
 		return rc;
+	mt_fdtab_init(&fdt, mt_reader_meta(r, "cwd"));
 	if (o.format == 2)
-		printf("time_ns,pid,tid,syscall,ret,duration_ns,a0,a1,a2,a3,a4,a5,returned,runtime\n");
+		printf("time_ns,pid,tid,syscall,ret,duration_ns,a0,a1,a2,a3,a4,a5,returned,runtime,"
+		       "path\n");
 	if (o.format == 1)
 		printf("[");
 	while ((rc = mt_cursor_next(c, &ev)) == 1) {
 		unsigned nr = (unsigned)ev.v[MT_F_SYSCALL_NR];
+		size_t plen = 0;
+		const char *path;
+
+		if (ev.type != MT_EV_SYSCALL || (f->by_pid && ev.v[MT_F_PID] != f->pid)) {
+			mt_fdtab_apply(&fdt, r, &ev);
+			continue;
+		}
+		path = ev.v[MT_F_SYSCALL_PATH]
+			       ? mt_reader_str(r, ev.stream, ev.v[MT_F_SYSCALL_PATH], &plen)
+			       : NULL;
+		cur_pid = (uint32_t)ev.v[MT_F_PID];
 		const char *name = mt_syscall_name(nr, buf, sizeof(buf));
 		int64_t ret = (int64_t)ev.v[MT_F_SYSCALL_RET];
 		bool returned = !(ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_NO_EXIT);
 		bool own = ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_RUNTIME;
 		const uint64_t *a = &ev.v[MT_F_SYSCALL_A0];
 
-		if (f->nr >= 0 && (unsigned)f->nr != nr)
+		if ((f->nr >= 0 && (unsigned)f->nr != nr) ||
+		    (f->classes && f->classes != MT_SC_ALL &&
+		     !(mt_syscall_classes(nr) & f->classes))) {
+			mt_fdtab_apply(&fdt, r, &ev);
 			continue;
-		if (f->classes && f->classes != MT_SC_ALL && !(mt_syscall_classes(nr) & f->classes))
-			continue;
+		}
 		if (o.format == 2) {
 			printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRId64 ",%" PRIu64,
 			       ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID], name, ret,
 			       ev.v[MT_F_SYSCALL_DURATION]);
 			for (int i = 0; i < 6; i++)
 				printf(",0x%" PRIx64, a[i]);
-			printf(",%d,%d\n", returned, own);
+			printf(",%d,%d,", returned, own);
+			if (path)
+				mt_csv_cell(stdout, path, plen, false);
+			fputc('\n', stdout);
 		} else if (o.format == 1) {
-			printf("%s\n{\"time_ns\": %" PRIu64 ", \"pid\": %" PRIu64
-			       ", \"tid\": %" PRIu64 ", \"syscall\": \"%s\", \"ret\": %" PRId64
-			       ", \"duration_ns\": %" PRIu64 ", \"returned\": %s, \"runtime\": %s}",
-			       first ? "" : ",", ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID],
-			       name, ret, ev.v[MT_F_SYSCALL_DURATION], returned ? "true" : "false",
-			       own ? "true" : "false");
-		} else {
-			char args[256];
+			struct mt_json j;
 
-			mt_syscall_format_args(nr, a, args, sizeof(args));
+			printf("%s\n", first ? "" : ",");
+			mt_json_init(&j, stdout, false);
+			mt_json_begin_object(&j);
+			mt_json_kv_u64(&j, "time_ns", ev.v[MT_F_TIME]);
+			mt_json_kv_u64(&j, "pid", ev.v[MT_F_PID]);
+			mt_json_kv_u64(&j, "tid", ev.v[MT_F_TID]);
+			mt_json_kv_str(&j, "syscall", name);
+			mt_json_key(&j, "ret");
+			mt_json_i64(&j, ret);
+			mt_json_kv_u64(&j, "duration_ns", ev.v[MT_F_SYSCALL_DURATION]);
+			mt_json_key(&j, "returned");
+			mt_json_bool(&j, returned);
+			mt_json_key(&j, "runtime");
+			mt_json_bool(&j, own);
+			if (path) {
+				mt_json_key(&j, "path");
+				mt_json_strn(&j, path, plen);
+			}
+			mt_json_end_object(&j);
+		} else {
+			char args[768];
+
+			mt_syscall_format_call(nr, a, path, fd_name, fctx, args, sizeof(args));
 			printf("%12.6f %7" PRIu64 " %s%s(%s) = ",
 			       (double)(ev.v[MT_F_TIME] - t0) / 1e9, ev.v[MT_F_TID],
 			       own ? "[memtap-rt] " : "", name, args);
@@ -224,11 +273,103 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 				       (double)ev.v[MT_F_SYSCALL_DURATION] / 1e9);
 		}
 		first = false;
+		mt_fdtab_apply(&fdt, r, &ev);
 	}
 	if (o.format == 1)
 		printf("\n]\n");
+	mt_fdtab_release(&fdt);
 	mt_cursor_free(c);
 	return rc < 0 ? rc : 0;
+}
+
+static void rereads(const struct mt_rereads *rr)
+{
+	char b1[32], b2[32];
+
+	if (o.format == 1) {
+		struct mt_json j;
+
+		mt_json_init(&j, stdout, true);
+		mt_json_begin_object(&j);
+		mt_json_kv_u64(&j, "fault_window_bytes", rr->fault_window);
+		mt_json_kv_u64(&j, "reads_unknown_fd", rr->reads_unknown_fd);
+		mt_json_key(&j, "files");
+		mt_json_begin_array(&j);
+		for (size_t i = 0; i < rr->nfiles; i++) {
+			const struct mt_reread_file *f = &rr->files[i];
+
+			mt_json_begin_object(&j);
+			mt_json_key(&j, "path");
+			mt_json_strn(&j, f->path, f->len);
+			mt_json_kv_u64(&j, "reads", f->reads);
+			mt_json_kv_u64(&j, "faults", f->faults);
+			mt_json_kv_u64(&j, "bytes_read", f->bytes_read);
+			mt_json_kv_u64(&j, "reread_bytes", f->reread_bytes);
+			mt_json_key(&j, "reread_ranges");
+			mt_json_begin_array(&j);
+			for (size_t k = 0; k < f->nsegs; k++) {
+				if (f->segs[k].times < 2)
+					continue;
+				mt_json_begin_object(&j);
+				mt_json_kv_u64(&j, "start", f->segs[k].start);
+				mt_json_kv_u64(&j, "end", f->segs[k].end);
+				mt_json_kv_u64(&j, "times", f->segs[k].times);
+				mt_json_end_object(&j);
+			}
+			mt_json_end_array(&j);
+			mt_json_end_object(&j);
+		}
+		mt_json_end_array(&j);
+		mt_json_end_object(&j);
+		fputc('\n', stdout);
+		return;
+	}
+	if (o.format == 2) {
+		printf("path,start,end,times\n");
+		for (size_t i = 0; i < rr->nfiles; i++)
+			for (size_t k = 0; k < rr->files[i].nsegs; k++) {
+				const struct mt_reread_seg *g = &rr->files[i].segs[k];
+
+				if (g->times < 2)
+					continue;
+				mt_csv_cell(stdout, rr->files[i].path, rr->files[i].len, true);
+				printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", g->start, g->end,
+				       g->times);
+			}
+		return;
+	}
+	printf("%-10s %8s %8s %10s %10s  %s\n", "re-read", "reads", "faults", "read", "ranges",
+	       "file");
+	for (size_t i = 0; i < rr->nfiles; i++) {
+		const struct mt_reread_file *f = &rr->files[i];
+		size_t nr = 0;
+
+		if (!f->reread_bytes)
+			continue;
+		for (size_t k = 0; k < f->nsegs; k++)
+			nr += f->segs[k].times > 1;
+		printf("%-10s %8" PRIu64 " %8" PRIu64 " %10s %10zu  %.*s\n",
+		       mt_fmt_bytes(f->reread_bytes, b1, sizeof(b1)), f->reads, f->faults,
+		       mt_fmt_bytes(f->bytes_read, b2, sizeof(b2)), nr, (int)f->len, f->path);
+		for (size_t k = 0, shown = 0; k < f->nsegs && shown < 8; k++) {
+			const struct mt_reread_seg *g = &f->segs[k];
+
+			if (g->times < 2)
+				continue;
+			printf("%10s bytes %" PRIu64 "..%" PRIu64 " (%s) read %" PRIu64 " times\n",
+			       "", g->start, g->end,
+			       mt_fmt_bytes(g->end - g->start, b1, sizeof(b1)), g->times);
+			if (++shown == 8 && nr > 8)
+				printf("%10s ... %zu more ranges (--format csv lists all)\n", "",
+				       nr - 8);
+		}
+	}
+	printf("(files read only once are left out. A fault on a file mapping counts its page "
+	       "(%" PRIu64
+	       " bytes);\n the kernel maps cached neighbours with it, whose reads raise "
+	       "no fault: mapped ranges are lower bounds.\n %" PRIu64
+	       " reads were of descriptors without a known file.)\n",
+	       rr->fault_window, rr->reads_unknown_fd);
 }
 
 int cmd_syscalls(int argc, char **argv)
@@ -270,6 +411,27 @@ int cmd_syscalls(int argc, char **argv)
 	r = mt_cli_open_trace(argv[0]);
 	if (!r)
 		return 1;
+	if (o.rereads) {
+		struct mt_rereads rr;
+
+		if (!mt_reader_event_count(r, MT_EV_SYSCALL) &&
+		    !mt_reader_event_count(r, MT_EV_FAULT)) {
+			mt_err("'%s' has neither syscall nor fault records (record with --syscalls)",
+			       argv[0]);
+			mt_reader_free(r);
+			return 1;
+		}
+		rc = mt_rereads_analyze(r, o.by_pid ? (uint32_t)o.pid : 0, &rr);
+		if (rc == 0) {
+			rereads(&rr);
+			mt_rereads_release(&rr);
+		} else {
+			mt_err("'%s': %s", argv[0], strerror(-rc));
+		}
+		mt_cli_warn_damage(argv[0], r, NULL);
+		mt_reader_free(r);
+		return rc < 0 ? 1 : 0;
+	}
 	if (!mt_reader_event_count(r, MT_EV_SYSCALL) &&
 	    !mt_reader_event_count(r, MT_EV_SYSCALL_SUM)) {
 		mt_err("'%s' has no syscall records (record with --syscalls)", argv[0]);

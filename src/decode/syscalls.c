@@ -50,6 +50,46 @@ int mt_syscall_by_name(const char *name)
 	return -1;
 }
 
+int mt_syscall_path_arg(unsigned nr)
+{
+	/* the list of src/record/bpf/syspaths.bpf.c */
+	switch (nr) {
+	case 2:
+	case 4:
+	case 6:
+	case 21:
+	case 59:
+	case 76:
+	case 80:
+	case 82:
+	case 83:
+	case 84:
+	case 85:
+	case 87:
+	case 89:
+	case 90:
+	case 92:
+		return 0;
+	case 257:
+	case 258:
+	case 260:
+	case 262:
+	case 263:
+	case 264:
+	case 267:
+	case 268:
+	case 269:
+	case 316:
+	case 322:
+	case 332:
+	case 437:
+	case 439:
+		return 1;
+	default:
+		return -1;
+	}
+}
+
 size_t mt_syscall_closest(const char *name, const char **best, size_t n)
 {
 	unsigned dist[8];
@@ -358,7 +398,47 @@ static const char *const advice[] = {
 	[24] = "MADV_DONTNEED_LOCKED", [25] = "MADV_COLLAPSE",
 };
 
+/* A descriptor argument: its number, and its file where known. */
+static size_t put_fd(char *buf, size_t size, size_t o, int fd, mt_fdname_fn fdname, void *ctx)
+{
+	const char *name = fdname && fd >= 0 ? fdname(ctx, fd) : NULL;
+
+	if (fd == -100)
+		return put(buf, size, o, "AT_FDCWD");
+	return name ? put(buf, size, o, "%d<%s>", fd, name) : put(buf, size, o, "%d", fd);
+}
+
+/* A path, quoted as C would (control bytes and quotes escaped). */
+static size_t put_path(char *buf, size_t size, size_t o, const char *p)
+{
+	o = put(buf, size, o, "\"");
+	for (; *p && o < size; p++) {
+		unsigned char ch = (unsigned char)*p;
+
+		if (ch == '"' || ch == '\\')
+			o = put(buf, size, o, "\\%c", ch);
+		else if (ch < 0x20 || ch == 0x7f)
+			o = put(buf, size, o, "\\x%02x", ch);
+		else
+			o = put(buf, size, o, "%c", ch);
+	}
+	return put(buf, size, o, "\"");
+}
+
+static const struct flag open_flags[] = {
+	{ 0100, "O_CREAT" },	   { 0200, "O_EXCL" },	      { 01000, "O_TRUNC" },
+	{ 02000, "O_APPEND" },	   { 04000, "O_NONBLOCK" },   { 0200000, "O_DIRECTORY" },
+	{ 0400000, "O_NOFOLLOW" }, { 02000000, "O_CLOEXEC" }, { 040000, "O_DIRECT" },
+	{ 01000000, "O_NOATIME" }, { 010000000, "O_PATH" },
+};
+
 size_t mt_syscall_format_args(unsigned nr, const uint64_t a[6], char *buf, size_t size)
+{
+	return mt_syscall_format_call(nr, a, NULL, NULL, NULL, buf, size);
+}
+
+size_t mt_syscall_format_call(unsigned nr, const uint64_t a[6], const char *path,
+			      mt_fdname_fn fdname, void *ctx, char *buf, size_t size)
 {
 	char nb[32];
 	const char *name = mt_syscall_name(nr, nb, sizeof(nb));
@@ -373,7 +453,9 @@ size_t mt_syscall_format_args(unsigned nr, const uint64_t a[6], char *buf, size_
 		o = put(buf, size, o, ", ");
 		o = put_flags(buf, size, o, a[3], map_flags,
 			      sizeof(map_flags) / sizeof(map_flags[0]), "0");
-		o = put(buf, size, o, ", %d, 0x%" PRIx64, (int)a[4], a[5]);
+		o = put(buf, size, o, ", ");
+		o = put_fd(buf, size, o, (int)a[4], fdname, ctx);
+		o = put(buf, size, o, ", 0x%" PRIx64, a[5]);
 	} else if (!strcmp(name, "mprotect")) {
 		o = put(buf, size, o, "0x%" PRIx64 ", %" PRIu64 ", ", a[0], a[1]);
 		o = put_flags(buf, size, o, a[2], prot_flags, 3, "PROT_NONE");
@@ -392,21 +474,60 @@ size_t mt_syscall_format_args(unsigned nr, const uint64_t a[6], char *buf, size_
 	} else if (!strcmp(name, "brk")) {
 		o = put(buf, size, o, "0x%" PRIx64, a[0]);
 	} else if (!strcmp(name, "read") || !strcmp(name, "write")) {
-		o = put(buf, size, o, "%d, 0x%" PRIx64 ", %" PRIu64, (int)a[0], a[1], a[2]);
+		o = put_fd(buf, size, o, (int)a[0], fdname, ctx);
+		o = put(buf, size, o, ", 0x%" PRIx64 ", %" PRIu64, a[1], a[2]);
 	} else if (!strcmp(name, "pread64") || !strcmp(name, "pwrite64")) {
-		o = put(buf, size, o, "%d, 0x%" PRIx64 ", %" PRIu64 ", %" PRId64, (int)a[0], a[1],
-			a[2], (int64_t)a[3]);
+		o = put_fd(buf, size, o, (int)a[0], fdname, ctx);
+		o = put(buf, size, o, ", 0x%" PRIx64 ", %" PRIu64 ", %" PRId64, a[1], a[2],
+			(int64_t)a[3]);
 	} else if (!strcmp(name, "lseek")) {
 		static const char *const wh[] = { "SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA",
 						  "SEEK_HOLE" };
 
-		o = put(buf, size, o, "%d, %" PRId64 ", %s", (int)a[0], (int64_t)a[1],
+		o = put_fd(buf, size, o, (int)a[0], fdname, ctx);
+		o = put(buf, size, o, ", %" PRId64 ", %s", (int64_t)a[1],
 			a[2] < 5 ? wh[a[2]] : "?");
-	} else if (!strcmp(name, "close") || !strcmp(name, "fsync") || !strcmp(name, "fdatasync")) {
-		o = put(buf, size, o, "%d", (int)a[0]);
-	} else if (!strcmp(name, "openat")) {
-		o = put(buf, size, o, "%s, 0x%" PRIx64 ", 0x%" PRIx64,
-			(int)a[0] == -100 ? "AT_FDCWD" : "fd", a[1], a[2]);
+	} else if (!strcmp(name, "close") || !strcmp(name, "fsync") || !strcmp(name, "fdatasync") ||
+		   !strcmp(name, "fstat") || !strcmp(name, "dup") || !strcmp(name, "fchdir")) {
+		o = put_fd(buf, size, o, (int)a[0], fdname, ctx);
+	} else if (!strcmp(name, "openat") || !strcmp(name, "open") || !strcmp(name, "creat")) {
+		bool at = !strcmp(name, "openat");
+		uint64_t fl = at ? a[2] : a[1];
+
+		if (at) {
+			o = put_fd(buf, size, o, (int)a[0], fdname, ctx);
+			o = put(buf, size, o, ", ");
+		}
+		o = path ? put_path(buf, size, o, path)
+			 : put(buf, size, o, "0x%" PRIx64, at ? a[1] : a[0]);
+		if (strcmp(name, "creat")) {
+			o = put(buf, size, o, ", %s",
+				(fl & 3) == 0	? "O_RDONLY"
+				: (fl & 3) == 1 ? "O_WRONLY"
+				: (fl & 3) == 2 ? "O_RDWR"
+						: "O_ACCMODE");
+			if (fl & ~(uint64_t)3) {
+				o = put(buf, size, o, "|");
+				o = put_flags(buf, size, o, fl & ~(uint64_t)3, open_flags,
+					      sizeof(open_flags) / sizeof(open_flags[0]), "");
+			}
+			if (fl & 0100)
+				o = put(buf, size, o, ", 0%" PRIo64, at ? a[3] : a[2]);
+		}
+	} else if (path && mt_syscall_path_arg(nr) >= 0) {
+		/* the path in its place; the other arguments of the first three in hex */
+		int k = mt_syscall_path_arg(nr);
+
+		for (int i = 0; i < 3; i++) {
+			if (i)
+				o = put(buf, size, o, ", ");
+			if (i == k)
+				o = put_path(buf, size, o, path);
+			else if (i == 0 && k == 1)
+				o = put_fd(buf, size, o, (int)a[0], fdname, ctx);
+			else
+				o = put(buf, size, o, "0x%" PRIx64, a[i]);
+		}
 	} else {
 		o = put(buf, size, o, "0x%" PRIx64 ", 0x%" PRIx64 ", 0x%" PRIx64, a[0], a[1], a[2]);
 	}

@@ -23,6 +23,8 @@ enum {
 const char *mt_syscall_name(unsigned nr, char *buf, size_t size);
 /* The number of a syscall name, or -1. */
 int mt_syscall_by_name(const char *name);
+/* The argument (0-based) holding a path for the syscalls whose path memtap captures, or -1. */
+int mt_syscall_path_arg(unsigned nr);
 /* The up to n (≤ 8) syscall names nearest to name by edit distance, nearest first. */
 size_t mt_syscall_closest(const char *name, const char **best, size_t n);
 /* The classes of syscall nr (0: in none but "all"). */
@@ -34,6 +36,13 @@ int mt_syscall_parse_classes(const char *list, const char **bad);
  * protections and flags, madvise's advice, read/pread sizes and offsets, lseek, brk...), the
  * first three in hex for others. Returns the length written (truncated to fit). */
 size_t mt_syscall_format_args(unsigned nr, const uint64_t a[6], char *buf, size_t size);
+
+/* The same with what the trace adds: the path argument as copied at entry (NULL: none),
+ * and the file behind a descriptor argument (fdname returns a path or NULL), shown as
+ * strace -y does: 3</etc/hostname>. */
+typedef const char *(*mt_fdname_fn)(void *ctx, int fd);
+size_t mt_syscall_format_call(unsigned nr, const uint64_t a[6], const char *path,
+			      mt_fdname_fn fdname, void *ctx, char *buf, size_t size);
 /* "file, desc, memory, process, network, ipc, signal, all" */
 const char *mt_syscall_class_names(void);
 

@@ -160,6 +160,7 @@ static const struct mt_field_desc syscall_fields[] = {
 	{ "a5", MT_FK_HEX, NULL, 0, "argument 6" },
 	{ "flags", MT_FK_U64, NULL, 0,
 	  "1: no exit seen; 2: no entry seen; 4: memtap's runtime's own call" },
+	{ "path", MT_FK_STR, NULL, 0, "the path argument, copied at entry" },
 };
 
 static const struct mt_field_desc syssum_fields[] = {

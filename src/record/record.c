@@ -702,8 +702,8 @@ int mt_record(const struct mt_record_opts *o)
 			break;
 		want = 2 + s.nrings + (s.access ? mt_perf_ncpus() : 0) +
 		       (s.faults ? mt_perf_ncpus() : 0) + (s.rss ? mt_perf_ncpus() : 0) +
-		       (s.syscalls ? mt_perf_ncpus() : 0) + (s.tracepoints ? mt_perf_ncpus() : 0) +
-		       mt_alloc_npollfds(&s);
+		       (s.syscalls ? mt_perf_ncpus() + 1 : 0) +
+		       (s.tracepoints ? mt_perf_ncpus() : 0) + mt_alloc_npollfds(&s);
 		nf = realloc(fds, (size_t)want * sizeof(*fds));
 		if (!nf) {
 			r = -ENOMEM;

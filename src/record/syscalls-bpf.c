@@ -18,6 +18,7 @@
 #include "format/writer.h"
 #include "record/session.h"
 #include "syscount.skel.h" /* generated: src/record/bpf/syscount.bpf.c */
+#include "syspaths.skel.h" /* generated: src/record/bpf/syspaths.bpf.c */
 
 /*
  * Measured on this VM type (research/bpf-syscall-summary.md): exact against strace -f -c,
@@ -124,4 +125,101 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add(kv, "scope", "the command from its execve, and every task it creates");
 	syscount_bpf__destroy(skel);
 	s->syscalls_bpf = NULL;
+}
+
+/* ---- path capture ---- */
+
+struct path_rec {
+	uint64_t time;
+	uint32_t tid;
+	int32_t nr;
+	int32_t len;
+	char path[256];
+};
+
+struct mt_syspaths {
+	struct syspaths_bpf *skel;
+	struct ring_buffer *rb;
+	mt_syspath_fn fn;
+	void *ctx;
+};
+
+static int on_path(void *ctx, void *data, size_t size)
+{
+	struct mt_syspaths *p = ctx;
+	const struct path_rec *r = data;
+
+	if (size >= sizeof(*r))
+		p->fn(p->ctx, r->time, r->tid, r->nr, r->path, r->len);
+	return 0;
+}
+
+int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct mt_syspaths **ret)
+{
+	struct mt_syspaths *p = calloc(1, sizeof(*p));
+	uint64_t one = 1;
+	int pidfd, r;
+
+	if (!p)
+		return -ENOMEM;
+	p->fn = fn;
+	p->ctx = ctx;
+	libbpf_set_print(quiet_print);
+	p->skel = syspaths_bpf__open_and_load();
+	if (!p->skel) {
+		r = errno ? -errno : -EPERM;
+		free(p);
+		return r;
+	}
+	r = syspaths_bpf__attach(p->skel);
+	if (r == 0) {
+		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.paths), on_path, p, NULL);
+		if (!p->rb)
+			r = errno ? -errno : -ENOMEM;
+	}
+	if (r == 0) {
+		pidfd = (int)syscall(SYS_pidfd_open, s->root, 0);
+		if (pidfd < 0)
+			r = -errno;
+		else if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tasks), &pidfd, &one,
+					     BPF_NOEXIST) < 0)
+			r = -errno;
+		if (pidfd >= 0)
+			close(pidfd);
+	}
+	if (r < 0) {
+		mt_syspaths_close(p);
+		return r;
+	}
+	*ret = p;
+	return 0;
+}
+
+int mt_syspaths_fd(struct mt_syspaths *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+void mt_syspaths_consume(struct mt_syspaths *p)
+{
+	(void)ring_buffer__consume(p->rb);
+}
+
+uint64_t mt_syspaths_dropped(struct mt_syspaths *p)
+{
+	uint32_t k = 0;
+	uint64_t v = 0;
+
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.dropped), &k, &v) < 0)
+		return 0;
+	return v;
+}
+
+void mt_syspaths_close(struct mt_syspaths *p)
+{
+	if (!p)
+		return;
+	ring_buffer__free(p->rb);
+	syspaths_bpf__destroy(p->skel);
+	free(p);
 }

@@ -3,6 +3,8 @@
 #ifndef MEMTAP_RECORD_SYSCALLS_BPF_H
 #define MEMTAP_RECORD_SYSCALLS_BPF_H
 
+#include <stdint.h>
+
 struct mt_session;
 struct mt_kv;
 
@@ -10,5 +12,18 @@ struct mt_kv;
 int mt_syscalls_bpf_open(struct mt_session *s);
 /* Reads the totals into SYSCALL_SUM events and unloads. */
 void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv);
+
+/* Path capture for per-call records: one record per entry of a path-taking syscall. */
+struct mt_syspaths;
+typedef void (*mt_syspath_fn)(void *ctx, uint64_t time, uint32_t tid, int nr, const char *path,
+			      int len);
+/* Loads and attaches, marks the command; *ret is the handle. 0 or -errno. */
+int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct mt_syspaths **ret);
+/* A descriptor to poll for records, and the call that hands them to fn. */
+int mt_syspaths_fd(struct mt_syspaths *p);
+void mt_syspaths_consume(struct mt_syspaths *p);
+/* Records the ring buffer had no room for. */
+uint64_t mt_syspaths_dropped(struct mt_syspaths *p);
+void mt_syspaths_close(struct mt_syspaths *p);
 
 #endif

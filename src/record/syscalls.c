@@ -24,7 +24,11 @@
 #include "format/writer.h"
 #include "record/perf.h"
 #include "record/session.h"
+#include "record/probe.h"
 #include "record/sysinfo.h"
+#ifdef MEMTAP_BPF
+#include "record/syscalls-bpf.h"
+#endif
 
 /*
  * raw_syscalls:sys_enter and sys_exit, one event each per CPU (exit writes into the enter
@@ -60,6 +64,17 @@ struct pending {
 	bool used, runtime;
 };
 
+/* A path copied at a syscall's entry by BPF, waiting for its call's record. */
+struct path {
+	uint64_t time;
+	uint32_t tid;
+	int nr;
+	size_t len;
+	char *s;
+};
+
+#define PATH_WINDOW_NS 10000000ull /* a path and its call's entry: within 10 ms */
+
 struct mt_syscalls_state {
 	struct mt_perf_ring *rings;
 	int *exit_fds;
@@ -75,6 +90,13 @@ struct mt_syscalls_state {
 	size_t npend, pend_cap;
 	uint64_t calls, no_exit, no_entry, child_returns, filtered, lost, malformed, records;
 	uint64_t runtime_calls;
+#ifdef MEMTAP_BPF
+	struct mt_syspaths *paths_bpf;
+#endif
+	const char *paths_why; /* why there are no paths, or NULL */
+	struct path *paths;
+	size_t npaths, paths_cap;
+	uint64_t paths_joined, paths_missing, paths_unmatched, paths_truncated, paths_faulted;
 };
 
 static int read_format(const char *tp, char *buf, size_t size)
@@ -95,6 +117,8 @@ static int read_format(const char *tp, char *buf, size_t size)
 	return 0;
 }
 
+static void on_path(void *ctx, uint64_t time, uint32_t tid, int nr, const char *path, int len);
+
 static void free_state(struct mt_syscalls_state *c)
 {
 	for (int i = 0; c->exit_fds && i < c->nrings; i++)
@@ -106,6 +130,12 @@ static void free_state(struct mt_syscalls_state *c)
 	free(c->rings);
 	free(c->recs);
 	free(c->pend);
+#ifdef MEMTAP_BPF
+	mt_syspaths_close(c->paths_bpf);
+#endif
+	for (size_t i = 0; i < c->npaths; i++)
+		free(c->paths[i].s);
+	free(c->paths);
 	mt_map64_release(&c->pend_ix);
 	free(c);
 }
@@ -202,6 +232,15 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes)
 		free_state(c);
 		return rc < 0 ? rc : -ENODEV;
 	}
+	/* Path arguments need a copy at entry: BPF, where it loads. */
+#ifdef MEMTAP_BPF
+	if (!mt_feat_ok(MT_FEAT_BPF))
+		c->paths_why = "BPF is not available";
+	else if (mt_syspaths_open(s, on_path, c, &c->paths_bpf) < 0)
+		c->paths_why = "the BPF path capture did not load";
+#else
+	c->paths_why = "this memtap was built without BPF";
+#endif
 	s->syscalls = c;
 	return 0;
 }
@@ -214,6 +253,11 @@ int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 		if (s->syscalls->rings[i].fd >= 0)
 			fds[n++] =
 				(struct pollfd){ .fd = s->syscalls->rings[i].fd, .events = POLLIN };
+#ifdef MEMTAP_BPF
+	if (s->syscalls && s->syscalls->paths_bpf && n < max)
+		fds[n++] = (struct pollfd){ .fd = mt_syspaths_fd(s->syscalls->paths_bpf),
+					    .events = POLLIN };
+#endif
 	return n;
 }
 
@@ -269,6 +313,75 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	}
 }
 
+/* The path of the call that thread tid entered at time t with number nr: the queued copy
+ * closest in time (one thread makes one call at a time), removed from the queue. */
+static uint32_t take_path(struct mt_session *s, uint64_t t, uint32_t tid, int nr)
+{
+	struct mt_syscalls_state *c = s->syscalls;
+	size_t best = SIZE_MAX;
+	uint64_t best_d = PATH_WINDOW_NS;
+	uint32_t id;
+
+	for (size_t i = 0; i < c->npaths; i++) {
+		const struct path *p = &c->paths[i];
+		uint64_t d = p->time > t ? p->time - t : t - p->time;
+
+		if (p->tid == tid && p->nr == nr && d < best_d) {
+			best = i;
+			best_d = d;
+		}
+	}
+	if (best == SIZE_MAX) {
+		c->paths_missing++;
+		return 0;
+	}
+	id = mt_writer_strn(s->w, c->paths[best].s, c->paths[best].len);
+	free(c->paths[best].s);
+	c->paths[best] = c->paths[--c->npaths];
+	c->paths_joined++;
+	return id;
+}
+
+static void on_path(void *ctx, uint64_t time, uint32_t tid, int nr, const char *path, int len)
+{
+	struct mt_syscalls_state *c = ctx;
+	struct path *p;
+
+	if (len <= 0) {
+		c->paths_faulted++; /* unreadable (a bad pointer): the call fails alike */
+		return;
+	}
+	if (len >= 256)
+		c->paths_truncated++;
+	if (mt_grow_array(&c->paths, &c->paths_cap, c->npaths + 1, sizeof(*c->paths)) < 0)
+		return;
+	p = &c->paths[c->npaths];
+	p->len = strnlen(path, (size_t)len);
+	p->s = malloc(p->len + 1);
+	if (!p->s)
+		return;
+	memcpy(p->s, path, p->len);
+	p->s[p->len] = 0;
+	p->time = time;
+	p->tid = tid;
+	p->nr = nr;
+	c->npaths++;
+}
+
+/* Paths older than any entry still to come had no call (before the command's exec). */
+static void expire_paths(struct mt_syscalls_state *c, uint64_t upto)
+{
+	for (size_t i = 0; i < c->npaths;) {
+		if (c->paths[i].time + PATH_WINDOW_NS < upto) {
+			free(c->paths[i].s);
+			c->paths[i] = c->paths[--c->npaths];
+			c->paths_unmatched++;
+		} else {
+			i++;
+		}
+	}
+}
+
 static int cmp_rec(const void *a, const void *b)
 {
 	const struct rec *x = a, *y = b;
@@ -300,6 +413,9 @@ static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, i
 	for (int i = 0; i < 6; i++)
 		row[MT_F_SYSCALL_A0 + i] = args ? args[i] : 0;
 	row[MT_F_SYSCALL_FLAGS] = flags;
+	row[MT_F_SYSCALL_PATH] = 0;
+	if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0)
+		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr);
 	c->calls++;
 	if (flags & MT_SYSCALL_RUNTIME)
 		c->runtime_calls++;
@@ -381,7 +497,12 @@ void mt_syscalls_drain(struct mt_session *s)
 		if (c->rings[i].fd >= 0 &&
 		    mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
 			c->malformed++;
+#ifdef MEMTAP_BPF
+	if (c->paths_bpf) /* after the rings: every entry before start has its path queued */
+		mt_syspaths_consume(c->paths_bpf);
+#endif
 	process(s, start);
+	expire_paths(c, start);
 }
 
 void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
@@ -394,6 +515,10 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 		if (c->rings[i].fd >= 0 &&
 		    mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
 			c->malformed++;
+#ifdef MEMTAP_BPF
+	if (c->paths_bpf)
+		mt_syspaths_consume(c->paths_bpf);
+#endif
 	process(s, UINT64_MAX);
 	for (size_t i = 0; i < c->npend; i++)
 		if (c->pend[i].used) {
@@ -413,6 +538,19 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "filtered", c->filtered);
 	mt_kv_add_u64(kv, "malformed", c->malformed);
 	mt_kv_add_u64(kv, "ring_bytes_per_cpu", (uint64_t)c->ring_pages * 4096);
+	if (c->paths_why) {
+		mt_kv_add(kv, "paths", c->paths_why);
+	} else {
+		mt_kv_add(kv, "paths", "bpf: copied at entry (tp_btf/sys_enter), up to 255 bytes");
+		mt_kv_add_u64(kv, "paths_joined", c->paths_joined);
+		mt_kv_add_u64(kv, "paths_missing", c->paths_missing);
+		mt_kv_add_u64(kv, "paths_truncated", c->paths_truncated);
+		mt_kv_add_u64(kv, "paths_unreadable", c->paths_faulted);
+		mt_kv_add_u64(kv, "paths_unmatched", c->paths_unmatched + c->npaths);
+#ifdef MEMTAP_BPF
+		mt_kv_add_u64(kv, "paths_dropped", mt_syspaths_dropped(c->paths_bpf));
+#endif
+	}
 	s->syscalls_coll.lost = c->lost;
 	free_state(c);
 	s->syscalls = NULL;

@@ -1,0 +1,40 @@
+/* SPDX-License-Identifier: MIT */
+/* Re-read detection: per file, the byte ranges read more than once, through read/pread
+ * offsets and through page faults on file-backed mappings. */
+#ifndef MEMTAP_ANALYSIS_REREADS_H
+#define MEMTAP_ANALYSIS_REREADS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct mt_reader;
+
+struct mt_reread_seg {
+	uint64_t start, end; /* bytes [start, end) of the file */
+	uint64_t times; /* how often they were read */
+};
+
+struct mt_reread_file {
+	const char *path;
+	size_t len;
+	uint64_t reads, faults; /* read-type calls and page faults that read it */
+	uint64_t bytes_read; /* summed over calls and fault windows (a re-read counts again) */
+	uint64_t reread_bytes; /* bytes read more than once, each counted once */
+	struct mt_reread_seg *segs; /* coverage: disjoint, sorted, adjacent equal counts merged */
+	size_t nsegs, cap;
+};
+
+struct mt_rereads {
+	struct mt_reread_file *files; /* most re-read bytes first */
+	size_t nfiles;
+	uint64_t reads_unknown_fd; /* reads of descriptors with no known file (no path capture,
+				    * pipes, sockets, inherited descriptors) */
+	uint64_t fault_window; /* bytes one fault stands for: its page */
+};
+
+/* The pass over syscall, task_new, mmap and fault events (in time order); pid: only one
+ * process, or 0. */
+int mt_rereads_analyze(struct mt_reader *r, uint32_t pid, struct mt_rereads *out);
+void mt_rereads_release(struct mt_rereads *rr);
+
+#endif

@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+/*
+ * memtap's path capture for per-call syscall recording (--syscalls with BPF): at the entry
+ * of the syscalls that take a path (open, openat, openat2, creat, execve, stat, unlink, ...),
+ * the path string is copied from the caller's memory into a ring buffer, with the time and
+ * thread of the entry; the recorder joins it to the call's raw_syscalls record. perf's
+ * tracepoints carry only the pointer, and by the time the recorder reads the records the
+ * string may be gone or changed: only a copy at entry is right.
+ *
+ * Traced tasks have task-local storage: the recorder creates it for the command, and
+ * sched_process_fork gives it to every child of a traced task. No kernel structure is read
+ * but the tracepoint's pt_regs (CO-RE relocated), so no vmlinux.h is needed.
+ */
+#include <linux/bpf.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_tracing.h>
+
+struct task_struct;
+
+struct pt_regs {
+	unsigned long di, si;
+} __attribute__((preserve_access_index));
+
+#define PATH_CAP 256 /* bytes of a path kept (the recorder counts the longer ones) */
+
+struct tstate {
+	__u64 traced;
+};
+
+struct path_rec {
+	__u64 time;
+	__u32 tid;
+	__s32 nr;
+	__s32 len; /* bytes copied with the NUL, or a negative error */
+	char path[PATH_CAP];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
+	__uint(map_flags, BPF_F_NO_PREALLOC);
+	__type(key, int);
+	__type(value, struct tstate);
+} tasks SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 4 << 20);
+} paths SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} dropped SEC(".maps");
+
+/* Which argument holds the path: 1 the first, 2 the second, 0 none. */
+static __always_inline int path_arg(long id)
+{
+	switch (id) {
+	case 2: /* open */
+	case 4: /* stat */
+	case 6: /* lstat */
+	case 21: /* access */
+	case 59: /* execve */
+	case 76: /* truncate */
+	case 80: /* chdir */
+	case 82: /* rename */
+	case 83: /* mkdir */
+	case 84: /* rmdir */
+	case 85: /* creat */
+	case 87: /* unlink */
+	case 89: /* readlink */
+	case 90: /* chmod */
+	case 92: /* chown */
+		return 1;
+	case 257: /* openat */
+	case 258: /* mkdirat */
+	case 260: /* fchownat */
+	case 262: /* newfstatat */
+	case 263: /* unlinkat */
+	case 264: /* renameat */
+	case 267: /* readlinkat */
+	case 268: /* fchmodat */
+	case 269: /* faccessat */
+	case 316: /* renameat2 */
+	case 322: /* execveat */
+	case 332: /* statx */
+	case 437: /* openat2 */
+	case 439: /* faccessat2 */
+		return 2;
+	default:
+		return 0;
+	}
+}
+
+SEC("tp_btf/sys_enter")
+int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
+{
+	struct tstate *t;
+	struct path_rec *r;
+	const char *user;
+	int which = path_arg(id);
+
+	if (!which)
+		return 0;
+	t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	if (!t)
+		return 0;
+	r = bpf_ringbuf_reserve(&paths, sizeof(*r), 0);
+	if (!r) {
+		__u32 k = 0;
+		__u64 *d = bpf_map_lookup_elem(&dropped, &k);
+
+		if (d)
+			__sync_fetch_and_add(d, 1);
+		return 0;
+	}
+	user = which == 1 ? (const char *)regs->di : (const char *)regs->si;
+	r->time = bpf_ktime_get_ns();
+	r->tid = (__u32)bpf_get_current_pid_tgid();
+	r->nr = (__s32)id;
+	r->len = bpf_probe_read_user_str(r->path, sizeof(r->path), user);
+	bpf_ringbuf_submit(r, 0);
+	return 0;
+}
+
+SEC("tp_btf/sched_process_fork")
+int BPF_PROG(fork, struct task_struct *parent, struct task_struct *child)
+{
+	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+
+	if (t)
+		bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
+	return 0;
+}
+
+char LICENSE[] SEC("license") = "Dual MIT/GPL";

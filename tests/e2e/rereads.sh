@@ -1,0 +1,48 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Re-reads (memtap syscalls --rereads): a file read twice at the same offsets through
+# pread, read after lseek, and mappings shows exactly those ranges, with the path of the
+# descriptor from the BPF path capture. See workloads/rereads.c for what it reads.
+. "$(dirname "$0")/lib.sh"
+need perf-ring tp-syscalls bpf btf
+
+"$MEMTAP" record -q -f --no-alloc --access=off --syscalls -o r.mtap -- \
+	"$WORKLOADS/rereads" data.bin >truth.txt || fail "record failed"
+"$MEMTAP" syscalls r.mtap --rereads --format json >rr.json || fail "--rereads failed"
+"$MEMTAP" dump r.mtap --format jsonl --type mmap,fault >mf.jsonl || fail "dump failed"
+python3 - "$PWD/data.bin" <<'PY' || fail "the re-read ranges differ from what the workload read"
+import json, sys
+path = sys.argv[1]
+truth = [tuple(int(x) for x in l.split()) for l in open("truth.txt") if l.strip()]
+rr = json.load(open("rr.json"))
+f = [x for x in rr["files"] if x["path"] == path]
+assert f, "no entry for %s in %s" % (path, [x["path"] for x in rr["files"]])
+got = [(r["start"], r["end"], r["times"]) for r in f[0]["reread_ranges"]]
+low = [r for r in got if r[1] <= 896 * 1024]
+print("re-read ranges of data.bin below 896 KiB: %s; the workload read %s twice" % (low, truth))
+assert low == truth, (low, truth)
+# [896K, 1M) was mapped whole twice: the pages that faulted in both mappings.
+ev = [json.loads(l) for l in open("mf.jsonl")]
+maps = [e for e in ev if e["type"] == "mmap" and e["path"] == path and e["len"] == 1 << 20]
+assert len(maps) == 2, maps
+faulted = []
+for k, m in enumerate(maps):
+    lo, hi = int(m["addr"], 16), int(m["addr"], 16) + m["len"]
+    t0 = m["time_ns"]
+    t1 = maps[k + 1]["time_ns"] if k + 1 < len(maps) else 1 << 64
+    faulted.append({(int(e["addr"], 16) - lo) & ~4095 for e in ev if e["type"] == "fault"
+                    and t0 <= e["time_ns"] < t1 and lo <= int(e["addr"], 16) < hi})
+both = sorted(faulted[0] & faulted[1])
+high = [r for r in got if r[0] >= 896 * 1024]
+pages = sorted(p for s, e, _ in high for p in range(s, e, 4096))
+print("pages of [896K, 1M) faulted in both mappings: %s; memtap's ranges there: %s" % (both, high))
+assert both and pages == both and all(t == 2 for _, _, t in high), (both, high)
+assert f[0]["reads"] == 5, f[0]["reads"]  # 3 preads, 2 reads
+PY
+ok "re-read ranges: exactly the ranges read twice"
+
+"$MEMTAP" syscalls r.mtap --list >l.txt || fail "--list failed"
+fd=$(sed -n 's/.*openat(AT_FDCWD, "data.bin", O_RDWR|O_CREAT|O_TRUNC, 0644) = \([0-9]*\) .*/\1/p' l.txt)
+[ -n "$fd" ] && grep -q "pread64($fd<$PWD/data.bin>, 0x[0-9a-f]*, 262144, 0) = 262144" l.txt ||
+	fail "--list lacks paths or descriptor names: $(grep data.bin l.txt | head -3)"
+ok "--list shows the paths opened and the file behind each descriptor"
