@@ -18,6 +18,7 @@
 #include "decode/syscalls.h"
 #include "export/json.h"
 #include "export/table.h"
+#include "format/chunk.h"
 #include "format/reader.h"
 
 static struct {
@@ -130,7 +131,7 @@ static void text_table(const struct mt_syscall_table *tb)
 			       mt_syscall_name(tb->v[i].nr, buf, sizeof(buf)), tb->v[i].no_return);
 }
 
-static void summary(const struct mt_syscalls_stats *st)
+static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns)
 {
 	if (o.format == 1) {
 		struct mt_json j;
@@ -138,6 +139,7 @@ static void summary(const struct mt_syscalls_stats *st)
 		mt_json_init(&j, stdout, true);
 		mt_json_begin_object(&j);
 		mt_json_kv_str(&j, "durations", "entry to exit, tracing overhead included");
+		mt_json_kv_u64(&j, "tracing_cost_ns_per_call", cost_ns); /* 0: not measured */
 		mt_json_kv_str(&j, "mechanism",
 			       st->summary ? "bpf summary (in-kernel totals)"
 					   : "raw_syscalls tracepoints (every call)");
@@ -160,10 +162,13 @@ static void summary(const struct mt_syscalls_stats *st)
 		return;
 	}
 	text_table(&st->work);
-	printf(st->summary
-		       ? "(counted in the kernel by BPF for the whole tree; durations include its "
-			 "cost per call)\n"
-		       : "(durations include the tracer's cost per call: raw_syscalls tracepoints)\n");
+	printf(st->summary ? "(counted in the kernel by BPF for the whole tree; durations include "
+			     "part of its cost per call"
+			   : "(durations include part of the tracer's cost per call: raw_syscalls "
+			     "tracepoints");
+	if (cost_ns)
+		printf(", measured at the start: %" PRIu64 " ns per call", cost_ns);
+	printf(")\n");
 	if (st->rt.n) {
 		printf("\nmemtap's preload runtime inside the workload (not counted above):\n");
 		text_table(&st->rt);
@@ -453,7 +458,17 @@ int cmd_syscalls(int argc, char **argv)
 	} else {
 		rc = mt_syscalls_analyze(r, &f, &st);
 		if (rc == 0) {
-			summary(&st);
+			uint64_t cost = 0;
+
+			for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
+				const struct mt_kvlist *kv = mt_reader_collector(r, i);
+				const char *n = mt_kvlist_get(kv, "name"),
+					   *v = mt_kvlist_get(kv, "cost_ns_per_call");
+
+				if (n && !strcmp(n, "syscalls") && v)
+					cost = strtoull(v, NULL, 10);
+			}
+			summary(&st, cost);
 			mt_syscalls_release(&st);
 		}
 	}

@@ -74,6 +74,7 @@ struct mt_session {
 	struct mt_coll syscalls_coll;
 	struct mt_syscalls_state *syscalls;
 	struct syscount_bpf *syscalls_bpf; /* --syscalls=summary: the in-kernel counters */
+	double syscalls_bpf_cost_ns; /* measured cost of counting one call */
 	struct mt_coll events_coll; /* --event tracepoints */
 	struct mt_tracepoints_state *tracepoints;
 

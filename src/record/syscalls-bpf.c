@@ -17,6 +17,7 @@
 #include "format/chunk.h"
 #include "format/writer.h"
 #include "record/session.h"
+#include "record/syscalls.h"
 #include "syscount.skel.h" /* generated: src/record/bpf/syscount.bpf.c */
 #include "syspaths.skel.h" /* generated: src/record/bpf/syspaths.bpf.c */
 
@@ -45,21 +46,52 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0; /* failures are reported once, by the caller */
 }
 
+/*
+ * What counting costs a traced call here: getppid() timed by the recorder before the
+ * programs are attached, and after, with the recorder's own task marked as traced for the
+ * measurement (then unmarked, and its counts zeroed). The attached programs' cost to untraced
+ * tasks is part of the run's overhead (bench/syscalls.sh), not of this figure.
+ */
+static double measure_cost(struct syscount_bpf *skel, double bare)
+{
+	struct tstate self = { 0 };
+	int fd = bpf_map__fd(skel->maps.tasks), cfd = bpf_map__fd(skel->maps.counts);
+	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), ncpu = libbpf_num_possible_cpus();
+	double traced = 0;
+	struct count *zero;
+
+	if (pidfd < 0)
+		return 0;
+	if (bpf_map_update_elem(fd, &pidfd, &self, BPF_NOEXIST) == 0) {
+		traced = mt_syscall_ns(1000);
+		(void)bpf_map_delete_elem(fd, &pidfd);
+	}
+	close(pidfd);
+	zero = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*zero)) : NULL;
+	for (uint32_t slot = 0; zero && slot < 2 * NR_SLOTS; slot++)
+		(void)bpf_map_update_elem(cfd, &slot, zero, BPF_ANY);
+	free(zero);
+	return traced > bare ? traced - bare : 0;
+}
+
 int mt_syscalls_bpf_open(struct mt_session *s)
 {
 	struct syscount_bpf *skel;
 	struct tstate st = { .armed = 1 };
+	double bare;
 	int pidfd, r;
 
 	libbpf_set_print(quiet_print);
 	skel = syscount_bpf__open_and_load();
 	if (!skel)
 		return errno ? -errno : -EPERM;
+	bare = mt_syscall_ns(1000);
 	r = syscount_bpf__attach(skel);
 	if (r < 0) {
 		syscount_bpf__destroy(skel);
 		return r;
 	}
+	s->syscalls_bpf_cost_ns = measure_cost(skel, bare);
 	/* The command waits for "go" before its execve: tracing starts at that execve. */
 	pidfd = (int)syscall(SYS_pidfd_open, s->root, 0);
 	if (pidfd < 0) {
@@ -123,6 +155,8 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "calls", calls);
 	mt_kv_add_u64(kv, "runtime_calls", rt_calls);
 	mt_kv_add(kv, "scope", "the command from its execve, and every task it creates");
+	if (s->syscalls_bpf_cost_ns > 0)
+		mt_kv_add_u64(kv, "cost_ns_per_call", (uint64_t)(s->syscalls_bpf_cost_ns + 0.5));
 	syscount_bpf__destroy(skel);
 	s->syscalls_bpf = NULL;
 }

@@ -44,8 +44,13 @@ struct {
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
-	__uint(max_entries, 4 << 20);
+	__uint(max_entries, 16 << 20);
 } paths SEC(".maps");
+
+/* Waking the recorder for each record would cost a wake-up per call: it reads the ring on
+ * its own schedule (it drains every collector at least every 100 ms, and the perf rings
+ * wake it every MiB) and is woken here only when a quarter of the ring is waiting. */
+#define WAKE_AT (4 << 20)
 
 struct {
 	__uint(type, BPF_MAP_TYPE_ARRAY);
@@ -121,7 +126,9 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	r->tid = (__u32)bpf_get_current_pid_tgid();
 	r->nr = (__s32)id;
 	r->len = bpf_probe_read_user_str(r->path, sizeof(r->path), user);
-	bpf_ringbuf_submit(r, 0);
+	bpf_ringbuf_submit(r, bpf_ringbuf_query(&paths, BPF_RB_AVAIL_DATA) >= WAKE_AT
+				      ? BPF_RB_FORCE_WAKEUP
+				      : BPF_RB_NO_WAKEUP);
 	return 0;
 }
 
