@@ -72,8 +72,7 @@ static long file_of(struct state *st, const char *p, size_t len)
 	return (long)o->nfiles++;
 }
 
-/* Adds one read of [a, b) to f's coverage. */
-static int cover(struct mt_reread_file *f, uint64_t a, uint64_t b)
+int mt_reread_cover(struct mt_reread_file *f, uint64_t a, uint64_t b)
 {
 	struct mt_reread_seg tmp[64], *piece = tmp;
 	size_t lo = 0, hi = f->nsegs, first, last, np = 0, cap = 64;
@@ -208,7 +207,7 @@ static int on_read(struct state *st, struct mt_fdtab *fd, const struct mt_event 
 	if (f < 0)
 		return (int)f;
 	st->out->files[f].reads++;
-	return cover(&st->out->files[f], off, off + (uint64_t)ret);
+	return mt_reread_cover(&st->out->files[f], off, off + (uint64_t)ret);
 }
 
 static int on_fault(struct state *st, const struct mt_event *ev)
@@ -233,7 +232,7 @@ static int on_fault(struct state *st, const struct mt_event *ev)
 			hi = m->end;
 		f = &st->out->files[m->file - 1];
 		f->faults++;
-		return cover(f, m->pgoff + (lo - m->start), m->pgoff + (hi - m->start));
+		return mt_reread_cover(f, m->pgoff + (lo - m->start), m->pgoff + (hi - m->start));
 	}
 	return 0;
 }

@@ -37,4 +37,7 @@ struct mt_rereads {
 int mt_rereads_analyze(struct mt_reader *r, uint32_t pid, struct mt_rereads *out);
 void mt_rereads_release(struct mt_rereads *rr);
 
+/* Adds one read of bytes [a, b) to f's coverage (segs, bytes_read). 0 or -ENOMEM. */
+int mt_reread_cover(struct mt_reread_file *f, uint64_t a, uint64_t b);
+
 #endif

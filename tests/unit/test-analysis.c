@@ -8,6 +8,7 @@
 
 #include "analysis/access.h"
 #include "analysis/alloc.h"
+#include "analysis/rereads.h"
 #include "analysis/symbols.h"
 #include "format/block.h"
 #include "format/reader.h"
@@ -340,5 +341,148 @@ TEST(access_regions)
 	/* Pages: 0x10000, 0x20000, 0x400000, 0x7ff000, 0x12345000 for 100; two for 200. */
 	ASSERT_EQ(st.npages, 7);
 	mt_access_release(&st);
+	mt_reader_free(r);
+}
+
+/* Coverage counts against a byte-by-byte count over random reads. */
+TEST(reread_coverage)
+{
+	struct mt_reread_file f = { 0 };
+	unsigned count[4096] = { 0 };
+	uint64_t seed = 12345, total = 0;
+
+	for (int i = 0; i < 3000; i++) {
+		uint64_t a, b;
+
+		seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+		a = (seed >> 33) % 4096;
+		b = a + ((seed >> 13) % 200);
+		if (b > 4096)
+			b = 4096;
+		ASSERT_EQ(mt_reread_cover(&f, a, b), 0);
+		for (uint64_t x = a; x < b; x++)
+			count[x]++;
+		total += b - a;
+	}
+	ASSERT_EQ(f.bytes_read, total);
+	for (size_t k = 0; k < f.nsegs; k++) {
+		ASSERT_TRUE(f.segs[k].start < f.segs[k].end);
+		if (k) {
+			ASSERT_TRUE(f.segs[k - 1].end <= f.segs[k].start);
+			/* touching neighbours differ in count (else they were merged) */
+			ASSERT_TRUE(f.segs[k - 1].end < f.segs[k].start ||
+				    f.segs[k - 1].times != f.segs[k].times);
+		}
+		for (uint64_t x = f.segs[k].start; x < f.segs[k].end; x++) {
+			ASSERT_EQ(count[x], f.segs[k].times);
+			count[x] = 0;
+		}
+	}
+	for (size_t x = 0; x < 4096; x++)
+		ASSERT_EQ(count[x], 0); /* every byte read is in a segment */
+	free(f.segs);
+}
+
+static void put_file_map(struct mt_writer *w, uint64_t t, uint64_t addr, const char *path)
+{
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = 100;
+	row[MT_F_MMAP_ADDR] = addr;
+	row[MT_F_MMAP_LEN] = 0x4000;
+	row[MT_F_MMAP_PGOFF] = 0x1000;
+	row[MT_F_MMAP_PROT] = PROT_READ;
+	row[MT_F_MMAP_INO] = 42;
+	row[MT_F_MMAP_PATH] = mt_writer_str(w, path);
+	row[MT_F_MMAP_BUILD_ID] = mt_writer_str(w, "");
+	if (mt_writer_event(w, MT_EV_MMAP, row) < 0)
+		abort();
+}
+
+static void put_sys(struct mt_writer *w, uint64_t t, uint64_t pid, unsigned nr, int64_t ret,
+		    uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3, const char *path)
+{
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = pid;
+	row[MT_F_SYSCALL_NR] = nr;
+	row[MT_F_SYSCALL_RET] = (uint64_t)ret;
+	row[MT_F_SYSCALL_A0] = a0;
+	row[MT_F_SYSCALL_A1] = a1;
+	row[MT_F_SYSCALL_A2] = a2;
+	row[MT_F_SYSCALL_A3] = a3;
+	row[MT_F_SYSCALL_PATH] = path ? mt_writer_str(w, path) : 0;
+	if (mt_writer_event(w, MT_EV_SYSCALL, row) < 0)
+		abort();
+}
+
+/*
+ * Process 100 in /work: openat("d/../m.bin") = 3, pread 4096 at 0 twice, lseek 8192,
+ * read 100; dup2(3, 7); forks 200, which reads 50 through 7 at its inherited offset 8292,
+ * then preads 100 at 8192 (read again); 100 closes 3 and reads through 3: unknown. 100
+ * maps m.bin at 0x10000 (pgoff 0x1000), faults at 0x10010, maps it again, faults again.
+ */
+TEST(rereads_replay)
+{
+	int fd = memfd_create("trace", MFD_CLOEXEC);
+	struct mt_rereads rr;
+	struct mt_writer *w;
+	struct mt_reader *r;
+	struct mt_kv meta;
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	if (fd < 0 || mt_writer_open_fd(fd, NULL, &w) < 0)
+		abort();
+	mt_kv_init(&meta);
+	mt_kv_add(&meta, "cwd", "/work");
+	if (mt_writer_kv(w, MT_CHUNK_META, &meta) < 0)
+		abort();
+	mt_kv_release(&meta);
+	put_task(w, MT_EV_TASK_NEW, 5, 100, 1);
+	put_sys(w, 10, 100, 257, 3, (uint64_t)-100, 0, 0, 0, "d/../m.bin");
+	put_sys(w, 11, 100, 17, 4096, 3, 0, 4096, 0, NULL);
+	put_sys(w, 12, 100, 17, 4096, 3, 0, 4096, 0, NULL);
+	put_sys(w, 13, 100, 8, 8192, 3, 8192, 0, 0, NULL);
+	put_sys(w, 14, 100, 0, 100, 3, 0, 100, 0, NULL);
+	put_sys(w, 15, 100, 33, 7, 3, 7, 0, 0, NULL);
+	put_task(w, MT_EV_TASK_NEW, 16, 200, 100);
+	put_sys(w, 17, 200, 0, 50, 7, 0, 50, 0, NULL);
+	put_sys(w, 18, 200, 17, 100, 7, 0, 100, 8192, NULL); /* 8192..8292 again */
+	put_sys(w, 19, 100, 3, 0, 3, 0, 0, 0, NULL);
+	put_sys(w, 20, 100, 0, 10, 3, 0, 10, 0, NULL); /* closed: unknown */
+	put_file_map(w, 21, 0x10000, "/work/m.bin");
+	row[MT_F_TIME] = 22;
+	row[MT_F_PID] = row[MT_F_TID] = 100;
+	row[MT_F_FAULT_KIND] = MT_FAULT_MINOR;
+	row[MT_F_FAULT_ADDR] = 0x10010;
+	if (mt_writer_event(w, MT_EV_FAULT, row) < 0)
+		abort();
+	put_file_map(w, 23, 0x10000, "/work/m.bin");
+	row[MT_F_TIME] = 24;
+	if (mt_writer_event(w, MT_EV_FAULT, row) < 0)
+		abort();
+	if (mt_writer_finish(w, NULL) < 0)
+		abort();
+	mt_writer_free(w);
+	if (mt_reader_open_fd(fd, &r) < 0)
+		abort();
+	ASSERT_EQ(mt_rereads_analyze(r, 0, &rr), 0);
+	ASSERT_EQ(rr.nfiles, 1);
+	ASSERT_STREQ(rr.files[0].path, "/work/m.bin");
+	ASSERT_EQ(rr.files[0].reads, 5);
+	ASSERT_EQ(rr.files[0].faults, 2);
+	ASSERT_EQ(rr.reads_unknown_fd, 1);
+	/* [0, 4096) twice by pread, then [4096, 8192) twice by the faults (pgoff 0x1000):
+	 * one range of count 2; 8192..8292 twice; 8292..8342 once. */
+	ASSERT_EQ(rr.files[0].nsegs, 2);
+	ASSERT_EQ(rr.files[0].segs[0].start, 0);
+	ASSERT_EQ(rr.files[0].segs[0].end, 8292);
+	ASSERT_EQ(rr.files[0].segs[0].times, 2);
+	ASSERT_EQ(rr.files[0].segs[1].end, 8342);
+	ASSERT_EQ(rr.files[0].segs[1].times, 1);
+	ASSERT_EQ(rr.files[0].reread_bytes, 8292);
+	mt_rereads_release(&rr);
 	mt_reader_free(r);
 }
