@@ -321,6 +321,7 @@ enum {
 	MT_F_SYSCALL_A5,
 	MT_F_SYSCALL_FLAGS, /* enum mt_syscall_flag */
 	MT_F_SYSCALL_PATH, /* string: the path argument as read at entry (BPF), or none */
+	MT_F_SYSCALL_STACK, /* stack id in the recorder's stream (--syscall-stacks), 0: none */
 	_MT_F_SYSCALL_MAX,
 };
 

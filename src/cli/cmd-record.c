@@ -16,6 +16,7 @@ static struct {
 	uint64_t ring_pages, flush_ms, stack_depth, rt_slots, zstd_level, time_every;
 	const char *syscalls;
 	struct mt_optlist events;
+	bool syscall_stacks;
 	bool alloc;
 	int access;
 	uint64_t access_period, access_freq;
@@ -89,6 +90,9 @@ static const struct mt_option options[] = {
 	  "record every system call (of these classes: file, desc, memory, process, network, "
 	  "ipc, signal, all; default all) with its result and duration",
 	  NULL, MT_OPTF_OPTIONAL_ARG },
+	{ "syscall-stacks", 0, MT_OPT_FLAG, &o.syscall_stacks, NULL,
+	  "with each recorded system call, the user stack at its entry (8 KiB copied, unwound "
+	  "with the files' CFI; implies --syscalls)" },
 	{ "event", 'e', MT_OPT_LIST, &o.events, "SUBSYS:NAME",
 	  "record every hit of this tracepoint in the tree, its fields decoded (e.g. "
 	  "skb:kfree_skb)" },
@@ -184,6 +188,13 @@ int cmd_record(int argc, char **argv)
 	ro.ring_pages = (unsigned)o.ring_pages;
 	ro.flush_ns = o.flush_ms * 1000000ull;
 	ro.syscalls = o.syscalls;
+	ro.syscall_stacks = o.syscall_stacks;
+	if (o.syscall_stacks && !o.syscalls)
+		ro.syscalls = "";
+	if (o.syscall_stacks && o.syscalls && strstr(o.syscalls, "summary"))
+		return mt_usage_error(&mt_record_spec,
+				      "--syscall-stacks needs every call recorded, not "
+				      "--syscalls=summary");
 	ro.events = o.events.v;
 	ro.nevents = o.events.n;
 	ro.alloc = o.alloc;

@@ -10,6 +10,7 @@
 #include "analysis/run.h"
 #include "analysis/fdtable.h"
 #include "analysis/rereads.h"
+#include "analysis/symbols.h"
 #include "analysis/syscalls.h"
 #include "cli/commands.h"
 #include "cli/util.h"
@@ -183,11 +184,96 @@ static const char *fd_name(void *ctx, int fd)
 	return e ? e->path : NULL;
 }
 
+/* The frames of a call's stack (--syscall-stacks), innermost first: at most max. */
+static int stack_frames(struct mt_reader *r, const struct mt_event *ev, uint64_t *ips, int max)
+{
+	if (!ev->v[MT_F_SYSCALL_STACK])
+		return 0;
+	return mt_reader_stack(r, ev->stream, ev->v[MT_F_SYSCALL_STACK], ips, max);
+}
+
+static bool system_frame(const struct mt_frame *fr)
+{
+	const char *m = fr->module ? strrchr(fr->module, '/') : NULL;
+
+	m = m ? m + 1 : fr->module;
+	return m && (!strncmp(m, "libc.so", 7) || !strncmp(m, "ld-linux", 8) ||
+		     !strncmp(m, "libpthread", 10));
+}
+
+static void print_stack(struct mt_reader *r, struct mt_symbolizer *sym, const struct mt_event *ev)
+{
+	uint64_t ips[64];
+	int n = stack_frames(r, ev, ips, 64), shown = 0, first = 0;
+
+	if (n <= 0 || !sym)
+		return;
+	/* from the first frame the program's own code made: the caller of the libc wrapper */
+	for (int i = 0; i < n; i++) {
+		const struct mt_frame *fr;
+
+		if (mt_sym_resolve(sym, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME], ips[i], true,
+				   &fr) > 0 &&
+		    !system_frame(&fr[0])) {
+			first = i;
+			break;
+		}
+	}
+	printf("%24s", "");
+	for (int i = first; i < n && shown < 4; i++, shown++) {
+		const struct mt_frame *fr;
+		char buf[512];
+
+		if (mt_sym_resolve(sym, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME], ips[i], true,
+				   &fr) <= 0) {
+			printf("%s0x%" PRIx64, shown ? " <- " : "at ", ips[i]);
+			continue;
+		}
+		printf("%s%s", shown ? " <- " : "at ", mt_frame_name(&fr[0], buf, sizeof(buf)));
+	}
+	if (n - first > shown)
+		printf(" <- ... (%d frames)", n);
+	putchar('\n');
+}
+
+static void json_stack(struct mt_json *j, struct mt_reader *r, struct mt_symbolizer *sym,
+		       const struct mt_event *ev)
+{
+	uint64_t ips[64];
+	int n = stack_frames(r, ev, ips, 64);
+
+	if (n <= 0)
+		return;
+	mt_json_key(j, "stack");
+	mt_json_begin_array(j);
+	for (int i = 0; i < n; i++) {
+		const struct mt_frame *fr = NULL;
+
+		mt_json_begin_object(j);
+		mt_json_key(j, "ip");
+		mt_json_hex(j, ips[i]);
+		if (sym && mt_sym_resolve(sym, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME], ips[i],
+					  true, &fr) > 0) {
+			if (fr->function)
+				mt_json_kv_str(j, "function", fr->function);
+			if (fr->file) {
+				mt_json_kv_str(j, "file", fr->file);
+				mt_json_kv_u64(j, "line", fr->line);
+			}
+			if (fr->module)
+				mt_json_kv_str(j, "module", fr->module);
+		}
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+}
+
 static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t t0)
 {
 	/* Every process's calls and creations: the descriptor tables follow forks. */
 	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL | 1ull << MT_EV_TASK_NEW };
 	struct mt_fdtab fdt;
+	struct mt_symbolizer *sym = NULL;
 	uint32_t cur_pid = 0;
 	void *fctx[2] = { &fdt, &cur_pid };
 	struct mt_cursor *c;
@@ -199,6 +285,8 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 	if (rc < 0)
 		return rc;
 	mt_fdtab_init(&fdt, mt_reader_meta(r, "cwd"));
+	if (mt_sym_open(r, &sym) < 0)
+		sym = NULL; /* stacks then print as addresses */
 	if (o.format == 2)
 		printf("time_ns,pid,tid,syscall,ret,duration_ns,a0,a1,a2,a3,a4,a5,returned,runtime,"
 		       "path\n");
@@ -260,6 +348,7 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 				mt_json_key(&j, "path");
 				mt_json_strn(&j, path, plen);
 			}
+			json_stack(&j, r, sym, &ev);
 			mt_json_end_object(&j);
 		} else {
 			char args[768];
@@ -276,6 +365,7 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 			else
 				printf("%" PRId64 " <%.6f>\n", ret,
 				       (double)ev.v[MT_F_SYSCALL_DURATION] / 1e9);
+			print_stack(r, sym, &ev);
 		}
 		first = false;
 		mt_fdtab_apply(&fdt, r, &ev);
@@ -283,6 +373,8 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 	if (o.format == 1)
 		printf("\n]\n");
 	mt_fdtab_release(&fdt);
+	if (sym)
+		mt_sym_close(sym);
 	mt_cursor_free(c);
 	return rc < 0 ? rc : 0;
 }

@@ -106,6 +106,19 @@ int mt_perf_sample_parse(const void *rec, size_t size, uint64_t st, uint64_t reg
 			}
 		}
 	}
+	if (st & PERF_SAMPLE_STACK_USER) {
+		uint64_t copied = u64(&r);
+
+		if (copied) {
+			const uint8_t *data = r.p;
+
+			skip(&r, copied);
+			out->stack_size = u64(&r); /* dyn_size: what was copied, at most the size */
+			if (r.bad || out->stack_size > copied)
+				return -EBADMSG;
+			out->stack = data;
+		}
+	}
 	if (st & (PERF_SAMPLE_WEIGHT | PERF_SAMPLE_WEIGHT_STRUCT)) {
 		out->weight = u64(&r);
 		out->latency =

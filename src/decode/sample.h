@@ -15,7 +15,8 @@
 	(PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME |      \
 	 PERF_SAMPLE_ADDR | PERF_SAMPLE_ID | PERF_SAMPLE_STREAM_ID | PERF_SAMPLE_CPU |       \
 	 PERF_SAMPLE_PERIOD | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER | PERF_SAMPLE_WEIGHT | \
-	 PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC | PERF_SAMPLE_PHYS_ADDR)
+	 PERF_SAMPLE_STACK_USER | PERF_SAMPLE_WEIGHT_STRUCT | PERF_SAMPLE_DATA_SRC |         \
+	 PERF_SAMPLE_PHYS_ADDR)
 
 struct mt_perf_sample {
 	uint64_t ip, time, addr, period, data_src, phys_addr;
@@ -27,6 +28,8 @@ struct mt_perf_sample {
 	uint32_t raw_size;
 	bool has_regs; /* user registers present (abi != NONE) */
 	struct mt_regs regs; /* fs/gs bases are not part of a sample */
+	const uint8_t *stack; /* PERF_SAMPLE_STACK_USER: the bytes copied from the user sp on */
+	uint64_t stack_size; /* how many (the record's dyn_size) */
 };
 
 /*

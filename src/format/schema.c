@@ -161,6 +161,7 @@ static const struct mt_field_desc syscall_fields[] = {
 	{ "flags", MT_FK_U64, NULL, 0,
 	  "1: no exit seen; 2: no entry seen; 4: memtap's runtime's own call" },
 	{ "path", MT_FK_STR, NULL, 0, "the path argument, copied at entry" },
+	{ "stack", MT_FK_STACK, NULL, 0, "user stack at entry (--syscall-stacks)" },
 };
 
 static const struct mt_field_desc syssum_fields[] = {

@@ -13,6 +13,7 @@
 #include "record/buildid.h"
 #include "record/procfs.h"
 #include "record/session.h"
+#include "record/ustack.h"
 
 void mt_emit_task_new(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t ppid,
 		      pid_t ptid, int kind)
@@ -23,6 +24,8 @@ void mt_emit_task_new(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pi
 
 	if (mt_writer_event(s->w, MT_EV_TASK_NEW, row) == 0)
 		s->proc.events++;
+	if (s->ustack && kind != MT_TASK_THREAD)
+		mt_ustack_fork(s->ustack, (uint32_t)ppid, (uint32_t)pid); /* same address space */
 	if (kind == MT_TASK_THREAD)
 		s->nthreads++;
 	else
@@ -143,6 +146,9 @@ static int snap_one(void *ctx, const struct mt_maps_entry *e)
 	row[MT_F_MMAP_STACK] = 0;
 	if (mt_writer_event(s->w, MT_EV_MMAP, row) == 0)
 		s->maps.events++;
+	if (s->ustack && (e->prot & PROT_EXEC))
+		mt_ustack_map(s->ustack, (uint32_t)sn->pid, e->start, e->end - e->start, e->pgoff,
+			      e->path);
 	return 0;
 }
 

@@ -16,6 +16,7 @@
 #include "record/buildid.h"
 #include "record/probe.h"
 #include "record/session.h"
+#include "record/ustack.h"
 
 /*
  * One dummy software event per CPU, attached to the command with inherit and
@@ -173,6 +174,8 @@ static void on_mmap2(struct mt_session *s, const struct perf_event_header *h)
 		s->maps.events++;
 	if (m->prot & PROT_EXEC)
 		mt_access_on_code_map(s, (pid_t)m->pid, m->addr, m->len);
+	if (s->ustack && (m->prot & PROT_EXEC))
+		mt_ustack_map(s->ustack, m->pid, m->addr, m->len, m->pgoff, path);
 }
 
 static void on_comm(struct mt_session *s, const struct perf_event_header *h)

@@ -30,6 +30,7 @@
 #include "record/syscalls.h"
 #include "record/syscalls-bpf.h"
 #include "record/tracepoints.h"
+#include "record/ustack.h"
 #include "decode/syscalls.h"
 #include "record/buildid.h"
 #include "record/probe.h"
@@ -342,6 +343,8 @@ static int finish(struct mt_session *s)
 		mt_kv_init(&akv);
 		if (s->syscalls)
 			mt_syscalls_close(s, &akv);
+		mt_ustack_free(s->ustack);
+		s->ustack = NULL;
 #ifdef MEMTAP_BPF
 		if (s->syscalls_bpf)
 			mt_syscalls_bpf_close(s, &akv);
@@ -497,7 +500,7 @@ static void open_syscalls(struct mt_session *s)
 		coll_set(&s->syscalls_coll, "none", "unavailable", why);
 		return;
 	}
-	r = mt_syscalls_open(s, (unsigned)classes);
+	r = mt_syscalls_open(s, (unsigned)classes, s->o->syscall_stacks);
 	if (r < 0) {
 		why = strerror(-r);
 		mt_warn("no syscall records: cannot open the tracepoints: %s", why);

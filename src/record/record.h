@@ -25,6 +25,7 @@ struct mt_record_opts {
 	unsigned ring_pages; /* data pages per per-CPU perf ring (power of two) */
 	uint64_t flush_ns; /* write buffered events at least this often */
 	const char *syscalls; /* --syscalls[=CLASSES]: requested, or NULL */
+	bool syscall_stacks; /* --syscall-stacks: the user stack at each call's entry */
 	const char *const *events; /* --event SUBSYS:NAME, nevents of them (checked already) */
 	size_t nevents;
 	bool alloc; /* preload the allocation runtime */

@@ -18,6 +18,7 @@ struct mt_faults_state;
 struct mt_rss_state;
 struct mt_syscalls_state;
 struct mt_tracepoints_state;
+struct mt_ustack;
 struct syscount_bpf;
 
 /* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
@@ -75,6 +76,7 @@ struct mt_session {
 	struct mt_syscalls_state *syscalls;
 	struct syscount_bpf *syscalls_bpf; /* --syscalls=summary: the in-kernel counters */
 	double syscalls_bpf_cost_ns; /* measured cost of counting one call */
+	struct mt_ustack *ustack; /* --syscall-stacks: executable mappings, the unwinder, a trie */
 	struct mt_coll events_coll; /* --event tracepoints */
 	struct mt_tracepoints_state *tracepoints;
 

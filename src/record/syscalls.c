@@ -27,6 +27,7 @@
 #include "record/session.h"
 #include "record/probe.h"
 #include "record/sysinfo.h"
+#include "record/ustack.h"
 #ifdef MEMTAP_BPF
 #include "record/syscalls-bpf.h"
 #endif
@@ -48,6 +49,9 @@
 #define ENTER_SAMPLE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER)
 #define EXIT_SAMPLE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
 #define ENTER_REGS (1ull << PERF_REG_X86_R12) /* the runtime's mark (format/rt-mark.h) */
+/* --syscall-stacks: the registers an unwind starts from, and a copy of the stack */
+#define STACK_REGS (1ull << PERF_REG_X86_IP | 1ull << PERF_REG_X86_SP | 1ull << PERF_REG_X86_BP)
+#define STACK_BYTES 8192
 
 struct rec {
 	uint64_t time;
@@ -55,6 +59,7 @@ struct rec {
 	uint16_t exit, runtime;
 	int64_t id, ret;
 	uint64_t args[6];
+	uint64_t stack; /* stack id, 0 for none */
 };
 
 struct pending {
@@ -62,6 +67,7 @@ struct pending {
 	uint32_t pid, tid;
 	int64_t nr;
 	uint64_t args[6];
+	uint64_t stack;
 	bool used, runtime;
 };
 
@@ -83,6 +89,7 @@ struct mt_syscalls_state {
 	int enter_type, exit_type; /* tracepoint ids, the records' common_type */
 	unsigned ring_pages;
 	unsigned classes;
+	uint64_t enter_sample, enter_regs; /* ENTER_*, with the stack's when stacks are asked */
 	struct mt_tp_field f_type, f_id, f_args, f_ret;
 	struct rec *recs;
 	size_t nrecs, cap;
@@ -212,7 +219,7 @@ static void free_state(struct mt_syscalls_state *c)
 	free(c);
 }
 
-int mt_syscalls_open(struct mt_session *s, unsigned classes)
+int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 {
 	struct mt_syscalls_state *c = calloc(1, sizeof(*c));
 	struct perf_event_attr at;
@@ -224,6 +231,16 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes)
 	mt_map64_init(&c->pend_ix);
 	c->classes = classes;
 	c->ring_pages = RING_PAGES;
+	c->enter_sample = ENTER_SAMPLE;
+	c->enter_regs = ENTER_REGS;
+	if (stacks) {
+		if (mt_ustack_new(&s->ustack) < 0) {
+			free_state(c);
+			return -ENOMEM;
+		}
+		c->enter_sample |= PERF_SAMPLE_STACK_USER;
+		c->enter_regs |= STACK_REGS;
+	}
 	c->enter_type = mt_tracepoint_id("raw_syscalls/sys_enter");
 	c->exit_type = mt_tracepoint_id("raw_syscalls/sys_exit");
 	if (c->enter_type < 0 || c->exit_type < 0) {
@@ -252,8 +269,9 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes)
 	at.size = sizeof(at);
 	at.type = PERF_TYPE_TRACEPOINT;
 	at.sample_period = 1;
-	at.sample_type = ENTER_SAMPLE;
-	at.sample_regs_user = ENTER_REGS;
+	at.sample_type = c->enter_sample;
+	at.sample_regs_user = c->enter_regs;
+	at.sample_stack_user = stacks ? STACK_BYTES : 0;
 	at.sample_id_all = 1;
 	at.use_clockid = 1;
 	at.clockid = CLOCK_MONOTONIC;
@@ -289,9 +307,11 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes)
 		at.config = (uint64_t)c->exit_type;
 		at.sample_type = EXIT_SAMPLE;
 		at.sample_regs_user = 0;
+		at.sample_stack_user = 0;
 		fd = mt_perf_open(&at, s->root, cpu, -1);
-		at.sample_type = ENTER_SAMPLE;
-		at.sample_regs_user = ENTER_REGS;
+		at.sample_type = c->enter_sample;
+		at.sample_regs_user = c->enter_regs;
+		at.sample_stack_user = stacks ? STACK_BYTES : 0;
 		if (fd < 0) {
 			rc = fd;
 			break;
@@ -364,7 +384,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	}
 	type = mt_tp_value(ps.raw, ps.raw_size, &c->f_type);
 	if (type != (uint64_t)c->exit_type &&
-	    mt_perf_sample_parse(h, h->size, ENTER_SAMPLE, ENTER_REGS, &ps) < 0) {
+	    mt_perf_sample_parse(h, h->size, c->enter_sample, c->enter_regs, &ps) < 0) {
 		c->malformed++;
 		return;
 	}
@@ -378,6 +398,10 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	r->tid = ps.tid;
 	r->exit = type == (uint64_t)c->exit_type;
 	r->runtime = !r->exit && ps.has_regs && ps.regs.r[MT_REG_R12] == MT_RT_SYSCALL_MARK;
+	if (!r->exit && s->ustack && ps.has_regs && ps.stack && !r->runtime)
+		r->stack = mt_ustack_unwind(s->ustack, ps.pid, ps.tid, ps.regs.r[MT_REG_IP],
+					    ps.regs.r[MT_REG_SP], ps.regs.r[MT_REG_BP], ps.stack,
+					    ps.stack_size);
 	r->id = (int64_t)mt_tp_value(ps.raw, ps.raw_size, &c->f_id);
 	if (r->exit) {
 		r->ret = (int64_t)mt_tp_value(ps.raw, ps.raw_size, &c->f_ret);
@@ -465,7 +489,7 @@ static int cmp_rec(const void *a, const void *b)
 }
 
 static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, int64_t nr,
-		 int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags)
+		 int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags, uint64_t stack)
 {
 	/* flags may carry MT_SYSCALL_RUNTIME: the preload runtime's own call */
 	struct mt_syscalls_state *c = s->syscalls;
@@ -487,6 +511,7 @@ static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, i
 		row[MT_F_SYSCALL_A0 + i] = args ? args[i] : 0;
 	row[MT_F_SYSCALL_FLAGS] = flags;
 	row[MT_F_SYSCALL_PATH] = 0;
+	row[MT_F_SYSCALL_STACK] = stack;
 	if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0)
 		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr);
 	c->calls++;
@@ -506,7 +531,7 @@ static void pair(struct mt_session *s, const struct rec *r)
 		if (p && p->used) {
 			/* A second entry without an exit: the first never returned (exit_group). */
 			emit(s, p->time, p->pid, r->tid, p->nr, 0, 0, p->args,
-			     MT_SYSCALL_NO_EXIT | (p->runtime ? MT_SYSCALL_RUNTIME : 0));
+			     MT_SYSCALL_NO_EXIT | (p->runtime ? MT_SYSCALL_RUNTIME : 0), p->stack);
 			c->no_exit++;
 		}
 		if (!p) {
@@ -524,13 +549,14 @@ static void pair(struct mt_session *s, const struct rec *r)
 		memcpy(p->args, r->args, sizeof(p->args));
 		p->used = true;
 		p->runtime = r->runtime;
+		p->stack = r->stack;
 		return;
 	}
 	if (p && p->used) {
 		/* The thread's pending entry; the exit's own number may differ: rt_sigreturn's
 		 * exit reports the number of the restored context (-1 outside a syscall). */
 		emit(s, p->time, r->pid, r->tid, p->nr, r->ret, r->time - p->time, p->args,
-		     p->runtime ? MT_SYSCALL_RUNTIME : 0);
+		     p->runtime ? MT_SYSCALL_RUNTIME : 0, p->stack);
 		p->used = false;
 		return;
 	}
@@ -540,7 +566,7 @@ static void pair(struct mt_session *s, const struct rec *r)
 		return;
 	}
 	/* An exit without its entry: execve's (its entry came before tracing began at exec). */
-	emit(s, r->time, r->pid, r->tid, r->id, r->ret, 0, NULL, MT_SYSCALL_NO_ENTRY);
+	emit(s, r->time, r->pid, r->tid, r->id, r->ret, 0, NULL, MT_SYSCALL_NO_ENTRY, 0);
 	c->no_entry++;
 }
 
@@ -552,6 +578,9 @@ static void process(struct mt_session *s, uint64_t upto)
 	if (!c->nrecs)
 		return;
 	qsort(c->recs, c->nrecs, sizeof(*c->recs), cmp_rec);
+	/* the stacks' trie nodes go out before the events that name them */
+	if (s->ustack)
+		(void)mt_ustack_flush(s->ustack, s->w);
 	while (k < c->nrecs && c->recs[k].time < upto)
 		pair(s, &c->recs[k++]);
 	memmove(c->recs, c->recs + k, (c->nrecs - k) * sizeof(*c->recs));
@@ -597,7 +626,8 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 		if (c->pend[i].used) {
 			emit(s, c->pend[i].time, c->pend[i].pid, c->pend[i].tid, c->pend[i].nr, 0,
 			     0, c->pend[i].args,
-			     MT_SYSCALL_NO_EXIT | (c->pend[i].runtime ? MT_SYSCALL_RUNTIME : 0));
+			     MT_SYSCALL_NO_EXIT | (c->pend[i].runtime ? MT_SYSCALL_RUNTIME : 0),
+			     c->pend[i].stack);
 			c->no_exit++;
 		}
 	mt_kv_add(kv, "tracepoints", "raw_syscalls:sys_enter,raw_syscalls:sys_exit (every call)");
@@ -613,6 +643,11 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "ring_bytes_per_cpu", (uint64_t)c->ring_pages * 4096);
 	if (c->cost_ns > 0)
 		mt_kv_add_u64(kv, "cost_ns_per_call", (uint64_t)(c->cost_ns + 0.5));
+	if (s->ustack) {
+		(void)mt_ustack_flush(s->ustack, s->w);
+		mt_ustack_stats(s->ustack, kv);
+		mt_kv_add_u64(kv, "stack_bytes", STACK_BYTES);
+	}
 	if (c->paths_why) {
 		mt_kv_add(kv, "paths", c->paths_why);
 	} else {

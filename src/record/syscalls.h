@@ -4,12 +4,14 @@
 #define MEMTAP_RECORD_SYSCALLS_H
 
 #include <poll.h>
+#include <stdbool.h>
 
 struct mt_session;
 struct mt_kv;
 
-/* Opens raw_syscalls:sys_enter/sys_exit on the command; classes: MT_SC_* bits. */
-int mt_syscalls_open(struct mt_session *s, unsigned classes);
+/* Opens raw_syscalls:sys_enter/sys_exit on the command; classes: MT_SC_* bits; stacks:
+ * copy and unwind the user stack at each entry (--syscall-stacks). */
+int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks);
 int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max);
 void mt_syscalls_drain(struct mt_session *s);
 void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv);

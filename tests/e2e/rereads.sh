@@ -46,3 +46,23 @@ fd=$(sed -n 's/.*openat(AT_FDCWD, "data.bin", O_RDWR|O_CREAT|O_TRUNC, 0644) = \(
 [ -n "$fd" ] && grep -q "pread64($fd<$PWD/data.bin>, 0x[0-9a-f]*, 262144, 0) = 262144" l.txt ||
 	fail "--list lacks paths or descriptor names: $(grep data.bin l.txt | head -3)"
 ok "--list shows the paths opened and the file behind each descriptor"
+
+# --syscall-stacks: each call's user stack, unwound from a copy taken at entry; the preads
+# come from main() at the line of workloads/rereads.c that makes them.
+"$MEMTAP" record -q -f --no-alloc --access=off --syscall-stacks -o s.mtap -- \
+	"$WORKLOADS/rereads" data2.bin >/dev/null || fail "record --syscall-stacks failed"
+"$MEMTAP" syscalls s.mtap --list --name pread64 --format json >s.json || fail "--list json failed"
+line=$(grep -n 'pread(fd, buf, 256 \* K, 0) != 256 \* K' "$SRC/tests/e2e/workloads/rereads.c" | cut -d: -f1)
+python3 - "$line" <<'PY' || fail "the preads' stacks do not lead to their line in rereads.c"
+import json, sys
+line = int(sys.argv[1])
+calls = [c for c in json.load(open("s.json")) if c.get("path") is None and c["ret"] == 262144]
+assert len(calls) == 2, calls
+for c in calls:
+    own = [f for f in c.get("stack", []) if f.get("file", "").endswith("rereads.c")]
+    print("pread64 stack:", [(f.get("function"), f.get("file", "").split("/")[-1], f.get("line")) for f in c.get("stack", [])])
+    assert own and own[0]["function"] == "main" and own[0]["line"] == line, (own, line)
+PY
+"$MEMTAP" syscalls s.mtap --list --name pread64 | grep -q "at main (.*rereads.c:$line)" ||
+	fail "--list does not show the caller's line"
+ok "--syscall-stacks: each pread64 is attributed to rereads.c:$line in main"
