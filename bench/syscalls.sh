@@ -3,9 +3,9 @@
 # Syscall-tracing benchmark (issue 8): wall-time ratios from interleaved runs of
 # `dd if=/dev/zero of=/dev/null bs=1 count=400000` and `find /usr -type f`, bare, under
 # memtap without and with --syscalls (allocation, access, fault and RSS collectors off, so
-# the difference is the syscall collector's) recording every call and counting in the kernel
-# (--syscalls=summary, BPF), and under strace -f -c; then the calls and lost events memtap
-# recorded.
+# the difference is the syscall collector's) recording every call (BPF records where BPF
+# loads) and counting in the kernel (--syscalls=summary, BPF), and under strace -f -c; then
+# the calls and lost events memtap recorded.
 # usage: bench/syscalls.sh [BUILD_DIR] [ROUNDS]   (defaults: build, 7)
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)

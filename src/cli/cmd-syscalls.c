@@ -57,7 +57,8 @@ const struct mt_command_spec mt_syscalls_spec = {
 		"share of the time, seconds, microseconds per call, calls, errors (results\n"
 		"-4095..-1), sorted by time. Calls that never returned (exit_group, a thread\n"
 		"killed in a call) are counted apart, as strace leaves them out. Durations are\n"
-		"from entry to exit and include the tracer's own cost per call (two perf records).\n"
+		"from entry to exit and include part of the tracer's cost per call (measured at the\n"
+		"start and printed under the table).\n"
 		"The calls memtap's preload runtime makes for itself inside the workload (its\n"
 		"shared memory, its socket, thread ids) are marked by the runtime and shown apart,\n"
 		"never in the workload's counts; --list prefixes them with [memtap-rt].\n",
@@ -132,7 +133,7 @@ static void text_table(const struct mt_syscall_table *tb)
 			       mt_syscall_name(tb->v[i].nr, buf, sizeof(buf)), tb->v[i].no_return);
 }
 
-static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns)
+static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns, const char *mech)
 {
 	if (o.format == 1) {
 		struct mt_json j;
@@ -141,9 +142,7 @@ static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns)
 		mt_json_begin_object(&j);
 		mt_json_kv_str(&j, "durations", "entry to exit, tracing overhead included");
 		mt_json_kv_u64(&j, "tracing_cost_ns_per_call", cost_ns); /* 0: not measured */
-		mt_json_kv_str(&j, "mechanism",
-			       st->summary ? "bpf summary (in-kernel totals)"
-					   : "raw_syscalls tracepoints (every call)");
+		mt_json_kv_str(&j, "mechanism", mech ? mech : "unknown");
 		mt_json_kv_u64(&j, "calls", st->work.calls);
 		mt_json_kv_u64(&j, "errors", st->work.errors);
 		mt_json_kv_u64(&j, "no_return", st->work.no_return);
@@ -165,8 +164,8 @@ static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns)
 	text_table(&st->work);
 	printf(st->summary ? "(counted in the kernel by BPF for the whole tree; durations include "
 			     "part of its cost per call"
-			   : "(durations include part of the tracer's cost per call: raw_syscalls "
-			     "tracepoints");
+			   : "(durations include part of the tracer's cost per call: %s",
+	       mech ? mech : "unknown");
 	if (cost_ns)
 		printf(", measured at the start: %" PRIu64 " ns per call", cost_ns);
 	printf(")\n");
@@ -551,16 +550,20 @@ int cmd_syscalls(int argc, char **argv)
 		rc = mt_syscalls_analyze(r, &f, &st);
 		if (rc == 0) {
 			uint64_t cost = 0;
+			const char *mech = NULL;
 
 			for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
 				const struct mt_kvlist *kv = mt_reader_collector(r, i);
 				const char *n = mt_kvlist_get(kv, "name"),
 					   *v = mt_kvlist_get(kv, "cost_ns_per_call");
 
-				if (n && !strcmp(n, "syscalls") && v)
+				if (!n || strcmp(n, "syscalls"))
+					continue;
+				if (v)
 					cost = strtoull(v, NULL, 10);
+				mech = mt_kvlist_get(kv, "mechanism");
 			}
-			summary(&st, cost);
+			summary(&st, cost, mech);
 			mt_syscalls_release(&st);
 		}
 	}

@@ -507,7 +507,7 @@ static void open_syscalls(struct mt_session *s)
 		coll_set(&s->syscalls_coll, "none", "unavailable", why);
 		return;
 	}
-	coll_set(&s->syscalls_coll, "tracepoint-raw_syscalls",
+	coll_set(&s->syscalls_coll, mt_syscalls_mechanism(s),
 		 s->o->syscalls && strstr(s->o->syscalls, "summary") ? "degraded" : "active",
 		 s->o->syscalls && strstr(s->o->syscalls, "summary")
 			 ? "no in-kernel summary: every call recorded instead"

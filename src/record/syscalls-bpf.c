@@ -20,6 +20,7 @@
 #include "record/syscalls.h"
 #include "syscount.skel.h" /* generated: src/record/bpf/syscount.bpf.c */
 #include "syspaths.skel.h" /* generated: src/record/bpf/syspaths.bpf.c */
+#include "sysrec.skel.h" /* generated: src/record/bpf/sysrec.bpf.c */
 
 /*
  * Measured on this VM type (research/bpf-syscall-summary.md): exact against strace -f -c,
@@ -255,5 +256,163 @@ void mt_syspaths_close(struct mt_syspaths *p)
 		return;
 	ring_buffer__free(p->rb);
 	syspaths_bpf__destroy(p->skel);
+	free(p);
+}
+
+/* ---- per-call records ---- */
+
+struct sysrec_rec {
+	uint64_t time, duration;
+	uint32_t pid, tid;
+	int64_t nr, ret;
+	uint64_t args[6];
+	uint32_t flags;
+	int32_t plen;
+	char path[]; /* 256 bytes when plen > 0 */
+};
+
+struct mt_sysrec {
+	struct sysrec_bpf *skel;
+	struct ring_buffer *rb;
+	mt_sysrec_fn fn;
+	void *ctx;
+	bool discard; /* while the recorder measures its own calls */
+};
+
+static int on_rec(void *ctx, void *data, size_t size)
+{
+	struct mt_sysrec *p = ctx;
+	const struct sysrec_rec *r = data;
+	struct mt_sysrec_call c;
+
+	if (p->discard || size < sizeof(*r))
+		return 0;
+	memset(&c, 0, sizeof(c));
+	c.time = r->time;
+	c.duration = r->duration;
+	c.pid = r->pid;
+	c.tid = r->tid;
+	c.nr = r->nr;
+	c.ret = r->ret;
+	memcpy(c.args, r->args, sizeof(c.args));
+	c.flags = r->flags;
+	if (r->plen > 0 && size >= sizeof(*r) + 256) {
+		c.path = r->path;
+		c.path_len = strnlen(r->path, 256);
+		c.path_truncated = r->plen >= 256;
+	} else if (r->plen < 0) {
+		c.path_unreadable = true;
+	}
+	p->fn(p->ctx, &c);
+	return 0;
+}
+
+int mt_sysrec_open(struct mt_session *s, const uint64_t allow[16], mt_sysrec_fn fn, void *ctx,
+		   double *cost_ns, struct mt_sysrec **ret)
+{
+	struct mt_sysrec *p = calloc(1, sizeof(*p));
+	struct {
+		uint64_t start;
+		int64_t id;
+		uint64_t args[6];
+		uint32_t armed, runtime;
+		int32_t plen;
+		uint32_t pad;
+		char path[256];
+	} st;
+	double bare;
+	int pidfd, r;
+
+	if (!p)
+		return -ENOMEM;
+	p->fn = fn;
+	p->ctx = ctx;
+	libbpf_set_print(quiet_print);
+	p->skel = sysrec_bpf__open();
+	if (!p->skel) {
+		r = errno ? -errno : -EPERM;
+		free(p);
+		return r;
+	}
+	memcpy((void *)p->skel->rodata->allow, allow, sizeof(p->skel->rodata->allow));
+	r = sysrec_bpf__load(p->skel);
+	if (r == 0) {
+		bare = mt_syscall_ns(1000);
+		r = sysrec_bpf__attach(p->skel);
+	}
+	if (r == 0) {
+		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.records), on_rec, p, NULL);
+		if (!p->rb)
+			r = errno ? -errno : -ENOMEM;
+	}
+	/* The cost of one recorded call: the recorder's own getppid() with its task marked,
+	 * its records discarded. */
+	if (r == 0) {
+		memset(&st, 0, sizeof(st));
+		pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
+		if (pidfd >= 0 && bpf_map_update_elem(bpf_map__fd(p->skel->maps.tasks), &pidfd, &st,
+						      BPF_NOEXIST) == 0) {
+			double traced = mt_syscall_ns(1000);
+
+			(void)bpf_map_delete_elem(bpf_map__fd(p->skel->maps.tasks), &pidfd);
+			p->discard = true;
+			(void)ring_buffer__consume(p->rb);
+			p->discard = false;
+			*cost_ns = traced > bare ? traced - bare : 0;
+		}
+		if (pidfd >= 0)
+			close(pidfd);
+	}
+	if (r == 0) {
+		memset(&st, 0, sizeof(st));
+		st.armed = 1;
+		pidfd = (int)syscall(SYS_pidfd_open, s->root, 0);
+		if (pidfd < 0)
+			r = -errno;
+		else if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tasks), &pidfd, &st,
+					     BPF_NOEXIST) < 0)
+			r = -errno;
+		if (pidfd >= 0)
+			close(pidfd);
+	}
+	if (r < 0) {
+		mt_sysrec_close(p);
+		return r;
+	}
+	*ret = p;
+	return 0;
+}
+
+int mt_sysrec_fd(struct mt_sysrec *p)
+{
+	return ring_buffer__epoll_fd(p->rb);
+}
+
+void mt_sysrec_consume(struct mt_sysrec *p)
+{
+	(void)ring_buffer__consume(p->rb);
+}
+
+uint64_t mt_sysrec_dropped(struct mt_sysrec *p)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+	uint32_t k = 0;
+
+	if (ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
+		return 0;
+	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.dropped), &k, v) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
+void mt_sysrec_close(struct mt_sysrec *p)
+{
+	if (!p)
+		return;
+	ring_buffer__free(p->rb);
+	sysrec_bpf__destroy(p->skel);
 	free(p);
 }

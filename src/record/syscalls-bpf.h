@@ -3,6 +3,8 @@
 #ifndef MEMTAP_RECORD_SYSCALLS_BPF_H
 #define MEMTAP_RECORD_SYSCALLS_BPF_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct mt_session;
@@ -25,5 +27,28 @@ void mt_syspaths_consume(struct mt_syspaths *p);
 /* Records the ring buffer had no room for. */
 uint64_t mt_syspaths_dropped(struct mt_syspaths *p);
 void mt_syspaths_close(struct mt_syspaths *p);
+
+/* Per-call records in BPF: one per call, at its exit (entry time, duration, arguments,
+ * result, flags, path). */
+struct mt_sysrec;
+struct mt_sysrec_call {
+	uint64_t time, duration;
+	uint32_t pid, tid;
+	int64_t nr, ret;
+	uint64_t args[6];
+	uint32_t flags; /* MT_SYSCALL_* */
+	const char *path; /* NULL: none */
+	size_t path_len;
+	bool path_unreadable, path_truncated;
+};
+typedef void (*mt_sysrec_fn)(void *ctx, const struct mt_sysrec_call *c);
+/* allow: a bit per syscall number to record (1024 bits). Loads, attaches, marks the command;
+ * measures the cost of one recorded call (*cost_ns). 0 or -errno. */
+int mt_sysrec_open(struct mt_session *s, const uint64_t allow[16], mt_sysrec_fn fn, void *ctx,
+		   double *cost_ns, struct mt_sysrec **ret);
+int mt_sysrec_fd(struct mt_sysrec *p);
+void mt_sysrec_consume(struct mt_sysrec *p);
+uint64_t mt_sysrec_dropped(struct mt_sysrec *p);
+void mt_sysrec_close(struct mt_sysrec *p);
 
 #endif

@@ -74,13 +74,19 @@ struct pending {
 /* A path copied at a syscall's entry by BPF, waiting for its call's record. */
 struct path {
 	uint64_t time;
-	uint32_t tid;
 	int nr;
 	size_t len;
 	char *s;
 };
 
-#define PATH_WINDOW_NS 10000000ull /* a path and its call's entry: within 10 ms */
+/* One thread's queue: a thread makes one call at a time, so its paths come in the order of
+ * its calls and the one for a call is at the head (older heads had no call: dropped). */
+struct tpaths {
+	struct path *v;
+	size_t head, n, cap;
+};
+
+#define PATH_WINDOW_NS 1000000ull /* a path and its call's entry: within 1 ms */
 
 struct mt_syscalls_state {
 	struct mt_perf_ring *rings;
@@ -100,11 +106,17 @@ struct mt_syscalls_state {
 	uint64_t runtime_calls;
 #ifdef MEMTAP_BPF
 	struct mt_syspaths *paths_bpf;
+	struct mt_sysrec *sysrec; /* BPF per-call records: no perf rings at all */
 #endif
+	const char *cur_path; /* the path of the call being emitted from a BPF record */
+	size_t cur_plen;
+	uint64_t bpf_lost_reported;
 	const char *paths_why; /* why there are no paths, or NULL */
 	double cost_ns; /* measured tracing cost per call, 0 if not measured */
-	struct path *paths;
-	size_t npaths, paths_cap;
+	struct tpaths *tq; /* per thread, its paths in arrival (= entry) order */
+	size_t ntq, tq_cap;
+	struct mt_map64 tq_ix; /* tid -> index + 1 into tq */
+	uint64_t npaths; /* queued in all */
 	uint64_t paths_joined, paths_missing, paths_unmatched, paths_truncated, paths_faulted;
 };
 
@@ -127,6 +139,31 @@ static int read_format(const char *tp, char *buf, size_t size)
 }
 
 static void on_path(void *ctx, uint64_t time, uint32_t tid, int nr, const char *path, int len);
+static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, int64_t nr,
+		 int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags, uint64_t stack);
+
+#ifdef MEMTAP_BPF
+/* A call as BPF recorded it at its exit: already paired and timed. */
+static void on_sysrec(void *ctx, const struct mt_sysrec_call *r)
+{
+	struct mt_session *s = ctx;
+	struct mt_syscalls_state *c = s->syscalls;
+
+	c->records++;
+	if (r->path_unreadable)
+		c->paths_faulted++;
+	if (r->path_truncated)
+		c->paths_truncated++;
+	if (r->path)
+		c->paths_joined++;
+	c->cur_path = r->path;
+	c->cur_plen = r->path_len;
+	if (r->flags & MT_SYSCALL_NO_EXIT)
+		c->no_exit++;
+	emit(s, r->time, r->pid, r->tid, r->nr, r->ret, r->duration, r->args, r->flags, 0);
+	c->cur_path = NULL;
+}
+#endif
 
 /* The fastest of three rounds of n getppid() calls, in ns per call. */
 double mt_syscall_ns(unsigned n)
@@ -211,10 +248,15 @@ static void free_state(struct mt_syscalls_state *c)
 	free(c->pend);
 #ifdef MEMTAP_BPF
 	mt_syspaths_close(c->paths_bpf);
+	mt_sysrec_close(c->sysrec);
 #endif
-	for (size_t i = 0; i < c->npaths; i++)
-		free(c->paths[i].s);
-	free(c->paths);
+	for (size_t q = 0; q < c->ntq; q++) {
+		for (size_t i = c->tq[q].head; i < c->tq[q].n; i++)
+			free(c->tq[q].v[i].s);
+		free(c->tq[q].v);
+	}
+	free(c->tq);
+	mt_map64_release(&c->tq_ix);
 	mt_map64_release(&c->pend_ix);
 	free(c);
 }
@@ -229,6 +271,7 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 	if (!c)
 		return -ENOMEM;
 	mt_map64_init(&c->pend_ix);
+	mt_map64_init(&c->tq_ix);
 	c->classes = classes;
 	c->ring_pages = RING_PAGES;
 	c->enter_sample = ENTER_SAMPLE;
@@ -241,6 +284,22 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 		c->enter_sample |= PERF_SAMPLE_STACK_USER;
 		c->enter_regs |= STACK_REGS;
 	}
+#ifdef MEMTAP_BPF
+	/* One record per call from BPF where it loads (stacks need perf's stack copies). */
+	if (!stacks && mt_feat_ok(MT_FEAT_BPF)) {
+		uint64_t allow[16] = { 0 };
+
+		for (unsigned nr = 0; nr < 1024; nr++)
+			if (classes == MT_SC_ALL || (mt_syscall_classes(nr) & classes))
+				allow[nr / 64] |= 1ull << (nr % 64);
+		s->syscalls = c; /* the callback emits through the session */
+		if (mt_sysrec_open(s, allow, on_sysrec, s, &c->cost_ns, &c->sysrec) == 0)
+			return 0;
+		s->syscalls = NULL;
+		c->sysrec = NULL;
+		c->cost_ns = 0;
+	}
+#endif
 	c->enter_type = mt_tracepoint_id("raw_syscalls/sys_enter");
 	c->exit_type = mt_tracepoint_id("raw_syscalls/sys_exit");
 	if (c->enter_type < 0 || c->exit_type < 0) {
@@ -350,6 +409,9 @@ int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 	if (s->syscalls && s->syscalls->paths_bpf && n < max)
 		fds[n++] = (struct pollfd){ .fd = mt_syspaths_fd(s->syscalls->paths_bpf),
 					    .events = POLLIN };
+	if (s->syscalls && s->syscalls->sysrec && n < max)
+		fds[n++] = (struct pollfd){ .fd = mt_sysrec_fd(s->syscalls->sysrec),
+					    .events = POLLIN };
 #endif
 	return n;
 }
@@ -410,31 +472,54 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	}
 }
 
-/* The path of the call that thread tid entered at time t with number nr: the queued copy
- * closest in time (one thread makes one call at a time), removed from the queue. */
+static struct tpaths *queue_of(struct mt_syscalls_state *c, uint32_t tid, bool create)
+{
+	uint64_t *ix = mt_map64_get(&c->tq_ix, tid);
+
+	if (ix && *ix)
+		return &c->tq[*ix - 1];
+	if (!create || mt_grow_array(&c->tq, &c->tq_cap, c->ntq + 1, sizeof(*c->tq)) < 0 ||
+	    mt_map64_put(&c->tq_ix, tid, &ix) < 0)
+		return NULL;
+	memset(&c->tq[c->ntq], 0, sizeof(*c->tq));
+	*ix = ++c->ntq;
+	return &c->tq[c->ntq - 1];
+}
+
+/* Drops the head of q (a path with no call: before the command's exec, or lost). */
+static void drop_head(struct mt_syscalls_state *c, struct tpaths *q)
+{
+	free(q->v[q->head].s);
+	q->head++;
+	c->npaths--;
+	c->paths_unmatched++;
+	if (q->head == q->n)
+		q->head = q->n = 0;
+}
+
+/* The path of the call that thread tid entered at time t with number nr: the head of the
+ * thread's queue once older entries are dropped; 0 when there is none. */
 static uint32_t take_path(struct mt_session *s, uint64_t t, uint32_t tid, int nr)
 {
 	struct mt_syscalls_state *c = s->syscalls;
-	size_t best = SIZE_MAX;
-	uint64_t best_d = PATH_WINDOW_NS;
+	struct tpaths *q = queue_of(c, tid, false);
+	struct path *p;
 	uint32_t id;
 
-	for (size_t i = 0; i < c->npaths; i++) {
-		const struct path *p = &c->paths[i];
-		uint64_t d = p->time > t ? p->time - t : t - p->time;
-
-		if (p->tid == tid && p->nr == nr && d < best_d) {
-			best = i;
-			best_d = d;
-		}
-	}
-	if (best == SIZE_MAX) {
+	while (q && q->head < q->n && q->v[q->head].time + PATH_WINDOW_NS < t)
+		drop_head(c, q);
+	if (!q || q->head == q->n || q->v[q->head].nr != nr ||
+	    q->v[q->head].time > t + PATH_WINDOW_NS) {
 		c->paths_missing++;
 		return 0;
 	}
-	id = mt_writer_strn(s->w, c->paths[best].s, c->paths[best].len);
-	free(c->paths[best].s);
-	c->paths[best] = c->paths[--c->npaths];
+	p = &q->v[q->head];
+	id = mt_writer_strn(s->w, p->s, p->len);
+	free(p->s);
+	q->head++;
+	c->npaths--;
+	if (q->head == q->n)
+		q->head = q->n = 0;
 	c->paths_joined++;
 	return id;
 }
@@ -442,6 +527,7 @@ static uint32_t take_path(struct mt_session *s, uint64_t t, uint32_t tid, int nr
 static void on_path(void *ctx, uint64_t time, uint32_t tid, int nr, const char *path, int len)
 {
 	struct mt_syscalls_state *c = ctx;
+	struct tpaths *q;
 	struct path *p;
 
 	if (len <= 0) {
@@ -450,9 +536,17 @@ static void on_path(void *ctx, uint64_t time, uint32_t tid, int nr, const char *
 	}
 	if (len >= 256)
 		c->paths_truncated++;
-	if (mt_grow_array(&c->paths, &c->paths_cap, c->npaths + 1, sizeof(*c->paths)) < 0)
+	q = queue_of(c, tid, true);
+	if (!q)
 		return;
-	p = &c->paths[c->npaths];
+	if (q->head && q->n == q->cap) { /* reuse the consumed front */
+		memmove(q->v, q->v + q->head, (q->n - q->head) * sizeof(*q->v));
+		q->n -= q->head;
+		q->head = 0;
+	}
+	if (mt_grow_array(&q->v, &q->cap, q->n + 1, sizeof(*q->v)) < 0)
+		return;
+	p = &q->v[q->n];
 	p->len = strnlen(path, (size_t)len);
 	p->s = malloc(p->len + 1);
 	if (!p->s)
@@ -460,23 +554,18 @@ static void on_path(void *ctx, uint64_t time, uint32_t tid, int nr, const char *
 	memcpy(p->s, path, p->len);
 	p->s[p->len] = 0;
 	p->time = time;
-	p->tid = tid;
 	p->nr = nr;
+	q->n++;
 	c->npaths++;
 }
 
 /* Paths older than any entry still to come had no call (before the command's exec). */
 static void expire_paths(struct mt_syscalls_state *c, uint64_t upto)
 {
-	for (size_t i = 0; i < c->npaths;) {
-		if (c->paths[i].time + PATH_WINDOW_NS < upto) {
-			free(c->paths[i].s);
-			c->paths[i] = c->paths[--c->npaths];
-			c->paths_unmatched++;
-		} else {
-			i++;
-		}
-	}
+	for (size_t i = 0; i < c->ntq; i++)
+		while (c->tq[i].head < c->tq[i].n &&
+		       c->tq[i].v[c->tq[i].head].time + PATH_WINDOW_NS < upto)
+			drop_head(c, &c->tq[i]);
 }
 
 static int cmp_rec(const void *a, const void *b)
@@ -512,7 +601,9 @@ static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, i
 	row[MT_F_SYSCALL_FLAGS] = flags;
 	row[MT_F_SYSCALL_PATH] = 0;
 	row[MT_F_SYSCALL_STACK] = stack;
-	if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0)
+	if (c->cur_path)
+		row[MT_F_SYSCALL_PATH] = mt_writer_strn(s->w, c->cur_path, c->cur_plen);
+	else if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0)
 		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr);
 	c->calls++;
 	if (flags & MT_SYSCALL_RUNTIME)
@@ -594,6 +685,21 @@ void mt_syscalls_drain(struct mt_session *s)
 
 	if (!c)
 		return;
+#ifdef MEMTAP_BPF
+	if (c->sysrec) {
+		uint64_t d;
+
+		mt_sysrec_consume(c->sysrec);
+		d = mt_sysrec_dropped(c->sysrec);
+		if (d > c->bpf_lost_reported) {
+			mt_emit_lost(s, mt_now_ns(), &s->syscalls_coll, d - c->bpf_lost_reported,
+				     "syscalls: BPF ring buffer full");
+			c->lost += d - c->bpf_lost_reported;
+			c->bpf_lost_reported = d;
+		}
+		return;
+	}
+#endif
 	start = mt_now_ns();
 	for (int i = 0; i < c->nrings; i++)
 		if (c->rings[i].fd >= 0 &&
@@ -613,6 +719,31 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 
 	if (!c)
 		return;
+#ifdef MEMTAP_BPF
+	if (c->sysrec) {
+		mt_syscalls_drain(s);
+		mt_kv_add(
+			kv, "tracepoints",
+			"tp_btf/sys_enter,tp_btf/sys_exit (BPF: one record per call, at its exit)");
+		mt_kv_add_u64(kv, "classes", c->classes);
+		mt_kv_add_u64(kv, "calls", c->calls);
+		mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
+		mt_kv_add_u64(kv, "records", c->records);
+		mt_kv_add_u64(kv, "without_exit", c->no_exit);
+		mt_kv_add_u64(kv, "filtered", c->filtered);
+		mt_kv_add(kv, "ring", "BPF ring buffer, 32 MiB");
+		if (c->cost_ns > 0)
+			mt_kv_add_u64(kv, "cost_ns_per_call", (uint64_t)(c->cost_ns + 0.5));
+		mt_kv_add(kv, "paths", "bpf: copied at entry (tp_btf/sys_enter), up to 255 bytes");
+		mt_kv_add_u64(kv, "paths_joined", c->paths_joined);
+		mt_kv_add_u64(kv, "paths_truncated", c->paths_truncated);
+		mt_kv_add_u64(kv, "paths_unreadable", c->paths_faulted);
+		s->syscalls_coll.lost = c->lost;
+		free_state(c);
+		s->syscalls = NULL;
+		return;
+	}
+#endif
 	for (int i = 0; i < c->nrings; i++)
 		if (c->rings[i].fd >= 0 &&
 		    mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
@@ -664,4 +795,13 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	s->syscalls_coll.lost = c->lost;
 	free_state(c);
 	s->syscalls = NULL;
+}
+
+const char *mt_syscalls_mechanism(const struct mt_session *s)
+{
+#ifdef MEMTAP_BPF
+	if (s->syscalls && s->syscalls->sysrec)
+		return "bpf-records";
+#endif
+	return "tracepoint-raw_syscalls";
 }

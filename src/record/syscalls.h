@@ -16,6 +16,9 @@ int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max);
 void mt_syscalls_drain(struct mt_session *s);
 void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv);
 
+/* What records the calls: "bpf-records" or "tracepoint-raw_syscalls". */
+const char *mt_syscalls_mechanism(const struct mt_session *s);
+
 /* The fastest of three rounds of n getppid() calls by the recorder, ns per call. */
 double mt_syscall_ns(unsigned n);
 
