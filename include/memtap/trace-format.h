@@ -83,6 +83,8 @@ enum mt_ev_type {
 	MT_EV_SYSCALL = 14, /* a system call, at its entry, with its result and duration */
 	MT_EV_SYSCALL_SUM = 15, /* in-kernel totals of one syscall over the whole tree */
 	MT_EV_TRACEPOINT = 16, /* a tracepoint hit (--event SUBSYS:NAME), its fields as values */
+	MT_EV_LABEL = 17, /* the workload named a range (memtap_label) or dropped the name */
+	MT_EV_PHASE = 18, /* the workload entered a phase (memtap_phase), or left it */
 	_MT_EV_MAX,
 };
 
@@ -343,6 +345,24 @@ enum {
 	MT_F_TP_EVENT = 3, /* string: SUBSYS:NAME */
 	MT_F_TP_V0, /* the first field's value */
 	_MT_F_TP_MAX = MT_F_TP_V0 + 28,
+};
+
+/* MT_EV_LABEL: from include/memtap/memtap.h through the preload runtime. */
+enum mt_label_op { MT_LABEL_SET = 0, MT_LABEL_UNSET = 1 };
+
+enum {
+	MT_F_LABEL_OP = 3, /* enum mt_label_op */
+	MT_F_LABEL_ADDR, /* the range's start (unset: the start given to memtap_label) */
+	MT_F_LABEL_LEN, /* bytes (0 for unset) */
+	MT_F_LABEL_TYPE, /* string: region type, e.g. "weight", "kv_cache" */
+	MT_F_LABEL_NAME, /* string: the object's name */
+	_MT_F_LABEL_MAX,
+};
+
+/* MT_EV_PHASE */
+enum {
+	MT_F_PHASE_NAME = 3, /* string: the phase entered; "" when the phase ends */
+	_MT_F_PHASE_MAX,
 };
 
 /* MT_EV_LOST */

@@ -35,6 +35,23 @@
 enum mt_rt_msg {
 	MT_RT_MSG_HELLO = 1, /* struct mt_rt_hello + the region's memfd */
 	MT_RT_MSG_NOTIFY = 2, /* one byte: a slot became READY */
+	MT_RT_MSG_LABEL = 3, /* struct mt_rt_label + the strings: memtap.h's calls */
+};
+
+/* memtap_label / memtap_unlabel / memtap_phase from the workload (include/memtap/memtap.h),
+ * one datagram each, followed by type_len bytes of region type and name_len of name. */
+enum mt_rt_label_op { MT_RT_LABEL = 0, MT_RT_UNLABEL = 1, MT_RT_PHASE = 2 };
+
+#define MT_RT_LABEL_TYPE_MAX 63
+#define MT_RT_LABEL_NAME_MAX 255
+
+struct mt_rt_label {
+	uint32_t type; /* MT_RT_MSG_LABEL */
+	uint32_t op; /* enum mt_rt_label_op */
+	uint64_t time_ns; /* CLOCK_MONOTONIC */
+	uint32_t tid;
+	uint16_t type_len, name_len;
+	uint64_t addr, len;
 };
 
 struct mt_rt_hello {
@@ -186,7 +203,8 @@ struct mt_rt_region {
 	uint32_t wake_at; /* a thread sends NOTIFY when ready_pending reaches this */
 	uint64_t notifies; /* NOTIFY messages sent */
 	uint64_t free_off; /* offset of the free bitmap: a set bit is a FREE slot */
-	uint8_t reserved[4096 - 216];
+	uint64_t labels_dropped; /* memtap.h calls the socket had no room for */
+	uint8_t reserved[4096 - 224];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

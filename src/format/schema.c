@@ -203,6 +203,22 @@ static const struct mt_field_desc tp_fields[] = {
 };
 #undef TPV
 
+static const char *const label_ops[] = { "label", "unlabel" };
+
+static const struct mt_field_desc label_fields[] = {
+	COMMON_FIELDS,
+	{ "op", MT_FK_ENUM, label_ops, 2, "label or unlabel" },
+	{ "addr", MT_FK_HEX, NULL, 0, "start of the range" },
+	{ "len", MT_FK_U64, NULL, 0, "bytes (0 for unlabel)" },
+	{ "region_type", MT_FK_STR, NULL, 0, "region type given by the workload" },
+	{ "name", MT_FK_STR, NULL, 0, "object name given by the workload" },
+};
+
+static const struct mt_field_desc phase_fields[] = {
+	COMMON_FIELDS,
+	{ "name", MT_FK_STR, NULL, 0, "phase entered; empty when it ends" },
+};
+
 #define TYPE(t, n, f, d) [t] = { n, MT_ARRAY_SIZE_(f), f, d }
 #define MT_ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -223,6 +239,8 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_SYSCALL, "syscall", syscall_fields, "a system call"),
 	TYPE(MT_EV_SYSCALL_SUM, "syscall_sum", syssum_fields, "in-kernel totals of a syscall"),
 	TYPE(MT_EV_TRACEPOINT, "tracepoint", tp_fields, "a tracepoint hit (--event)"),
+	TYPE(MT_EV_LABEL, "label", label_fields, "the workload named a range (memtap.h)"),
+	TYPE(MT_EV_PHASE, "phase", phase_fields, "the workload entered or left a phase"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -242,6 +260,8 @@ _Static_assert(MT_ARRAY_SIZE_(syscall_fields) == _MT_F_SYSCALL_MAX, "syscall fie
 _Static_assert(MT_ARRAY_SIZE_(syssum_fields) == _MT_F_SYSSUM_MAX, "syscall_sum fields");
 _Static_assert(MT_ARRAY_SIZE_(tp_fields) == _MT_F_TP_MAX, "tracepoint fields");
 _Static_assert(_MT_F_TP_MAX <= MT_MAX_FIELDS, "tracepoint fields within the limit");
+_Static_assert(MT_ARRAY_SIZE_(label_fields) == _MT_F_LABEL_MAX, "label fields");
+_Static_assert(MT_ARRAY_SIZE_(phase_fields) == _MT_F_PHASE_MAX, "phase fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

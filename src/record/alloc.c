@@ -109,7 +109,7 @@ struct mt_alloc_state {
 	/* totals over closed connections */
 	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
 		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows,
-		notifies;
+		notifies, labels, labels_dropped, bad_labels;
 	char untraced[1024];
 	uint64_t nuntraced;
 	unsigned interval_ms; /* the next collection round, while connections are open */
@@ -832,6 +832,10 @@ static void conn_close(struct mt_session *s, struct conn *c)
 		a->stall_ns += r->stall_ns;
 		a->notifies += r->notifies;
 		a->dropped += r->dropped;
+		a->labels_dropped += r->labels_dropped;
+		if (r->labels_dropped)
+			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, r->labels_dropped,
+				     "memtap.h labels: the runtime's socket stayed full");
 		a->guard += r->guard_events;
 		a->truncated += r->truncated;
 		a->depth_limited += r->depth_limited;
@@ -878,6 +882,36 @@ int mt_alloc_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 	return n;
 }
 
+/* A memtap.h call: a label, an unlabel or a phase, as LABEL and PHASE events. */
+static void on_label(struct mt_session *s, struct conn *c, const struct mt_rt_label *h, size_t n)
+{
+	const char *str = (const char *)(h + 1);
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+	struct mt_alloc_state *a = s->alloc;
+
+	if (h->type_len > MT_RT_LABEL_TYPE_MAX || h->name_len > MT_RT_LABEL_NAME_MAX ||
+	    n != sizeof(*h) + h->type_len + h->name_len || h->op > MT_RT_PHASE) {
+		a->bad_labels++; /* the workload can scribble on anything it sends */
+		return;
+	}
+	row[MT_F_TIME] = h->time_ns;
+	row[MT_F_PID] = (uint64_t)c->pid;
+	row[MT_F_TID] = h->tid ? h->tid : (uint64_t)c->pid;
+	if (h->op == MT_RT_PHASE) {
+		row[MT_F_PHASE_NAME] = mt_writer_strn(s->w, str + h->type_len, h->name_len);
+		if (mt_writer_event(s->w, MT_EV_PHASE, row) == 0)
+			a->labels++;
+		return;
+	}
+	row[MT_F_LABEL_OP] = h->op == MT_RT_LABEL ? MT_LABEL_SET : MT_LABEL_UNSET;
+	row[MT_F_LABEL_ADDR] = h->addr;
+	row[MT_F_LABEL_LEN] = h->op == MT_RT_LABEL ? h->len : 0;
+	row[MT_F_LABEL_TYPE] = mt_writer_strn(s->w, str, h->type_len);
+	row[MT_F_LABEL_NAME] = mt_writer_strn(s->w, str + h->type_len, h->name_len);
+	if (mt_writer_event(s->w, MT_EV_LABEL, row) == 0)
+		a->labels++;
+}
+
 void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n)
 {
 	struct mt_alloc_state *a = s->alloc;
@@ -895,11 +929,17 @@ void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n)
 			on_hello(s, c);
 			continue;
 		}
-		/* NOTIFY bytes: read them all; EOF closes. */
+		/* NOTIFY bytes and memtap.h labels: read them all; EOF closes. */
 		for (;;) {
-			char buf[256];
-			ssize_t r = recv(c->fd, buf, sizeof(buf), MSG_DONTWAIT);
+			union {
+				struct mt_rt_label h;
+				char b[sizeof(struct mt_rt_label) + MT_RT_LABEL_TYPE_MAX +
+				       MT_RT_LABEL_NAME_MAX + 1];
+			} buf;
+			ssize_t r = recv(c->fd, &buf, sizeof(buf), MSG_DONTWAIT);
 
+			if (r >= (ssize_t)sizeof(buf.h) && buf.h.type == MT_RT_MSG_LABEL)
+				on_label(s, c, &buf.h, (size_t)r);
 			if (r > 0)
 				continue;
 			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
@@ -1093,6 +1133,9 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		if (a->untraced[0])
 			mt_kv_add(kv, "untraced", a->untraced);
 		mt_kv_add_u64(kv, "stack_nodes", a->nodes);
+		mt_kv_add_u64(kv, "labels", a->labels); /* memtap.h labels and phases */
+		mt_kv_add_u64(kv, "labels_dropped", a->labels_dropped);
+		mt_kv_add_u64(kv, "labels_malformed", a->bad_labels);
 		mt_kv_add_u64(kv, "stacks_truncated", a->truncated);
 		mt_kv_add_u64(kv, "stacks_depth_limited", a->depth_limited);
 		mt_kv_add_u64(kv, "events_without_stack_nested", a->guard);

@@ -1270,6 +1270,72 @@ static void fork_child(void)
 	rt_unwind_fork_child();
 }
 
+/* ---- memtap.h: labels and phases from the workload ---- */
+
+/* include/memtap/memtap.h declares these weak for the workload; defined here, strong. */
+RT_EXPORT int memtap__label(const void *addr, size_t len, const char *region_type,
+			    const char *name);
+RT_EXPORT int memtap__unlabel(const void *addr);
+RT_EXPORT int memtap__phase(const char *name);
+
+/* One datagram to the recorder; a full socket is retried for up to 10 ms, then counted. */
+static int send_label(uint32_t op, const void *addr, size_t len, const char *type, const char *name)
+{
+	struct rt_thread *t = &rt_self;
+	struct {
+		struct mt_rt_label h;
+		char s[MT_RT_LABEL_TYPE_MAX + MT_RT_LABEL_NAME_MAX];
+	} m;
+	struct timespec ts, nap = { 0, 100000 };
+	size_t tl = type ? strnlen(type, MT_RT_LABEL_TYPE_MAX) : 0;
+	size_t nl = name ? strnlen(name, MT_RT_LABEL_NAME_MAX) : 0;
+	int saved = errno;
+	long r = -1;
+
+	if (!(FAST(t) || slow_mode(t) == TM_READY) || rt_sock < 0)
+		return -1;
+	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no system call */
+	memset(&m.h, 0, sizeof(m.h));
+	m.h.type = MT_RT_MSG_LABEL;
+	m.h.op = op;
+	m.h.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	m.h.tid = t->tid;
+	m.h.addr = (uint64_t)(uintptr_t)addr;
+	m.h.len = len;
+	m.h.type_len = (uint16_t)tl;
+	m.h.name_len = (uint16_t)nl;
+	if (tl)
+		memcpy(m.s, type, tl);
+	if (nl)
+		memcpy(m.s + tl, name, nl);
+	for (int tries = 0; tries < 100; tries++) {
+		r = mt_rt_sys(SYS_sendto, rt_sock, (long)&m, (long)(sizeof(m.h) + tl + nl),
+			      MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+		if (r != -EAGAIN)
+			break;
+		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
+	}
+	if (r < 0 && rt_region)
+		__atomic_add_fetch(&rt_region->labels_dropped, 1, __ATOMIC_RELAXED);
+	errno = saved;
+	return r < 0 ? -1 : 0;
+}
+
+RT_EXPORT int memtap__label(const void *addr, size_t len, const char *region_type, const char *name)
+{
+	return send_label(MT_RT_LABEL, addr, len, region_type, name);
+}
+
+RT_EXPORT int memtap__unlabel(const void *addr)
+{
+	return send_label(MT_RT_UNLABEL, addr, 0, NULL, NULL);
+}
+
+RT_EXPORT int memtap__phase(const char *name)
+{
+	return send_label(MT_RT_PHASE, NULL, 0, NULL, name);
+}
+
 /* The runtime's version, which `memtap record` checks before starting the workload. */
 RT_EXPORT __attribute__((used)) const char memtap_rt_version[] = "memtap-rt " MEMTAP_VERSION
 								 " proto 1";

@@ -1,0 +1,43 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# include/memtap/memtap.h: labels and phases reach the trace with their times, threads,
+# ranges and names (dump --type label,phase); the program links no memtap library and, run
+# without memtap, does the same with every call a no-op.
+. "$(dirname "$0")/lib.sh"
+
+W="$WORKLOADS/labels"
+if command -v ldd >/dev/null && ldd "$W" | grep -q memtap; then
+	fail "the labels workload links a memtap library"
+fi
+"$W" >bare.txt || fail "the workload failed without memtap"
+grep -q "recorded no" bare.txt || fail "memtap.h calls claimed success without memtap"
+ok "without memtap: no library linked, every memtap.h call a no-op"
+
+"$MEMTAP" record -q -f --access=off -o l.mtap -- "$W" >out.txt || fail "record failed"
+grep -q "recorded yes" out.txt || fail "memtap.h calls failed under memtap: $(cat out.txt)"
+"$MEMTAP" dump l.mtap --format jsonl --type label,phase >l.jsonl || fail "dump failed"
+python3 - <<'PY' || fail "labels and phases differ from what the workload did"
+import json
+ev = [json.loads(l) for l in open("l.jsonl")]
+out = dict(l.split(" ", 1) for l in open("out.txt").read().splitlines())
+w = int(out["weights"].split()[0], 16)
+kv = int(out["kv"].split()[0], 16)
+seq = [(e["type"], e.get("op"), e.get("region_type"), e.get("name"),
+        int(e["addr"], 16) if "addr" in e else None, e.get("len")) for e in ev]
+print(seq)
+assert seq == [
+    ("phase", None, None, "load", None, None),
+    ("label", "label", "weight", "model.weights", w, 1 << 20),
+    ("phase", None, None, "generation", None, None),
+    ("label", "label", "kv_cache", "block0", kv, 65536),
+    ("label", "unlabel", "", "", kv, 0),
+    ("label", "label", "bogus", "nowhere", 16, 4096),
+    ("phase", None, None, "", None, None),
+], seq
+assert all(e["pid"] == ev[0]["pid"] for e in ev)
+assert [e["time_ns"] for e in ev] == sorted(e["time_ns"] for e in ev)
+PY
+"$MEMTAP" info l.mtap --format json >i.json
+check_json i.json '[c for c in j["collectors"] if c["name"] == "alloc"][0]["details"]["labels"] == "7"' \
+	"the alloc collector does not count 7 labels and phases"
+ok "labels and phases recorded with their ranges, names, times and order"
