@@ -28,6 +28,7 @@ static const char *const region_names[MT_NREGION_TYPES] = {
 	[MT_REGION_FILE] = "file",
 	[MT_REGION_ANON] = "anon",
 	[MT_REGION_SPECIAL] = "special",
+	[MT_REGION_LABEL] = "labeled",
 };
 
 const char *mt_region_type_name(unsigned type)
@@ -189,7 +190,7 @@ static void copy_tree(struct pool *p, uint32_t t, uint32_t *to)
 }
 
 struct proc {
-	uint32_t maps, blocks; /* treap roots */
+	uint32_t maps, blocks, labels; /* treap roots */
 	uint32_t unknown; /* its UNKNOWN region, or NONE */
 };
 
@@ -216,7 +217,7 @@ static struct proc *proc_of(struct pass *ps, uint32_t pid)
 	    mt_map64_put(&ps->proc_ix, pid, &ix) < 0)
 		return NULL;
 	*ix = ps->nprocs;
-	ps->procs[ps->nprocs] = (struct proc){ 0, 0, NONE };
+	ps->procs[ps->nprocs] = (struct proc){ 0, 0, 0, NONE };
 	return &ps->procs[ps->nprocs++];
 }
 
@@ -282,8 +283,51 @@ static void on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len
 {
 	struct proc *pr = proc_of(ps, pid);
 
-	if (pr && len)
+	if (pr && len) {
 		punch(&ps->pool, &pr->maps, start, start + len);
+		punch(&ps->pool, &pr->labels, start, start + len); /* a name dies with its memory */
+	}
+}
+
+/*
+ * memtap_label: the range becomes a region of the workload's type, in front of the mapping
+ * or heap block it lies in, until memtap_unlabel, an unmap of it, or the process's exec.
+ * A range not inside one mapping of the process at that time is counted and ignored.
+ */
+static void on_label(struct pass *ps, const struct mt_event *ev)
+{
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	struct proc *pr = proc_of(ps, pid);
+	uint64_t start = ev->v[MT_F_LABEL_ADDR], end = start + ev->v[MT_F_LABEL_LEN];
+	uint32_t m, reg, n;
+
+	if (!pr)
+		return;
+	if (ev->v[MT_F_LABEL_OP] == MT_LABEL_UNSET) {
+		n = find(&ps->pool, pr->labels, start);
+		if (!n || ps->pool.v[n].start != start) {
+			ps->st->unlabels_unmatched++;
+			return;
+		}
+		erase_starts(&ps->pool, &pr->labels, start, start + 1);
+		return;
+	}
+	m = find(&ps->pool, pr->maps, start);
+	if (end <= start || !m || ps->pool.v[m].end < end) {
+		ps->st->labels_invalid++;
+		return;
+	}
+	reg = new_region(ps, pid, MT_REGION_LABEL, ev->stream, start, end, ev->v[MT_F_LABEL_NAME],
+			 -1, ev->v[MT_F_TIME]);
+	if (reg == NONE)
+		return;
+	ps->st->regions[reg].user_type = ev->v[MT_F_LABEL_TYPE];
+	ps->st->labels++;
+	pr = proc_of(ps, pid);
+	punch(&ps->pool, &pr->labels, start, end);
+	n = new_node(&ps->pool, start, end, reg, 0);
+	if (n)
+		insert(&ps->pool, &pr->labels, n);
 }
 
 static void on_mremap(struct pass *ps, const struct mt_event *ev)
@@ -380,7 +424,7 @@ static void on_task_new(struct pass *ps, const struct mt_event *ev)
 {
 	uint32_t pid = (uint32_t)ev->v[MT_F_PID], ppid = (uint32_t)ev->v[MT_F_NEW_PPID];
 	struct proc *parent, *child;
-	uint32_t maps, blocks;
+	uint32_t maps, blocks, labels;
 
 	if (ev->v[MT_F_NEW_KIND] == MT_TASK_THREAD || pid == ppid)
 		return;
@@ -389,20 +433,25 @@ static void on_task_new(struct pass *ps, const struct mt_event *ev)
 		return;
 	maps = parent->maps;
 	blocks = parent->blocks;
+	labels = parent->labels;
 	child = proc_of(ps, pid); /* may move procs: parent is stale from here */
 	if (!child)
 		return;
 	free_tree(&ps->pool, child->maps);
 	free_tree(&ps->pool, child->blocks);
-	child->maps = child->blocks = 0;
+	free_tree(&ps->pool, child->labels);
+	child->maps = child->blocks = child->labels = 0;
 	{
-		uint32_t m = 0, b = 0;
+		uint32_t m = 0, b = 0, l = 0;
 
 		copy_tree(&ps->pool, maps, &m);
 		copy_tree(&ps->pool, blocks, &b);
+		copy_tree(&ps->pool, labels,
+			  &l); /* the child's copy of the memory keeps its names */
 		child = proc_of(ps, pid);
 		child->maps = m;
 		child->blocks = b;
+		child->labels = l;
 	}
 }
 
@@ -435,6 +484,8 @@ static uint32_t region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t 
 	*site_out = -1;
 	if (!pr)
 		return NONE;
+	if ((n = find(&ps->pool, pr->labels, addr)))
+		return ps->pool.v[n].a;
 	if ((n = find(&ps->pool, pr->blocks, addr))) {
 		struct node *b = &ps->pool.v[n];
 		struct mt_access_site *s = &st->sites[b->a];
@@ -583,7 +634,8 @@ int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
 		return 0;
 	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP |
 		       1ull << MT_EV_MUNMAP | 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK |
-		       1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC;
+		       1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC |
+		       1ull << MT_EV_LABEL;
 	mt_map64_init(&ps.proc_ix);
 	mt_map64_init(&ps.site_ix);
 	mt_map64_init(&ps.page_ix);
@@ -618,12 +670,16 @@ int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
 		case MT_EV_TASK_NEW:
 			on_task_new(&ps, &ev);
 			break;
+		case MT_EV_LABEL:
+			on_label(&ps, &ev);
+			break;
 		case MT_EV_TASK_EXEC: {
 			struct proc *pr = proc_of(&ps, (uint32_t)ev.v[MT_F_PID]);
 
 			if (pr) {
 				free_tree(&ps.pool, pr->blocks); /* the old image's heap is gone */
-				pr->blocks = 0;
+				free_tree(&ps.pool, pr->labels); /* and the names it gave */
+				pr->blocks = pr->labels = 0;
 			}
 			break;
 		}

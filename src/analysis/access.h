@@ -22,6 +22,7 @@ enum mt_region_type {
 	MT_REGION_FILE, /* a non-executable file mapping */
 	MT_REGION_ANON, /* anonymous memory outside any live tracked block */
 	MT_REGION_SPECIAL, /* [vdso], [vvar], ... */
+	MT_REGION_LABEL, /* a range the workload named (memtap.h): user_type says what */
 	MT_NREGION_TYPES,
 };
 
@@ -42,7 +43,8 @@ struct mt_access_region {
 	uint8_t type; /* enum mt_region_type */
 	uint32_t stream; /* strings (label) and, for heap regions, stack ids */
 	uint64_t start, end; /* for HEAP_OBJECTS: the site's blocks span no single range: 0 */
-	uint64_t label; /* string id in stream: the mapping's path; 0 for none */
+	uint64_t label; /* string id in stream: the mapping's path, a label's name; 0 for none */
+	uint64_t user_type; /* LABEL: string id in stream of the workload's region type */
 	int64_t site; /* index into sites for ALLOCATION and HEAP_OBJECTS, else -1 */
 	uint64_t t_start; /* when the mapping or block appeared */
 	struct mt_access_counts c;
@@ -73,6 +75,9 @@ struct mt_fault_proc {
 struct mt_access_stats {
 	bool present; /* the trace has access events */
 	bool faults_present; /* the trace has fault events */
+	uint64_t labels; /* memtap_label calls that became regions */
+	uint64_t labels_invalid; /* ranges not inside one mapping of the process then: ignored */
+	uint64_t unlabels_unmatched; /* memtap_unlabel of a start no label had */
 	uint64_t faults_minor, faults_major;
 	uint64_t faults_in_kernel; /* taken in kernel mode (a syscall touching user memory) */
 	uint64_t faults_by_type[MT_NREGION_TYPES][2]; /* [type][enum mt_fault_kind] */

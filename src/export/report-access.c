@@ -104,6 +104,16 @@ static const char *site_name(const struct mt_report *rep, size_t site, char *buf
 	return mt_frame_name(&fr[0], buf, size);
 }
 
+/* A region's type for people and scripts: the workload's own for labeled ranges. */
+static const char *region_type_of(const struct mt_report *rep, const struct mt_access_region *g)
+{
+	const char *u = g->type == MT_REGION_LABEL && g->user_type
+				? mt_reader_str(rep->r, g->stream, g->user_type, NULL)
+				: NULL;
+
+	return u && *u ? u : mt_region_type_name(g->type);
+}
+
 static const char *region_label(const struct mt_report *rep, const struct mt_access_region *g,
 				char *buf, size_t size)
 {
@@ -298,7 +308,7 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_key(j, "page");
 		mt_json_hex(j, p->page);
 		mt_json_kv_u64(j, "region_id", p->region);
-		mt_json_kv_str(j, "region_type", mt_region_type_name(g->type));
+		mt_json_kv_str(j, "region_type", region_type_of(rep, g));
 		json_counts(j, &p->c);
 		mt_json_end_object(j);
 	}
@@ -312,6 +322,13 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
 	const struct mt_access_stats *st = &ra->st;
 	char buf[512];
 
+	/* memtap.h names: regions made, and calls that could not be trusted */
+	mt_json_key(j, "labels");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "regions", st->labels);
+	mt_json_kv_u64(j, "invalid", st->labels_invalid);
+	mt_json_kv_u64(j, "unlabels_unmatched", st->unlabels_unmatched);
+	mt_json_end_object(j);
 	mt_json_key(j, "regions");
 	mt_json_begin_array(j);
 	for (size_t k = 0; k < ra->nregions; k++) {
@@ -320,7 +337,7 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "region_id", ra->regions[k]);
 		mt_json_kv_u64(j, "pid", g->pid);
-		mt_json_kv_str(j, "region_type", mt_region_type_name(g->type));
+		mt_json_kv_str(j, "region_type", region_type_of(rep, g));
 		mt_json_kv_str(j, "label", region_label(rep, g, buf, sizeof(buf)));
 		if (g->end > g->start) {
 			mt_json_key(j, "start");
@@ -356,7 +373,7 @@ static void regions_table(const struct mt_report *rep, size_t limit, struct mt_t
 
 		mt_table_addf(t, "%zu", ra->regions[k]);
 		mt_table_addf(t, "%" PRIu32, g->pid);
-		mt_table_add(t, mt_region_type_name(g->type));
+		mt_table_add(t, region_type_of(rep, g));
 		mt_table_add(t,
 			     g->end > g->start ? mt_fmt_bytes(g->end - g->start, b[0], 64) : "-");
 		mt_table_add(t, mt_fmt_count(g->c.samples, b[1], 64));
@@ -447,7 +464,7 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 			mt_table_add(&t, mt_fmt_count(p->c.read_samples, b[1], 64));
 			mt_table_add(&t, mt_fmt_count(p->c.write_samples, b[2], 64));
 			mt_table_addf(&t, "%zu (%s)", p->region,
-				      mt_region_type_name(st->regions[p->region].type));
+				      region_type_of(rep, &st->regions[p->region]));
 		}
 		if (md) {
 			fprintf(f, "\n### Hottest pages\n\n");
@@ -514,7 +531,7 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "region_id", ra->fault_regions[k]);
 		mt_json_kv_u64(j, "pid", g->pid);
-		mt_json_kv_str(j, "region_type", mt_region_type_name(g->type));
+		mt_json_kv_str(j, "region_type", region_type_of(rep, g));
 		mt_json_kv_str(j, "label", region_label(rep, g, buf, sizeof(buf)));
 		mt_json_kv_u64(j, "minor", g->faults_minor);
 		mt_json_kv_u64(j, "major", g->faults_major);
@@ -549,6 +566,12 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_fmt_count(st->faults_in_kernel, b1, sizeof(b1)), md ? " |\n" : "\n");
 	fprintf(f, "%s%-30s%s%" PRIu64 "%s", lead, "lost", sep,
 		ra->faults_coll ? ra->faults_coll->lost : 0, md ? " |\n" : "\n");
+	if (st->labels || st->labels_invalid || st->unlabels_unmatched)
+		fprintf(f,
+			"%s%-30s%s%" PRIu64 " named ranges; %" PRIu64 " ignored (not inside one "
+			"mapping), %" PRIu64 " unlabels of no label%s",
+			lead, "memtap.h labels", sep, st->labels, st->labels_invalid,
+			st->unlabels_unmatched, md ? " |\n" : "\n");
 	if (!ra->nfault_regions)
 		return;
 	mt_table_init(&t, 7, heads);
@@ -557,7 +580,7 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 
 		mt_table_addf(&t, "%zu", ra->fault_regions[k]);
 		mt_table_addf(&t, "%" PRIu32, g->pid);
-		mt_table_add(&t, mt_region_type_name(g->type));
+		mt_table_add(&t, region_type_of(rep, g));
 		mt_table_add(&t, g->end > g->start ? mt_fmt_bytes(g->end - g->start, b1, 64) : "-");
 		mt_table_add(&t, mt_fmt_count(g->faults_minor, b2, 64));
 		mt_table_add(&t, mt_fmt_count(g->faults_major, b1, 64));

@@ -41,3 +41,18 @@ PY
 check_json i.json '[c for c in j["collectors"] if c["name"] == "alloc"][0]["details"]["labels"] == "7"' \
 	"the alloc collector does not count 7 labels and phases"
 ok "labels and phases recorded with their ranges, names, times and order"
+
+# The report's regions: the named range is a region of the workload's type, its page
+# faults counted there; the unmapped range is ignored and counted.
+"$MEMTAP" report l.mtap --format json >r.json || fail "report failed"
+python3 - <<'PY' || fail "the report does not turn labels into regions"
+import json
+r = json.load(open("r.json"))
+w = [g for g in r["regions"] if g["region_type"] == "weight"]
+print("labels:", r["labels"], "weight regions:", [(g["label"], g["bytes"], g["faults_minor"]) for g in w])
+assert r["labels"] == {"regions": 2, "invalid": 1, "unlabels_unmatched": 0}, r["labels"]
+assert len(w) == 1 and w[0]["label"] == "model.weights" and w[0]["bytes"] == 1 << 20
+# 256 pages, minus those the kernel mapped as a huge page or left to fault-around (anon: none)
+assert 200 <= w[0]["faults_minor"] <= 256, w[0]["faults_minor"]
+PY
+ok "labels become regions of the workload's types; the bad range is counted, not trusted"

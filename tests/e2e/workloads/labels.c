@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Names its memory with include/memtap/memtap.h, for the label test; prints what it named:
- *   phase load; label weights (mmap, 1 MiB) "weight" "model.weights";
+ *   phase load; label weights (mmap, 1 MiB) "weight" "model.weights", then fill them;
  *   phase generation; label a 64 KiB malloc "kv_cache" "block0", then unlabel it;
  *   a label with an unmapped range (address 16, 4096 bytes) "bogus" "nowhere";
  *   phase end (NULL).
@@ -21,8 +21,8 @@ int main(void)
 	if (w == MAP_FAILED)
 		return 1;
 	rc |= memtap_phase("load");
-	memset(w, 1, 1 << 20);
 	rc |= memtap_label(w, 1 << 20, "weight", "model.weights");
+	memset(w, 1, 1 << 20); /* its 256 page faults belong to the label */
 	rc |= memtap_phase("generation");
 	kv = malloc(65536);
 	memset(kv, 2, 65536);
