@@ -318,6 +318,26 @@ static void call_site(Dwarf_Die *cu, Dwarf_Die *d, const char **file, unsigned *
 		*file = dwarf_filesrc(files, w, NULL, NULL);
 }
 
+/*
+ * The CU holding addr when libdw finds none: clang emits no .debug_aranges, and libdw 0.188
+ * finds CUs through them only (later versions read the CUs' ranges instead). Walks the CUs'
+ * DW_AT_ranges / low_pc..high_pc.
+ */
+static Dwarf_Die *cu_by_ranges(Dwfl_Module *mod, Dwarf_Addr addr, Dwarf_Addr *bias)
+{
+	Dwarf_Die *cu = NULL;
+
+	while ((cu = dwfl_module_nextcu(mod, cu, bias)) != NULL) {
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t off = 0;
+
+		while ((off = dwarf_ranges(cu, off, &base, &lo, &hi)) > 0)
+			if (addr - *bias >= lo && addr - *bias < hi)
+				return cu;
+	}
+	return NULL;
+}
+
 /* Fills frames for ip in module m; returns how many were added. */
 static uint32_t describe(struct mt_symbolizer *s, struct module *m, uint64_t ip, uint64_t foff,
 			 uint64_t addr, const char *module)
@@ -337,8 +357,19 @@ static uint32_t describe(struct mt_symbolizer *s, struct module *m, uint64_t ip,
 	unsigned cline = 0;
 	struct mt_frame *f;
 
-	if (line)
+	if (!cu && (cu = cu_by_ranges(m->m, addr, &dbias)) != NULL)
+		nscopes = dwarf_getscopes(cu, addr - dbias, &scopes);
+	if (line) {
 		lfile = dwfl_lineinfo(line, NULL, &lline, NULL, NULL, NULL);
+	} else if (cu) {
+		Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - dbias);
+
+		if (dl) {
+			lfile = dwarf_linesrc(dl, NULL, NULL);
+			if (dwarf_lineno(dl, &lline) != 0)
+				lline = 0;
+		}
+	}
 	/* Innermost first: each inlined subroutine, then the function it was inlined into. */
 	for (int i = 0; i < nscopes; i++) {
 		int tag = dwarf_tag(&scopes[i]);
