@@ -30,8 +30,11 @@ j = json.load(open("r.json"))
 f = j["faults"]
 lo, hi = (int(x) for x in open("w.out").read().split()[1:3])
 pages = (hi - lo) // 4096
+# Two runs (perf stat's, memtap's) differ by a few start-up faults with the address-space
+# layout: 1% of the run's faults, and never less than 5.
+total = max(pmin + pmaj, f["minor"] + f["major"])
 def near(a, b):
-    return abs(a - b) <= max(0.01 * max(a, b), 3)
+    return abs(a - b) <= max(0.01 * total, 5)
 print("%s: memtap minor %d major %d; perf stat minor %d major %d; %d pages" % (
     mode, f["minor"], f["major"], pmin, pmaj, pages))
 assert near(f["minor"], pmin) and near(f["major"], pmaj), "counts differ by more than 1%"
