@@ -21,7 +21,8 @@ same() {
 	name=$1
 	shift
 	strace -f -c -o st.txt "$@" >/dev/null 2>&1 || true
-	for mode in all summary; do
+	# all: BPF records where BPF loads; perf: the tracepoint path (BPF turned off)
+	for mode in all perf summary; do
 		compare "$name ($mode)" "$mode" --no-alloc "$@"
 	done
 	# The runtime preloaded, idle without a recorder to talk to.
@@ -39,8 +40,13 @@ compare() {
 	mode=$2
 	alloc=$3
 	shift 3
-	"$MEMTAP" record -q -f "$alloc" --access=off --no-faults --no-rss --syscalls="$mode" \
-		-o s.mtap -- "$@" >/dev/null 2>&1 || true
+	if [ "$mode" = perf ]; then
+		MEMTAP_DISABLE_FEAT=bpf "$MEMTAP" record -q -f "$alloc" --access=off --no-faults \
+			--no-rss --syscalls=all -o s.mtap -- "$@" >/dev/null 2>&1 || true
+	else
+		"$MEMTAP" record -q -f "$alloc" --access=off --no-faults --no-rss --syscalls="$mode" \
+			-o s.mtap -- "$@" >/dev/null 2>&1 || true
+	fi
 	"$MEMTAP" syscalls s.mtap --format json >s.json || fail "$cname: memtap syscalls failed"
 	"$MEMTAP" info s.mtap --format json >i.json || fail "$cname: memtap info failed"
 	python3 - "$cname" <<'PY' || fail "$cname: counts differ from strace -f -c"
@@ -62,6 +68,10 @@ print("%s: %d syscalls, %d calls in strace's count; %d runtime calls apart; %d r
     name, len(st), sum(c for c, _ in st.values()), own, lost, bad or "none"))
 sys.exit(1 if bad else 0)
 PY
+	if [ "$mode" = perf ]; then
+		check_json i.json '[c for c in j["collectors"] if c["name"] == "syscalls"][0]["mechanism"] == "tracepoint-raw_syscalls"' \
+			"$cname: BPF turned off, yet not the tracepoint path"
+	fi
 	ok "$cname: every syscall's calls and errors equal strace's"
 }
 
