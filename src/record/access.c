@@ -693,19 +693,10 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 		else
 			on_precise(s, &ps);
 		break;
-	case PERF_RECORD_LOST: {
-		const struct {
-			struct perf_event_header header;
-			uint64_t id, lost;
-		} *l = (const void *)h;
-
-		if (h->size >= sizeof(*l)) {
-			a->lost += l->lost;
-			mt_emit_lost(s, mt_now_ns(), &s->access_coll, l->lost,
-				     "access samples: perf ring buffer full");
-		}
+	case PERF_RECORD_LOST:
+		a->lost += mt_emit_perf_lost(s, h, mt_now_ns(), &s->access_coll,
+					     "access samples: perf ring buffer full");
 		break;
-	}
 	case PERF_RECORD_THROTTLE:
 		a->throttles++;
 		break;

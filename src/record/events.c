@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/wait.h>
+#include <linux/perf_event.h>
 
 #include <memtap/trace-format.h>
 
@@ -105,6 +106,20 @@ void mt_emit_lost(struct mt_session *s, uint64_t t, struct mt_coll *c, uint64_t 
 
 	c->lost += count;
 	(void)mt_writer_event(s->w, MT_EV_LOST, row);
+}
+
+uint64_t mt_emit_perf_lost(struct mt_session *s, const struct perf_event_header *h, uint64_t t,
+			   struct mt_coll *c, const char *reason)
+{
+	const struct {
+		struct perf_event_header header;
+		uint64_t id, lost;
+	} *l = (const void *)h;
+
+	if (h->type != PERF_RECORD_LOST || h->size < sizeof(*l))
+		return 0;
+	mt_emit_lost(s, t, c, l->lost, reason);
+	return l->lost;
 }
 
 struct snap {

@@ -156,16 +156,8 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	uint64_t row[_MT_F_FAULT_MAX];
 
 	if (h->type == PERF_RECORD_LOST) {
-		const struct {
-			struct perf_event_header header;
-			uint64_t id, lost;
-		} *l = (const void *)h;
-
-		if (h->size >= sizeof(*l)) {
-			f->lost += l->lost;
-			mt_emit_lost(s, mt_now_ns(), &s->faults_coll, l->lost,
-				     "page faults: perf ring buffer full");
-		}
+		f->lost += mt_emit_perf_lost(s, h, mt_now_ns(), &s->faults_coll,
+					      "page faults: perf ring buffer full");
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)

@@ -242,17 +242,14 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	case PERF_RECORD_EXIT:
 		on_task(s, h);
 		break;
-	case PERF_RECORD_LOST: {
-		const struct {
-			struct perf_event_header header;
-			uint64_t id, lost;
-		} *l = (const void *)h;
-
-		if (h->size >= sizeof(*l))
-			mt_emit_lost(s, sid_of(h)->time, &s->maps, l->lost,
-				     "perf ring buffer full (raise --ring-pages)");
+	case PERF_RECORD_LOST:
+		/* LOST: header, id, lost, then the sample_id the attr asks for */
+		(void)mt_emit_perf_lost(s, h,
+					h->size >= sizeof(*h) + 16 + sizeof(struct sample_id)
+						? sid_of(h)->time
+						: mt_now_ns(),
+					&s->maps, "perf ring buffer full (raise --ring-pages)");
 		break;
-	}
 	default:
 		break;
 	}

@@ -230,16 +230,8 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	pid_t pid;
 
 	if (h->type == PERF_RECORD_LOST) {
-		const struct {
-			struct perf_event_header header;
-			uint64_t id, lost;
-		} *l = (const void *)h;
-
-		if (h->size >= sizeof(*l)) {
-			r->lost += l->lost;
-			mt_emit_lost(s, mt_now_ns(), &s->rss_coll, l->lost,
-				     "rss_stat: perf ring buffer full");
-		}
+		r->lost += mt_emit_perf_lost(s, h, mt_now_ns(), &s->rss_coll,
+					      "rss_stat: perf ring buffer full");
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)

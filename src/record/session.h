@@ -103,6 +103,11 @@ void mt_emit_comm(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, const 
 void mt_emit_exit(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, int kind, int status);
 void mt_emit_lost(struct mt_session *s, uint64_t t, struct mt_coll *c, uint64_t count,
 		  const char *reason);
+/* For a PERF_RECORD_LOST of collector c's ring: a LOST event at t; returns the count (0 for
+ * any other record). */
+struct perf_event_header;
+uint64_t mt_emit_perf_lost(struct mt_session *s, const struct perf_event_header *h, uint64_t t,
+			   struct mt_coll *c, const char *reason);
 /* Writes one MMAP event per line of /proc/PID/maps, all at time t. */
 int mt_snapshot_maps(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid);
 

@@ -425,16 +425,8 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	uint64_t type;
 
 	if (h->type == PERF_RECORD_LOST) {
-		const struct {
-			struct perf_event_header header;
-			uint64_t id, lost;
-		} *l = (const void *)h;
-
-		if (h->size >= sizeof(*l)) {
-			c->lost += l->lost;
-			mt_emit_lost(s, mt_now_ns(), &s->syscalls_coll, l->lost,
-				     "syscalls: perf ring buffer full (raise --ring-pages)");
-		}
+		c->lost += mt_emit_perf_lost(s, h, mt_now_ns(), &s->syscalls_coll,
+					      "syscalls: perf ring buffer full (raise --ring-pages)");
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)
