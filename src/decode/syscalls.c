@@ -2,13 +2,14 @@
 /* Syscall names and classes. */
 #include "decode/syscalls.h"
 
-#include "common/strutil.h"
-
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "common/strutil.h"
+#include "decode/path-args.h"
 
 #include "syscall-names.h" /* generated at build time from asm/unistd_64.h */
 
@@ -52,42 +53,7 @@ int mt_syscall_by_name(const char *name)
 
 int mt_syscall_path_arg(unsigned nr)
 {
-	/* the list of src/record/bpf/syspaths.bpf.c */
-	switch (nr) {
-	case 2:
-	case 4:
-	case 6:
-	case 21:
-	case 59:
-	case 76:
-	case 80:
-	case 82:
-	case 83:
-	case 84:
-	case 85:
-	case 87:
-	case 89:
-	case 90:
-	case 92:
-		return 0;
-	case 257:
-	case 258:
-	case 260:
-	case 262:
-	case 263:
-	case 264:
-	case 267:
-	case 268:
-	case 269:
-	case 316:
-	case 322:
-	case 332:
-	case 437:
-	case 439:
-		return 1;
-	default:
-		return -1;
-	}
+	return mt_path_arg_of((long)nr) - 1;
 }
 
 size_t mt_syscall_closest(const char *name, const char **best, size_t n)

@@ -157,7 +157,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 
 	if (h->type == PERF_RECORD_LOST) {
 		f->lost += mt_emit_perf_lost(s, h, mt_now_ns(), &s->faults_coll,
-					      "page faults: perf ring buffer full");
+					     "page faults: perf ring buffer full");
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)

@@ -231,7 +231,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 
 	if (h->type == PERF_RECORD_LOST) {
 		r->lost += mt_emit_perf_lost(s, h, mt_now_ns(), &s->rss_coll,
-					      "rss_stat: perf ring buffer full");
+					     "rss_stat: perf ring buffer full");
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)

@@ -47,6 +47,21 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0; /* failures are reported once, by the caller */
 }
 
+/* Gives task pid storage in a TASK_STORAGE map (value: its initial state), or takes it
+ * away: the map's key is a pidfd. 0 or -errno. */
+static int mark_task(int map_fd, pid_t pid, const void *value)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), r = 0;
+
+	if (pidfd < 0)
+		return -errno;
+	if ((value ? bpf_map_update_elem(map_fd, &pidfd, value, BPF_NOEXIST)
+		   : bpf_map_delete_elem(map_fd, &pidfd)) < 0)
+		r = -errno;
+	close(pidfd);
+	return r;
+}
+
 /*
  * What counting costs a traced call here: getppid() timed by the recorder before the
  * programs are attached, and after, with the recorder's own task marked as traced for the
@@ -57,17 +72,14 @@ static double measure_cost(struct syscount_bpf *skel, double bare)
 {
 	struct tstate self = { 0 };
 	int fd = bpf_map__fd(skel->maps.tasks), cfd = bpf_map__fd(skel->maps.counts);
-	int pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0), ncpu = libbpf_num_possible_cpus();
+	int ncpu = libbpf_num_possible_cpus();
 	double traced = 0;
 	struct count *zero;
 
-	if (pidfd < 0)
-		return 0;
-	if (bpf_map_update_elem(fd, &pidfd, &self, BPF_NOEXIST) == 0) {
+	if (mark_task(fd, getpid(), &self) == 0) {
 		traced = mt_syscall_ns(1000);
-		(void)bpf_map_delete_elem(fd, &pidfd);
+		(void)mark_task(fd, getpid(), NULL);
 	}
-	close(pidfd);
 	zero = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*zero)) : NULL;
 	for (uint32_t slot = 0; zero && slot < 2 * NR_SLOTS; slot++)
 		(void)bpf_map_update_elem(cfd, &slot, zero, BPF_ANY);
@@ -80,7 +92,7 @@ int mt_syscalls_bpf_open(struct mt_session *s)
 	struct syscount_bpf *skel;
 	struct tstate st = { .armed = 1 };
 	double bare;
-	int pidfd, r;
+	int r;
 
 	libbpf_set_print(quiet_print);
 	skel = syscount_bpf__open_and_load();
@@ -94,16 +106,8 @@ int mt_syscalls_bpf_open(struct mt_session *s)
 	}
 	s->syscalls_bpf_cost_ns = measure_cost(skel, bare);
 	/* The command waits for "go" before its execve: tracing starts at that execve. */
-	pidfd = (int)syscall(SYS_pidfd_open, s->root, 0);
-	if (pidfd < 0) {
-		r = -errno;
-		syscount_bpf__destroy(skel);
-		return r;
-	}
-	r = bpf_map_update_elem(bpf_map__fd(skel->maps.tasks), &pidfd, &st, BPF_NOEXIST);
-	close(pidfd);
+	r = mark_task(bpf_map__fd(skel->maps.tasks), s->root, &st);
 	if (r < 0) {
-		r = -errno;
 		syscount_bpf__destroy(skel);
 		return r;
 	}
@@ -193,7 +197,7 @@ int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct m
 {
 	struct mt_syspaths *p = calloc(1, sizeof(*p));
 	uint64_t one = 1;
-	int pidfd, r;
+	int r;
 
 	if (!p)
 		return -ENOMEM;
@@ -212,16 +216,8 @@ int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct m
 		if (!p->rb)
 			r = errno ? -errno : -ENOMEM;
 	}
-	if (r == 0) {
-		pidfd = (int)syscall(SYS_pidfd_open, s->root, 0);
-		if (pidfd < 0)
-			r = -errno;
-		else if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tasks), &pidfd, &one,
-					     BPF_NOEXIST) < 0)
-			r = -errno;
-		if (pidfd >= 0)
-			close(pidfd);
-	}
+	if (r == 0)
+		r = mark_task(bpf_map__fd(p->skel->maps.tasks), s->root, &one);
 	if (r < 0) {
 		mt_syspaths_close(p);
 		return r;
@@ -321,7 +317,7 @@ int mt_sysrec_open(struct mt_session *s, const uint64_t allow[16], mt_sysrec_fn 
 		char path[256];
 	} st;
 	double bare;
-	int pidfd, r;
+	int r;
 
 	if (!p)
 		return -ENOMEM;
@@ -349,31 +345,20 @@ int mt_sysrec_open(struct mt_session *s, const uint64_t allow[16], mt_sysrec_fn 
 	 * its records discarded. */
 	if (r == 0) {
 		memset(&st, 0, sizeof(st));
-		pidfd = (int)syscall(SYS_pidfd_open, getpid(), 0);
-		if (pidfd >= 0 && bpf_map_update_elem(bpf_map__fd(p->skel->maps.tasks), &pidfd, &st,
-						      BPF_NOEXIST) == 0) {
+		if (mark_task(bpf_map__fd(p->skel->maps.tasks), getpid(), &st) == 0) {
 			double traced = mt_syscall_ns(1000);
 
-			(void)bpf_map_delete_elem(bpf_map__fd(p->skel->maps.tasks), &pidfd);
+			(void)mark_task(bpf_map__fd(p->skel->maps.tasks), getpid(), NULL);
 			p->discard = true;
 			(void)ring_buffer__consume(p->rb);
 			p->discard = false;
 			*cost_ns = traced > bare ? traced - bare : 0;
 		}
-		if (pidfd >= 0)
-			close(pidfd);
 	}
 	if (r == 0) {
 		memset(&st, 0, sizeof(st));
 		st.armed = 1;
-		pidfd = (int)syscall(SYS_pidfd_open, s->root, 0);
-		if (pidfd < 0)
-			r = -errno;
-		else if (bpf_map_update_elem(bpf_map__fd(p->skel->maps.tasks), &pidfd, &st,
-					     BPF_NOEXIST) < 0)
-			r = -errno;
-		if (pidfd >= 0)
-			close(pidfd);
+		r = mark_task(bpf_map__fd(p->skel->maps.tasks), s->root, &st);
 	}
 	if (r < 0) {
 		mt_sysrec_close(p);

@@ -425,8 +425,9 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	uint64_t type;
 
 	if (h->type == PERF_RECORD_LOST) {
-		c->lost += mt_emit_perf_lost(s, h, mt_now_ns(), &s->syscalls_coll,
-					      "syscalls: perf ring buffer full (raise --ring-pages)");
+		c->lost +=
+			mt_emit_perf_lost(s, h, mt_now_ns(), &s->syscalls_coll,
+					  "syscalls: perf ring buffer full (raise --ring-pages)");
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)

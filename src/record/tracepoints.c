@@ -402,7 +402,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 
 	if (h->type == PERF_RECORD_LOST) {
 		c->lost += mt_emit_perf_lost(s, h, mt_now_ns(), &s->events_coll,
-					      "events: perf ring buffer full");
+					     "events: perf ring buffer full");
 		return;
 	}
 	if (h->type != PERF_RECORD_SAMPLE)

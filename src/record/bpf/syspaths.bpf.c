@@ -15,6 +15,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "../../decode/path-args.h"
+
 struct task_struct;
 
 struct pt_regs {
@@ -59,53 +61,13 @@ struct {
 	__type(value, __u64);
 } dropped SEC(".maps");
 
-/* Which argument holds the path: 1 the first, 2 the second, 0 none. */
-static __always_inline int path_arg(long id)
-{
-	switch (id) {
-	case 2: /* open */
-	case 4: /* stat */
-	case 6: /* lstat */
-	case 21: /* access */
-	case 59: /* execve */
-	case 76: /* truncate */
-	case 80: /* chdir */
-	case 82: /* rename */
-	case 83: /* mkdir */
-	case 84: /* rmdir */
-	case 85: /* creat */
-	case 87: /* unlink */
-	case 89: /* readlink */
-	case 90: /* chmod */
-	case 92: /* chown */
-		return 1;
-	case 257: /* openat */
-	case 258: /* mkdirat */
-	case 260: /* fchownat */
-	case 262: /* newfstatat */
-	case 263: /* unlinkat */
-	case 264: /* renameat */
-	case 267: /* readlinkat */
-	case 268: /* fchmodat */
-	case 269: /* faccessat */
-	case 316: /* renameat2 */
-	case 322: /* execveat */
-	case 332: /* statx */
-	case 437: /* openat2 */
-	case 439: /* faccessat2 */
-		return 2;
-	default:
-		return 0;
-	}
-}
-
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
 	struct tstate *t;
 	struct path_rec *r;
 	const char *user;
-	int which = path_arg(id);
+	int which = mt_path_arg_of(id);
 
 	if (!which)
 		return 0;

@@ -15,6 +15,8 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "../../decode/path-args.h"
+
 struct task_struct;
 
 struct pt_regs {
@@ -74,45 +76,6 @@ const volatile __u64 allow[16] = { 0 };
 
 #define WAKE_AT (8 << 20) /* the recorder drains on its own schedule; woken when 1/4 full */
 
-static __always_inline int path_arg(long id)
-{
-	switch (id) {
-	case 2:
-	case 4:
-	case 6:
-	case 21:
-	case 59:
-	case 76:
-	case 80:
-	case 82:
-	case 83:
-	case 84:
-	case 85:
-	case 87:
-	case 89:
-	case 90:
-	case 92:
-		return 1;
-	case 257:
-	case 258:
-	case 260:
-	case 262:
-	case 263:
-	case 264:
-	case 267:
-	case 268:
-	case 269:
-	case 316:
-	case 322:
-	case 332:
-	case 437:
-	case 439:
-		return 2;
-	default:
-		return 0;
-	}
-}
-
 static __always_inline int allowed(long id)
 {
 	if (id < 0 || id >= 1024)
@@ -168,7 +131,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	t->args[5] = regs->r9;
 	t->runtime = regs->r12 == RT_MARK;
 	t->plen = 0;
-	which = path_arg(id);
+	which = mt_path_arg_of(id);
 	if (which && (!t->armed || id == 59 || id == 322))
 		t->plen = bpf_probe_read_user_str(t->path, sizeof(t->path),
 						  (const void *)(which == 1 ? regs->di : regs->si));
