@@ -18,6 +18,7 @@
 #include "common/strutil.h"
 #include "decode/syscalls.h"
 #include "export/json.h"
+#include "export/report.h"
 #include "export/table.h"
 #include "format/chunk.h"
 #include "format/reader.h"
@@ -66,29 +67,6 @@ const struct mt_command_spec mt_syscalls_spec = {
 	.min_args = 1,
 	.max_args = 1,
 };
-
-static void json_table(struct mt_json *j, const char *key, const struct mt_syscall_table *tb)
-{
-	char buf[32];
-
-	mt_json_key(j, key);
-	mt_json_begin_array(j);
-	for (size_t i = 0; i < tb->n; i++) {
-		const struct mt_syscall_stat *s = &tb->v[i];
-
-		mt_json_begin_object(j);
-		mt_json_kv_str(j, "name", mt_syscall_name(s->nr, buf, sizeof(buf)));
-		mt_json_kv_u64(j, "nr", s->nr);
-		mt_json_kv_u64(j, "calls", s->calls);
-		mt_json_kv_u64(j, "errors", s->errors);
-		mt_json_kv_u64(j, "no_return", s->no_return);
-		mt_json_kv_u64(j, "total_ns", s->total_ns);
-		mt_json_kv_u64(j, "min_ns", s->min_ns);
-		mt_json_kv_u64(j, "max_ns", s->max_ns);
-		mt_json_end_object(j);
-	}
-	mt_json_end_array(j);
-}
 
 static void csv_table(const struct mt_syscall_table *tb, const char *origin)
 {
@@ -147,10 +125,10 @@ static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns, const 
 		mt_json_kv_u64(&j, "errors", st->work.errors);
 		mt_json_kv_u64(&j, "no_return", st->work.no_return);
 		mt_json_kv_u64(&j, "total_ns", st->work.total_ns);
-		json_table(&j, "syscalls", &st->work);
+		mt_report_syscall_list_json(&j, "syscalls", &st->work, true);
 		/* memtap's preload runtime's own calls inside the workload, never in "syscalls" */
 		mt_json_kv_u64(&j, "runtime_calls", st->rt.calls);
-		json_table(&j, "runtime_syscalls", &st->rt);
+		mt_report_syscall_list_json(&j, "runtime_syscalls", &st->rt, true);
 		mt_json_end_object(&j);
 		fputc('\n', stdout);
 		return;

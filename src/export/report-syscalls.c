@@ -32,7 +32,8 @@ void mt_report_syscalls_release(struct mt_report *rep)
 	memset(&rep->syscalls, 0, sizeof(rep->syscalls));
 }
 
-static void json_list(struct mt_json *j, const char *key, const struct mt_syscall_table *tb)
+void mt_report_syscall_list_json(struct mt_json *j, const char *key,
+				 const struct mt_syscall_table *tb, bool extremes)
 {
 	char buf[32];
 
@@ -48,6 +49,10 @@ static void json_list(struct mt_json *j, const char *key, const struct mt_syscal
 		mt_json_kv_u64(j, "errors", s->errors);
 		mt_json_kv_u64(j, "total_ns", s->total_ns);
 		mt_json_kv_u64(j, "no_return", s->no_return);
+		if (extremes) {
+			mt_json_kv_u64(j, "min_ns", s->min_ns);
+			mt_json_kv_u64(j, "max_ns", s->max_ns);
+		}
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
@@ -59,8 +64,8 @@ void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j)
 
 	/* The contract: a list of {name, calls, errors, total_ns}: the workload's calls. The
 	 * preload runtime's own calls inside the workload are listed apart. */
-	json_list(j, "syscalls", &st->work);
-	json_list(j, "runtime_syscalls", &st->rt);
+	mt_report_syscall_list_json(j, "syscalls", &st->work, false);
+	mt_report_syscall_list_json(j, "runtime_syscalls", &st->rt, false);
 }
 
 void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f)

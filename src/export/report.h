@@ -154,6 +154,9 @@ void mt_report_events_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_events_text(const struct mt_report *rep, bool md, FILE *f);
 
 /* report-syscalls.c */
+/* key: a list of {name, nr, calls, errors, total_ns, no_return[, min_ns, max_ns]}. */
+void mt_report_syscall_list_json(struct mt_json *j, const char *key,
+				 const struct mt_syscall_table *tb, bool extremes);
 int mt_report_syscalls_load(struct mt_report *rep);
 void mt_report_syscalls_release(struct mt_report *rep);
 void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j);
