@@ -85,6 +85,7 @@ enum mt_ev_type {
 	MT_EV_TRACEPOINT = 16, /* a tracepoint hit (--event SUBSYS:NAME), its fields as values */
 	MT_EV_LABEL = 17, /* the workload named a range (memtap_label) or dropped the name */
 	MT_EV_PHASE = 18, /* the workload entered a phase (memtap_phase), or left it */
+	MT_EV_PAGE_WRITE = 19, /* pages of a tracked range written since the previous scan */
 	_MT_EV_MAX,
 };
 
@@ -349,6 +350,7 @@ enum {
 
 /* MT_EV_LABEL: from include/memtap/memtap.h through the preload runtime. */
 enum mt_label_op { MT_LABEL_SET = 0, MT_LABEL_UNSET = 1 };
+enum mt_label_wp { MT_LABEL_WP_OFF = 0, MT_LABEL_WP_TRACKED = 1, MT_LABEL_WP_FAILED = 2 };
 
 enum {
 	MT_F_LABEL_OP = 3, /* enum mt_label_op */
@@ -356,6 +358,8 @@ enum {
 	MT_F_LABEL_LEN, /* bytes (0 for unset) */
 	MT_F_LABEL_TYPE, /* string: region type, e.g. "weight", "kv_cache" */
 	MT_F_LABEL_NAME, /* string: the object's name */
+	MT_F_LABEL_WP, /* enum mt_label_wp: is the range under page-write tracking? */
+	MT_F_LABEL_WP_ERRNO, /* MT_LABEL_WP_FAILED: why (errno) */
 	_MT_F_LABEL_MAX,
 };
 
@@ -363,6 +367,15 @@ enum {
 enum {
 	MT_F_PHASE_NAME = 3, /* string: the phase entered; "" when the phase ends */
 	_MT_F_PHASE_MAX,
+};
+
+/* MT_EV_PAGE_WRITE: one run of consecutive pages that the workload wrote in (since, time],
+ * found by the pagewrites collector's PAGEMAP_SCAN (userfaultfd write-protect, async). */
+enum {
+	MT_F_PW_ADDR = 3, /* first page */
+	MT_F_PW_LEN, /* bytes (whole pages) */
+	MT_F_PW_SINCE, /* the previous scan of the process (or when tracking began) */
+	_MT_F_PW_MAX,
 };
 
 /* MT_EV_LOST */

@@ -22,6 +22,7 @@ static struct {
 	uint64_t access_period, access_freq;
 	bool faults, rss;
 	uint64_t rss_interval_ms;
+	uint64_t page_writes_ms;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -33,6 +34,7 @@ static struct {
 	.faults = true,
 	.rss = true,
 	.rss_interval_ms = 1,
+	.page_writes_ms = 100,
 	.zstd_level = 1 };
 
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
@@ -86,6 +88,10 @@ static const struct mt_option options[] = {
 	{ "rss-interval-ms", 0, MT_OPT_U64, &o.rss_interval_ms, "MS",
 	  "at most one RSS record per process every MS milliseconds; the peak stays exact "
 	  "(default 1; polling without the tracepoint: at least 10)" },
+	{ "page-writes-ms", 0, MT_OPT_U64, &o.page_writes_ms, "MS",
+	  "track writes to the ranges the workload labels (memtap.h) page by page, exactly, in "
+	  "epochs of MS milliseconds (userfaultfd write-protect + PAGEMAP_SCAN; 0: off; "
+	  "default 100)" },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
 	  "record every system call (of these classes: file, desc, memory, process, network, "
 	  "ipc, signal, all; default all) with its result and duration",
@@ -163,6 +169,8 @@ int cmd_record(int argc, char **argv)
 	if (!o.rss_interval_ms || o.rss_interval_ms > 60000)
 		return mt_usage_error(&mt_record_spec,
 				      "--rss-interval-ms must be between 1 and 60000");
+	if (o.page_writes_ms > 600000)
+		return mt_usage_error(&mt_record_spec, "--page-writes-ms must be at most 600000");
 	if (o.access_freq > 1000000)
 		return mt_usage_error(&mt_record_spec, "--access-freq must be at most 1000000");
 	if (o.access != MT_ACCESS_AUTO && o.access != MT_ACCESS_OFF) {
@@ -206,6 +214,7 @@ int cmd_record(int argc, char **argv)
 	ro.faults = o.faults;
 	ro.rss = o.rss;
 	ro.rss_interval_ns = o.rss_interval_ms * 1000000ull;
+	ro.page_writes_ns = o.page_writes_ms * 1000000ull;
 	ro.access_period = o.access_period;
 	ro.access_freq = o.access_freq;
 	r = mt_record(&ro);

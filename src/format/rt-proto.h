@@ -52,7 +52,14 @@ struct mt_rt_label {
 	uint32_t tid;
 	uint16_t type_len, name_len;
 	uint64_t addr, len;
+	/* LABEL with page-write tracking on ("pw=1"): MT_RT_WP_TRACKED when the range's pages
+	 * are now write-protected in async mode (userfaultfd) for the recorder's PAGEMAP_SCAN,
+	 * -errno when that failed; 0 when not attempted. */
+	int32_t wp;
+	uint32_t reserved;
 };
+
+#define MT_RT_WP_TRACKED 1
 
 struct mt_rt_hello {
 	uint32_t type; /* MT_RT_MSG_HELLO */
@@ -204,7 +211,9 @@ struct mt_rt_region {
 	uint64_t notifies; /* NOTIFY messages sent */
 	uint64_t free_off; /* offset of the free bitmap: a set bit is a FREE slot */
 	uint64_t labels_dropped; /* memtap.h calls the socket had no room for */
-	uint8_t reserved[4096 - 224];
+	uint64_t wp_ranges; /* labelled ranges put under page-write tracking */
+	uint64_t wp_failed; /* labelled ranges that could not be (the label says why) */
+	uint8_t reserved[4096 - 240];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

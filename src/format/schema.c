@@ -204,6 +204,7 @@ static const struct mt_field_desc tp_fields[] = {
 #undef TPV
 
 static const char *const label_ops[] = { "label", "unlabel" };
+static const char *const label_wp[] = { "off", "tracked", "failed" };
 
 static const struct mt_field_desc label_fields[] = {
 	COMMON_FIELDS,
@@ -212,11 +213,20 @@ static const struct mt_field_desc label_fields[] = {
 	{ "len", MT_FK_U64, NULL, 0, "bytes (0 for unlabel)" },
 	{ "region_type", MT_FK_STR, NULL, 0, "region type given by the workload" },
 	{ "name", MT_FK_STR, NULL, 0, "object name given by the workload" },
+	{ "page_writes", MT_FK_ENUM, label_wp, 3, "page-write tracking of the range" },
+	{ "page_writes_errno", MT_FK_U64, NULL, 0, "why tracking failed (errno)" },
 };
 
 static const struct mt_field_desc phase_fields[] = {
 	COMMON_FIELDS,
 	{ "name", MT_FK_STR, NULL, 0, "phase entered; empty when it ends" },
+};
+
+static const struct mt_field_desc page_write_fields[] = {
+	COMMON_FIELDS,
+	{ "addr", MT_FK_HEX, NULL, 0, "first page written" },
+	{ "len", MT_FK_U64, NULL, 0, "bytes written to (whole pages)" },
+	{ "since", MT_FK_U64, NULL, 0, "start of the epoch: the previous scan (ns)" },
 };
 
 #define TYPE(t, n, f, d) [t] = { n, MT_ARRAY_SIZE_(f), f, d }
@@ -241,6 +251,8 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_TRACEPOINT, "tracepoint", tp_fields, "a tracepoint hit (--event)"),
 	TYPE(MT_EV_LABEL, "label", label_fields, "the workload named a range (memtap.h)"),
 	TYPE(MT_EV_PHASE, "phase", phase_fields, "the workload entered or left a phase"),
+	TYPE(MT_EV_PAGE_WRITE, "page_write", page_write_fields,
+	     "pages of a tracked range written in one epoch"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -262,6 +274,7 @@ _Static_assert(MT_ARRAY_SIZE_(tp_fields) == _MT_F_TP_MAX, "tracepoint fields");
 _Static_assert(_MT_F_TP_MAX <= MT_MAX_FIELDS, "tracepoint fields within the limit");
 _Static_assert(MT_ARRAY_SIZE_(label_fields) == _MT_F_LABEL_MAX, "label fields");
 _Static_assert(MT_ARRAY_SIZE_(phase_fields) == _MT_F_PHASE_MAX, "phase fields");
+_Static_assert(MT_ARRAY_SIZE_(page_write_fields) == _MT_F_PW_MAX, "page_write fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

@@ -26,6 +26,7 @@
 #include "record/access.h"
 #include "record/alloc.h"
 #include "record/faults.h"
+#include "record/pagewrites.h"
 #include "record/rss.h"
 #include "record/syscalls.h"
 #include "record/syscalls-bpf.h"
@@ -53,6 +54,7 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->faults = true;
 	o->rss = true;
 	o->rss_interval_ns = 1000000;
+	o->page_writes_ns = 100000000;
 }
 
 static const char *follow_name(enum mt_follow f)
@@ -275,7 +277,8 @@ static int exit_status_of(int status)
 static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
 {
 	const struct mt_coll *cs[] = { &s->proc,	&s->maps,	 &s->alloc_coll,
-				       &s->access_coll, &s->faults_coll, &s->rss_coll };
+				       &s->access_coll, &s->faults_coll, &s->rss_coll,
+				       &s->pagewrites_coll };
 	char dur[32], size[32], cnt[32];
 
 	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
@@ -339,6 +342,10 @@ static int finish(struct mt_session *s)
 		if (s->rss)
 			mt_rss_close(s, &akv);
 		write_collector(s, &s->rss_coll, true, &akv);
+		mt_kv_release(&akv);
+		mt_kv_init(&akv);
+		mt_pagewrites_close(s, &akv);
+		write_collector(s, &s->pagewrites_coll, true, &akv);
 		mt_kv_release(&akv);
 		mt_kv_init(&akv);
 		if (s->syscalls)
@@ -514,6 +521,30 @@ static void open_syscalls(struct mt_session *s)
 			 : NULL);
 }
 
+/* Before the runtime's environment is made: it tells the runtime to track labelled ranges. */
+static void open_pagewrites(struct mt_session *s)
+{
+	const char *why = NULL;
+	int r;
+
+	s->pagewrites_coll.name = "pagewrites";
+	if (!s->o->page_writes_ns) {
+		coll_set(&s->pagewrites_coll, "none", "off", "--page-writes-ms 0");
+		return;
+	}
+	if (!s->o->alloc) {
+		coll_set(&s->pagewrites_coll, "none", "off",
+			 "--no-alloc: the preload runtime registers the labelled ranges");
+		return;
+	}
+	r = mt_pagewrites_open(s, &why);
+	if (r < 0) {
+		coll_set(&s->pagewrites_coll, "none", "unavailable", why ? why : strerror(-r));
+		return;
+	}
+	coll_set(&s->pagewrites_coll, "uffd-wp-async+pagemap-scan", "active", NULL);
+}
+
 static void open_rss(struct mt_session *s)
 {
 	char mech[64];
@@ -592,6 +623,7 @@ int mt_record(const struct mt_record_opts *o)
 	}
 
 	s.alloc_coll.name = "alloc";
+	open_pagewrites(&s);
 	if (o->alloc) {
 		r = mt_alloc_open(&s);
 		if (r < 0)
@@ -678,6 +710,7 @@ int mt_record(const struct mt_record_opts *o)
 	write_collector(&s, &s.access_coll, false, NULL);
 	write_collector(&s, &s.faults_coll, false, NULL);
 	write_collector(&s, &s.rss_coll, false, NULL);
+	write_collector(&s, &s.pagewrites_coll, false, NULL);
 	write_collector(&s, &s.syscalls_coll, false, NULL);
 	write_collector(&s, &s.events_coll, false, &ekv); /* the descriptions, from the start */
 	mt_kv_release(&ekv);
@@ -697,6 +730,9 @@ int mt_record(const struct mt_record_opts *o)
 		if (at >= 0 && at < timeout)
 			timeout = at;
 		at = mt_rss_timeout_ms(&s);
+		if (at >= 0 && at < timeout)
+			timeout = at;
+		at = mt_pagewrites_timeout_ms(&s);
 		if (at >= 0 && at < timeout)
 			timeout = at;
 		reap(&s);
@@ -756,6 +792,7 @@ int mt_record(const struct mt_record_opts *o)
 		mt_access_drain(&s);
 		mt_faults_drain(&s);
 		mt_rss_drain(&s);
+		mt_pagewrites_drain(&s);
 		mt_syscalls_drain(&s);
 		mt_tracepoints_drain(&s);
 		if (mt_now_ns() - last_flush >= o->flush_ns) {

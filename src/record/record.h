@@ -37,6 +37,7 @@ struct mt_record_opts {
 	bool faults; /* record every page fault */
 	bool rss; /* record each process's resident memory over time */
 	uint64_t rss_interval_ns; /* at most one RSS event per process per interval */
+	uint64_t page_writes_ns; /* page-write tracking epoch of labelled ranges; 0: off */
 	uint64_t access_period; /* sampling period in the event's unit; 0: from access_freq */
 	uint64_t access_freq; /* samples per second per thread; 0: the default, 10000 */
 };

@@ -16,6 +16,7 @@ struct mt_alloc_state;
 struct mt_access_state;
 struct mt_faults_state;
 struct mt_rss_state;
+struct mt_pagewrites_state;
 struct mt_syscalls_state;
 struct mt_tracepoints_state;
 struct mt_ustack;
@@ -72,6 +73,8 @@ struct mt_session {
 	struct mt_faults_state *faults;
 	struct mt_coll rss_coll;
 	struct mt_rss_state *rss;
+	struct mt_coll pagewrites_coll;
+	struct mt_pagewrites_state *pagewrites;
 	struct mt_coll syscalls_coll;
 	struct mt_syscalls_state *syscalls;
 	struct syscount_bpf *syscalls_bpf; /* --syscalls=summary: the in-kernel counters */

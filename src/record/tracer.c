@@ -12,6 +12,7 @@
 #include "common/array.h"
 #include "common/clock.h"
 #include "common/log.h"
+#include "record/pagewrites.h"
 #include "record/access.h"
 #include "record/alloc.h"
 #include "record/procfs.h"
@@ -136,6 +137,7 @@ static void on_exec(struct mt_session *s, pid_t tid, uint64_t now)
 	if (tid == s->root)
 		s->exec_done = true;
 	mt_alloc_on_exec(s, pid);
+	mt_pagewrites_forget(s, pid);
 	mt_access_on_exec(s, pid, tid, now);
 	mt_emit_exec(s, now, pid, tid, (pid_t)old, NULL, NULL);
 }
@@ -205,6 +207,12 @@ void mt_tracer_handle(struct mt_session *s, pid_t tid, int status)
 	case PTRACE_EVENT_EXIT:
 		/* About to exit while its memory still exists; the exit itself is reaped later. */
 		mt_access_on_exit(s);
+		{
+			struct task *k = mt_task_find(s, tid);
+
+			if (!k || k->pid == tid) /* the process's last scan of written pages */
+				mt_pagewrites_exit(s, tid);
+		}
 		resume(tid, 0);
 		break;
 	case PTRACE_EVENT_STOP:

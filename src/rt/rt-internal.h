@@ -100,6 +100,7 @@ struct rt_config {
 	bool hide; /* remove memtap's variables from environ (the recorder re-adds them at exec) */
 	unsigned nslots;
 	unsigned time_every; /* read the clock on every Nth event at most */
+	bool page_writes; /* track writes to labelled ranges (userfaultfd WP async) */
 	uint64_t gap_ticks; /* RT_GAP_NS in clock ticks */
 	char sock[108];
 };

@@ -9,6 +9,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -61,6 +63,8 @@ static int rt_state = RT_UNINIT;
 static struct rt_thread *rt_init_thread; /* its TLS block names the initialising thread */
 static pid_t rt_pid;
 static int rt_sock = -1;
+static int rt_uffd = -1, rt_pagemap = -1; /* page-write tracking (wp_track) */
+static int rt_wp_lock;
 static size_t rt_region_size;
 static pthread_key_t rt_key;
 static bool rt_key_ok;
@@ -223,6 +227,8 @@ static bool parse_config(const char *s)
 				rt_cfg.depth = (unsigned)strtoul(v, NULL, 10);
 				if (rt_cfg.depth > RT_MAX_DEPTH)
 					rt_cfg.depth = RT_MAX_DEPTH;
+			} else if (klen == 2 && !memcmp(s, "pw", 2)) {
+				rt_cfg.page_writes = vlen == 1 && *v == '1';
 			} else if (klen == 4 && !memcmp(s, "hide", 4)) {
 				rt_cfg.hide = vlen == 1 && *v == '1';
 			} else if (klen == 4 && !memcmp(s, "time", 4)) {
@@ -1253,6 +1259,13 @@ static void fork_child(void)
 	/* The parent's region and connection are the parent's: drop our view of them. The
 	 * child attaches its own region at its first event (slow_mode). */
 	__atomic_store_n(&rt_live, false, __ATOMIC_RELEASE);
+	/* A fork child's mappings carry no userfaultfd registration: start afresh. */
+	if (rt_uffd >= 0)
+		(void)rt_sys1(SYS_close, rt_uffd);
+	if (rt_pagemap >= 0)
+		(void)rt_sys1(SYS_close, rt_pagemap);
+	rt_uffd = rt_pagemap = -1;
+	rt_wp_lock = 0;
 	if (rt_sock >= 0)
 		(void)rt_sys1(SYS_close, rt_sock);
 	rt_sock = -1;
@@ -1277,6 +1290,88 @@ RT_EXPORT int memtap__label(const void *addr, size_t len, const char *region_typ
 			    const char *name);
 RT_EXPORT int memtap__unlabel(const void *addr);
 RT_EXPORT int memtap__phase(const char *name);
+
+/*
+ * Page-write tracking (record --page-writes): a labelled range's pages are registered with a
+ * userfaultfd in write-protect *async* mode, so a write to a protected page is resolved by
+ * the kernel at once (no message, no thread here) and leaves the page "written"; the
+ * recorder's PAGEMAP_SCAN of /proc/PID/pagemap reads and re-protects the written pages once
+ * per epoch. Here we only register and arm (protect) the range. The workload never sees the
+ * descriptor's effects: async mode never blocks and never signals.
+ */
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
+#define UFFD_FEATURE_WP_UNPOPULATED (1 << 13)
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+
+struct rt_pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define RT_PAGEMAP_SCAN _IOWR('f', 16, struct rt_pm_scan_arg)
+#define RT_PM_SCAN_WP_MATCHING 1ull
+
+
+static long wp_open(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED };
+	long fd, pm, r;
+
+	fd = rt_sys2(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK, 0);
+	if (fd == -EPERM) /* vm.unprivileged_userfaultfd=0: user-mode faults only */
+		fd = rt_sys2(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY, 0);
+	if (fd < 0)
+		return fd;
+	r = rt_sys3(SYS_ioctl, fd, UFFDIO_API, &api);
+	if (r < 0) {
+		(void)rt_sys1(SYS_close, fd);
+		return r;
+	}
+	pm = mt_rt_sys(SYS_openat, AT_FDCWD, (long)"/proc/self/pagemap", O_RDONLY | O_CLOEXEC, 0,
+		       0, 0);
+	if (pm < 0) {
+		(void)rt_sys1(SYS_close, fd);
+		return pm;
+	}
+	rt_uffd = (int)fd;
+	rt_pagemap = (int)pm;
+	return 0;
+}
+
+/* 1 (MT_RT_WP_TRACKED) or -errno. */
+static int wp_track(const void *addr, size_t len)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)addr & ~4095ull;
+	uint64_t hi = ((uint64_t)(uintptr_t)addr + len + 4095) & ~4095ull;
+	struct uffdio_register reg = { .range = { lo, hi - lo }, .mode = UFFDIO_REGISTER_MODE_WP };
+	struct rt_pm_scan_arg arm = { .size = sizeof(arm),
+				      .flags = RT_PM_SCAN_WP_MATCHING,
+				      .start = lo,
+				      .end = hi };
+	long r = 0;
+
+	if (!len || hi <= lo)
+		return -EINVAL;
+	while (__atomic_exchange_n(&rt_wp_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	if (rt_uffd < 0)
+		r = wp_open();
+	if (r == 0)
+		r = rt_sys3(SYS_ioctl, rt_uffd, UFFDIO_REGISTER, &reg);
+	if (r == 0) /* protect every page now: writes from here on are the recorder's to see */
+		r = rt_sys3(SYS_ioctl, rt_pagemap, RT_PAGEMAP_SCAN, &arm);
+	__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
+	if (rt_region)
+		__atomic_add_fetch(r < 0 ? &rt_region->wp_failed : &rt_region->wp_ranges, 1,
+				   __ATOMIC_RELAXED);
+	return r < 0 ? (int)r : MT_RT_WP_TRACKED;
+}
 
 /* One datagram to the recorder; a full socket is retried for up to 10 ms, then counted. */
 static int send_label(uint32_t op, const void *addr, size_t len, const char *type, const char *name)
@@ -1308,6 +1403,8 @@ static int send_label(uint32_t op, const void *addr, size_t len, const char *typ
 		memcpy(m.s, type, tl);
 	if (nl)
 		memcpy(m.s + tl, name, nl);
+	if (op == MT_RT_LABEL && rt_cfg.page_writes)
+		m.h.wp = wp_track(addr, len);
 	for (int tries = 0; tries < 100; tries++) {
 		r = mt_rt_sys(SYS_sendto, rt_sock, (long)&m, (long)(sizeof(m.h) + tl + nl),
 			      MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);

@@ -1,0 +1,282 @@
+/* SPDX-License-Identifier: MIT */
+/* The pagewrites collector: exact, epoch-resolution page-write tracking of labelled ranges. */
+#include "record/pagewrites.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/array.h"
+#include "common/clock.h"
+#include "format/chunk.h"
+#include "format/writer.h"
+#include "record/session.h"
+
+/*
+ * The preload runtime registers every range the workload labels (memtap_label) with a
+ * userfaultfd in write-protect async mode and write-protects its pages. A write to such a
+ * page is then resolved by the kernel on the spot and marks the page written. Once per
+ * epoch this collector asks the kernel, through PAGEMAP_SCAN on /proc/PID/pagemap, for the
+ * written pages of each tracked process, and write-protects them again in the same walk
+ * (PM_SCAN_WP_MATCHING): every run of written pages becomes one page_write event covering
+ * (since, now]. Memory that is not registered is skipped by the kernel. The cost to the
+ * workload is one minor fault per page per epoch it writes; the kernel does the rest.
+ */
+
+/* The kernel's ABI (include/uapi/linux/fs.h, Linux 6.7); Debian 12's headers predate it. */
+struct pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+struct page_region {
+	uint64_t start, end, categories;
+};
+#define PAGEMAP_SCAN_ _IOWR('f', 16, struct pm_scan_arg)
+#define PM_SCAN_WP_MATCHING_ 1ull
+#define PAGE_IS_WPALLOWED_ (1ull << 0)
+#define PAGE_IS_WRITTEN_ (1ull << 1)
+
+#define USER_END 0x7ffffffff000ull /* x86-64 TASK_SIZE with 4-level paging */
+#define NVEC 512
+
+struct proc {
+	pid_t pid;
+	int fd; /* /proc/PID/pagemap */
+	uint64_t since; /* the previous scan, or when tracking began */
+};
+
+struct mt_pagewrites_state {
+	uint64_t period_ns, last_round;
+	struct proc *procs;
+	size_t nprocs, cap;
+	uint64_t scans, runs, pages, scan_ns, tracked_ranges, failed_ranges, scan_errors;
+	uint64_t final_scans, forgotten;
+	int last_failure, last_scan_error;
+	struct page_region vec[NVEC];
+};
+
+static int scan_fd(int fd, uint64_t start, uint64_t end, struct page_region *vec, size_t n,
+		   uint64_t *walk_end)
+{
+	struct pm_scan_arg a = {
+		.size = sizeof(a),
+		.flags = PM_SCAN_WP_MATCHING_,
+		.start = start,
+		.end = end,
+		.vec = (uint64_t)(uintptr_t)vec,
+		.vec_len = n,
+		.category_mask = PAGE_IS_WRITTEN_ | PAGE_IS_WPALLOWED_,
+		.return_mask = PAGE_IS_WRITTEN_,
+	};
+	int r = ioctl(fd, PAGEMAP_SCAN_, &a);
+
+	*walk_end = a.walk_end;
+	return r < 0 ? -errno : r;
+}
+
+int mt_pagewrites_open(struct mt_session *s, const char **why)
+{
+	struct mt_pagewrites_state *p;
+	struct page_region v[1];
+	uint64_t we;
+	int fd, r;
+
+	*why = NULL;
+	if (!s->o->page_writes_ns)
+		return 0;
+	/* The kernel must know PAGEMAP_SCAN (6.7+); an empty range over our own map tells. */
+	fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*why = "cannot open /proc/self/pagemap";
+		return -errno;
+	}
+	r = scan_fd(fd, 0, 4096, v, 1, &we);
+	close(fd);
+	if (r < 0) {
+		*why = r == -ENOTTY || r == -EINVAL
+			       ? "the kernel has no PAGEMAP_SCAN ioctl (Linux 6.7 or later needed)"
+			       : "PAGEMAP_SCAN failed on /proc/self/pagemap";
+		return r;
+	}
+	fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1 /* UFFD_USER_MODE_ONLY */);
+	if (fd < 0) {
+		r = -errno;
+		*why = r == -ENOSYS ? "the kernel has no userfaultfd"
+				    : "userfaultfd is not permitted (vm.unprivileged_userfaultfd)";
+		return r;
+	}
+	close(fd);
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->period_ns = s->o->page_writes_ns;
+	s->pagewrites = p;
+	return 0;
+}
+
+static struct proc *find(struct mt_pagewrites_state *p, pid_t pid)
+{
+	for (size_t i = 0; i < p->nprocs; i++)
+		if (p->procs[i].pid == pid)
+			return &p->procs[i];
+	return NULL;
+}
+
+void mt_pagewrites_track(struct mt_session *s, pid_t pid, uint64_t t)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	char path[64];
+	int fd;
+
+	if (!p)
+		return;
+	p->tracked_ranges++;
+	if (find(p, pid))
+		return;
+	snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		p->scan_errors++;
+		p->last_scan_error = errno;
+		return;
+	}
+	if (mt_grow_array(&p->procs, &p->cap, p->nprocs + 1, sizeof(*p->procs)) < 0) {
+		close(fd);
+		return;
+	}
+	p->procs[p->nprocs++] = (struct proc){ .pid = pid, .fd = fd, .since = t };
+}
+
+void mt_pagewrites_failed(struct mt_session *s, int err)
+{
+	if (s->pagewrites) {
+		s->pagewrites->failed_ranges++;
+		s->pagewrites->last_failure = err;
+	}
+}
+
+/* One epoch of one process: every run of written pages as a page_write event. */
+static void scan(struct mt_session *s, struct proc *pr)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	uint64_t row[MT_MAX_FIELDS] = { 0 }, start = 0, we, t0 = mt_now_ns(), now;
+	int n;
+
+	p->scans++;
+	for (;;) {
+		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we);
+		if (n < 0) {
+			if (n != -ESRCH) { /* ESRCH: the process is gone */
+				p->scan_errors++;
+				p->last_scan_error = -n;
+			}
+			break;
+		}
+		now = mt_now_ns();
+		for (int i = 0; i < n; i++) {
+			row[MT_F_TIME] = now;
+			row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pr->pid;
+			row[MT_F_PW_ADDR] = p->vec[i].start;
+			row[MT_F_PW_LEN] = p->vec[i].end - p->vec[i].start;
+			row[MT_F_PW_SINCE] = pr->since;
+			if (mt_writer_event(s->w, MT_EV_PAGE_WRITE, row) == 0) {
+				p->runs++;
+				p->pages += row[MT_F_PW_LEN] / 4096;
+			}
+		}
+		if (n < NVEC || we >= USER_END || we <= start)
+			break;
+		start = we; /* the vector filled up: go on where the walk stopped */
+	}
+	now = mt_now_ns();
+	p->scan_ns += now - t0;
+	pr->since = now;
+}
+
+void mt_pagewrites_drain(struct mt_session *s)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	uint64_t now = mt_now_ns();
+
+	if (!p || !p->nprocs || now - p->last_round < p->period_ns)
+		return;
+	p->last_round = now;
+	for (size_t i = 0; i < p->nprocs; i++)
+		scan(s, &p->procs[i]);
+}
+
+int mt_pagewrites_timeout_ms(struct mt_session *s)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	uint64_t now = mt_now_ns(), due;
+
+	if (!p || !p->nprocs)
+		return -1;
+	due = p->last_round + p->period_ns;
+	return due <= now ? 0 : (int)((due - now + 999999) / 1000000);
+}
+
+static void drop(struct mt_pagewrites_state *p, struct proc *pr)
+{
+	close(pr->fd);
+	*pr = p->procs[--p->nprocs];
+}
+
+void mt_pagewrites_exit(struct mt_session *s, pid_t pid)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	struct proc *pr = p ? find(p, pid) : NULL;
+
+	if (!pr)
+		return;
+	scan(s, pr);
+	p->final_scans++;
+	drop(p, pr);
+}
+
+void mt_pagewrites_forget(struct mt_session *s, pid_t pid)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	struct proc *pr = p ? find(p, pid) : NULL;
+
+	if (!pr)
+		return;
+	p->forgotten++;
+	drop(p, pr);
+}
+
+void mt_pagewrites_close(struct mt_session *s, struct mt_kv *kv)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+
+	if (!p)
+		return;
+	/* Processes still tracked (no exit seen, e.g. without ptrace): their last epoch now. */
+	while (p->nprocs)
+		mt_pagewrites_exit(s, p->procs[0].pid);
+	mt_kv_add_u64(kv, "epoch_ns", p->period_ns);
+	mt_kv_add_u64(kv, "tracked_ranges", p->tracked_ranges);
+	mt_kv_add_u64(kv, "failed_ranges", p->failed_ranges);
+	if (p->last_failure)
+		mt_kv_add(kv, "failure", strerror(p->last_failure));
+	mt_kv_add_u64(kv, "scans", p->scans);
+	mt_kv_add_u64(kv, "final_scans", p->final_scans);
+	mt_kv_add_u64(kv, "forgotten_at_exec", p->forgotten);
+	mt_kv_add_u64(kv, "runs", p->runs);
+	mt_kv_add_u64(kv, "pages", p->pages);
+	mt_kv_add_u64(kv, "scan_ns", p->scan_ns);
+	mt_kv_add_u64(kv, "scan_errors", p->scan_errors);
+	if (p->last_scan_error)
+		mt_kv_add(kv, "scan_error", strerror(p->last_scan_error));
+	s->pagewrites_coll.events = p->runs;
+	free(p->procs);
+	free(p);
+	s->pagewrites = NULL;
+}
