@@ -8,7 +8,7 @@ set -eu
 # peer tool they run under memtap (heaptrack, sqlite3, redis).
 PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
 libzstd-dev libelf-dev libdw-dev libunwind-dev libbpf-dev bpftool
-python3 procps clang-format perl linux-perf time
+python3 python3-pandas procps clang-format perl linux-perf time
 heaptrack sqlite3 redis-server redis-tools"
 
 missing=""

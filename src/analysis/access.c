@@ -3,6 +3,7 @@
 #include "analysis/access.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -192,7 +193,12 @@ static void copy_tree(struct pool *p, uint32_t t, uint32_t *to)
 struct proc {
 	uint32_t maps, blocks, labels; /* treap roots */
 	uint32_t unknown; /* its UNKNOWN region, or NONE */
+	uint32_t phase; /* index into st->phases (0: none) */
+	uint64_t phase_since;
 };
+
+/* The exact-address table of inter-access intervals holds at most this many addresses. */
+#define IAI_MAX (4u << 20)
 
 struct pass {
 	struct mt_reader *r;
@@ -205,6 +211,11 @@ struct pass {
 	struct mt_map64 page_ix; /* pid << 36 | page number -> index into pages */
 	size_t regions_cap, sites_cap, pages_cap, fault_procs_cap;
 	struct mt_map64 fault_proc_ix; /* pid -> index into st->fault_procs */
+	struct mt_map64 iai_ix; /* pid << 47 | address -> (t - t0) << 12 | type index */
+	size_t types_cap, phases_cap, wss_cap;
+	uint64_t window; /* current working-set window + 1 (0: none yet) */
+	uint64_t cur_pages;
+	struct mt_access_opts o;
 };
 
 static struct proc *proc_of(struct pass *ps, uint32_t pid)
@@ -217,7 +228,7 @@ static struct proc *proc_of(struct pass *ps, uint32_t pid)
 	    mt_map64_put(&ps->proc_ix, pid, &ix) < 0)
 		return NULL;
 	*ix = ps->nprocs;
-	ps->procs[ps->nprocs] = (struct proc){ 0, 0, 0, NONE };
+	ps->procs[ps->nprocs] = (struct proc){ 0, 0, 0, NONE, 0, 0 };
 	return &ps->procs[ps->nprocs++];
 }
 
@@ -238,6 +249,7 @@ static uint32_t new_region(struct pass *ps, uint32_t pid, unsigned type, uint32_
 		.label = label,
 		.site = site,
 		.t_start = t,
+		.b.type_ix = -1,
 	};
 	return (uint32_t)st->nregions++;
 }
@@ -273,17 +285,22 @@ static void on_mmap(struct pass *ps, const struct mt_event *ev)
 			 ev->stream, start, end, ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
 	if (reg == NONE)
 		return;
+	ps->st->regions[reg].b.readonly = !(ev->v[MT_F_MMAP_PROT] & PROT_WRITE);
 	punch(&ps->pool, &pr->maps, start, end);
 	n = new_node(&ps->pool, start, end, reg, 0);
 	if (n)
 		insert(&ps->pool, &pr->maps, n);
 }
 
-static void on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len)
+static void on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len, uint64_t t)
 {
 	struct proc *pr = proc_of(ps, pid);
 
 	if (pr && len) {
+		uint32_t n = find(&ps->pool, pr->maps, start);
+
+		if (n && ps->pool.v[n].start == start && ps->pool.v[n].end <= start + len)
+			ps->st->regions[ps->pool.v[n].a].b.end_ns = t;
 		punch(&ps->pool, &pr->maps, start, start + len);
 		punch(&ps->pool, &pr->labels, start, start + len); /* a name dies with its memory */
 	}
@@ -309,6 +326,7 @@ static void on_label(struct pass *ps, const struct mt_event *ev)
 			ps->st->unlabels_unmatched++;
 			return;
 		}
+		ps->st->regions[ps->pool.v[n].a].b.end_ns = ev->v[MT_F_TIME];
 		erase_starts(&ps->pool, &pr->labels, start, start + 1);
 		return;
 	}
@@ -321,7 +339,18 @@ static void on_label(struct pass *ps, const struct mt_event *ev)
 			 -1, ev->v[MT_F_TIME]);
 	if (reg == NONE)
 		return;
-	ps->st->regions[reg].user_type = ev->v[MT_F_LABEL_TYPE];
+	{
+		struct mt_access_region *g = &ps->st->regions[reg];
+
+		g->user_type = ev->v[MT_F_LABEL_TYPE];
+		g->b.readonly = ps->st->regions[ps->pool.v[m].a].b.readonly;
+		g->b.wp = (uint8_t)ev->v[MT_F_LABEL_WP];
+		if (g->b.wp == MT_LABEL_WP_TRACKED) {
+			uint64_t lo = (start + 4095) & ~4095ull, hi = end & ~4095ull;
+
+			g->b.wp_pages = hi > lo ? (hi - lo) / 4096 : 0;
+		}
+	}
 	ps->st->labels++;
 	pr = proc_of(ps, pid);
 	punch(&ps->pool, &pr->labels, start, end);
@@ -393,6 +422,15 @@ static int64_t site_of(struct pass *ps, const struct mt_event *ev)
 	return (int64_t)st->nsites++;
 }
 
+/* A block's end: its ALLOCATION region (if it had one) ends with it. */
+static void end_block(struct pass *ps, struct proc *pr, uint64_t addr, uint64_t t)
+{
+	uint32_t n = find(&ps->pool, pr->blocks, addr);
+
+	if (n && ps->pool.v[n].start == addr && ps->pool.v[n].b != NONE)
+		ps->st->regions[ps->pool.v[n].b].b.end_ns = t;
+}
+
 static void on_alloc(struct pass *ps, const struct mt_event *ev)
 {
 	struct proc *pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
@@ -405,11 +443,14 @@ static void on_alloc(struct pass *ps, const struct mt_event *ev)
 	if (!pr)
 		return;
 	if (ev->v[MT_F_ALLOC_KIND] == MT_ALLOC_FREE) {
+		end_block(ps, pr, addr, ev->v[MT_F_TIME]);
 		erase_starts(&ps->pool, &pr->blocks, addr, addr + 1);
 		return;
 	}
-	if (old)
+	if (old) {
+		end_block(ps, pr, old, ev->v[MT_F_TIME]);
 		erase_starts(&ps->pool, &pr->blocks, old, old + 1);
+	}
 	if (!addr || !size)
 		return;
 	site = site_of(ps, ev);
@@ -520,6 +561,416 @@ static uint32_t region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t 
 	return pr->unknown;
 }
 
+/* ---- memory behaviour: types, windows, phases, page writes (docs/metrics.md) ---- */
+
+const char *mt_mrm_name(unsigned m)
+{
+	static const char *const n[] = { "low_mrm", "medium_mrm", "high_mrm" };
+
+	return m < 3 ? n[m] : "?";
+}
+
+const char *mt_wo_basis_name(unsigned b)
+{
+	static const char *const n[] = { "unknown", "read-only", "page-writes" };
+
+	return b < 3 ? n[b] : "?";
+}
+
+/* The region's type index: its label's region type, or its built-in type's name. */
+static int32_t type_of(struct pass *ps, uint32_t reg)
+{
+	struct mt_access_stats *st = ps->st;
+	struct mt_access_region *g = &st->regions[reg];
+	const char *name = NULL;
+	size_t i;
+
+	if (g->b.type_ix >= 0)
+		return g->b.type_ix;
+	if (g->type == MT_REGION_LABEL)
+		name = mt_reader_str(ps->r, g->stream, g->user_type, NULL);
+	if (!name || !name[0])
+		name = mt_region_type_name(g->type);
+	for (i = 0; i < st->ntypes; i++)
+		if (!strcmp(st->types[i].name, name))
+			break;
+	if (i == st->ntypes) {
+		char *dup = strdup(name);
+
+		if (!dup || mt_grow_array(&st->types, &ps->types_cap, st->ntypes + 1,
+					  sizeof(*st->types)) < 0) {
+			free(dup);
+			return -1;
+		}
+		st->types[i] = (struct mt_type_metrics){ .name = dup, .write_once = -1 };
+		st->ntypes++;
+	}
+	g->b.type_ix = (int32_t)i;
+	return (int32_t)i;
+}
+
+static uint32_t phase_index(struct pass *ps, const char *name)
+{
+	struct mt_access_stats *st = ps->st;
+	size_t i;
+
+	for (i = 0; i < st->nphases; i++)
+		if (!strcmp(st->phases[i].name, name))
+			return (uint32_t)i;
+	{
+		char *dup = strdup(name);
+
+		if (!dup || mt_grow_array(&st->phases, &ps->phases_cap, st->nphases + 1,
+					  sizeof(*st->phases)) < 0) {
+			free(dup);
+			return 0;
+		}
+		st->phases[i] = (struct mt_phase_stats){ .name = dup };
+		st->nphases++;
+	}
+	return (uint32_t)i;
+}
+
+static void fold_wss(uint64_t *cur, uint64_t *peak, double *sum, uint64_t *windows)
+{
+	if (!*cur)
+		return;
+	if (*cur > *peak)
+		*peak = *cur;
+	*sum += (double)*cur;
+	(*windows)++;
+	*cur = 0;
+}
+
+/* Closes the current working-set window. */
+static void flush_window(struct pass *ps)
+{
+	struct mt_access_stats *st = ps->st;
+
+	if (ps->cur_pages &&
+	    mt_grow_array(&st->wss, &ps->wss_cap, st->nwss + 1, sizeof(*st->wss)) == 0) {
+		st->wss[st->nwss++] =
+			(struct mt_wss_point){ (ps->window - 1) * ps->o.window_ns, ps->cur_pages };
+		if (ps->cur_pages > st->wss_peak_pages)
+			st->wss_peak_pages = ps->cur_pages;
+	}
+	ps->cur_pages = 0;
+	for (size_t i = 0; i < st->ntypes; i++) {
+		struct mt_type_metrics *m = &st->types[i];
+
+		fold_wss(&m->cur_pages, &m->wss_peak_pages, &m->wss_sum, &m->wss_windows);
+	}
+	for (size_t i = 0; i < st->nphases; i++) {
+		struct mt_phase_stats *p = &st->phases[i];
+
+		fold_wss(&p->cur_pages, &p->wss_peak_pages, &p->wss_sum, &p->wss_windows);
+	}
+}
+
+static void window_to(struct pass *ps, uint64_t t)
+{
+	uint64_t w;
+
+	if (t < ps->st->t0)
+		t = ps->st->t0; /* blocks of different chunks may overlap a little */
+	w = (t - ps->st->t0) / ps->o.window_ns + 1;
+	if (w == ps->window)
+		return;
+	if (ps->window)
+		flush_window(ps);
+	ps->window = w;
+}
+
+/* The page's entry in st->pages (made on first use), or SIZE_MAX. */
+static size_t page_of(struct pass *ps, uint32_t pid, uint64_t addr, uint32_t reg)
+{
+	struct mt_access_stats *st = ps->st;
+	uint64_t key = (uint64_t)pid << 36 | (addr >> 12 & ((1ull << 36) - 1)), *ix;
+
+	ix = mt_map64_get(&ps->page_ix, key);
+	if (ix)
+		return *ix;
+	if (mt_grow_array(&st->pages, &ps->pages_cap, st->npages + 1, sizeof(*st->pages)) < 0 ||
+	    mt_map64_put(&ps->page_ix, key, &ix) < 0)
+		return SIZE_MAX;
+	*ix = st->npages;
+	st->pages[st->npages] =
+		(struct mt_access_page){ .pid = pid, .page = addr & ~0xfffull, .region = reg };
+	return st->npages++;
+}
+
+/* A page was touched in the current window (an access, a fault, a written epoch). */
+static void touch(struct pass *ps, size_t pi, uint32_t reg, struct proc *pr)
+{
+	struct mt_access_stats *st = ps->st;
+	struct mt_access_page *pg = &st->pages[pi];
+	struct mt_region_behavior *b = &st->regions[reg].b;
+	int32_t tix = type_of(ps, reg);
+
+	b = &st->regions[reg].b;
+	if (b->cur_window != ps->window) {
+		if (b->cur_pages > b->wss_peak_pages)
+			b->wss_peak_pages = b->cur_pages;
+		b->cur_pages = 0;
+		b->cur_window = ps->window;
+	}
+	if (pg->last_window != ps->window) {
+		pg->last_window = ps->window;
+		ps->cur_pages++;
+		b->cur_pages++;
+		if (tix >= 0)
+			st->types[tix].cur_pages++;
+	}
+	if (pr && (pg->last_phase_window != ps->window || pg->last_phase != pr->phase)) {
+		pg->last_phase_window = ps->window;
+		pg->last_phase = pr->phase;
+		st->phases[pr->phase].cur_pages++;
+	}
+}
+
+static void iai(struct pass *ps, uint32_t pid, uint64_t addr, uint64_t t, int32_t tix)
+{
+	struct mt_access_stats *st = ps->st;
+	uint64_t key = (uint64_t)(pid & 0x1ffff) << 47 | (addr & ((1ull << 47) - 1)), *v;
+	uint64_t rel = t - st->t0;
+	size_t before;
+
+	if (tix < 0 || tix > 0xfff)
+		return;
+	if (ps->iai_ix.len >= IAI_MAX) {
+		mt_map64_release(&ps->iai_ix);
+		mt_map64_init(&ps->iai_ix);
+		st->iai_resets++;
+	}
+	before = ps->iai_ix.len;
+	if (mt_map64_put(&ps->iai_ix, key, &v) < 0)
+		return;
+	if (ps->iai_ix.len == before && (*v & 0xfff) == (uint64_t)tix && rel > *v >> 12)
+		mt_qs_add(&st->types[tix].iai, rel - (*v >> 12));
+	*v = rel << 12 | (uint64_t)tix;
+}
+
+static void behave_access(struct pass *ps, uint32_t reg, const struct mt_event *ev)
+{
+	struct mt_access_stats *st = ps->st;
+	struct mt_access_region *g = &st->regions[reg];
+	struct mt_region_behavior *b = &g->b;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	uint64_t addr = ev->v[MT_F_ACCESS_ADDR], t = ev->v[MT_F_TIME];
+	struct proc *pr = proc_of(ps, pid);
+	int32_t tix = type_of(ps, reg);
+	size_t pi;
+
+	b = &st->regions[reg].b;
+	if (ev->v[MT_F_ACCESS_KIND] == MT_ACCESS_LOAD) {
+		if (!b->first_read_ns)
+			b->first_read_ns = t;
+		b->last_read_ns = t;
+	} else {
+		if (!b->first_write_ns)
+			b->first_write_ns = t;
+		b->last_write_ns = t;
+	}
+	if (g->c.samples > 1) { /* count() has counted this one */
+		uint64_t stride = addr > b->last_addr ? addr - b->last_addr : b->last_addr - addr;
+
+		b->strides++;
+		b->same_page += addr >> 12 == b->last_addr >> 12;
+		mt_qs_add(&b->stride, stride);
+	}
+	b->last_addr = addr;
+	iai(ps, pid, addr, t, tix);
+	if (pr) {
+		struct mt_phase_stats *p = &st->phases[pr->phase];
+
+		p->samples++;
+		if (ev->v[MT_F_ACCESS_KIND] == MT_ACCESS_LOAD)
+			p->reads += ev->v[MT_F_ACCESS_WEIGHT];
+		else
+			p->writes += ev->v[MT_F_ACCESS_WEIGHT];
+	}
+	pi = page_of(ps, pid, addr, reg);
+	if (pi != SIZE_MAX)
+		touch(ps, pi, reg, pr);
+}
+
+/* Ends a page's run of written epochs in one region. */
+static void pw_settle(struct mt_access_stats *st, struct mt_access_page *pg)
+{
+	if (pg->pw_region && pg->pw_epochs) {
+		struct mt_region_behavior *b = &st->regions[pg->pw_region - 1].b;
+
+		b->pages_written++;
+		if (pg->pw_epochs > 1)
+			b->pages_rewritten++;
+	}
+	pg->pw_epochs = 0;
+}
+
+static void on_page_write(struct pass *ps, const struct mt_event *ev)
+{
+	struct mt_access_stats *st = ps->st;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	uint64_t addr = ev->v[MT_F_PW_ADDR] & ~4095ull, end = addr + ev->v[MT_F_PW_LEN];
+	uint64_t t = ev->v[MT_F_TIME], since = ev->v[MT_F_PW_SINCE];
+	int64_t site;
+
+	st->page_writes_present = true;
+	st->page_write_events++;
+	if (ev->v[MT_F_PW_LEN] > (1ull << 47))
+		return;
+	for (uint64_t p = addr; p < end; p += 4096) {
+		uint32_t reg = region_at(ps, pid, p, &site);
+		struct mt_access_region *g;
+		struct mt_region_behavior *b;
+		struct proc *pr;
+		size_t pi;
+
+		if (reg == NONE) {
+			st->page_writes_unattributed++;
+			continue;
+		}
+		g = &st->regions[reg];
+		b = &g->b;
+		if (g->type != MT_REGION_LABEL || b->wp != MT_LABEL_WP_TRACKED || p < g->start ||
+		    p + 4096 > g->end) {
+			st->page_writes_unattributed++; /* not wholly inside one tracked label */
+			continue;
+		}
+		st->page_write_pages++;
+		if (!b->first_write_ns || b->first_write_ns > since)
+			b->first_write_ns = since > g->t_start ? since : g->t_start;
+		if (t > b->last_write_ns)
+			b->last_write_ns = t;
+		pi = page_of(ps, pid, p, reg);
+		if (pi == SIZE_MAX)
+			continue;
+		if (st->pages[pi].pw_region != reg + 1) {
+			pw_settle(st, &st->pages[pi]);
+			st->pages[pi].pw_region = reg + 1;
+		}
+		st->pages[pi].pw_epochs++;
+		pr = proc_of(ps, pid);
+		if (pr)
+			st->phases[pr->phase].pages_written++;
+		touch(ps, pi, reg, pr);
+	}
+}
+
+static void on_phase(struct pass *ps, const struct mt_event *ev)
+{
+	struct proc *pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+	const char *name = mt_reader_str(ps->r, ev->stream, ev->v[MT_F_PHASE_NAME], NULL);
+	uint64_t t = ev->v[MT_F_TIME];
+	uint32_t ph;
+
+	if (!pr)
+		return;
+	ph = name && name[0] ? phase_index(ps, name) : 0;
+	pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+	if (pr->phase && t > pr->phase_since)
+		ps->st->phases[pr->phase].ns += t - pr->phase_since;
+	pr->phase = ph;
+	pr->phase_since = t;
+	if (ph)
+		ps->st->phases[ph].visits++;
+}
+
+static unsigned classify(const struct mt_mrm_rule *r, double wo, double p99_s, double p50_s)
+{
+	if (wo >= r->high_write_once && p99_s >= r->high_retention_p99_s)
+		return MT_MRM_HIGH;
+	if (wo >= r->medium_write_once && p50_s >= r->medium_retention_p50_s)
+		return MT_MRM_MEDIUM;
+	return MT_MRM_LOW;
+}
+
+/* Settles what only the end knows: page-write runs, windows, per-region and per-type
+ * figures, the MRM labels. */
+static void finish(struct pass *ps)
+{
+	struct mt_access_stats *st = ps->st;
+	const struct mt_mrm_rule *rule = &ps->o.mrm;
+
+	if (ps->window)
+		flush_window(ps);
+	for (size_t i = 0; i < ps->nprocs; i++)
+		if (ps->procs[i].phase && st->t_end > ps->procs[i].phase_since)
+			st->phases[ps->procs[i].phase].ns += st->t_end - ps->procs[i].phase_since;
+	for (size_t i = 0; i < st->npages; i++)
+		pw_settle(st, &st->pages[i]);
+	for (size_t i = 0; i < st->nregions; i++) {
+		struct mt_access_region *g = &st->regions[i];
+		struct mt_region_behavior *b = &g->b;
+		uint64_t born, end, pages = 0;
+		struct mt_type_metrics *m;
+		int32_t tix;
+
+		if (b->cur_pages > b->wss_peak_pages)
+			b->wss_peak_pages = b->cur_pages;
+		end = b->end_ns ? b->end_ns : st->t_end;
+		if (g->t_start && end > g->t_start)
+			b->lifetime_ns = end - g->t_start;
+		born = b->first_write_ns ? b->first_write_ns : g->t_start;
+		if (b->last_read_ns > born)
+			b->retention_ns = b->last_read_ns - born;
+		b->write_once = -1;
+		b->wo_basis = MT_WO_NONE;
+		if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED && b->wp_pages) {
+			b->wo_basis = MT_WO_PAGE_WRITES;
+			pages = b->wp_pages;
+			b->write_once = (double)(pages - b->pages_rewritten) / (double)pages;
+		} else if (b->readonly && g->end > g->start) {
+			b->wo_basis = MT_WO_READONLY;
+			pages = (g->end - g->start + 4095) / 4096;
+			b->write_once = 1.0;
+		}
+		b->mrm = (uint8_t)classify(rule, b->write_once, (double)b->retention_ns / 1e9,
+					   (double)b->retention_ns / 1e9);
+		/* A region counts for its type when the run touched it, or the workload named it. */
+		if (g->type != MT_REGION_LABEL && !g->c.samples && !b->pages_written &&
+		    !g->faults_minor && !g->faults_major)
+			continue;
+		tix = type_of(ps, (uint32_t)i);
+		if (tix < 0)
+			continue;
+		m = &st->types[tix];
+		b = &st->regions[i].b;
+		m->regions++;
+		m->samples += g->c.samples;
+		m->read_samples += g->c.read_samples;
+		m->write_samples += g->c.write_samples;
+		m->reads += g->c.reads;
+		m->writes += g->c.writes;
+		if (g->type != MT_REGION_HEAP_OBJECTS && g->type != MT_REGION_UNKNOWN) {
+			mt_qs_add(&m->retention, b->retention_ns);
+			mt_qs_add(&m->lifetime, b->lifetime_ns);
+		}
+		if (g->c.samples) {
+			m->locality_regions++;
+			if (b->strides) {
+				m->stride_mean_sum += mt_qs_mean(&b->stride);
+				m->stride_median_sum += mt_qs_quantile(&b->stride, 0.5);
+				m->same_page_sum += (double)b->same_page / (double)b->strides;
+			}
+		}
+		if (b->wo_basis != MT_WO_NONE) {
+			m->wo_regions++;
+			m->wo_pages += pages;
+			m->wo_once_pages += (uint64_t)(b->write_once * (double)pages + 0.5);
+		}
+	}
+	for (size_t i = 0; i < st->ntypes; i++) {
+		struct mt_type_metrics *m = &st->types[i];
+
+		if (m->wo_pages)
+			m->write_once = (double)m->wo_once_pages / (double)m->wo_pages;
+		m->mrm = (uint8_t)classify(rule, m->write_once,
+					   mt_qs_quantile(&m->retention, 0.99) / 1e9,
+					   mt_qs_quantile(&m->retention, 0.5) / 1e9);
+	}
+}
+
 static void on_fault(struct pass *ps, const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
@@ -556,6 +1007,15 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 	else
 		st->regions[reg].faults_minor++;
 	st->faults_by_type[st->regions[reg].type][kind]++;
+	{
+		struct proc *pr = proc_of(ps, pid);
+		size_t pi = page_of(ps, pid, ev->v[MT_F_FAULT_ADDR], reg);
+
+		if (pr)
+			st->phases[pr->phase].faults++;
+		if (pi != SIZE_MAX)
+			touch(ps, pi, reg, pr);
+	}
 }
 
 static void on_access(struct pass *ps, const struct mt_event *ev)
@@ -566,7 +1026,7 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 	uint64_t reason = ev->v[MT_F_ACCESS_REASON], how = ev->v[MT_F_ACCESS_HOW];
 	uint32_t reg;
 	int64_t site;
-	uint64_t key, *ix;
+	size_t pi;
 
 	st->present = true;
 	if (ev->v[MT_F_ACCESS_MECH] < 64)
@@ -606,22 +1066,14 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		st->reads_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
 	else
 		st->writes_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
-	key = (uint64_t)pid << 36 | (addr >> 12 & ((1ull << 36) - 1));
-	ix = mt_map64_get(&ps->page_ix, key);
-	if (!ix) {
-		if (mt_grow_array(&st->pages, &ps->pages_cap, st->npages + 1, sizeof(*st->pages)) <
-			    0 ||
-		    mt_map64_put(&ps->page_ix, key, &ix) < 0)
-			return;
-		*ix = st->npages;
-		st->pages[st->npages++] = (struct mt_access_page){ .pid = pid,
-								   .page = addr & ~0xfffull,
-								   .region = reg };
-	}
-	count(&st->pages[*ix].c, ev);
+	behave_access(ps, reg, ev);
+	pi = page_of(ps, pid, addr, reg);
+	if (pi != SIZE_MAX)
+		count(&st->pages[pi].c, ev);
 }
 
-int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
+int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
+		      struct mt_access_stats *st)
 {
 	struct mt_cursor_opts co = { 0 };
 	struct mt_cursor *c;
@@ -630,21 +1082,45 @@ int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
 	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (!mt_reader_event_count(r, MT_EV_ACCESS) && !mt_reader_event_count(r, MT_EV_FAULT))
+	if (o)
+		ps.o = *o;
+	if (!ps.o.window_ns)
+		ps.o.window_ns = 100000000;
+	if (!ps.o.mrm.high_write_once && !ps.o.mrm.high_retention_p99_s &&
+	    !ps.o.mrm.medium_write_once && !ps.o.mrm.medium_retention_p50_s)
+		ps.o.mrm = (struct mt_mrm_rule){ 0.8, 10.0, 0.5, 1.0 };
+	st->window_ns = ps.o.window_ns;
+	st->mrm_rule = ps.o.mrm;
+	if (!mt_reader_event_count(r, MT_EV_ACCESS) && !mt_reader_event_count(r, MT_EV_FAULT) &&
+	    !mt_reader_event_count(r, MT_EV_PAGE_WRITE))
 		return 0;
+	if (phase_index(&ps, "") != 0) /* phases[0]: outside any phase */
+		return -ENOMEM;
 	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP |
 		       1ull << MT_EV_MUNMAP | 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK |
 		       1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC |
-		       1ull << MT_EV_LABEL;
+		       1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE | 1ull << MT_EV_PHASE;
 	mt_map64_init(&ps.proc_ix);
 	mt_map64_init(&ps.site_ix);
 	mt_map64_init(&ps.page_ix);
 	mt_map64_init(&ps.fault_proc_ix);
+	mt_map64_init(&ps.iai_ix);
 	rc = mt_cursor_new(r, &co, &c);
 	if (rc < 0)
 		goto out;
 	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		if (!st->t0)
+			st->t0 = ev.v[MT_F_TIME] ? ev.v[MT_F_TIME] : 1;
+		if (ev.v[MT_F_TIME] > st->t_end)
+			st->t_end = ev.v[MT_F_TIME];
+		window_to(&ps, ev.v[MT_F_TIME]);
 		switch (ev.type) {
+		case MT_EV_PAGE_WRITE:
+			on_page_write(&ps, &ev);
+			break;
+		case MT_EV_PHASE:
+			on_phase(&ps, &ev);
+			break;
 		case MT_EV_ACCESS:
 			on_access(&ps, &ev);
 			break;
@@ -656,7 +1132,7 @@ int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
 			break;
 		case MT_EV_MUNMAP:
 			on_unmap(&ps, (uint32_t)ev.v[MT_F_PID], ev.v[MT_F_MUNMAP_ADDR],
-				 ev.v[MT_F_MUNMAP_LEN]);
+				 ev.v[MT_F_MUNMAP_LEN], ev.v[MT_F_TIME]);
 			break;
 		case MT_EV_MREMAP:
 			on_mremap(&ps, &ev);
@@ -689,6 +1165,8 @@ int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st)
 	}
 	mt_cursor_free(c);
 	rc = rc < 0 ? rc : 0;
+	if (rc == 0)
+		finish(&ps);
 out:
 	free(ps.pool.v);
 	free(ps.procs);
@@ -696,6 +1174,7 @@ out:
 	mt_map64_release(&ps.site_ix);
 	mt_map64_release(&ps.page_ix);
 	mt_map64_release(&ps.fault_proc_ix);
+	mt_map64_release(&ps.iai_ix);
 	if (rc < 0)
 		mt_access_release(st);
 	return rc;
@@ -703,6 +1182,19 @@ out:
 
 void mt_access_release(struct mt_access_stats *st)
 {
+	for (size_t i = 0; i < st->nregions; i++)
+		mt_qs_release(&st->regions[i].b.stride);
+	for (size_t i = 0; i < st->ntypes; i++) {
+		free(st->types[i].name);
+		mt_qs_release(&st->types[i].retention);
+		mt_qs_release(&st->types[i].lifetime);
+		mt_qs_release(&st->types[i].iai);
+	}
+	for (size_t i = 0; i < st->nphases; i++)
+		free(st->phases[i].name);
+	free(st->types);
+	free(st->phases);
+	free(st->wss);
 	free(st->regions);
 	free(st->sites);
 	free(st->pages);

@@ -9,6 +9,8 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/quantile.h"
+
 struct mt_reader;
 
 /* What a region is; an address belongs to the innermost region holding it. */
@@ -38,6 +40,69 @@ struct mt_access_counts {
 	uint64_t first_ns, last_ns;
 };
 
+/* How a region's write-once ratio is known. */
+enum mt_wo_basis {
+	MT_WO_NONE, /* not known: samples cannot prove that memory is never rewritten */
+	MT_WO_READONLY, /* mapped without PROT_WRITE: written only when it appeared */
+	MT_WO_PAGE_WRITES, /* exact per page and epoch (the pagewrites collector) */
+};
+
+enum mt_mrm { MT_MRM_LOW, MT_MRM_MEDIUM, MT_MRM_HIGH };
+
+/* The seed's MRM suitability rule (mrm-trace), its thresholds configurable. */
+struct mt_mrm_rule {
+	double high_write_once, high_retention_p99_s;
+	double medium_write_once, medium_retention_p50_s;
+};
+
+/* Memory-behaviour metrics of one region (see docs/metrics.md). */
+struct mt_region_behavior {
+	uint64_t end_ns; /* freed, unmapped or unlabelled then; 0: alive at the end */
+	uint64_t first_write_ns, last_write_ns, first_read_ns, last_read_ns; /* 0: none seen */
+	bool readonly; /* in a mapping without PROT_WRITE */
+	uint8_t wp; /* enum mt_label_wp of its label */
+	int32_t type_ix; /* index into mt_access_stats.types, -1 until known */
+	uint64_t wp_pages; /* whole pages under page-write tracking */
+	uint64_t pages_written, pages_rewritten; /* of which written in >= 1, >= 2 epochs */
+	uint64_t last_addr, strides, same_page; /* locality between consecutive samples */
+	struct mt_qs stride; /* |address - previous address| in bytes */
+	uint64_t cur_window, cur_pages, wss_peak_pages; /* distinct pages per window */
+	/* Derived at the end. */
+	uint64_t retention_ns, lifetime_ns;
+	double write_once; /* ratio; < 0 when not known */
+	uint8_t wo_basis; /* enum mt_wo_basis */
+	uint8_t mrm; /* enum mt_mrm */
+};
+
+/* The metrics of one region type (a workload's label type, or a built-in one). */
+struct mt_type_metrics {
+	char *name;
+	uint64_t regions, samples, read_samples, write_samples, reads, writes;
+	struct mt_qs retention, lifetime; /* ns, one value per region */
+	struct mt_qs iai; /* ns between accesses to the same exact address */
+	double stride_mean_sum, stride_median_sum, same_page_sum; /* over regions with samples */
+	uint64_t locality_regions;
+	uint64_t wo_pages, wo_once_pages, wo_regions; /* regions whose write-once is known */
+	uint64_t cur_pages, wss_peak_pages, wss_windows;
+	double wss_sum;
+	double write_once; /* pages-weighted over wo_regions; < 0 when none */
+	uint8_t mrm;
+};
+
+/* One phase (memtap_phase), over all processes that entered it. */
+struct mt_phase_stats {
+	char *name; /* "" for time outside any phase */
+	uint64_t visits, ns; /* times entered; time spent in it, summed over processes */
+	uint64_t samples, reads, writes, faults, pages_written;
+	uint64_t cur_pages, wss_peak_pages, wss_windows;
+	double wss_sum;
+};
+
+struct mt_wss_point {
+	uint64_t t; /* window start, ns since the first event */
+	uint64_t pages;
+};
+
 struct mt_access_region {
 	uint32_t pid;
 	uint8_t type; /* enum mt_region_type */
@@ -49,6 +114,7 @@ struct mt_access_region {
 	uint64_t t_start; /* when the mapping or block appeared */
 	struct mt_access_counts c;
 	uint64_t faults_minor, faults_major; /* page faults at addresses in it */
+	struct mt_region_behavior b;
 };
 
 struct mt_access_site {
@@ -64,6 +130,11 @@ struct mt_access_page {
 	uint64_t page; /* 4 KiB page address */
 	size_t region; /* region of the page's first sampled access */
 	struct mt_access_counts c;
+	uint64_t last_window; /* + 1: the last window it was counted in */
+	uint64_t last_phase_window; /* + 1, and last_phase: for the phases' working sets */
+	uint32_t last_phase;
+	uint32_t pw_region; /* page writes: the region the epochs below belong to */
+	uint32_t pw_epochs;
 };
 
 /* Page faults of one process. */
@@ -97,12 +168,35 @@ struct mt_access_stats {
 	size_t nsites;
 	struct mt_access_page *pages;
 	size_t npages;
+	/* Memory behaviour. */
+	uint64_t window_ns; /* working-set window */
+	struct mt_mrm_rule mrm_rule; /* the thresholds in use */
+	uint64_t t0, t_end; /* first and last event */
+	struct mt_type_metrics *types;
+	size_t ntypes;
+	struct mt_phase_stats *phases; /* phases[0]: outside any phase */
+	size_t nphases;
+	struct mt_wss_point *wss; /* distinct pages per window, windows with any */
+	size_t nwss;
+	uint64_t wss_peak_pages;
+	uint64_t page_write_events, page_write_pages, page_writes_unattributed;
+	uint64_t iai_resets; /* the exact-address table filled up and started afresh */
+	bool page_writes_present;
 };
+
+struct mt_access_opts {
+	uint64_t window_ns; /* 0: 100 ms */
+	struct mt_mrm_rule mrm; /* all 0: the seed's 0.8/10 s and 0.5/1 s */
+};
+
+const char *mt_mrm_name(unsigned m);
+const char *mt_wo_basis_name(unsigned b);
 
 /* One pass over mappings, allocations, accesses and page faults in time order; every
  * access and fault is attributed to the region holding its address then. -errno on
  * failure. */
-int mt_access_analyze(struct mt_reader *r, struct mt_access_stats *st);
+int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
+		      struct mt_access_stats *st);
 void mt_access_release(struct mt_access_stats *st);
 
 #endif

@@ -13,16 +13,24 @@ static struct {
 	int format;
 	const char *sections;
 	uint64_t top;
-} o = { .top = 10 };
+	uint64_t window_ms;
+	const char *mrm;
+} o = { .top = 10, .window_ms = 100 };
 
 static const char *const formats[] = { "text", "md", "json", "csv", NULL };
 
 static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
 	{ "section", 's', MT_OPT_STRING, &o.sections, "LIST",
-	  "only these sections: run, processes, alloc, access, faults, rss, syscalls, events (default: all the trace has data for)" },
+	  "only these sections: run, processes, alloc, access, faults, rss, syscalls, events, "
+	  "metrics (default: all the trace has data for)" },
 	{ "top", 'n', MT_OPT_U64, &o.top, "N",
 	  "sites in each ranking of the alloc section (default 10)" },
+	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
+	  "working-set window: distinct pages touched per MS milliseconds (default 100)" },
+	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50",
+	  "MRM suitability thresholds: high_mrm needs write-once >= W1 and retention p99 >= R99 "
+	  "s, medium_mrm write-once >= W2 and retention p50 >= R50 s (default 0.8,10,0.5,1)" },
 	{ NULL },
 };
 
@@ -44,6 +52,7 @@ const struct mt_command_spec mt_report_spec = {
 
 int cmd_report(int argc, char **argv)
 {
+	struct mt_access_opts ao = { 0 };
 	struct mt_report rep;
 	struct mt_reader *r;
 	const char *bad = NULL;
@@ -54,6 +63,23 @@ int cmd_report(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	if (!o.top || o.top > 100000)
 		return mt_usage_error(&mt_report_spec, "--top must be between 1 and 100000");
+	if (!o.window_ms || o.window_ms > 3600000)
+		return mt_usage_error(&mt_report_spec, "--window-ms must be between 1 and 3600000");
+	ao.window_ns = o.window_ms * 1000000ull;
+	if (o.mrm) {
+		struct mt_mrm_rule *m = &ao.mrm;
+		char end;
+
+		if (sscanf(o.mrm, "%lf,%lf,%lf,%lf%c", &m->high_write_once,
+			   &m->high_retention_p99_s, &m->medium_write_once,
+			   &m->medium_retention_p50_s, &end) != 4 ||
+		    m->high_write_once < 0 || m->high_write_once > 1 || m->medium_write_once < 0 ||
+		    m->medium_write_once > 1 || m->high_retention_p99_s < 0 ||
+		    m->medium_retention_p50_s < 0)
+			return mt_usage_error(&mt_report_spec,
+					      "--mrm wants four numbers W1,R99,W2,R50 (write-once "
+					      "ratios 0..1, retentions in seconds >= 0)");
+	}
 	sections = mt_report_sections(o.sections, &bad);
 	if (sections < 0)
 		return mt_usage_error(&mt_report_spec, "unknown section '%s' (sections: %s)", bad,
@@ -62,7 +88,7 @@ int cmd_report(int argc, char **argv)
 	if (!r)
 		return 1;
 	mt_cli_progress(r, "reading");
-	rc = mt_report_load(&rep, r, argv[0], sections, (unsigned)o.top);
+	rc = mt_report_load(&rep, r, argv[0], sections, (unsigned)o.top, &ao);
 	mt_cli_progress_done();
 	if (rc < 0) {
 		mt_err_code(rc, "'%s'", argv[0]);

@@ -209,7 +209,7 @@ void mt_json_double(struct mt_json *j, double v)
 	else if (v == (double)(int64_t)v && fabs(v) < 1e15)
 		fprintf(j->f, "%" PRId64, (int64_t)v);
 	else
-		fprintf(j->f, "%.6g", v);
+		fprintf(j->f, "%.10g", v);
 }
 
 void mt_json_bool(struct mt_json *j, bool v)

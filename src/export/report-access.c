@@ -64,7 +64,10 @@ static const struct mt_access_counts *region_c(size_t i)
 	static const struct mt_access_counts one = { .samples = 1 };
 	const struct mt_access_region *g = &sort_st->regions[i];
 
-	return g->c.samples || !(g->faults_minor + g->faults_major) ? &g->c : &one;
+	return g->c.samples || !(g->faults_minor + g->faults_major || g->type == MT_REGION_LABEL ||
+				 g->b.pages_written)
+		       ? &g->c
+		       : &one;
 }
 
 static int cmp_fault_region(const void *a, const void *b)
@@ -146,12 +149,13 @@ int mt_report_access_load(struct mt_report *rep)
 		if (!strcmp(rep->run.collectors[i].name, "faults"))
 			ra->faults_coll = &rep->run.collectors[i];
 	}
-	rc = mt_access_analyze(rep->r, &ra->st);
+	rc = mt_access_analyze(rep->r, &rep->access_opts, &ra->st);
 	if (rc < 0)
 		return rc;
 	ra->loaded = ra->st.present || (ra->coll && strcmp(ra->coll->status, "off"));
 	ra->faults_loaded = ra->st.faults_present ||
 			    (ra->faults_coll && strcmp(ra->faults_coll->status, "off"));
+	ra->metrics_loaded = ra->st.present || ra->st.faults_present || ra->st.page_writes_present;
 	ra->fault_regions = malloc((ra->st.nregions ? ra->st.nregions : 1) * sizeof(size_t));
 	if (!ra->fault_regions)
 		return -ENOMEM;
@@ -355,6 +359,8 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "faults_major", g->faults_major);
 		mt_json_kv_u64(j, "first_access_ns", g->c.first_ns);
 		mt_json_kv_u64(j, "last_access_ns", g->c.last_ns);
+		mt_json_kv_u64(j, "start_ns", g->t_start);
+		mt_report_region_behavior_json(j, g);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);

@@ -22,11 +22,12 @@ static const struct {
 	{ "alloc", MT_SEC_ALLOC },	 { "access", MT_SEC_ACCESS },
 	{ "faults", MT_SEC_FAULTS },	 { "rss", MT_SEC_RSS },
 	{ "syscalls", MT_SEC_SYSCALLS }, { "events", MT_SEC_EVENTS },
+	{ "metrics", MT_SEC_METRICS },
 };
 
 const char *mt_report_section_names(void)
 {
-	return "run, processes, alloc, access, faults, rss, syscalls, events";
+	return "run, processes, alloc, access, faults, rss, syscalls, events, metrics";
 }
 
 int mt_report_sections(const char *list, const char **bad)
@@ -57,11 +58,13 @@ int mt_report_sections(const char *list, const char **bad)
 }
 
 int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
-		   unsigned top)
+		   unsigned top, const struct mt_access_opts *ao)
 {
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
+	if (ao)
+		rep->access_opts = *ao;
 	rep->r = r;
 	rep->path = path;
 	rep->top = top ? top : 10;
@@ -80,7 +83,7 @@ int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path,
 			return rc;
 		}
 	}
-	if (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS)) {
+	if (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS)) {
 		rc = mt_report_access_load(rep);
 		if (rc < 0) {
 			mt_report_release(rep);
@@ -384,8 +387,10 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 		mt_report_syscalls_json(rep, &j);
 	if ((sections & MT_SEC_EVENTS) && rep->events.loaded)
 		mt_report_events_json(rep, &j);
-	if ((sections & (MT_SEC_ACCESS | MT_SEC_FAULTS)) &&
-	    (rep->access.loaded || rep->access.faults_loaded))
+	if ((sections & MT_SEC_METRICS) && rep->access.metrics_loaded)
+		mt_report_metrics_json(rep, &j);
+	if ((sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS)) &&
+	    (rep->access.loaded || rep->access.faults_loaded || rep->access.metrics_loaded))
 		mt_report_regions_json(rep, &j);
 	mt_json_end_object(&j);
 	fputc('\n', f);
@@ -453,6 +458,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 		mt_report_syscalls_text(rep, md, f);
 	if ((sections & MT_SEC_EVENTS) && rep->events.loaded)
 		mt_report_events_text(rep, md, f);
+	if ((sections & MT_SEC_METRICS) && rep->access.metrics_loaded)
+		mt_report_metrics_text(rep, md, f);
 }
 
 static void print_csv(const struct mt_report *rep, int sections, FILE *f)
@@ -463,6 +470,9 @@ static void print_csv(const struct mt_report *rep, int sections, FILE *f)
 		mt_report_alloc_sites_table(rep, &t);
 	else if (!(sections & MT_SEC_PROCESSES) && (sections & MT_SEC_ACCESS) && rep->access.loaded)
 		mt_report_access_regions_table(rep, &t);
+	else if (!(sections & MT_SEC_PROCESSES) && (sections & MT_SEC_METRICS) &&
+		 rep->access.metrics_loaded)
+		mt_report_metrics_table(rep, &t);
 	else
 		mt_report_process_table(&rep->procs, rep->run.start_ns, true, &t);
 	for (size_t c = 0; c < t.ncols; c++)

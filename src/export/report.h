@@ -29,8 +29,9 @@ enum {
 	MT_SEC_RSS = 1 << 5,
 	MT_SEC_SYSCALLS = 1 << 6,
 	MT_SEC_EVENTS = 1 << 7,
+	MT_SEC_METRICS = 1 << 8,
 	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS |
-		     MT_SEC_RSS | MT_SEC_SYSCALLS | MT_SEC_EVENTS,
+		     MT_SEC_RSS | MT_SEC_SYSCALLS | MT_SEC_EVENTS | MT_SEC_METRICS,
 };
 
 /* The rankings of allocation sites. */
@@ -62,6 +63,7 @@ struct mt_report_access {
 	bool loaded; /* the access section has something to say */
 	bool faults_loaded; /* the faults section has */
 	bool pass_done;
+	bool metrics_loaded; /* the metrics section has (samples, faults or page writes) */
 	size_t *fault_regions; /* regions with faults, most first */
 	size_t nfault_regions;
 	const struct mt_collector_info *faults_coll;
@@ -97,6 +99,7 @@ struct mt_report {
 	struct mt_run run;
 	struct mt_procs procs;
 	unsigned top; /* sites per ranking */
+	struct mt_access_opts access_opts; /* working-set window, MRM thresholds */
 	struct mt_report_alloc alloc;
 	struct mt_report_access access;
 	struct mt_report_rss rss;
@@ -111,7 +114,7 @@ const char *mt_report_section_names(void);
 
 /* Loads what the sections need; top: sites per ranking (0: the default, 10). */
 int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
-		   unsigned top);
+		   unsigned top, const struct mt_access_opts *ao);
 void mt_report_release(struct mt_report *rep);
 struct mt_json;
 struct mt_table;
@@ -142,6 +145,13 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f);
 /* The regions list in JSON: once, after the access and faults sections. */
 void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j);
+/* report-metrics.c */
+void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f);
+/* The metrics table by region type, for CSV. */
+void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t);
+/* A region's behaviour fields, inside its object of the regions list. */
+void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g);
 /* report-rss.c */
 int mt_report_rss_load(struct mt_report *rep);
 void mt_report_rss_release(struct mt_report *rep);

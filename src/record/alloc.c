@@ -268,9 +268,10 @@ int mt_alloc_open(struct mt_session *s)
 	/* With ptrace the runtime hides its variables from the program, and the recorder puts
 	 * them back into every exec'd image; without it they must stay visible to be inherited. */
 	snprintf(a->env_conf, sizeof(a->env_conf),
-		 "v=%d;sock=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d", MT_RT_PROTO_VERSION,
-		 a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock", s->o->time_every,
-		 s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE, s->pagewrites != NULL);
+		 "v=%d;sock=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d",
+		 MT_RT_PROTO_VERSION, a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock",
+		 s->o->time_every, s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE,
+		 s->pagewrites != NULL);
 	a->next_stream = 1;
 	mt_alloc_calibrate(s);
 	return 0;
@@ -914,7 +915,7 @@ static void on_label(struct mt_session *s, struct conn *c, const struct mt_rt_la
 		mt_pagewrites_track(s, c->pid, h->time_ns);
 	} else if (h->op == MT_RT_LABEL && h->wp < 0) {
 		row[MT_F_LABEL_WP] = MT_LABEL_WP_FAILED;
-		row[MT_F_LABEL_WP_ERRNO] = (uint64_t)-(int64_t)h->wp;
+		row[MT_F_LABEL_WP_ERRNO] = (uint64_t) - (int64_t)h->wp;
 		mt_pagewrites_failed(s, -h->wp);
 	}
 	if (mt_writer_event(s->w, MT_EV_LABEL, row) == 0)

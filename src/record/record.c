@@ -276,8 +276,8 @@ static int exit_status_of(int status)
 
 static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
 {
-	const struct mt_coll *cs[] = { &s->proc,	&s->maps,	 &s->alloc_coll,
-				       &s->access_coll, &s->faults_coll, &s->rss_coll,
+	const struct mt_coll *cs[] = { &s->proc,	   &s->maps,	    &s->alloc_coll,
+				       &s->access_coll,	   &s->faults_coll, &s->rss_coll,
 				       &s->pagewrites_coll };
 	char dur[32], size[32], cnt[32];
 

@@ -1316,7 +1316,6 @@ struct rt_pm_scan_arg {
 #define RT_PAGEMAP_SCAN _IOWR('f', 16, struct rt_pm_scan_arg)
 #define RT_PM_SCAN_WP_MATCHING 1ull
 
-
 static long wp_open(void)
 {
 	struct uffdio_api api = { .api = UFFD_API,
@@ -1333,8 +1332,8 @@ static long wp_open(void)
 		(void)rt_sys1(SYS_close, fd);
 		return r;
 	}
-	pm = mt_rt_sys(SYS_openat, AT_FDCWD, (long)"/proc/self/pagemap", O_RDONLY | O_CLOEXEC, 0,
-		       0, 0);
+	pm = mt_rt_sys(SYS_openat, AT_FDCWD, (long)"/proc/self/pagemap", O_RDONLY | O_CLOEXEC, 0, 0,
+		       0);
 	if (pm < 0) {
 		(void)rt_sys1(SYS_close, fd);
 		return pm;
@@ -1350,10 +1349,9 @@ static int wp_track(const void *addr, size_t len)
 	uint64_t lo = (uint64_t)(uintptr_t)addr & ~4095ull;
 	uint64_t hi = ((uint64_t)(uintptr_t)addr + len + 4095) & ~4095ull;
 	struct uffdio_register reg = { .range = { lo, hi - lo }, .mode = UFFDIO_REGISTER_MODE_WP };
-	struct rt_pm_scan_arg arm = { .size = sizeof(arm),
-				      .flags = RT_PM_SCAN_WP_MATCHING,
-				      .start = lo,
-				      .end = hi };
+	struct rt_pm_scan_arg arm = {
+		.size = sizeof(arm), .flags = RT_PM_SCAN_WP_MATCHING, .start = lo, .end = hi
+	};
 	long r = 0;
 
 	if (!len || hi <= lo)

@@ -13,7 +13,9 @@ fi
 grep -q "recorded no" bare.txt || fail "memtap.h calls claimed success without memtap"
 ok "without memtap: no library linked, every memtap.h call a no-op"
 
-"$MEMTAP" record -q -f --access=off -o l.mtap -- "$W" >out.txt || fail "record failed"
+# Without page-write tracking: it would add one write-protect fault per page written (its
+# cost, measured below), and this part counts first-touch faults.
+"$MEMTAP" record -q -f --access=off --page-writes-ms 0 -o l.mtap -- "$W" >out.txt || fail "record failed"
 grep -q "recorded yes" out.txt || fail "memtap.h calls failed under memtap: $(cat out.txt)"
 "$MEMTAP" dump l.mtap --format jsonl --type label,phase >l.jsonl || fail "dump failed"
 python3 - <<'PY' || fail "labels and phases differ from what the workload did"
@@ -56,3 +58,22 @@ assert len(w) == 1 and w[0]["label"] == "model.weights" and w[0]["bytes"] == 1 <
 assert 200 <= w[0]["faults_minor"] <= 256, w[0]["faults_minor"]
 PY
 ok "labels become regions of the workload's types; the bad range is counted, not trusted"
+
+# With page-write tracking (the default): the weights written once are write-once, exactly,
+# and each of their 256 pages costs one write-protect fault on top of its first touch.
+"$MEMTAP" record -q -f --access=off -o p.mtap -- "$W" >/dev/null || fail "record with page writes failed"
+"$MEMTAP" report p.mtap --format json >p.json || fail "report failed"
+python3 - <<'PY' || fail "page-write tracking of the labelled weights is off"
+import json
+r = json.load(open("p.json"))
+coll = {c["name"]: c for c in r["run"]["collectors"]}["pagewrites"]
+if coll["status"] != "active":
+    print("SKIP-ish: pagewrites", coll["status"], coll.get("reason"))
+    raise SystemExit(0)
+w = [g for g in r["regions"] if g["region_type"] == "weight"][0]
+print("weight:", {k: w[k] for k in ("write_once_ratio", "write_once_basis", "pages_tracked", "pages_written", "pages_rewritten", "faults_minor")})
+assert w["write_once_basis"] == "page-writes" and w["pages_tracked"] == 256
+assert w["pages_written"] == 256 and w["pages_rewritten"] == 0 and w["write_once_ratio"] == 1
+assert 400 <= w["faults_minor"] <= 512, w["faults_minor"]
+PY
+ok "labelled weights tracked page by page: write-once 1, one extra fault per page"

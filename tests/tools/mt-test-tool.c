@@ -13,6 +13,7 @@
 #include "common/crc32c.h"
 #include "common/varint.h"
 #include "format/chunk.h"
+#include "format/schema.h"
 #include "format/writer.h"
 
 static const uint8_t run_id[16] = { 0x6d, 0x65, 0x6d, 0x74, 0x61, 0x70, 0x40, 0x00,
@@ -279,13 +280,158 @@ static size_t find_chunk(const uint8_t *p, size_t n, unsigned type, int k, struc
 	return 0;
 }
 
+/*
+ * gen-text: a trace from a hand-written description, for tests with hand-computed answers.
+ * One event per line, "TYPE field=value ...", fields by their schema names (memtap dump's);
+ * t= is the time: nanoseconds, or with a unit (30s, 1.5s, 250ms, 10us). Strings are given
+ * as they are (no spaces), enums by name. "meta key=value ..." adds META keys. "#" starts a
+ * comment. Events are sorted by time before they are written.
+ */
+struct text_row {
+	unsigned type;
+	uint64_t v[MT_MAX_FIELDS];
+	size_t line;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct text_row *x = a, *y = b;
+
+	if (x->v[0] != y->v[0])
+		return x->v[0] < y->v[0] ? -1 : 1;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static uint64_t parse_time(const char *s)
+{
+	char *end;
+	double d = strtod(s, &end);
+
+	if (!strcmp(end, "s"))
+		return (uint64_t)(d * 1e9 + 0.5);
+	if (!strcmp(end, "ms"))
+		return (uint64_t)(d * 1e6 + 0.5);
+	if (!strcmp(end, "us"))
+		return (uint64_t)(d * 1e3 + 0.5);
+	return strtoull(s, NULL, 0);
+}
+
+static void gen_text(const char *in, const char *out)
+{
+	struct mt_writer_opts o = { .run_id = run_id,
+				    .realtime_ns = 1795000000000000000ull,
+				    .monotonic_ns = T0 };
+	FILE *f = fopen(in, "r");
+	struct text_row *rows = NULL;
+	size_t nrows = 0, cap = 0, line = 0;
+	struct mt_writer *w;
+	struct mt_kv meta;
+	char buf[4096];
+	int rc;
+
+	if (!f)
+		die("cannot open the description");
+	rc = mt_writer_open(out, true, &o, &w);
+	if (rc < 0)
+		die(strerror(-rc));
+	mt_kv_init(&meta);
+	mt_kv_add(&meta, "memtap_version", "0.1.0");
+	mt_kv_add(&meta, "format_version", "1.0");
+	mt_kv_add(&meta, "start_monotonic_ns", "5000000000");
+	mt_kv_add(&meta, "clock", "CLOCK_MONOTONIC");
+	while (fgets(buf, sizeof(buf), f)) {
+		char *save = NULL, *tok = strtok_r(buf, " \t\n", &save);
+		const struct mt_type_desc *d;
+		struct text_row *r;
+		int type;
+
+		line++;
+		if (!tok || tok[0] == '#')
+			continue;
+		if (!strcmp(tok, "meta")) {
+			while ((tok = strtok_r(NULL, " \t\n", &save))) {
+				char *eq = strchr(tok, '=');
+
+				if (!eq)
+					die("meta wants key=value");
+				*eq = 0;
+				mt_kv_add(&meta, tok, eq + 1);
+			}
+			continue;
+		}
+		type = mt_type_by_name(tok);
+		if (type < 0 || !(d = mt_type_desc((unsigned)type))) {
+			fprintf(stderr, "mt-test-tool: %s:%zu: unknown event type '%s'\n", in, line,
+				tok);
+			exit(1);
+		}
+		if (nrows == cap) {
+			cap = cap ? cap * 2 : 256;
+			rows = realloc(rows, cap * sizeof(*rows));
+			if (!rows)
+				die("out of memory");
+		}
+		r = &rows[nrows++];
+		memset(r, 0, sizeof(*r));
+		r->type = (unsigned)type;
+		r->line = line;
+		while ((tok = strtok_r(NULL, " \t\n", &save))) {
+			char *eq = strchr(tok, '=');
+			unsigned k;
+
+			if (tok[0] == '#')
+				break;
+			if (!eq)
+				die("fields are key=value");
+			*eq++ = 0;
+			for (k = 0; k < d->nfields; k++)
+				if (!strcmp(d->fields[k].name, tok) ||
+				    (k == MT_F_TIME && !strcmp(tok, "t")))
+					break;
+			if (k == d->nfields) {
+				fprintf(stderr, "mt-test-tool: %s:%zu: %s has no field '%s'\n", in,
+					line, d->name, tok);
+				exit(1);
+			}
+			if (k == MT_F_TIME) {
+				r->v[k] = T0 + parse_time(eq);
+			} else if (d->fields[k].kind == MT_FK_STR) {
+				r->v[k] = mt_writer_str(w, eq);
+			} else if (d->fields[k].kind == MT_FK_ENUM) {
+				unsigned e;
+
+				for (e = 0; e < d->fields[k].n_enum; e++)
+					if (!strcmp(d->fields[k].enum_names[e], eq))
+						break;
+				r->v[k] = e < d->fields[k].n_enum ? e : strtoull(eq, NULL, 0);
+			} else {
+				r->v[k] = strtoull(eq, NULL, 0);
+			}
+		}
+		if (!r->v[MT_F_TID])
+			r->v[MT_F_TID] = r->v[MT_F_PID];
+	}
+	fclose(f);
+	if (mt_writer_kv(w, MT_CHUNK_META, &meta) < 0)
+		die("cannot write META");
+	mt_kv_release(&meta);
+	qsort(rows, nrows, sizeof(*rows), cmp_row);
+	for (size_t i = 0; i < nrows; i++)
+		ev(w, rows[i].type, rows[i].v);
+	free(rows);
+	rc = mt_writer_finish(w, NULL);
+	if (rc < 0)
+		die(strerror(-rc));
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
 		"usage: mt-test-tool gen-small OUT | gen-small-raw OUT | gen-noend OUT | gen-big N OUT\n"
 		"       mt-test-tool flip-payload IN K OUT   (flip a byte in the K-th event chunk)\n"
 		"       mt-test-tool cut-events IN K OUT     (cut inside the K-th event chunk)\n"
-		"       mt-test-tool set-major IN MAJOR OUT\n");
+		"       mt-test-tool set-major IN MAJOR OUT\n"
+		"       mt-test-tool gen-text DESCRIPTION OUT (events written by hand)\n");
 	return 2;
 }
 
@@ -295,7 +441,9 @@ int main(int argc, char **argv)
 	uint8_t *p;
 	size_t n, off;
 
-	if (argc == 3 && !strcmp(argv[1], "gen-small"))
+	if (argc == 4 && !strcmp(argv[1], "gen-text"))
+		gen_text(argv[2], argv[3]);
+	else if (argc == 3 && !strcmp(argv[1], "gen-small"))
 		gen_small(argv[2], true, false);
 	else if (argc == 3 && !strcmp(argv[1], "gen-small-raw"))
 		gen_small(argv[2], true, true);

@@ -303,7 +303,7 @@ TEST(access_regions)
 	mt_writer_free(w);
 	if (mt_reader_open_fd(fd, &r) < 0)
 		abort();
-	ASSERT_EQ(mt_access_analyze(r, &st), 0);
+	ASSERT_EQ(mt_access_analyze(r, NULL, &st), 0);
 	ASSERT_TRUE(st.present);
 	ASSERT_EQ(st.samples, 10);
 	ASSERT_EQ(st.resolved, 9);
@@ -485,4 +485,30 @@ TEST(rereads_replay)
 	ASSERT_EQ(rr.files[0].reread_bytes, 8292);
 	mt_rereads_release(&rr);
 	mt_reader_free(r);
+}
+
+/* Exact quantiles interpolate as pandas does; past MT_QS_EXACT values the histogram keeps
+ * every quantile within 1/128 of the truth in bounded memory. */
+TEST(quantile_store)
+{
+	struct mt_qs q = { 0 };
+	double v;
+
+	ASSERT_TRUE(mt_qs_quantile(&q, 0.5) == 0.0);
+	for (uint64_t x = 1; x <= 4; x++)
+		ASSERT_EQ(mt_qs_add(&q, x * 10), 0);
+	/* pandas: Series([10, 20, 30, 40]).quantile(0.5) == 25.0, .quantile(0.9) == 37.0 */
+	ASSERT_TRUE(mt_qs_quantile(&q, 0.5) == 25.0);
+	ASSERT_TRUE(mt_qs_quantile(&q, 0.9) > 36.999 && mt_qs_quantile(&q, 0.9) < 37.001);
+	ASSERT_TRUE(mt_qs_exact(&q));
+	mt_qs_release(&q);
+	for (uint64_t x = 1; x <= 100000; x++)
+		ASSERT_EQ(mt_qs_add(&q, x * 1000), 0);
+	ASSERT_TRUE(!mt_qs_exact(&q));
+	v = mt_qs_quantile(&q, 0.5);
+	ASSERT_TRUE(v > 50000000.0 * (1 - 1.0 / 128) && v < 50000000.0 * (1 + 1.0 / 128));
+	v = mt_qs_quantile(&q, 0.99);
+	ASSERT_TRUE(v > 99000000.0 * (1 - 1.0 / 128) && v < 99000000.0 * (1 + 1.0 / 128));
+	ASSERT_TRUE(mt_qs_mean(&q) == 50000500.0);
+	mt_qs_release(&q);
 }

@@ -1,0 +1,344 @@
+/* SPDX-License-Identifier: MIT */
+/* The report's metrics section: memory behaviour per region type and phase, the working set
+ * over time, MRM suitability (docs/metrics.md). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "common/strutil.h"
+#include "export/json.h"
+#include "export/report.h"
+#include "export/table.h"
+
+static void json_opt_ratio(struct mt_json *j, const char *key, double v)
+{
+	if (v < 0)
+		mt_json_kv_null(j, key);
+	else
+		mt_json_kv_double(j, key, v);
+}
+
+static double read_fraction(const struct mt_access_counts *c)
+{
+	uint64_t n = c->read_samples + c->write_samples;
+
+	return n ? (double)c->read_samples / (double)n : 0.0;
+}
+
+/* mrm-trace's reads_per_write: 0 when nothing was written. */
+static double reads_per_write(uint64_t reads, uint64_t writes)
+{
+	return writes ? (double)reads / (double)writes : 0.0;
+}
+
+void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g)
+{
+	const struct mt_region_behavior *b = &g->b;
+	struct mt_qs q = b->stride; /* the quantile sorts in place: a shallow copy is enough */
+
+	if (b->end_ns)
+		mt_json_kv_u64(j, "end_ns", b->end_ns);
+	else
+		mt_json_kv_null(j, "end_ns");
+	mt_json_kv_u64(j, "first_write_ns", b->first_write_ns);
+	mt_json_kv_u64(j, "last_write_ns", b->last_write_ns);
+	mt_json_kv_u64(j, "first_read_ns", b->first_read_ns);
+	mt_json_kv_u64(j, "last_read_ns", b->last_read_ns);
+	mt_json_kv_double(j, "retention_s", (double)b->retention_ns / 1e9);
+	mt_json_kv_double(j, "lifetime_s", (double)b->lifetime_ns / 1e9);
+	json_opt_ratio(j, "write_once_ratio", b->write_once);
+	mt_json_kv_str(j, "write_once_basis", mt_wo_basis_name(b->wo_basis));
+	if (b->wo_basis == MT_WO_PAGE_WRITES) {
+		mt_json_kv_u64(j, "pages_tracked", b->wp_pages);
+		mt_json_kv_u64(j, "pages_written", b->pages_written);
+		mt_json_kv_u64(j, "pages_rewritten", b->pages_rewritten);
+	}
+	mt_json_kv_u64(j, "total_reads", g->c.read_samples);
+	mt_json_kv_u64(j, "total_writes", g->c.write_samples);
+	mt_json_kv_double(j, "read_fraction", read_fraction(&g->c));
+	mt_json_kv_double(j, "reads_per_write",
+			  reads_per_write(g->c.read_samples, g->c.write_samples));
+	mt_json_kv_double(j, "mean_stride_bytes", mt_qs_mean(&q));
+	mt_json_kv_double(j, "median_stride_bytes", mt_qs_quantile(&q, 0.5));
+	mt_json_kv_double(j, "same_page_fraction",
+			  b->strides ? (double)b->same_page / (double)b->strides : 0.0);
+	mt_json_kv_u64(j, "wss_peak_pages", b->wss_peak_pages);
+	mt_json_kv_str(j, "mrm", mt_mrm_name(b->mrm));
+}
+
+static void json_type(struct mt_json *j, struct mt_type_metrics *m)
+{
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "region_type", m->name);
+	mt_json_kv_u64(j, "regions", m->regions);
+	mt_json_kv_u64(j, "samples", m->samples);
+	mt_json_kv_u64(j, "total_reads", m->read_samples);
+	mt_json_kv_u64(j, "total_writes", m->write_samples);
+	mt_json_kv_u64(j, "total_accesses", m->read_samples + m->write_samples);
+	mt_json_kv_double(j, "read_fraction",
+			  m->read_samples + m->write_samples
+				  ? (double)m->read_samples /
+					    (double)(m->read_samples + m->write_samples)
+				  : 0.0);
+	mt_json_kv_double(j, "reads_per_write", reads_per_write(m->read_samples, m->write_samples));
+	mt_json_kv_u64(j, "reads_estimated", m->reads);
+	mt_json_kv_u64(j, "writes_estimated", m->writes);
+	mt_json_kv_double(j, "retention_p50_s", mt_qs_quantile(&m->retention, 0.5) / 1e9);
+	mt_json_kv_double(j, "retention_p90_s", mt_qs_quantile(&m->retention, 0.9) / 1e9);
+	mt_json_kv_double(j, "retention_p99_s", mt_qs_quantile(&m->retention, 0.99) / 1e9);
+	mt_json_kv_double(j, "lifetime_p50_s", mt_qs_quantile(&m->lifetime, 0.5) / 1e9);
+	mt_json_kv_double(j, "lifetime_p90_s", mt_qs_quantile(&m->lifetime, 0.9) / 1e9);
+	mt_json_kv_double(j, "lifetime_p99_s", mt_qs_quantile(&m->lifetime, 0.99) / 1e9);
+	json_opt_ratio(j, "write_once_ratio", m->write_once);
+	mt_json_kv_u64(j, "write_once_regions", m->wo_regions);
+	mt_json_kv_u64(j, "write_once_pages", m->wo_pages);
+	mt_json_kv_double(j, "mean_stride_bytes",
+			  m->locality_regions ? m->stride_mean_sum / (double)m->locality_regions
+					      : 0);
+	mt_json_kv_double(j, "median_stride_bytes",
+			  m->locality_regions ? m->stride_median_sum / (double)m->locality_regions
+					      : 0);
+	mt_json_kv_double(j, "same_page_fraction",
+			  m->locality_regions ? m->same_page_sum / (double)m->locality_regions : 0);
+	mt_json_kv_u64(j, "n_intervals", m->iai.n);
+	mt_json_kv_u64(j, "iai_p50_ns", (uint64_t)mt_qs_quantile(&m->iai, 0.5));
+	mt_json_kv_u64(j, "iai_p90_ns", (uint64_t)mt_qs_quantile(&m->iai, 0.9));
+	mt_json_kv_u64(j, "iai_p99_ns", (uint64_t)mt_qs_quantile(&m->iai, 0.99));
+	mt_json_kv_double(j, "iai_mean_ns", mt_qs_mean(&m->iai));
+	mt_json_kv_bool(j, "iai_exact", mt_qs_exact(&m->iai));
+	mt_json_kv_u64(j, "wss_peak_pages", m->wss_peak_pages);
+	mt_json_kv_double(j, "wss_mean_pages",
+			  m->wss_windows ? m->wss_sum / (double)m->wss_windows : 0);
+	mt_json_kv_str(j, "mrm", mt_mrm_name(m->mrm));
+	mt_json_end_object(j);
+}
+
+void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
+{
+	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
+	const struct mt_mrm_rule *rule = &st->mrm_rule;
+
+	mt_json_key(j, "metrics");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "window_ns", st->window_ns);
+	mt_json_key(j, "mrm_rule");
+	mt_json_begin_object(j);
+	mt_json_kv_double(j, "high_write_once", rule->high_write_once);
+	mt_json_kv_double(j, "high_retention_p99_s", rule->high_retention_p99_s);
+	mt_json_kv_double(j, "medium_write_once", rule->medium_write_once);
+	mt_json_kv_double(j, "medium_retention_p50_s", rule->medium_retention_p50_s);
+	mt_json_end_object(j);
+	mt_json_key(j, "page_writes");
+	mt_json_begin_object(j);
+	mt_json_kv_bool(j, "present", st->page_writes_present);
+	mt_json_kv_u64(j, "events", st->page_write_events);
+	mt_json_kv_u64(j, "pages", st->page_write_pages);
+	mt_json_kv_u64(j, "unattributed_pages", st->page_writes_unattributed);
+	mt_json_end_object(j);
+	mt_json_kv_u64(j, "iai_resets", st->iai_resets);
+	mt_json_key(j, "by_type");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < st->ntypes; i++)
+		if (st->types[i].regions)
+			json_type(j, &st->types[i]);
+	mt_json_end_array(j);
+	mt_json_key(j, "phases");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < st->nphases; i++) {
+		const struct mt_phase_stats *p = &st->phases[i];
+
+		if (!i && !p->samples && !p->faults && !p->pages_written)
+			continue;
+		mt_json_begin_object(j);
+		if (i)
+			mt_json_kv_str(j, "phase", p->name);
+		else
+			mt_json_kv_null(j, "phase");
+		mt_json_kv_u64(j, "visits", p->visits);
+		if (i)
+			mt_json_kv_u64(j, "duration_ns", p->ns);
+		else
+			mt_json_kv_null(j, "duration_ns");
+		mt_json_kv_u64(j, "samples", p->samples);
+		mt_json_kv_u64(j, "reads_estimated", p->reads);
+		mt_json_kv_u64(j, "writes_estimated", p->writes);
+		mt_json_kv_u64(j, "faults", p->faults);
+		mt_json_kv_u64(j, "pages_written", p->pages_written);
+		mt_json_kv_u64(j, "wss_peak_pages", p->wss_peak_pages);
+		mt_json_kv_double(j, "wss_mean_pages",
+				  p->wss_windows ? p->wss_sum / (double)p->wss_windows : 0);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "working_set");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "window_ns", st->window_ns);
+	mt_json_kv_u64(j, "peak_pages", st->wss_peak_pages);
+	mt_json_kv_u64(j, "peak_bytes", st->wss_peak_pages * 4096);
+	mt_json_key(j, "series");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < st->nwss; i++) {
+		mt_json_begin_array(j);
+		mt_json_u64(j, st->wss[i].t);
+		mt_json_u64(j, st->wss[i].pages);
+		mt_json_end_array(j);
+	}
+	mt_json_end_array(j);
+	mt_json_end_object(j);
+	mt_json_end_object(j);
+}
+
+static const char *secs(double s, char *buf, size_t size)
+{
+	if (s >= 100)
+		snprintf(buf, size, "%.0f s", s);
+	else if (s >= 1)
+		snprintf(buf, size, "%.2f s", s);
+	else
+		snprintf(buf, size, "%.1f ms", s * 1e3);
+	return buf;
+}
+
+void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
+{
+	static const char *const th[] = { "type",	  "regions",	   "samples",
+					  "read frac",	  "retention p50", "p99",
+					  "lifetime p50", "write-once",	   "stride mean",
+					  "same page",	  "IAI p50",	   "WSS peak",
+					  "MRM" };
+	static const char *const ph[] = { "phase",	   "time",     "samples", "faults",
+					  "pages written", "WSS peak", "WSS mean" };
+	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
+	struct mt_table t;
+	char b[8][64];
+
+	if (md)
+		fprintf(f, "## Memory behaviour\n\n");
+	else
+		fprintf(f, "\nmemory behaviour\n");
+	fprintf(f,
+		"%sworking-set window %s; write-once from %s; retention and locality from "
+		"sampled accesses%s\n\n",
+		md ? "" : "  ", mt_fmt_duration(st->window_ns, b[0], 64),
+		st->page_writes_present ? "page-write epochs (exact) and read-only mappings"
+					: "read-only mappings only (record with --page-writes-ms "
+					  "and memtap_label for the rest)",
+		md ? "." : "");
+	mt_table_init(&t, 13, th);
+	for (size_t i = 0; i < st->ntypes; i++) {
+		struct mt_type_metrics *m = &st->types[i];
+		uint64_t n = m->read_samples + m->write_samples;
+
+		if (!m->regions)
+			continue;
+		mt_table_add(&t, m->name);
+		mt_table_addf(&t, "%" PRIu64, m->regions);
+		mt_table_add(&t, mt_fmt_count(m->samples, b[0], 64));
+		mt_table_addf(&t, "%.2f", n ? (double)m->read_samples / (double)n : 0.0);
+		mt_table_add(&t, secs(mt_qs_quantile(&m->retention, 0.5) / 1e9, b[1], 64));
+		mt_table_add(&t, secs(mt_qs_quantile(&m->retention, 0.99) / 1e9, b[2], 64));
+		mt_table_add(&t, secs(mt_qs_quantile(&m->lifetime, 0.5) / 1e9, b[3], 64));
+		if (m->write_once < 0)
+			mt_table_add(&t, "unknown");
+		else
+			mt_table_addf(&t, "%.2f", m->write_once);
+		mt_table_add(&t, m->locality_regions
+					 ? mt_fmt_bytes((uint64_t)(m->stride_mean_sum /
+								   (double)m->locality_regions),
+							b[4], 64)
+					 : "-");
+		mt_table_addf(&t, "%.2f",
+			      m->locality_regions ? m->same_page_sum / (double)m->locality_regions
+						  : 0.0);
+		mt_table_add(&t, m->iai.n ? mt_fmt_duration((uint64_t)mt_qs_quantile(&m->iai, 0.5),
+							    b[5], 64)
+					  : "-");
+		mt_table_add(&t, mt_fmt_bytes(m->wss_peak_pages * 4096, b[6], 64));
+		mt_table_add(&t, mt_mrm_name(m->mrm));
+	}
+	if (md)
+		mt_report_md_table(&t, f);
+	else
+		mt_table_print(&t, f, 2, true);
+	mt_table_release(&t);
+	fprintf(f,
+		md ? "\nWorking set: peak %s in one window (distinct pages touched).\n\n"
+		   : "\n  working set: peak %s in one window (distinct pages touched)\n",
+		mt_fmt_bytes(st->wss_peak_pages * 4096, b[0], 64));
+	if (st->nphases <= 1)
+		return;
+	mt_table_init(&t, 7, ph);
+	for (size_t i = 0; i < st->nphases; i++) {
+		const struct mt_phase_stats *p = &st->phases[i];
+
+		if (!i && !p->samples && !p->faults && !p->pages_written)
+			continue;
+		mt_table_add(&t, i ? p->name : "(no phase)");
+		mt_table_add(&t, i ? mt_fmt_duration(p->ns, b[0], 64) : "-");
+		mt_table_add(&t, mt_fmt_count(p->samples, b[1], 64));
+		mt_table_add(&t, mt_fmt_count(p->faults, b[2], 64));
+		mt_table_add(&t, mt_fmt_count(p->pages_written, b[3], 64));
+		mt_table_add(&t, mt_fmt_bytes(p->wss_peak_pages * 4096, b[4], 64));
+		mt_table_add(&t,
+			     mt_fmt_bytes((uint64_t)(p->wss_windows ? p->wss_sum * 4096 /
+									      (double)p->wss_windows
+								    : 0),
+					  b[5], 64));
+	}
+	if (md) {
+		fprintf(f, "### Phases\n\n");
+		mt_report_md_table(&t, f);
+	} else {
+		fprintf(f, "\n  phases\n");
+		mt_table_print(&t, f, 2, true);
+	}
+	mt_table_release(&t);
+}
+
+void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t)
+{
+	static const char *const heads[] = {
+		"region_type",	       "regions",
+		"total_reads",	       "total_writes",
+		"read_fraction",       "reads_per_write",
+		"retention_p50_s",     "retention_p90_s",
+		"retention_p99_s",     "lifetime_p50_s",
+		"write_once_ratio",    "mean_stride_bytes",
+		"median_stride_bytes", "same_page_fraction",
+		"iai_p50_ns",	       "iai_p99_ns",
+		"wss_peak_pages",      "mrm",
+	};
+	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
+
+	mt_table_init(t, sizeof(heads) / sizeof(heads[0]), heads);
+	for (size_t i = 0; i < st->ntypes; i++) {
+		struct mt_type_metrics *m = &st->types[i];
+		uint64_t n = m->read_samples + m->write_samples;
+		double lr = (double)(m->locality_regions ? m->locality_regions : 1);
+
+		if (!m->regions)
+			continue;
+		mt_table_add(t, m->name);
+		mt_table_addf(t, "%" PRIu64, m->regions);
+		mt_table_addf(t, "%" PRIu64, m->read_samples);
+		mt_table_addf(t, "%" PRIu64, m->write_samples);
+		mt_table_addf(t, "%.10g", n ? (double)m->read_samples / (double)n : 0.0);
+		mt_table_addf(t, "%.10g", reads_per_write(m->read_samples, m->write_samples));
+		mt_table_addf(t, "%.10g", mt_qs_quantile(&m->retention, 0.5) / 1e9);
+		mt_table_addf(t, "%.10g", mt_qs_quantile(&m->retention, 0.9) / 1e9);
+		mt_table_addf(t, "%.10g", mt_qs_quantile(&m->retention, 0.99) / 1e9);
+		mt_table_addf(t, "%.10g", mt_qs_quantile(&m->lifetime, 0.5) / 1e9);
+		if (m->write_once < 0)
+			mt_table_add(t, "");
+		else
+			mt_table_addf(t, "%.10g", m->write_once);
+		mt_table_addf(t, "%.10g", m->stride_mean_sum / lr);
+		mt_table_addf(t, "%.10g", m->stride_median_sum / lr);
+		mt_table_addf(t, "%.10g", m->same_page_sum / lr);
+		mt_table_addf(t, "%" PRIu64, (uint64_t)mt_qs_quantile(&m->iai, 0.5));
+		mt_table_addf(t, "%" PRIu64, (uint64_t)mt_qs_quantile(&m->iai, 0.99));
+		mt_table_addf(t, "%" PRIu64, m->wss_peak_pages);
+		mt_table_add(t, mt_mrm_name(m->mrm));
+	}
+}

@@ -1,0 +1,47 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Validity ("tier 3"): the synthetic trace tests/data/behavior.txt, whose answers were
+# computed by hand (see its header), gives exactly those answers.
+. "$(dirname "$0")/lib.sh"
+
+"$TOOL" gen-text "$SRC/tests/data/behavior.txt" b.mtap || fail "gen-text failed"
+"$MEMTAP" report b.mtap --format json >r.json || fail "report failed"
+T_=$(printf '%s' "{t['region_type']: t for t in j['metrics']['by_type']}")
+
+check_json r.json "abs(($T_)['weight']['retention_p99_s'] - 30.0) < 1e-9" "weight retention p99 is not 30 s"
+check_json r.json "($T_)['weight']['write_once_ratio'] == 1 and ($T_)['weight']['mrm'] == 'high_mrm'" \
+	"the read-only weights are not write-once high_mrm"
+check_json r.json "abs(($T_)['weight']['mean_stride_bytes'] - 2752 / 29) < 1e-6 and ($T_)['weight']['median_stride_bytes'] == 64 and ($T_)['weight']['same_page_fraction'] == 1" \
+	"weight locality is not mean 2752/29 B, median 64 B, same page 1"
+check_json r.json "[($T_)['weight'][k] for k in ('iai_p50_ns', 'iai_p90_ns', 'iai_p99_ns')] == [4000000000] * 3 and ($T_)['weight']['n_intervals'] == 26" \
+	"weight IAI is not 4 s at every percentile over 26 intervals"
+check_json r.json "($T_)['weight']['total_reads'] == 30 and ($T_)['weight']['total_writes'] == 0 and ($T_)['weight']['read_fraction'] == 1" \
+	"weight read frequency is off"
+check_json r.json "($T_)['kv_cache']['regions'] == 4 and abs(($T_)['kv_cache']['retention_p50_s'] - 0.5) < 1e-9 and abs(($T_)['kv_cache']['retention_p99_s'] - 0.5) < 1e-9 and abs(($T_)['kv_cache']['lifetime_p50_s'] - 0.6) < 1e-9" \
+	"KV blocks: not 4 with retention 0.5 s and lifetime 0.6 s"
+check_json r.json "($T_)['kv_cache']['write_once_ratio'] == 1 and ($T_)['kv_cache']['mrm'] == 'low_mrm' and ($T_)['kv_cache']['iai_p50_ns'] == 300000000" \
+	"short-lived KV blocks are not write-once low_mrm with IAI 0.3 s"
+# One sampled store in 29 s; the page-write epochs still show every page rewritten.
+check_json r.json "($T_)['activation']['total_writes'] == 1 and ($T_)['activation']['write_once_ratio'] == 0 and ($T_)['activation']['mrm'] == 'low_mrm'" \
+	"the activation buffer rewritten every step comes out write-once"
+check_json r.json "[r for r in j['regions'] if r['label'] == 'act0'][0]['pages_rewritten'] == 4" \
+	"the activation's 4 pages are not all rewritten"
+P_=$(printf '%s' "{p['phase']: p for p in j['metrics']['phases']}")
+check_json r.json "sorted(k for k in ($P_) if k) == ['generation', 'teardown', 'weight_load'] and ($P_)['generation']['duration_ns'] == 29.5 * 10**9" \
+	"phases are not weight_load, generation (29.5 s), teardown"
+check_json r.json "($P_)['generation']['pages_written'] == 4 * 4 + 29 * 4 and ($P_)['teardown']['pages_written'] == 0" \
+	"pages written per phase are off"
+check_json r.json "j['metrics']['working_set']['peak_pages'] == 5 and j['metrics']['page_writes']['unattributed_pages'] == 0" \
+	"working-set peak is not 5 pages (one weight page + 4 written)"
+ok "hand-computed metrics of the synthetic trace"
+
+# The thresholds are the user's: retention p99 >= 31 s makes the weights medium at best.
+"$MEMTAP" report b.mtap --format json --section metrics --mrm 0.8,31,0.5,1 >r2.json || fail "--mrm failed"
+check_json r2.json "($T_)['weight']['mrm'] == 'medium_mrm'" "--mrm is not applied"
+"$MEMTAP" report b.mtap --mrm 0.8,x >/dev/null 2>e.txt && fail "--mrm 0.8,x accepted"
+grep -q "four numbers" e.txt || fail "--mrm error does not say what it wants: $(cat e.txt)"
+# CSV: one row per region type, the metric names as columns.
+"$MEMTAP" report b.mtap --format csv --section metrics >m.csv || fail "csv failed"
+head -1 m.csv | grep -q '^region_type,regions,total_reads,total_writes,read_fraction' || fail "csv header: $(head -1 m.csv)"
+grep -q '^weight,1,30,0,1,0,30,30,30,' m.csv || fail "csv weight row: $(grep ^weight m.csv)"
+ok "thresholds, CSV"
