@@ -922,6 +922,27 @@ static void on_label(struct mt_session *s, struct conn *c, const struct mt_rt_la
 		a->labels++;
 }
 
+/* NOTIFY bytes and memtap.h labels: reads them all; EOF closes. */
+static void read_conn(struct mt_session *s, struct conn *c)
+{
+	for (;;) {
+		union {
+			struct mt_rt_label h;
+			char b[sizeof(struct mt_rt_label) + MT_RT_LABEL_TYPE_MAX +
+			       MT_RT_LABEL_NAME_MAX + 1];
+		} buf;
+		ssize_t r = recv(c->fd, &buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (r >= (ssize_t)sizeof(buf.h) && buf.h.type == MT_RT_MSG_LABEL)
+			on_label(s, c, &buf.h, (size_t)r);
+		if (r > 0)
+			continue;
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+			c->closed = true;
+		break;
+	}
+}
+
 void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n)
 {
 	struct mt_alloc_state *a = s->alloc;
@@ -939,23 +960,7 @@ void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n)
 			on_hello(s, c);
 			continue;
 		}
-		/* NOTIFY bytes and memtap.h labels: read them all; EOF closes. */
-		for (;;) {
-			union {
-				struct mt_rt_label h;
-				char b[sizeof(struct mt_rt_label) + MT_RT_LABEL_TYPE_MAX +
-				       MT_RT_LABEL_NAME_MAX + 1];
-			} buf;
-			ssize_t r = recv(c->fd, &buf, sizeof(buf), MSG_DONTWAIT);
-
-			if (r >= (ssize_t)sizeof(buf.h) && buf.h.type == MT_RT_MSG_LABEL)
-				on_label(s, c, &buf.h, (size_t)r);
-			if (r > 0)
-				continue;
-			if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
-				c->closed = true;
-			break;
-		}
+		read_conn(s, c);
 	}
 	if (fds[0].revents & POLLIN)
 		conn_accept(s);
@@ -1128,6 +1133,10 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 	if (!a)
 		return;
 	accept_pending(s);
+	/* memtap.h messages still queued when the workload ended are the workload's too. */
+	for (size_t i = 0; i < a->nconns; i++)
+		if (a->conns[i].region && !a->conns[i].closed)
+			read_conn(s, &a->conns[i]);
 	mt_alloc_drain(s);
 	for (size_t i = 0; i < a->nconns; i++)
 		conn_close(s, &a->conns[i]);
