@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Test helper: writes deterministic fixture traces and damages traces in controlled ways. */
 #include <errno.h>
+#include <inttypes.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -422,6 +423,134 @@ static void gen_text(const char *in, const char *out)
 	rc = mt_writer_finish(w, NULL);
 	if (rc < 0)
 		die(strerror(-rc));
+	mt_writer_free(w);
+}
+
+/*
+ * gen-synth N OUT: an LLM-like trace of N events for the analysis benchmark (bench/): one
+ * process with a read-only weights mapping (64 MiB, labelled), a KV pool (16 MiB) whose
+ * 16 KiB blocks are labelled and unlabelled in turn, 4 activation buffers; sampled accesses
+ * every 1 us (70% weight loads, 15% KV, 15% activation loads and stores), page-write epochs
+ * every 100 ms. Deterministic (a fixed xorshift seed).
+ */
+static void gen_synth(uint64_t n, const char *out)
+{
+	struct mt_writer_opts o = { .run_id = run_id,
+				    .realtime_ns = 1795000000000000000ull,
+				    .monotonic_ns = T0 };
+	const uint64_t W = 0x100000000ull, KV = 0x200000000ull, ACT = 0x300000000ull;
+	uint64_t row[MT_MAX_FIELDS] = { 0 }, x = 88172645463325252ull, t = T0, written = 0;
+	uint64_t last_epoch = T0, block = 0;
+	uint32_t s_weight, s_kv, s_act, s_timer = 0, s_name;
+	struct mt_writer *w;
+	char name[32];
+	int rc;
+
+	rc = mt_writer_open(out, true, &o, &w);
+	if (rc < 0)
+		die(strerror(-rc));
+	kv_chunk(w, MT_CHUNK_META,
+		 (const char *const[]){ "memtap_version", "0.1.0", "format_version", "1.0",
+					"command", "synthetic", "start_monotonic_ns", "5000000000",
+					NULL });
+	s_weight = mt_writer_str(w, "weight");
+	s_kv = mt_writer_str(w, "kv_cache");
+	s_act = mt_writer_str(w, "activation");
+	(void)s_timer;
+#define EMIT(type)                                   \
+	do {                                         \
+		row[MT_F_TIME] = t;                  \
+		row[MT_F_PID] = row[MT_F_TID] = 100; \
+		ev(w, (type), row);                  \
+		written++;                           \
+		memset(row, 0, sizeof(row));         \
+	} while (0)
+	row[MT_F_MMAP_ADDR] = W;
+	row[MT_F_MMAP_LEN] = 64 << 20;
+	row[MT_F_MMAP_PROT] = 1;
+	row[MT_F_MMAP_PATH] = mt_writer_str(w, "/models/synthetic.gguf");
+	EMIT(MT_EV_MMAP);
+	row[MT_F_MMAP_ADDR] = KV;
+	row[MT_F_MMAP_LEN] = 16 << 20;
+	row[MT_F_MMAP_PROT] = 3;
+	EMIT(MT_EV_MMAP);
+	row[MT_F_MMAP_ADDR] = ACT;
+	row[MT_F_MMAP_LEN] = 4 * 65536;
+	row[MT_F_MMAP_PROT] = 3;
+	EMIT(MT_EV_MMAP);
+	row[MT_F_LABEL_ADDR] = W;
+	row[MT_F_LABEL_LEN] = 64 << 20;
+	row[MT_F_LABEL_TYPE] = s_weight;
+	row[MT_F_LABEL_NAME] = mt_writer_str(w, "synthetic.gguf");
+	EMIT(MT_EV_LABEL);
+	for (int a = 0; a < 4; a++) {
+		snprintf(name, sizeof(name), "layer%d.act", a);
+		row[MT_F_LABEL_ADDR] = ACT + (uint64_t)a * 65536;
+		row[MT_F_LABEL_LEN] = 65536;
+		row[MT_F_LABEL_TYPE] = s_act;
+		row[MT_F_LABEL_NAME] = mt_writer_str(w, name);
+		row[MT_F_LABEL_WP] = MT_LABEL_WP_TRACKED;
+		EMIT(MT_EV_LABEL);
+	}
+	while (written < n) {
+		uint64_t r, kind, addr;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = x % 100;
+		t += 1000;
+		if (t - last_epoch >= 100000000ull) { /* an epoch: a new KV block, pages written */
+			uint64_t b = KV + (block % 1024) * 16384;
+
+			if (block >= 8) { /* the oldest of 8 live blocks goes */
+				row[MT_F_LABEL_OP] = MT_LABEL_UNSET;
+				row[MT_F_LABEL_ADDR] = KV + ((block - 8) % 1024) * 16384;
+				EMIT(MT_EV_LABEL);
+			}
+			snprintf(name, sizeof(name), "kv.block%" PRIu64, block);
+			s_name = mt_writer_str(w, name);
+			row[MT_F_LABEL_ADDR] = b;
+			row[MT_F_LABEL_LEN] = 16384;
+			row[MT_F_LABEL_TYPE] = s_kv;
+			row[MT_F_LABEL_NAME] = s_name;
+			row[MT_F_LABEL_WP] = MT_LABEL_WP_TRACKED;
+			EMIT(MT_EV_LABEL);
+			row[MT_F_PW_ADDR] = b;
+			row[MT_F_PW_LEN] = 16384;
+			row[MT_F_PW_SINCE] = last_epoch;
+			EMIT(MT_EV_PAGE_WRITE);
+			row[MT_F_PW_ADDR] = ACT;
+			row[MT_F_PW_LEN] = 4 * 65536;
+			row[MT_F_PW_SINCE] = last_epoch;
+			EMIT(MT_EV_PAGE_WRITE);
+			last_epoch = t;
+			block++;
+			continue;
+		}
+		if (r < 70) {
+			addr = W + (x >> 20) % (64 << 20);
+			kind = MT_ACCESS_LOAD;
+		} else if (r < 85) {
+			addr = KV + ((block ? block - 1 : 0) % 1024) * 16384 + (x >> 24) % 16384;
+			kind = MT_ACCESS_LOAD;
+		} else {
+			addr = ACT + (x >> 24) % (4 * 65536);
+			kind = r < 92 ? MT_ACCESS_LOAD : MT_ACCESS_STORE;
+		}
+		row[MT_F_ACCESS_KIND] = kind;
+		row[MT_F_ACCESS_IP] = 0x401000 + (x & 0xff0);
+		row[MT_F_ACCESS_ADDR] = addr & ~7ull;
+		row[MT_F_ACCESS_SIZE] = 8;
+		row[MT_F_ACCESS_MECH] = MT_MECH_TIMER;
+		row[MT_F_ACCESS_WEIGHT] = 1000;
+		EMIT(MT_EV_ACCESS);
+	}
+#undef EMIT
+	rc = mt_writer_finish(w, NULL);
+	if (rc < 0)
+		die(strerror(-rc));
+	mt_writer_free(w);
 }
 
 static int usage(void)
@@ -431,7 +560,8 @@ static int usage(void)
 		"       mt-test-tool flip-payload IN K OUT   (flip a byte in the K-th event chunk)\n"
 		"       mt-test-tool cut-events IN K OUT     (cut inside the K-th event chunk)\n"
 		"       mt-test-tool set-major IN MAJOR OUT\n"
-		"       mt-test-tool gen-text DESCRIPTION OUT (events written by hand)\n");
+		"       mt-test-tool gen-text DESCRIPTION OUT (events written by hand)\n"
+		"       mt-test-tool gen-synth N OUT          (an LLM-like trace of N events)\n");
 	return 2;
 }
 
@@ -441,7 +571,9 @@ int main(int argc, char **argv)
 	uint8_t *p;
 	size_t n, off;
 
-	if (argc == 4 && !strcmp(argv[1], "gen-text"))
+	if (argc == 4 && !strcmp(argv[1], "gen-synth"))
+		gen_synth(strtoull(argv[2], NULL, 10), argv[3]);
+	else if (argc == 4 && !strcmp(argv[1], "gen-text"))
 		gen_text(argv[2], argv[3]);
 	else if (argc == 3 && !strcmp(argv[1], "gen-small"))
 		gen_small(argv[2], true, false);

@@ -1,0 +1,35 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# The toy LLM-inference example (examples/toy-llm.c), recorded: the report classifies its
+# weights high_mrm, its short-lived KV blocks low_mrm by their real lifetimes, its
+# activations (rewritten every token) as not write-once, and shows per-phase working sets.
+. "$(dirname "$0")/lib.sh"
+need perf-ring vm-readv regs-sw
+
+TOY=$(dirname "$MEMTAP")/examples/toy-llm
+[ -x "$TOY" ] || fail "no $TOY"
+"$MEMTAP" record -q -f -o t.mtap -- "$TOY" 12 >out.txt 2>err.txt || fail "record failed: $(cat err.txt)"
+grep -q "^toy-llm: [0-9]* tokens" out.txt || fail "the example's output changed: $(cat out.txt)"
+"$MEMTAP" report t.mtap --format json >r.json || fail "report failed"
+check_json r.json "{c['name']: c['status'] for c in j['run']['collectors']}['pagewrites'] == 'active'" \
+	"the pagewrites collector is not active"
+T_="{t['region_type']: t for t in j['metrics']['by_type']}"
+P_="{p['phase']: p for p in j['metrics']['phases']}"
+python3 - r.json <<'PY'
+import json, sys
+j = json.load(open(sys.argv[1]))
+t = {x["region_type"]: x for x in j["metrics"]["by_type"]}
+for k in ("weight", "kv_cache", "activation"):
+    print(k, {f: t[k][f] for f in ("regions", "samples", "write_once_ratio", "lifetime_p50_s",
+                                   "retention_p50_s", "retention_p99_s", "mrm", "wss_peak_pages")})
+print({p["phase"]: (p["duration_ns"], p["wss_peak_pages"]) for p in j["metrics"]["phases"]})
+PY
+check_json r.json "($T_)['weight']['mrm'] == 'high_mrm' and ($T_)['weight']['write_once_ratio'] == 1 and ($T_)['weight']['retention_p99_s'] >= 10" \
+	"the weights are not high_mrm (write-once, retained >= 10 s)"
+check_json r.json "($T_)['kv_cache']['regions'] >= 100 and ($T_)['kv_cache']['write_once_ratio'] >= 0.95 and ($T_)['kv_cache']['lifetime_p50_s'] < 1 and ($T_)['kv_cache']['mrm'] == 'low_mrm'" \
+	"the KV blocks are not >= 100 short-lived write-once low_mrm blocks"
+check_json r.json "($T_)['activation']['write_once_ratio'] <= 0.1 and ($T_)['activation']['mrm'] == 'low_mrm'" \
+	"the activations rewritten every token come out write-once"
+check_json r.json "($P_)['weight_load']['wss_peak_pages'] >= 2048 and ($P_)['generation']['wss_peak_pages'] > 0 and 'teardown' in ($P_) and ($P_)['generation']['duration_ns'] >= 11 * 10**9" \
+	"per-phase working sets: loading must touch the 2048 weight pages; generation ~12 s"
+ok "toy LLM: weights high_mrm, KV blocks low_mrm (short-lived), activations not write-once, phases"
