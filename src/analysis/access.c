@@ -197,8 +197,90 @@ struct proc {
 	uint64_t phase_since;
 };
 
-/* The exact-address table of inter-access intervals holds at most this many addresses. */
-#define IAI_MAX (4u << 20)
+/*
+ * The exact-address table of inter-access intervals: open addressing over 16-byte slots (key
+ * and value in one cache line), at most half full; it doubles up to IAI_MAX_SLOTS (128 MiB,
+ * 4 Mi addresses), and when that is full it starts afresh (counted as a reset). Key: pid << 47
+ * | address (0: empty); value: (t - t0) << 12 | type index.
+ */
+#define IAI_MAX_SLOTS (1u << 23)
+#define PIPE 64 /* events in flight in the pass (prefetch distance) */
+
+struct iai_slot {
+	uint64_t key, val;
+};
+
+struct iai_table {
+	struct iai_slot *v;
+	size_t cap, len;
+};
+
+static void iai_free(struct iai_table *t)
+{
+	if (t->v)
+		munmap(t->v, t->cap * sizeof(*t->v));
+	memset(t, 0, sizeof(*t));
+}
+
+static int iai_alloc(struct iai_table *t, size_t cap)
+{
+	void *p = mmap(NULL, cap * sizeof(*t->v), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p == MAP_FAILED)
+		return -ENOMEM;
+	if (cap * sizeof(*t->v) >= (2u << 20))
+		(void)madvise(p, cap * sizeof(*t->v), MADV_HUGEPAGE); /* fewer TLB misses */
+	t->v = p;
+	t->cap = cap;
+	t->len = 0;
+	return 0;
+}
+
+static struct iai_slot *iai_find(const struct iai_table *t, uint64_t key)
+{
+	size_t mask = t->cap - 1, i = mt_hash_u64(key) & mask;
+
+	while (t->v[i].key != key && t->v[i].key)
+		i = (i + 1) & mask;
+	return &t->v[i];
+}
+
+/* The slot of key, made (key set, val 0) when absent; NULL when out of memory. */
+static struct iai_slot *iai_get(struct iai_table *t, uint64_t key, bool *fresh, uint64_t *resets)
+{
+	struct iai_slot *s;
+
+	if (!t->v && iai_alloc(t, 1u << 16) < 0)
+		return NULL;
+	if ((t->len + 1) * 2 > t->cap) {
+		if (t->cap < IAI_MAX_SLOTS) {
+			struct iai_table n;
+
+			if (iai_alloc(&n, t->cap * 2) < 0)
+				return NULL;
+			for (size_t i = 0; i < t->cap; i++)
+				if (t->v[i].key) {
+					*iai_find(&n, t->v[i].key) = t->v[i];
+					n.len++;
+				}
+			iai_free(t);
+			*t = n;
+		} else {
+			memset(t->v, 0, t->cap * sizeof(*t->v));
+			t->len = 0;
+			(*resets)++;
+		}
+	}
+	s = iai_find(t, key);
+	*fresh = !s->key;
+	if (*fresh) {
+		s->key = key;
+		s->val = 0;
+		t->len++;
+	}
+	return s;
+}
 
 struct pass {
 	struct mt_reader *r;
@@ -211,7 +293,7 @@ struct pass {
 	struct mt_map64 page_ix; /* pid << 36 | page number -> index into pages */
 	size_t regions_cap, sites_cap, pages_cap, fault_procs_cap;
 	struct mt_map64 fault_proc_ix; /* pid -> index into st->fault_procs */
-	struct mt_map64 iai_ix; /* pid << 47 | address -> (t - t0) << 12 | type index */
+	struct iai_table iai;
 	size_t types_cap, phases_cap, wss_cap;
 	uint64_t window; /* current working-set window + 1 (0: none yet) */
 	uint64_t cur_pages;
@@ -731,23 +813,19 @@ static void touch(struct pass *ps, size_t pi, uint32_t reg, struct proc *pr)
 static void iai(struct pass *ps, uint32_t pid, uint64_t addr, uint64_t t, int32_t tix)
 {
 	struct mt_access_stats *st = ps->st;
-	uint64_t key = (uint64_t)(pid & 0x1ffff) << 47 | (addr & ((1ull << 47) - 1)), *v;
+	uint64_t key = (uint64_t)(pid & 0x1ffff) << 47 | (addr & ((1ull << 47) - 1));
 	uint64_t rel = t - st->t0;
-	size_t before;
+	struct iai_slot *s;
+	bool fresh;
 
-	if (tix < 0 || tix > 0xfff)
+	if (tix < 0 || tix > 0xfff || !key)
 		return;
-	if (ps->iai_ix.len >= IAI_MAX) {
-		mt_map64_release(&ps->iai_ix);
-		mt_map64_init(&ps->iai_ix);
-		st->iai_resets++;
-	}
-	before = ps->iai_ix.len;
-	if (mt_map64_put(&ps->iai_ix, key, &v) < 0)
+	s = iai_get(&ps->iai, key, &fresh, &st->iai_resets);
+	if (!s)
 		return;
-	if (ps->iai_ix.len == before && (*v & 0xfff) == (uint64_t)tix && rel > *v >> 12)
-		mt_qs_add(&st->types[tix].iai, rel - (*v >> 12));
-	*v = rel << 12 | (uint64_t)tix;
+	if (!fresh && (s->val & 0xfff) == (uint64_t)tix && rel > s->val >> 12)
+		mt_qs_add(&st->types[tix].iai, rel - (s->val >> 12));
+	s->val = rel << 12 | (uint64_t)tix;
 }
 
 static void behave_access(struct pass *ps, uint32_t reg, const struct mt_event *ev)
@@ -1072,12 +1150,73 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		count(&st->pages[pi].c, ev);
 }
 
+/* One event of the pass, in time order. */
+static void dispatch(struct pass *ps, const struct mt_event *ev)
+{
+	struct mt_access_stats *st = ps->st;
+
+	if (!st->t0)
+		st->t0 = ev->v[MT_F_TIME] ? ev->v[MT_F_TIME] : 1;
+	if (ev->v[MT_F_TIME] > st->t_end)
+		st->t_end = ev->v[MT_F_TIME];
+	window_to(ps, ev->v[MT_F_TIME]);
+	switch (ev->type) {
+	case MT_EV_PAGE_WRITE:
+		on_page_write(ps, ev);
+		break;
+	case MT_EV_PHASE:
+		on_phase(ps, ev);
+		break;
+	case MT_EV_ACCESS:
+		on_access(ps, ev);
+		break;
+	case MT_EV_FAULT:
+		on_fault(ps, ev);
+		break;
+	case MT_EV_MMAP:
+		on_mmap(ps, ev);
+		break;
+	case MT_EV_MUNMAP:
+		on_unmap(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_MUNMAP_ADDR],
+			 ev->v[MT_F_MUNMAP_LEN], ev->v[MT_F_TIME]);
+		break;
+	case MT_EV_MREMAP:
+		on_mremap(ps, ev);
+		break;
+	case MT_EV_BRK:
+		on_brk(ps, ev);
+		break;
+	case MT_EV_ALLOC:
+		on_alloc(ps, ev);
+		break;
+	case MT_EV_TASK_NEW:
+		on_task_new(ps, ev);
+		break;
+	case MT_EV_LABEL:
+		on_label(ps, ev);
+		break;
+	case MT_EV_TASK_EXEC: {
+		struct proc *pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+
+		if (pr) {
+			free_tree(&ps->pool, pr->blocks); /* the old image's heap is gone */
+			free_tree(&ps->pool, pr->labels); /* and the names it gave */
+			pr->blocks = pr->labels = 0;
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
 int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 		      struct mt_access_stats *st)
 {
 	struct mt_cursor_opts co = { 0 };
 	struct mt_cursor *c;
-	struct mt_event ev;
+	struct mt_event *ring = NULL;
+	size_t head = 0, queued = 0;
 	struct pass ps = { .r = r, .st = st, .pool.seed = 2463534242u };
 	int rc;
 
@@ -1104,65 +1243,28 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	mt_map64_init(&ps.site_ix);
 	mt_map64_init(&ps.page_ix);
 	mt_map64_init(&ps.fault_proc_ix);
-	mt_map64_init(&ps.iai_ix);
-	rc = mt_cursor_new(r, &co, &c);
+	ring = malloc(PIPE * sizeof(*ring));
+	rc = ring ? mt_cursor_new(r, &co, &c) : -ENOMEM;
 	if (rc < 0)
 		goto out;
-	while ((rc = mt_cursor_next(c, &ev)) == 1) {
-		if (!st->t0)
-			st->t0 = ev.v[MT_F_TIME] ? ev.v[MT_F_TIME] : 1;
-		if (ev.v[MT_F_TIME] > st->t_end)
-			st->t_end = ev.v[MT_F_TIME];
-		window_to(&ps, ev.v[MT_F_TIME]);
-		switch (ev.type) {
-		case MT_EV_PAGE_WRITE:
-			on_page_write(&ps, &ev);
-			break;
-		case MT_EV_PHASE:
-			on_phase(&ps, &ev);
-			break;
-		case MT_EV_ACCESS:
-			on_access(&ps, &ev);
-			break;
-		case MT_EV_FAULT:
-			on_fault(&ps, &ev);
-			break;
-		case MT_EV_MMAP:
-			on_mmap(&ps, &ev);
-			break;
-		case MT_EV_MUNMAP:
-			on_unmap(&ps, (uint32_t)ev.v[MT_F_PID], ev.v[MT_F_MUNMAP_ADDR],
-				 ev.v[MT_F_MUNMAP_LEN], ev.v[MT_F_TIME]);
-			break;
-		case MT_EV_MREMAP:
-			on_mremap(&ps, &ev);
-			break;
-		case MT_EV_BRK:
-			on_brk(&ps, &ev);
-			break;
-		case MT_EV_ALLOC:
-			on_alloc(&ps, &ev);
-			break;
-		case MT_EV_TASK_NEW:
-			on_task_new(&ps, &ev);
-			break;
-		case MT_EV_LABEL:
-			on_label(&ps, &ev);
-			break;
-		case MT_EV_TASK_EXEC: {
-			struct proc *pr = proc_of(&ps, (uint32_t)ev.v[MT_F_PID]);
+	/* Events go through a short queue so that each access's slot in the exact-address table
+	 * is fetched from memory while the events before it are handled. */
+	while ((rc = mt_cursor_next(c, &ring[(head + queued) % PIPE])) == 1) {
+		const struct mt_event *e = &ring[(head + queued) % PIPE];
 
-			if (pr) {
-				free_tree(&ps.pool, pr->blocks); /* the old image's heap is gone */
-				free_tree(&ps.pool, pr->labels); /* and the names it gave */
-				pr->blocks = pr->labels = 0;
-			}
-			break;
-		}
-		default:
-			break;
+		if (e->type == MT_EV_ACCESS && ps.iai.v)
+			__builtin_prefetch(
+				&ps.iai.v[mt_hash_u64((uint64_t)(e->v[MT_F_PID] & 0x1ffff) << 47 |
+						      (e->v[MT_F_ACCESS_ADDR] & ((1ull << 47) - 1))) &
+					  (ps.iai.cap - 1)]);
+		if (++queued == PIPE) {
+			dispatch(&ps, &ring[head]);
+			head = (head + 1) % PIPE;
+			queued--;
 		}
 	}
+	for (; rc == 0 && queued; queued--, head = (head + 1) % PIPE)
+		dispatch(&ps, &ring[head]);
 	mt_cursor_free(c);
 	rc = rc < 0 ? rc : 0;
 	if (rc == 0)
@@ -1174,7 +1276,8 @@ out:
 	mt_map64_release(&ps.site_ix);
 	mt_map64_release(&ps.page_ix);
 	mt_map64_release(&ps.fault_proc_ix);
-	mt_map64_release(&ps.iai_ix);
+	iai_free(&ps.iai);
+	free(ring);
 	if (rc < 0)
 		mt_access_release(st);
 	return rc;
