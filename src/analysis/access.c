@@ -10,6 +10,8 @@
 
 #include "common/array.h"
 #include "common/hash.h"
+#include "analysis/rules.h"
+#include "analysis/symbols.h"
 #include "format/reader.h"
 
 /*
@@ -659,6 +661,43 @@ const char *mt_wo_basis_name(unsigned b)
 	return b < 3 ? n[b] : "?";
 }
 
+/* The region type a --rules rule gives g, or NULL: a glob on a mapping's path, or a regex on
+ * any function of its allocation site's stack (symbolized once per site). */
+static const char *rule_type(struct pass *ps, const struct mt_access_region *g)
+{
+	const struct mt_rule *rule = NULL;
+
+	if (g->site >= 0) {
+		struct mt_access_site *s = &ps->st->sites[g->site];
+		uint64_t ips[64];
+		const char *names[256];
+		size_t nn = 0;
+		int n;
+
+		if (s->rule_checked)
+			return s->rule_type;
+		s->rule_checked = true;
+		if (!ps->o.sym || !s->stack)
+			return NULL;
+		n = mt_reader_stack(ps->r, s->stream, s->stack, ips, 64);
+		for (int i = 0; i < n && nn < 256; i++) {
+			const struct mt_frame *fr;
+			int k = mt_sym_resolve(ps->o.sym, s->pid, s->first_ns, ips[i], true, &fr);
+
+			for (int f = 0; f < k && nn < 256; f++)
+				if (fr[f].function)
+					names[nn++] = fr[f].function;
+		}
+		rule = mt_rules_match_symbols(ps->o.rules, names, nn);
+		s->rule_type = rule ? rule->region_type : NULL;
+		return s->rule_type;
+	}
+	if (g->label)
+		rule = mt_rules_match_path(ps->o.rules,
+					   mt_reader_str(ps->r, g->stream, g->label, NULL));
+	return rule ? rule->region_type : NULL;
+}
+
 /* The region's type index: its label's region type, or its built-in type's name. */
 static int32_t type_of(struct pass *ps, uint32_t reg)
 {
@@ -671,6 +710,10 @@ static int32_t type_of(struct pass *ps, uint32_t reg)
 		return g->b.type_ix;
 	if (g->type == MT_REGION_LABEL)
 		name = mt_reader_str(ps->r, g->stream, g->user_type, NULL);
+	else if (ps->o.rules)
+		name = rule_type(ps, g);
+	if (name && name[0] && g->type != MT_REGION_LABEL)
+		st->rule_regions++;
 	if (!name || !name[0])
 		name = mt_region_type_name(g->type);
 	for (i = 0; i < st->ntypes; i++)
@@ -786,9 +829,14 @@ static void touch(struct pass *ps, size_t pi, uint32_t reg, struct proc *pr)
 {
 	struct mt_access_stats *st = ps->st;
 	struct mt_access_page *pg = &st->pages[pi];
-	struct mt_region_behavior *b = &st->regions[reg].b;
-	int32_t tix = type_of(ps, reg);
+	struct mt_region_behavior *b;
+	int32_t tix;
 
+	/* The common case, a page already counted in this window (and phase): nothing to do. */
+	if (pg->last_window == ps->window &&
+	    (!pr || (pg->last_phase_window == ps->window && pg->last_phase == pr->phase)))
+		return;
+	tix = type_of(ps, reg);
 	b = &st->regions[reg].b;
 	if (b->cur_window != ps->window) {
 		if (b->cur_pages > b->wss_peak_pages)
@@ -828,7 +876,8 @@ static void iai(struct pass *ps, uint32_t pid, uint64_t addr, uint64_t t, int32_
 	s->val = rel << 12 | (uint64_t)tix;
 }
 
-static void behave_access(struct pass *ps, uint32_t reg, const struct mt_event *ev)
+/* pi: the page's entry, or SIZE_MAX. */
+static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
 	struct mt_access_region *g = &st->regions[reg];
@@ -837,7 +886,6 @@ static void behave_access(struct pass *ps, uint32_t reg, const struct mt_event *
 	uint64_t addr = ev->v[MT_F_ACCESS_ADDR], t = ev->v[MT_F_TIME];
 	struct proc *pr = proc_of(ps, pid);
 	int32_t tix = type_of(ps, reg);
-	size_t pi;
 
 	b = &st->regions[reg].b;
 	if (ev->v[MT_F_ACCESS_KIND] == MT_ACCESS_LOAD) {
@@ -867,7 +915,6 @@ static void behave_access(struct pass *ps, uint32_t reg, const struct mt_event *
 		else
 			p->writes += ev->v[MT_F_ACCESS_WEIGHT];
 	}
-	pi = page_of(ps, pid, addr, reg);
 	if (pi != SIZE_MAX)
 		touch(ps, pi, reg, pr);
 }
@@ -1144,10 +1191,10 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		st->reads_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
 	else
 		st->writes_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
-	behave_access(ps, reg, ev);
 	pi = page_of(ps, pid, addr, reg);
 	if (pi != SIZE_MAX)
 		count(&st->pages[pi].c, ev);
+	behave_access(ps, reg, pi, ev);
 }
 
 /* One event of the pass, in time order. */

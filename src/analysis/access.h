@@ -122,6 +122,8 @@ struct mt_access_site {
 	uint64_t stack;
 	uint64_t first_ns; /* first allocation seen (for symbolizing) */
 	int64_t objects_region; /* its HEAP_OBJECTS region, or -1 */
+	const char *rule_type; /* region type given by a --rules symbol rule, or NULL */
+	bool rule_checked;
 	struct mt_access_counts c;
 };
 
@@ -181,12 +183,18 @@ struct mt_access_stats {
 	uint64_t wss_peak_pages;
 	uint64_t page_write_events, page_write_pages, page_writes_unattributed;
 	uint64_t iai_resets; /* the exact-address table filled up and started afresh */
+	uint64_t rule_regions; /* regions whose type a --rules rule gave */
 	bool page_writes_present;
 };
+
+struct mt_rules;
+struct mt_symbolizer;
 
 struct mt_access_opts {
 	uint64_t window_ns; /* 0: 100 ms */
 	struct mt_mrm_rule mrm; /* all 0: the seed's 0.8/10 s and 0.5/1 s */
+	const struct mt_rules *rules; /* region-type rules (--rules), or NULL */
+	struct mt_symbolizer *sym; /* for the rules' symbol regexes, or NULL */
 };
 
 const char *mt_mrm_name(unsigned m);

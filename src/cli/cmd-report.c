@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "analysis/rules.h"
 #include "cli/util.h"
 #include "common/log.h"
 #include "export/report.h"
@@ -15,6 +16,7 @@ static struct {
 	uint64_t top;
 	uint64_t window_ms;
 	const char *mrm;
+	const char *rules;
 } o = { .top = 10, .window_ms = 100 };
 
 static const char *const formats[] = { "text", "md", "json", "csv", NULL };
@@ -26,6 +28,9 @@ static const struct mt_option options[] = {
 	  "metrics (default: all the trace has data for)" },
 	{ "top", 'n', MT_OPT_U64, &o.top, "N",
 	  "sites in each ranking of the alloc section (default 10)" },
+	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
+	  "region types from a YAML rules file: allocation-stack symbol regexes and mapping "
+	  "path globs (see docs/metrics.md)" },
 	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
 	  "working-set window: distinct pages touched per MS milliseconds (default 100)" },
 	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50",
@@ -53,6 +58,7 @@ const struct mt_command_spec mt_report_spec = {
 int cmd_report(int argc, char **argv)
 {
 	struct mt_access_opts ao = { 0 };
+	struct mt_rules rules = { 0 };
 	struct mt_report rep;
 	struct mt_reader *r;
 	const char *bad = NULL;
@@ -80,24 +86,44 @@ int cmd_report(int argc, char **argv)
 					      "--mrm wants four numbers W1,R99,W2,R50 (write-once "
 					      "ratios 0..1, retentions in seconds >= 0)");
 	}
+	if (o.rules) {
+		char err[512];
+		int lr = mt_rules_load(o.rules, &rules, err, sizeof(err));
+
+		if (lr == -1) {
+			mt_err("%s", err);
+			return 2;
+		}
+		if (lr < 0) {
+			mt_err_code(lr, "cannot read the rules file '%s'", o.rules);
+			return 2;
+		}
+		ao.rules = &rules;
+	}
 	sections = mt_report_sections(o.sections, &bad);
-	if (sections < 0)
+	if (sections < 0) {
+		mt_rules_release(&rules);
 		return mt_usage_error(&mt_report_spec, "unknown section '%s' (sections: %s)", bad,
 				      mt_report_section_names());
+	}
 	r = mt_cli_open_trace(argv[0]);
-	if (!r)
+	if (!r) {
+		mt_rules_release(&rules);
 		return 1;
+	}
 	mt_cli_progress(r, "reading");
 	rc = mt_report_load(&rep, r, argv[0], sections, (unsigned)o.top, &ao);
 	mt_cli_progress_done();
 	if (rc < 0) {
 		mt_err_code(rc, "'%s'", argv[0]);
 		mt_reader_free(r);
+		mt_rules_release(&rules);
 		return 1;
 	}
 	mt_report_print(&rep, (enum mt_report_format)o.format, sections, stdout);
 	mt_cli_warn_damage(argv[0], r, NULL);
 	mt_report_release(&rep);
 	mt_reader_free(r);
+	mt_rules_release(&rules);
 	return 0;
 }

@@ -110,9 +110,13 @@ static const char *site_name(const struct mt_report *rep, size_t site, char *buf
 /* A region's type for people and scripts: the workload's own for labeled ranges. */
 static const char *region_type_of(const struct mt_report *rep, const struct mt_access_region *g)
 {
+	const struct mt_access_stats *st = &rep->access.st;
 	const char *u = g->type == MT_REGION_LABEL && g->user_type
 				? mt_reader_str(rep->r, g->stream, g->user_type, NULL)
 				: NULL;
+
+	if (g->b.type_ix >= 0 && (size_t)g->b.type_ix < st->ntypes)
+		return st->types[g->b.type_ix].name; /* a label's type, or a --rules rule's */
 
 	return u && *u ? u : mt_region_type_name(g->type);
 }
@@ -149,6 +153,12 @@ int mt_report_access_load(struct mt_report *rep)
 		if (!strcmp(rep->run.collectors[i].name, "faults"))
 			ra->faults_coll = &rep->run.collectors[i];
 	}
+	if (rep->access_opts.rules) { /* symbol rules need the allocation sites' functions */
+		rc = mt_sym_open(rep->r, &ra->symbolizer);
+		if (rc < 0)
+			return rc;
+		rep->access_opts.sym = ra->symbolizer;
+	}
 	rc = mt_access_analyze(rep->r, &rep->access_opts, &ra->st);
 	if (rc < 0)
 		return rc;
@@ -170,7 +180,7 @@ int mt_report_access_load(struct mt_report *rep)
 	ra->pages = ranked(ra->st.npages, page_c, cmp_page, &ra->npages);
 	if (!ra->regions || !ra->sites || !ra->pages)
 		return -ENOMEM;
-	if (ra->nsites || ra->nregions) {
+	if (!ra->symbolizer && (ra->nsites || ra->nregions)) {
 		rc = mt_sym_open(rep->r, &ra->symbolizer);
 		if (rc < 0)
 			return rc;

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/rules.h"
 #include "common/strutil.h"
 #include "export/json.h"
 #include "export/report.h"
@@ -137,6 +138,11 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "unattributed_pages", st->page_writes_unattributed);
 	mt_json_end_object(j);
 	mt_json_kv_u64(j, "iai_resets", st->iai_resets);
+	mt_json_key(j, "rules");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "rules", rep->access_opts.rules ? rep->access_opts.rules->n : 0);
+	mt_json_kv_u64(j, "regions_typed", st->rule_regions);
+	mt_json_end_object(j);
 	mt_json_key(j, "by_type");
 	mt_json_begin_array(j);
 	for (size_t i = 0; i < st->ntypes; i++)

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Region-type rules (`memtap report --rules FILE`): allocation-stack symbols and mapping
+ * paths -> region types, like mrm-trace's symbol rules. */
+#ifndef MEMTAP_ANALYSIS_RULES_H
+#define MEMTAP_ANALYSIS_RULES_H
+
+#include <regex.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+struct mt_rule {
+	char *symbol; /* POSIX extended regex on a stack frame's function name, or NULL */
+	regex_t symbol_re;
+	char *path; /* fnmatch(3) glob on a mapping's path, or NULL */
+	char *region_type;
+	unsigned line; /* in the rules file */
+};
+
+struct mt_rules {
+	struct mt_rule *v;
+	size_t n;
+};
+
+/*
+ * Reads a YAML rules file:
+ *
+ *   rules:
+ *     - symbol: "llama_kv_cache"        # any frame of the allocation stack matches
+ *       region_type: kv_cache
+ *     - path: "*.gguf"                  # a file mapping's path matches
+ *       region_type: weight
+ *
+ * 0, or -1 with "FILE:LINE:COLUMN: what was expected" in err (syntax errors, unknown keys,
+ * bad regexes, missing or doubled keys), or -errno when the file cannot be read.
+ */
+int mt_rules_load(const char *path, struct mt_rules *rules, char *err, size_t errsize);
+/* The same from n bytes of memory; name stands for the file in messages. */
+int mt_rules_parse(const char *data, size_t n, const char *name, struct mt_rules *rules, char *err,
+		   size_t errsize);
+void mt_rules_release(struct mt_rules *rules);
+/* The first rule whose glob matches the mapping path, or NULL. */
+const struct mt_rule *mt_rules_match_path(const struct mt_rules *rules, const char *path);
+/* The first rule whose regex matches one of the function names, or NULL. */
+const struct mt_rule *mt_rules_match_symbols(const struct mt_rules *rules, const char *const *names,
+					     size_t n);
+
+#endif
