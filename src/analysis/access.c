@@ -197,6 +197,7 @@ struct proc {
 	uint32_t unknown; /* its UNKNOWN region, or NONE */
 	uint32_t phase; /* index into st->phases (0: none) */
 	uint64_t phase_since;
+	bool pw_lost; /* the pagewrites collector missed an epoch of this process */
 };
 
 /*
@@ -312,7 +313,7 @@ static struct proc *proc_of(struct pass *ps, uint32_t pid)
 	    mt_map64_put(&ps->proc_ix, pid, &ix) < 0)
 		return NULL;
 	*ix = ps->nprocs;
-	ps->procs[ps->nprocs] = (struct proc){ 0, 0, 0, NONE, 0, 0 };
+	ps->procs[ps->nprocs] = (struct proc){ 0, 0, 0, NONE, 0, 0, false };
 	return &ps->procs[ps->nprocs++];
 }
 
@@ -609,8 +610,14 @@ static uint32_t region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t 
 	*site_out = -1;
 	if (!pr)
 		return NONE;
-	if ((n = find(&ps->pool, pr->labels, addr)))
+	if ((n = find(&ps->pool, pr->labels, addr))) {
+		/* a named heap block still counts for its allocation site */
+		uint32_t blk = find(&ps->pool, pr->blocks, addr);
+
+		if (blk)
+			*site_out = ps->pool.v[blk].a;
 		return ps->pool.v[n].a;
+	}
 	if ((n = find(&ps->pool, pr->blocks, addr))) {
 		struct node *b = &ps->pool.v[n];
 		struct mt_access_site *s = &st->sites[b->a];
@@ -807,7 +814,7 @@ static void window_to(struct pass *ps, uint64_t t)
 }
 
 /* The page's entry in st->pages (made on first use), or SIZE_MAX. */
-static size_t page_of(struct pass *ps, uint32_t pid, uint64_t addr, uint32_t reg)
+static size_t page_of(struct pass *ps, uint32_t pid, uint64_t addr, uint32_t reg, int64_t site)
 {
 	struct mt_access_stats *st = ps->st;
 	uint64_t key = (uint64_t)pid << 36 | (addr >> 12 & ((1ull << 36) - 1)), *ix;
@@ -819,8 +826,9 @@ static size_t page_of(struct pass *ps, uint32_t pid, uint64_t addr, uint32_t reg
 	    mt_map64_put(&ps->page_ix, key, &ix) < 0)
 		return SIZE_MAX;
 	*ix = st->npages;
-	st->pages[st->npages] =
-		(struct mt_access_page){ .pid = pid, .page = addr & ~0xfffull, .region = reg };
+	st->pages[st->npages] = (struct mt_access_page){
+		.pid = pid, .page = addr & ~0xfffull, .region = reg, .site = (int32_t)site
+	};
 	return st->npages++;
 }
 
@@ -967,7 +975,7 @@ static void on_page_write(struct pass *ps, const struct mt_event *ev)
 			b->first_write_ns = since > g->t_start ? since : g->t_start;
 		if (t > b->last_write_ns)
 			b->last_write_ns = t;
-		pi = page_of(ps, pid, p, reg);
+		pi = page_of(ps, pid, p, reg, site);
 		if (pi == SIZE_MAX)
 			continue;
 		if (st->pages[pi].pw_region != reg + 1) {
@@ -1001,6 +1009,13 @@ static void on_phase(struct pass *ps, const struct mt_event *ev)
 		ps->st->phases[ph].visits++;
 }
 
+static bool pw_lost(struct pass *ps, uint32_t pid)
+{
+	uint64_t *ix = mt_map64_get(&ps->proc_ix, pid);
+
+	return ix && ps->procs[*ix].pw_lost;
+}
+
 static unsigned classify(const struct mt_mrm_rule *r, double wo, double p99_s, double p50_s)
 {
 	if (wo >= r->high_write_once && p99_s >= r->high_retention_p99_s)
@@ -1022,8 +1037,11 @@ static void finish(struct pass *ps)
 	for (size_t i = 0; i < ps->nprocs; i++)
 		if (ps->procs[i].phase && st->t_end > ps->procs[i].phase_since)
 			st->phases[ps->procs[i].phase].ns += st->t_end - ps->procs[i].phase_since;
-	for (size_t i = 0; i < st->npages; i++)
+	for (size_t i = 0; i < st->npages; i++) {
 		pw_settle(st, &st->pages[i]);
+		if (st->pages[i].site >= 0)
+			st->sites[st->pages[i].site].pages++;
+	}
 	for (size_t i = 0; i < st->nregions; i++) {
 		struct mt_access_region *g = &st->regions[i];
 		struct mt_region_behavior *b = &g->b;
@@ -1041,7 +1059,11 @@ static void finish(struct pass *ps)
 			b->retention_ns = b->last_read_ns - born;
 		b->write_once = -1;
 		b->wo_basis = MT_WO_NONE;
-		if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED && b->wp_pages) {
+		if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED && b->wp_pages &&
+		    pw_lost(ps, g->pid)) {
+			st->page_writes_incomplete++; /* an epoch of its process went unseen */
+		} else if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED &&
+			   b->wp_pages) {
 			b->wo_basis = MT_WO_PAGE_WRITES;
 			pages = b->wp_pages;
 			b->write_once = (double)(pages - b->pages_rewritten) / (double)pages;
@@ -1132,9 +1154,11 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 	else
 		st->regions[reg].faults_minor++;
 	st->faults_by_type[st->regions[reg].type][kind]++;
+	if (site >= 0)
+		st->sites[site].faults++;
 	{
 		struct proc *pr = proc_of(ps, pid);
-		size_t pi = page_of(ps, pid, ev->v[MT_F_FAULT_ADDR], reg);
+		size_t pi = page_of(ps, pid, ev->v[MT_F_FAULT_ADDR], reg, site);
 
 		if (pr)
 			st->phases[pr->phase].faults++;
@@ -1191,7 +1215,7 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		st->reads_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
 	else
 		st->writes_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
-	pi = page_of(ps, pid, addr, reg);
+	pi = page_of(ps, pid, addr, reg, site);
 	if (pi != SIZE_MAX)
 		count(&st->pages[pi].c, ev);
 	behave_access(ps, reg, pi, ev);
@@ -1208,6 +1232,16 @@ static void dispatch(struct pass *ps, const struct mt_event *ev)
 		st->t_end = ev->v[MT_F_TIME];
 	window_to(ps, ev->v[MT_F_TIME]);
 	switch (ev->type) {
+	case MT_EV_LOST: {
+		const char *coll =
+			mt_reader_str(ps->r, ev->stream, ev->v[MT_F_LOST_COLLECTOR], NULL);
+		struct proc *pr;
+
+		if (coll && !strcmp(coll, "pagewrites") &&
+		    (pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID])))
+			pr->pw_lost = true;
+		break;
+	}
 	case MT_EV_PAGE_WRITE:
 		on_page_write(ps, ev);
 		break;
@@ -1285,7 +1319,8 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP |
 		       1ull << MT_EV_MUNMAP | 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK |
 		       1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC |
-		       1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE | 1ull << MT_EV_PHASE;
+		       1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE | 1ull << MT_EV_PHASE |
+		       1ull << MT_EV_LOST;
 	mt_map64_init(&ps.proc_ix);
 	mt_map64_init(&ps.site_ix);
 	mt_map64_init(&ps.page_ix);

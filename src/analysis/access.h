@@ -122,6 +122,8 @@ struct mt_access_site {
 	uint64_t stack;
 	uint64_t first_ns; /* first allocation seen (for symbolizing) */
 	int64_t objects_region; /* its HEAP_OBJECTS region, or -1 */
+	uint64_t faults; /* page faults inside its live blocks */
+	uint64_t pages; /* distinct pages first touched (sample, fault, write) in its blocks */
 	const char *rule_type; /* region type given by a --rules symbol rule, or NULL */
 	bool rule_checked;
 	struct mt_access_counts c;
@@ -135,6 +137,7 @@ struct mt_access_page {
 	uint64_t last_window; /* + 1: the last window it was counted in */
 	uint64_t last_phase_window; /* + 1, and last_phase: for the phases' working sets */
 	uint32_t last_phase;
+	int32_t site; /* allocation site of the block it was first touched in, or -1 */
 	uint32_t pw_region; /* page writes: the region the epochs below belong to */
 	uint32_t pw_epochs;
 };
@@ -182,6 +185,7 @@ struct mt_access_stats {
 	size_t nwss;
 	uint64_t wss_peak_pages;
 	uint64_t page_write_events, page_write_pages, page_writes_unattributed;
+	uint64_t page_writes_incomplete; /* tracked regions of processes with an unseen epoch */
 	uint64_t iai_resets; /* the exact-address table filled up and started afresh */
 	uint64_t rule_regions; /* regions whose type a --rules rule gave */
 	bool page_writes_present;

@@ -17,9 +17,11 @@ static struct {
 	uint64_t window_ms;
 	const char *mrm;
 	const char *rules;
+	int by;
 } o = { .top = 10, .window_ms = 100 };
 
 static const char *const formats[] = { "text", "md", "json", "csv", NULL };
+static const char *const bys[] = { "type", "region", "site", "phase", NULL };
 
 static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
@@ -27,7 +29,12 @@ static const struct mt_option options[] = {
 	  "only these sections: run, processes, alloc, access, faults, rss, syscalls, events, "
 	  "metrics (default: all the trace has data for)" },
 	{ "top", 'n', MT_OPT_U64, &o.top, "N",
-	  "sites in each ranking of the alloc section (default 10)" },
+	  "sites in each ranking of the alloc section, rows of the metrics tables by region and "
+	  "site (default 10)" },
+	{ "by", 0, MT_OPT_CHOICE, &o.by, "WHAT",
+	  "the metrics section's table (and its CSV): per region type, region, allocation site "
+	  "(heap bytes joined with pages touched, faults and samples) or phase",
+	  bys },
 	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
 	  "region types from a YAML rules file: allocation-stack symbol regexes and mapping "
 	  "path globs (see docs/metrics.md)" },
@@ -120,6 +127,7 @@ int cmd_report(int argc, char **argv)
 		mt_rules_release(&rules);
 		return 1;
 	}
+	rep.by = o.by;
 	mt_report_print(&rep, (enum mt_report_format)o.format, sections, stdout);
 	mt_cli_warn_damage(argv[0], r, NULL);
 	mt_report_release(&rep);

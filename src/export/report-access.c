@@ -90,7 +90,7 @@ static const struct mt_access_counts *page_c(size_t i)
 }
 
 /* "function (file:line)" of the site's allocating caller, into buf. */
-static const char *site_name(const struct mt_report *rep, size_t site, char *buf, size_t size)
+const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *buf, size_t size)
 {
 	const struct mt_report_access *ra = &rep->access;
 	const struct mt_access_site *s = &ra->st.sites[site];
@@ -108,7 +108,7 @@ static const char *site_name(const struct mt_report *rep, size_t site, char *buf
 }
 
 /* A region's type for people and scripts: the workload's own for labeled ranges. */
-static const char *region_type_of(const struct mt_report *rep, const struct mt_access_region *g)
+const char *mt_report_region_type(const struct mt_report *rep, const struct mt_access_region *g)
 {
 	const struct mt_access_stats *st = &rep->access.st;
 	const char *u = g->type == MT_REGION_LABEL && g->user_type
@@ -121,15 +121,15 @@ static const char *region_type_of(const struct mt_report *rep, const struct mt_a
 	return u && *u ? u : mt_region_type_name(g->type);
 }
 
-static const char *region_label(const struct mt_report *rep, const struct mt_access_region *g,
-				char *buf, size_t size)
+const char *mt_report_region_label(const struct mt_report *rep, const struct mt_access_region *g,
+				   char *buf, size_t size)
 {
 	const char *s;
 
 	switch (g->type) {
 	case MT_REGION_ALLOCATION:
 	case MT_REGION_HEAP_OBJECTS:
-		return site_name(rep, (size_t)g->site, buf, size);
+		return mt_report_site_name(rep, (size_t)g->site, buf, size);
 	case MT_REGION_UNKNOWN:
 		return "(no recorded mapping)";
 	case MT_REGION_HEAP:
@@ -306,7 +306,8 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "site_id", ra->sites[k]);
 		mt_json_kv_u64(j, "pid", s->pid);
-		mt_json_kv_str(j, "function", site_name(rep, ra->sites[k], buf, sizeof(buf)));
+		mt_json_kv_str(j, "function",
+			       mt_report_site_name(rep, ra->sites[k], buf, sizeof(buf)));
 		json_counts(j, &s->c);
 		mt_json_end_object(j);
 	}
@@ -322,7 +323,7 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_key(j, "page");
 		mt_json_hex(j, p->page);
 		mt_json_kv_u64(j, "region_id", p->region);
-		mt_json_kv_str(j, "region_type", region_type_of(rep, g));
+		mt_json_kv_str(j, "region_type", mt_report_region_type(rep, g));
 		json_counts(j, &p->c);
 		mt_json_end_object(j);
 	}
@@ -351,8 +352,8 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "region_id", ra->regions[k]);
 		mt_json_kv_u64(j, "pid", g->pid);
-		mt_json_kv_str(j, "region_type", region_type_of(rep, g));
-		mt_json_kv_str(j, "label", region_label(rep, g, buf, sizeof(buf)));
+		mt_json_kv_str(j, "region_type", mt_report_region_type(rep, g));
+		mt_json_kv_str(j, "label", mt_report_region_label(rep, g, buf, sizeof(buf)));
 		if (g->end > g->start) {
 			mt_json_key(j, "start");
 			mt_json_hex(j, g->start);
@@ -389,7 +390,7 @@ static void regions_table(const struct mt_report *rep, size_t limit, struct mt_t
 
 		mt_table_addf(t, "%zu", ra->regions[k]);
 		mt_table_addf(t, "%" PRIu32, g->pid);
-		mt_table_add(t, region_type_of(rep, g));
+		mt_table_add(t, mt_report_region_type(rep, g));
 		mt_table_add(t,
 			     g->end > g->start ? mt_fmt_bytes(g->end - g->start, b[0], 64) : "-");
 		mt_table_add(t, mt_fmt_count(g->c.samples, b[1], 64));
@@ -397,7 +398,7 @@ static void regions_table(const struct mt_report *rep, size_t limit, struct mt_t
 		mt_table_add(t, mt_fmt_count(g->c.write_samples, b[3], 64));
 		mt_table_addf(t, "%" PRIu64, g->c.reads);
 		mt_table_addf(t, "%" PRIu64, g->c.writes);
-		mt_table_add(t, region_label(rep, g, label, sizeof(label)));
+		mt_table_add(t, mt_report_region_label(rep, g, label, sizeof(label)));
 		(void)b[4];
 	}
 }
@@ -480,7 +481,7 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 			mt_table_add(&t, mt_fmt_count(p->c.read_samples, b[1], 64));
 			mt_table_add(&t, mt_fmt_count(p->c.write_samples, b[2], 64));
 			mt_table_addf(&t, "%zu (%s)", p->region,
-				      region_type_of(rep, &st->regions[p->region]));
+				      mt_report_region_type(rep, &st->regions[p->region]));
 		}
 		if (md) {
 			fprintf(f, "\n### Hottest pages\n\n");
@@ -547,8 +548,8 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "region_id", ra->fault_regions[k]);
 		mt_json_kv_u64(j, "pid", g->pid);
-		mt_json_kv_str(j, "region_type", region_type_of(rep, g));
-		mt_json_kv_str(j, "label", region_label(rep, g, buf, sizeof(buf)));
+		mt_json_kv_str(j, "region_type", mt_report_region_type(rep, g));
+		mt_json_kv_str(j, "label", mt_report_region_label(rep, g, buf, sizeof(buf)));
 		mt_json_kv_u64(j, "minor", g->faults_minor);
 		mt_json_kv_u64(j, "major", g->faults_major);
 		mt_json_end_object(j);
@@ -596,11 +597,11 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 
 		mt_table_addf(&t, "%zu", ra->fault_regions[k]);
 		mt_table_addf(&t, "%" PRIu32, g->pid);
-		mt_table_add(&t, region_type_of(rep, g));
+		mt_table_add(&t, mt_report_region_type(rep, g));
 		mt_table_add(&t, g->end > g->start ? mt_fmt_bytes(g->end - g->start, b1, 64) : "-");
 		mt_table_add(&t, mt_fmt_count(g->faults_minor, b2, 64));
 		mt_table_add(&t, mt_fmt_count(g->faults_major, b1, 64));
-		mt_table_add(&t, region_label(rep, g, label, sizeof(label)));
+		mt_table_add(&t, mt_report_region_label(rep, g, label, sizeof(label)));
 	}
 	if (md) {
 		fprintf(f, "\n### Regions with the most faults\n\n");

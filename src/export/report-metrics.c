@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/rules.h"
@@ -115,6 +116,43 @@ static void json_type(struct mt_json *j, struct mt_type_metrics *m)
 	mt_json_end_object(j);
 }
 
+/* The allocation-site record of the alloc section for an access-pass site, or NULL. */
+static const struct mt_alloc_site *alloc_site(const struct mt_report *rep,
+					      const struct mt_access_site *s)
+{
+	if (!rep->alloc.loaded)
+		return NULL;
+	for (size_t i = 0; i < rep->alloc.st.nsites; i++)
+		if (rep->alloc.st.sites[i].stream == s->stream &&
+		    rep->alloc.st.sites[i].stack == s->stack)
+			return &rep->alloc.st.sites[i];
+	return NULL;
+}
+
+static int cmp_site_idx(const void *a, const void *b, void *arg)
+{
+	const struct mt_access_site *v = arg;
+	const struct mt_access_site *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
+	uint64_t wx = x->c.samples + x->faults + x->pages, wy = y->c.samples + y->faults + y->pages;
+
+	return wx < wy ? 1 : wx > wy ? -1 : 0;
+}
+
+/* Sites with samples, faults or touched pages, most first; *n of them. */
+static size_t *ranked_sites(const struct mt_access_stats *st, size_t *n)
+{
+	size_t *v = malloc((st->nsites ? st->nsites : 1) * sizeof(*v));
+
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < st->nsites; i++)
+		if (st->sites[i].c.samples || st->sites[i].faults || st->sites[i].pages)
+			v[(*n)++] = i;
+	qsort_r(v, *n, sizeof(*v), cmp_site_idx, st->sites);
+	return v;
+}
+
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 {
 	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
@@ -136,6 +174,7 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "events", st->page_write_events);
 	mt_json_kv_u64(j, "pages", st->page_write_pages);
 	mt_json_kv_u64(j, "unattributed_pages", st->page_writes_unattributed);
+	mt_json_kv_u64(j, "incomplete_regions", st->page_writes_incomplete);
 	mt_json_end_object(j);
 	mt_json_kv_u64(j, "iai_resets", st->iai_resets);
 	mt_json_key(j, "rules");
@@ -148,6 +187,39 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	for (size_t i = 0; i < st->ntypes; i++)
 		if (st->types[i].regions)
 			json_type(j, &st->types[i]);
+	mt_json_end_array(j);
+	mt_json_key(j, "by_site");
+	mt_json_begin_array(j);
+	{
+		size_t n, *v = ranked_sites(st, &n);
+		char name[512];
+
+		for (size_t k = 0; v && k < n && k < rep->top; k++) {
+			const struct mt_access_site *s = &st->sites[v[k]];
+			const struct mt_alloc_site *a = alloc_site(rep, s);
+
+			mt_json_begin_object(j);
+			mt_json_kv_u64(j, "site_id", v[k]);
+			mt_json_kv_u64(j, "pid", s->pid);
+			mt_json_kv_str(j, "function",
+				       mt_report_site_name(rep, v[k], name, sizeof(name)));
+			mt_json_kv_u64(j, "samples", s->c.samples);
+			mt_json_kv_u64(j, "total_reads", s->c.read_samples);
+			mt_json_kv_u64(j, "total_writes", s->c.write_samples);
+			mt_json_kv_u64(j, "faults", s->faults);
+			mt_json_kv_u64(j, "pages_touched", s->pages);
+			if (a) {
+				mt_json_kv_u64(j, "allocated_bytes", a->bytes);
+				mt_json_kv_u64(j, "peak_bytes", a->peak_bytes);
+				mt_json_kv_u64(j, "max_live_bytes", a->max_live_bytes);
+				mt_json_kv_u64(j, "calls", a->calls);
+			} else {
+				mt_json_kv_null(j, "allocated_bytes");
+			}
+			mt_json_end_object(j);
+		}
+		free(v);
+	}
 	mt_json_end_array(j);
 	mt_json_key(j, "phases");
 	mt_json_begin_array(j);
@@ -206,6 +278,149 @@ static const char *secs(double s, char *buf, size_t size)
 	return buf;
 }
 
+/* The joined per-site view: heap bytes (alloc) vs pages touched and faults vs samples. */
+static void site_table(const struct mt_report *rep, bool raw, size_t limit, struct mt_table *t)
+{
+	static const char *const heads[] = { "site_id",	      "function",	 "samples",
+					     "reads",	      "writes",		 "faults",
+					     "pages_touched", "allocated_bytes", "peak_bytes",
+					     "max_live_bytes" };
+	static const char *const human[] = { "site",	"function", "samples", "reads",
+					     "writes",	"faults",   "touched", "allocated",
+					     "at peak", "max live" };
+	const struct mt_access_stats *st = &rep->access.st;
+	size_t n, *v = ranked_sites(st, &n);
+	char name[512], b[4][64];
+
+	mt_table_init(t, 10, raw ? heads : human);
+	for (size_t k = 0; v && k < n && k < limit; k++) {
+		const struct mt_access_site *s = &st->sites[v[k]];
+		const struct mt_alloc_site *a = alloc_site(rep, s);
+
+		mt_table_addf(t, "%zu", v[k]);
+		mt_table_add(t, mt_report_site_name(rep, v[k], name, sizeof(name)));
+		mt_table_addf(t, "%" PRIu64, s->c.samples);
+		mt_table_addf(t, "%" PRIu64, s->c.read_samples);
+		mt_table_addf(t, "%" PRIu64, s->c.write_samples);
+		mt_table_addf(t, "%" PRIu64, s->faults);
+		if (raw)
+			mt_table_addf(t, "%" PRIu64, s->pages);
+		else
+			mt_table_add(t, mt_fmt_bytes(s->pages * 4096, b[0], 64));
+		if (!a) {
+			for (int i = 0; i < 3; i++)
+				mt_table_add(t, raw ? "" : "-");
+		} else if (raw) {
+			mt_table_addf(t, "%" PRIu64, a->bytes);
+			mt_table_addf(t, "%" PRIu64, a->peak_bytes);
+			mt_table_addf(t, "%" PRIu64, a->max_live_bytes);
+		} else {
+			mt_table_add(t, mt_fmt_bytes(a->bytes, b[1], 64));
+			mt_table_add(t, mt_fmt_bytes(a->peak_bytes, b[2], 64));
+			mt_table_add(t, mt_fmt_bytes(a->max_live_bytes, b[3], 64));
+		}
+	}
+	free(v);
+}
+
+static void region_table(const struct mt_report *rep, bool raw, size_t limit, struct mt_table *t)
+{
+	static const char *const heads[] = {
+		"region_id",	    "region_type",	 "label",	   "bytes",
+		"samples",	    "retention_s",	 "lifetime_s",	   "write_once_ratio",
+		"write_once_basis", "mean_stride_bytes", "wss_peak_pages", "mrm"
+	};
+	static const char *const human[] = { "region",	"type",	       "label",	   "size",
+					     "samples", "retention",   "lifetime", "write-once",
+					     "basis",	"stride mean", "WSS peak", "MRM" };
+	const struct mt_report_access *ra = &rep->access;
+	char label[512], b[4][64];
+
+	mt_table_init(t, 12, raw ? heads : human);
+	for (size_t k = 0; k < ra->nregions && k < limit; k++) {
+		const struct mt_access_region *g = &ra->st.regions[ra->regions[k]];
+		struct mt_qs q = g->b.stride;
+
+		mt_table_addf(t, "%zu", ra->regions[k]);
+		mt_table_add(t, mt_report_region_type(rep, g));
+		mt_table_add(t, mt_report_region_label(rep, g, label, sizeof(label)));
+		if (g->end <= g->start)
+			mt_table_add(t, raw ? "" : "-");
+		else if (raw)
+			mt_table_addf(t, "%" PRIu64, g->end - g->start);
+		else
+			mt_table_add(t, mt_fmt_bytes(g->end - g->start, b[0], 64));
+		mt_table_addf(t, "%" PRIu64, g->c.samples);
+		if (raw) {
+			mt_table_addf(t, "%.10g", (double)g->b.retention_ns / 1e9);
+			mt_table_addf(t, "%.10g", (double)g->b.lifetime_ns / 1e9);
+		} else {
+			mt_table_add(t, secs((double)g->b.retention_ns / 1e9, b[1], 64));
+			mt_table_add(t, secs((double)g->b.lifetime_ns / 1e9, b[2], 64));
+		}
+		if (g->b.write_once < 0)
+			mt_table_add(t, raw ? "" : "unknown");
+		else
+			mt_table_addf(t, raw ? "%.10g" : "%.2f", g->b.write_once);
+		mt_table_add(t, mt_wo_basis_name(g->b.wo_basis));
+		if (raw)
+			mt_table_addf(t, "%.10g", mt_qs_mean(&q));
+		else
+			mt_table_add(t, mt_fmt_bytes((uint64_t)mt_qs_mean(&q), b[3], 64));
+		mt_table_addf(t, "%" PRIu64, g->b.wss_peak_pages);
+		mt_table_add(t, mt_mrm_name(g->b.mrm));
+	}
+}
+
+static void phase_table(const struct mt_report *rep, bool raw, struct mt_table *t)
+{
+	static const char *const heads[] = { "phase",	      "duration_ns",   "samples",
+					     "faults",	      "pages_written", "wss_peak_pages",
+					     "wss_mean_pages" };
+	static const char *const human[] = { "phase",	      "time",	  "samples", "faults",
+					     "pages written", "WSS peak", "WSS mean" };
+	const struct mt_access_stats *st = &rep->access.st;
+	char b[6][64];
+
+	mt_table_init(t, 7, raw ? heads : human);
+	for (size_t i = 0; i < st->nphases; i++) {
+		const struct mt_phase_stats *p = &st->phases[i];
+		double mean = p->wss_windows ? p->wss_sum / (double)p->wss_windows : 0;
+
+		if (!i && !p->samples && !p->faults && !p->pages_written)
+			continue;
+		if (raw) {
+			mt_table_add(t, i ? p->name : "");
+			if (i)
+				mt_table_addf(t, "%" PRIu64, p->ns);
+			else
+				mt_table_add(t, "");
+			mt_table_addf(t, "%" PRIu64, p->samples);
+			mt_table_addf(t, "%" PRIu64, p->faults);
+			mt_table_addf(t, "%" PRIu64, p->pages_written);
+			mt_table_addf(t, "%" PRIu64, p->wss_peak_pages);
+			mt_table_addf(t, "%.10g", mean);
+			continue;
+		}
+		mt_table_add(t, i ? p->name : "(no phase)");
+		mt_table_add(t, i ? mt_fmt_duration(p->ns, b[0], 64) : "-");
+		mt_table_add(t, mt_fmt_count(p->samples, b[1], 64));
+		mt_table_add(t, mt_fmt_count(p->faults, b[2], 64));
+		mt_table_add(t, mt_fmt_count(p->pages_written, b[3], 64));
+		mt_table_add(t, mt_fmt_bytes(p->wss_peak_pages * 4096, b[4], 64));
+		mt_table_add(t, mt_fmt_bytes((uint64_t)(mean * 4096), b[5], 64));
+	}
+}
+
+static void print_table(struct mt_table *t, bool md, FILE *f)
+{
+	if (md)
+		mt_report_md_table(t, f);
+	else
+		mt_table_print(t, f, 2, true);
+	mt_table_release(t);
+}
+
 void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 {
 	static const char *const th[] = { "type",	  "regions",	   "samples",
@@ -213,16 +428,14 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 					  "lifetime p50", "write-once",	   "stride mean",
 					  "same page",	  "IAI p50",	   "WSS peak",
 					  "MRM" };
-	static const char *const ph[] = { "phase",	   "time",     "samples", "faults",
-					  "pages written", "WSS peak", "WSS mean" };
+	static const char *const by_name[] = { "region type", "region", "allocation site",
+					       "phase" };
 	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
 	struct mt_table t;
 	char b[8][64];
 
-	if (md)
-		fprintf(f, "## Memory behaviour\n\n");
-	else
-		fprintf(f, "\nmemory behaviour\n");
+	fprintf(f, md ? "## Memory behaviour (by %s)\n\n" : "\nmemory behaviour (by %s)\n",
+		by_name[rep->by]);
 	fprintf(f,
 		"%sworking-set window %s; write-once from %s; retention and locality from "
 		"sampled accesses%s\n\n",
@@ -231,78 +444,74 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 					: "read-only mappings only (record with --page-writes-ms "
 					  "and memtap_label for the rest)",
 		md ? "." : "");
-	mt_table_init(&t, 13, th);
-	for (size_t i = 0; i < st->ntypes; i++) {
-		struct mt_type_metrics *m = &st->types[i];
-		uint64_t n = m->read_samples + m->write_samples;
+	switch (rep->by) {
+	case MT_BY_REGION:
+		region_table(rep, false, rep->top, &t);
+		print_table(&t, md, f);
+		break;
+	case MT_BY_SITE:
+		site_table(rep, false, rep->top, &t);
+		print_table(&t, md, f);
+		if (!rep->alloc.loaded)
+			fprintf(f,
+				"%sheap bytes need the alloc section (--section alloc,metrics)\n",
+				md ? "\n" : "  ");
+		break;
+	case MT_BY_PHASE:
+		phase_table(rep, false, &t);
+		print_table(&t, md, f);
+		break;
+	default:
+		mt_table_init(&t, 13, th);
+		for (size_t i = 0; i < st->ntypes; i++) {
+			struct mt_type_metrics *m = &st->types[i];
+			uint64_t n = m->read_samples + m->write_samples;
 
-		if (!m->regions)
-			continue;
-		mt_table_add(&t, m->name);
-		mt_table_addf(&t, "%" PRIu64, m->regions);
-		mt_table_add(&t, mt_fmt_count(m->samples, b[0], 64));
-		mt_table_addf(&t, "%.2f", n ? (double)m->read_samples / (double)n : 0.0);
-		mt_table_add(&t, secs(mt_qs_quantile(&m->retention, 0.5) / 1e9, b[1], 64));
-		mt_table_add(&t, secs(mt_qs_quantile(&m->retention, 0.99) / 1e9, b[2], 64));
-		mt_table_add(&t, secs(mt_qs_quantile(&m->lifetime, 0.5) / 1e9, b[3], 64));
-		if (m->write_once < 0)
-			mt_table_add(&t, "unknown");
-		else
-			mt_table_addf(&t, "%.2f", m->write_once);
-		mt_table_add(&t, m->locality_regions
-					 ? mt_fmt_bytes((uint64_t)(m->stride_mean_sum /
-								   (double)m->locality_regions),
-							b[4], 64)
-					 : "-");
-		mt_table_addf(&t, "%.2f",
-			      m->locality_regions ? m->same_page_sum / (double)m->locality_regions
-						  : 0.0);
-		mt_table_add(&t, m->iai.n ? mt_fmt_duration((uint64_t)mt_qs_quantile(&m->iai, 0.5),
+			if (!m->regions)
+				continue;
+			mt_table_add(&t, m->name);
+			mt_table_addf(&t, "%" PRIu64, m->regions);
+			mt_table_add(&t, mt_fmt_count(m->samples, b[0], 64));
+			mt_table_addf(&t, "%.2f", n ? (double)m->read_samples / (double)n : 0.0);
+			mt_table_add(&t, secs(mt_qs_quantile(&m->retention, 0.5) / 1e9, b[1], 64));
+			mt_table_add(&t, secs(mt_qs_quantile(&m->retention, 0.99) / 1e9, b[2], 64));
+			mt_table_add(&t, secs(mt_qs_quantile(&m->lifetime, 0.5) / 1e9, b[3], 64));
+			if (m->write_once < 0)
+				mt_table_add(&t, "unknown");
+			else
+				mt_table_addf(&t, "%.2f", m->write_once);
+			mt_table_add(&t,
+				     m->locality_regions
+					     ? mt_fmt_bytes((uint64_t)(m->stride_mean_sum /
+								       (double)m->locality_regions),
+							    b[4], 64)
+					     : "-");
+			mt_table_addf(&t, "%.2f",
+				      m->locality_regions
+					      ? m->same_page_sum / (double)m->locality_regions
+					      : 0.0);
+			mt_table_add(&t, m->iai.n ? mt_fmt_duration(
+							    (uint64_t)mt_qs_quantile(&m->iai, 0.5),
 							    b[5], 64)
-					  : "-");
-		mt_table_add(&t, mt_fmt_bytes(m->wss_peak_pages * 4096, b[6], 64));
-		mt_table_add(&t, mt_mrm_name(m->mrm));
+						  : "-");
+			mt_table_add(&t, mt_fmt_bytes(m->wss_peak_pages * 4096, b[6], 64));
+			mt_table_add(&t, mt_mrm_name(m->mrm));
+		}
+		print_table(&t, md, f);
+		if (st->nphases > 1) {
+			fprintf(f, md ? "\n### Phases\n\n" : "\n  phases\n");
+			phase_table(rep, false, &t);
+			print_table(&t, md, f);
+		}
+		break;
 	}
-	if (md)
-		mt_report_md_table(&t, f);
-	else
-		mt_table_print(&t, f, 2, true);
-	mt_table_release(&t);
 	fprintf(f,
 		md ? "\nWorking set: peak %s in one window (distinct pages touched).\n\n"
 		   : "\n  working set: peak %s in one window (distinct pages touched)\n",
 		mt_fmt_bytes(st->wss_peak_pages * 4096, b[0], 64));
-	if (st->nphases <= 1)
-		return;
-	mt_table_init(&t, 7, ph);
-	for (size_t i = 0; i < st->nphases; i++) {
-		const struct mt_phase_stats *p = &st->phases[i];
-
-		if (!i && !p->samples && !p->faults && !p->pages_written)
-			continue;
-		mt_table_add(&t, i ? p->name : "(no phase)");
-		mt_table_add(&t, i ? mt_fmt_duration(p->ns, b[0], 64) : "-");
-		mt_table_add(&t, mt_fmt_count(p->samples, b[1], 64));
-		mt_table_add(&t, mt_fmt_count(p->faults, b[2], 64));
-		mt_table_add(&t, mt_fmt_count(p->pages_written, b[3], 64));
-		mt_table_add(&t, mt_fmt_bytes(p->wss_peak_pages * 4096, b[4], 64));
-		mt_table_add(&t,
-			     mt_fmt_bytes((uint64_t)(p->wss_windows ? p->wss_sum * 4096 /
-									      (double)p->wss_windows
-								    : 0),
-					  b[5], 64));
-	}
-	if (md) {
-		fprintf(f, "### Phases\n\n");
-		mt_report_md_table(&t, f);
-	} else {
-		fprintf(f, "\n  phases\n");
-		mt_table_print(&t, f, 2, true);
-	}
-	mt_table_release(&t);
 }
 
-void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t)
+static void type_csv(const struct mt_report *rep, struct mt_table *t)
 {
 	static const char *const heads[] = {
 		"region_type",	       "regions",
@@ -346,5 +555,23 @@ void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t)
 		mt_table_addf(t, "%" PRIu64, (uint64_t)mt_qs_quantile(&m->iai, 0.99));
 		mt_table_addf(t, "%" PRIu64, m->wss_peak_pages);
 		mt_table_add(t, mt_mrm_name(m->mrm));
+	}
+}
+
+void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t)
+{
+	switch (rep->by) {
+	case MT_BY_REGION:
+		region_table(rep, true, (size_t)-1, t);
+		break;
+	case MT_BY_SITE:
+		site_table(rep, true, (size_t)-1, t);
+		break;
+	case MT_BY_PHASE:
+		phase_table(rep, true, t);
+		break;
+	default:
+		type_csv(rep, t);
+		break;
 	}
 }

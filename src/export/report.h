@@ -100,6 +100,7 @@ struct mt_report {
 	struct mt_procs procs;
 	unsigned top; /* sites per ranking */
 	struct mt_access_opts access_opts; /* working-set window, MRM thresholds */
+	int by; /* enum mt_report_by: the metrics section's table */
 	struct mt_report_alloc alloc;
 	struct mt_report_access access;
 	struct mt_report_rss rss;
@@ -145,7 +146,13 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f);
 /* The regions list in JSON: once, after the access and faults sections. */
 void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j);
+/* Names shared by the access and metrics sections (report-access.c). */
+const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *buf, size_t size);
+const char *mt_report_region_type(const struct mt_report *rep, const struct mt_access_region *g);
+const char *mt_report_region_label(const struct mt_report *rep, const struct mt_access_region *g,
+				   char *buf, size_t size);
 /* report-metrics.c */
+enum mt_report_by { MT_BY_TYPE, MT_BY_REGION, MT_BY_SITE, MT_BY_PHASE };
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f);
 /* The metrics table by region type, for CSV. */

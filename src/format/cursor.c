@@ -189,7 +189,9 @@ int mt_cursor_next(struct mt_cursor *c, struct mt_event *ev)
 			ev->desc = mt_type_desc(top->b.type);
 			for (unsigned f = 0; f < top->b.nfields; f++)
 				ev->v[f] = top->b.col[f][top->row];
-			for (unsigned f = top->b.nfields; f < MT_MAX_FIELDS; f++)
+			/* Fields the block lacks read as 0; those the type does not have, never. */
+			for (unsigned f = top->b.nfields;
+			     f < (ev->desc ? ev->desc->nfields : MT_MAX_FIELDS); f++)
 				ev->v[f] = 0;
 			rc = 1;
 		} else {

@@ -1103,6 +1103,18 @@ static void accept_pending(struct mt_session *s)
 			on_hello(s, &a->conns[i]);
 }
 
+void mt_alloc_read_messages(struct mt_session *s, pid_t pid)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	if (!a)
+		return;
+	accept_pending(s);
+	for (size_t i = 0; i < a->nconns; i++)
+		if (a->conns[i].pid == pid && a->conns[i].region && !a->conns[i].closed)
+			read_conn(s, &a->conns[i]);
+}
+
 void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 {
 	struct mt_alloc_state *a = s->alloc;

@@ -35,6 +35,8 @@ void mt_alloc_flush(struct mt_session *s);
 void mt_alloc_on_exec(struct mt_session *s, pid_t pid);
 void mt_alloc_on_thread_exit(struct mt_session *s, pid_t pid, pid_t tid);
 void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid);
+/* Reads the memtap.h messages process pid has sent and the recorder not yet read. */
+void mt_alloc_read_messages(struct mt_session *s, pid_t pid);
 /* Takes a CLOCK_MONOTONIC/TSC calibration pair (called every loop iteration). */
 void mt_alloc_calibrate(struct mt_session *s);
 /* Drains everything left, closes the connections; adds the collector's totals to kv. */

@@ -162,21 +162,21 @@ void mt_pagewrites_failed(struct mt_session *s, int err)
 	}
 }
 
-/* One epoch of one process: every run of written pages as a page_write event. */
-static void scan(struct mt_session *s, struct proc *pr)
+/* One epoch of one process: every run of written pages as a page_write event. -errno when
+ * the scan failed (ESRCH: the process's memory is gone). */
+static int scan(struct mt_session *s, struct proc *pr)
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
 	uint64_t row[MT_MAX_FIELDS] = { 0 }, start = 0, we, t0 = mt_now_ns(), now;
-	int n;
+	int n, rc = 0;
 
 	p->scans++;
 	for (;;) {
 		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we);
 		if (n < 0) {
-			if (n != -ESRCH) { /* ESRCH: the process is gone */
-				p->scan_errors++;
-				p->last_scan_error = -n;
-			}
+			p->scan_errors++;
+			p->last_scan_error = -n;
+			rc = n;
 			break;
 		}
 		now = mt_now_ns();
@@ -198,6 +198,7 @@ static void scan(struct mt_session *s, struct proc *pr)
 	now = mt_now_ns();
 	p->scan_ns += now - t0;
 	pr->since = now;
+	return rc;
 }
 
 void mt_pagewrites_drain(struct mt_session *s)
@@ -229,6 +230,20 @@ static void drop(struct mt_pagewrites_state *p, struct proc *pr)
 	*pr = p->procs[--p->nprocs];
 }
 
+/* A LOST event of this process: writes of its last epoch were not seen. */
+static void lost_epoch(struct mt_session *s, pid_t pid, const char *why)
+{
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	row[MT_F_TIME] = mt_now_ns();
+	row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pid;
+	row[MT_F_LOST_COLLECTOR] = mt_writer_str(s->w, "pagewrites");
+	row[MT_F_LOST_COUNT] = 1;
+	row[MT_F_LOST_REASON] = mt_writer_str(s->w, why);
+	if (mt_writer_event(s->w, MT_EV_LOST, row) == 0)
+		s->pagewrites_coll.lost++;
+}
+
 void mt_pagewrites_exit(struct mt_session *s, pid_t pid)
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
@@ -236,8 +251,11 @@ void mt_pagewrites_exit(struct mt_session *s, pid_t pid)
 
 	if (!pr)
 		return;
-	scan(s, pr);
-	p->final_scans++;
+	if (scan(s, pr) < 0)
+		lost_epoch(s, pid,
+			   "the process's last epoch could not be scanned (its memory was gone)");
+	else
+		p->final_scans++;
 	drop(p, pr);
 }
 
@@ -249,6 +267,7 @@ void mt_pagewrites_forget(struct mt_session *s, pid_t pid)
 	if (!pr)
 		return;
 	p->forgotten++;
+	lost_epoch(s, pid, "exec replaced the image before its last epoch was scanned");
 	drop(p, pr);
 }
 

@@ -210,8 +210,10 @@ void mt_tracer_handle(struct mt_session *s, pid_t tid, int status)
 		{
 			struct task *k = mt_task_find(s, tid);
 
-			if (!k || k->pid == tid) /* the process's last scan of written pages */
+			if (!k || k->pid == tid) { /* the process's last scan of written pages, */
+				mt_alloc_read_messages(s, tid); /* its last labels included */
 				mt_pagewrites_exit(s, tid);
+			}
 		}
 		resume(tid, 0);
 		break;

@@ -51,3 +51,12 @@ ok "thresholds, CSV"
 check_json r3.json "($T_)['tokenizer']['regions'] == 1 and ($T_)['tokenizer']['total_reads'] == 2 and ($T_)['weight']['regions'] == 1 and j['metrics']['rules'] == {'rules': 2, 'regions_typed': 1}" \
 	"the path rule does not make the tokenizer mapping a 'tokenizer' region"
 ok "rules"
+
+# --by: the metrics table per phase and per region, as CSV for scripts.
+"$MEMTAP" report b.mtap --format csv --section metrics --by phase >p.csv || fail "--by phase failed"
+[ "$(head -1 p.csv)" = "phase,duration_ns,samples,faults,pages_written,wss_peak_pages,wss_mean_pages" ] ||
+	fail "--by phase header: $(head -1 p.csv)"
+grep -q '^generation,29500000000,' p.csv || fail "--by phase: generation row: $(grep ^generation p.csv)"
+"$MEMTAP" report b.mtap --format csv --section metrics --by region >g.csv || fail "--by region failed"
+grep -q '^[0-9]*,activation,act0,16384,1,0,30,0,page-writes,' g.csv || fail "--by region: act0 row: $(grep act0 g.csv)"
+ok "--by phase, --by region"

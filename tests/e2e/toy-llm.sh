@@ -35,4 +35,6 @@ check_json r.json "($T_)['activation']['write_once_ratio'] <= 0.1 and ($T_)['act
 	"the activations rewritten every token come out write-once"
 check_json r.json "($P_)['weight_load']['wss_peak_pages'] >= 2048 and ($P_)['generation']['wss_peak_pages'] > 0 and 'teardown' in ($P_) and ($P_)['generation']['duration_ns'] >= 11 * 10**9" \
 	"per-phase working sets: loading must touch the 2048 weight pages; generation ~12 s"
+check_json r.json "any(s['allocated_bytes'] and s['pages_touched'] and s['faults'] for s in j['metrics']['by_site'])" \
+	"the per-site view joins no heap bytes with pages touched and faults"
 ok "toy LLM: weights high_mrm, KV blocks low_mrm (short-lived), activations not write-once, phases"
