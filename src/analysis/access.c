@@ -209,6 +209,24 @@ struct proc {
 #define IAI_MAX_SLOTS (1u << 23)
 #define PIPE 64 /* events in flight in the pass (prefetch distance) */
 
+/*
+ * Reuse distance with SHARDS (Waldspurger et al., FAST '15): of the sampled accesses, only
+ * those to the 1/RD_RATE of 64-byte lines whose hash falls below the threshold are followed;
+ * the distinct followed lines between two samples of a line, times RD_RATE, estimate the
+ * distinct lines in between. A Fenwick tree over the last RD_WINDOW followed samples marks
+ * each line's latest sample; reuses further apart are counted as "far".
+ */
+#define RD_RATE 16
+#define RD_WINDOW (1u << 20)
+#define RD_MAX_LINES (4u << 20)
+
+struct reuse {
+	uint32_t *bit; /* Fenwick tree over sample index mod RD_WINDOW, 1-based */
+	uint8_t *mark; /* the markers themselves */
+	struct mt_map64 last; /* pid << 41 | line -> followed-sample index */
+	uint64_t n; /* followed samples so far */
+};
+
 struct iai_slot {
 	uint64_t key, val;
 };
@@ -297,6 +315,7 @@ struct pass {
 	size_t regions_cap, sites_cap, pages_cap, fault_procs_cap;
 	struct mt_map64 fault_proc_ix; /* pid -> index into st->fault_procs */
 	struct iai_table iai;
+	struct reuse rd;
 	size_t types_cap, phases_cap, wss_cap;
 	uint64_t window; /* current working-set window + 1 (0: none yet) */
 	uint64_t cur_pages;
@@ -885,6 +904,89 @@ static void iai(struct pass *ps, uint32_t pid, uint64_t addr, uint64_t t, int32_
 }
 
 /* pi: the page's entry, or SIZE_MAX. */
+static void bit_add(uint32_t *bit, size_t i, int d)
+{
+	for (i++; i <= RD_WINDOW; i += i & -i)
+		bit[i] = (uint32_t)((int64_t)bit[i] + d);
+}
+
+/* Markers at positions 0..i (mod-window positions). */
+static uint64_t bit_sum(const uint32_t *bit, size_t i)
+{
+	uint64_t s = 0;
+
+	for (i++; i; i -= i & -i)
+		s += bit[i];
+	return s;
+}
+
+/* Markers at window positions of the samples after j and before n. */
+static uint64_t marks_between(const struct reuse *rd, uint64_t j, uint64_t n)
+{
+	size_t a, b;
+
+	if (n - j < 2)
+		return 0;
+	a = (size_t)((j + 1) % RD_WINDOW);
+	b = (size_t)((n - 1) % RD_WINDOW);
+	if (a <= b)
+		return bit_sum(rd->bit, b) - (a ? bit_sum(rd->bit, a - 1) : 0);
+	return bit_sum(rd->bit, RD_WINDOW - 1) - bit_sum(rd->bit, a - 1) + bit_sum(rd->bit, b);
+}
+
+static void reuse(struct pass *ps, uint32_t pid, uint64_t addr, int32_t tix)
+{
+	struct reuse *rd = &ps->rd;
+	struct mt_type_metrics *m = &ps->st->types[tix];
+	uint64_t key = (uint64_t)(pid & 0x7fffff) << 41 | (addr >> 6 & ((1ull << 41) - 1)), *v;
+	size_t before, slot;
+
+	if (mt_hash_u64(key ^ 0x9e3779b97f4a7c15ull) % RD_RATE)
+		return; /* not a followed line */
+	if (!rd->bit) {
+		rd->bit = calloc(RD_WINDOW + 1, sizeof(*rd->bit));
+		rd->mark = calloc(RD_WINDOW, 1);
+		if (!rd->bit || !rd->mark) {
+			free(rd->bit);
+			free(rd->mark);
+			rd->bit = NULL;
+			rd->mark = NULL;
+			return;
+		}
+	}
+	if (rd->last.len >= RD_MAX_LINES) {
+		mt_map64_release(&rd->last);
+		mt_map64_init(&rd->last);
+		ps->st->reuse_resets++;
+	}
+	slot = (size_t)(rd->n % RD_WINDOW);
+	if (rd->mark[slot]) { /* the sample RD_WINDOW ago leaves the window */
+		rd->mark[slot] = 0;
+		bit_add(rd->bit, slot, -1);
+	}
+	before = rd->last.len;
+	if (mt_map64_put(&rd->last, key, &v) < 0)
+		return;
+	if (rd->last.len == before) {
+		uint64_t j = *v;
+
+		if (rd->n - j < RD_WINDOW) {
+			mt_qs_add(&m->reuse, marks_between(rd, j, rd->n) * RD_RATE);
+			if (rd->mark[j % RD_WINDOW]) {
+				rd->mark[j % RD_WINDOW] = 0;
+				bit_add(rd->bit, (size_t)(j % RD_WINDOW), -1);
+			}
+		} else {
+			m->reuse_far++;
+		}
+	} else {
+		m->reuse_cold++;
+	}
+	rd->mark[slot] = 1;
+	bit_add(rd->bit, slot, 1);
+	*v = rd->n++;
+}
+
 static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
@@ -914,6 +1016,8 @@ static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct
 	}
 	b->last_addr = addr;
 	iai(ps, pid, addr, t, tix);
+	if (tix >= 0)
+		reuse(ps, pid, addr, tix);
 	if (pr) {
 		struct mt_phase_stats *p = &st->phases[pr->phase];
 
@@ -1325,6 +1429,7 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	mt_map64_init(&ps.site_ix);
 	mt_map64_init(&ps.page_ix);
 	mt_map64_init(&ps.fault_proc_ix);
+	mt_map64_init(&ps.rd.last);
 	ring = malloc(PIPE * sizeof(*ring));
 	rc = ring ? mt_cursor_new(r, &co, &c) : -ENOMEM;
 	if (rc < 0)
@@ -1334,11 +1439,28 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	while ((rc = mt_cursor_next(c, &ring[(head + queued) % PIPE])) == 1) {
 		const struct mt_event *e = &ring[(head + queued) % PIPE];
 
-		if (e->type == MT_EV_ACCESS && ps.iai.v)
+		if (e->type == MT_EV_ACCESS && ps.iai.v) {
+			uint64_t pid = e->v[MT_F_PID], addr = e->v[MT_F_ACCESS_ADDR];
+			const struct mt_event *m = &ring[(head + queued + PIPE / 2) % PIPE];
+
+			__builtin_prefetch(&ps.iai.v[mt_hash_u64((pid & 0x1ffff) << 47 |
+								 (addr & ((1ull << 47) - 1))) &
+						     (ps.iai.cap - 1)]);
 			__builtin_prefetch(
-				&ps.iai.v[mt_hash_u64((uint64_t)(e->v[MT_F_PID] & 0x1ffff) << 47 |
-						      (e->v[MT_F_ACCESS_ADDR] & ((1ull << 47) - 1))) &
-					  (ps.iai.cap - 1)]);
+				&ps.page_ix.keys[mt_hash_u64(pid << 36 |
+							     (addr >> 12 & ((1ull << 36) - 1))) &
+						 (ps.page_ix.cap - 1)]);
+			/* half-way: the page's index is at hand, its entry can be fetched */
+			if (queued >= PIPE / 2 && m->type == MT_EV_ACCESS) {
+				uint64_t *ix = mt_map64_get(&ps.page_ix,
+							    m->v[MT_F_PID] << 36 |
+								    (m->v[MT_F_ACCESS_ADDR] >> 12 &
+								     ((1ull << 36) - 1)));
+
+				if (ix)
+					__builtin_prefetch(&st->pages[*ix]);
+			}
+		}
 		if (++queued == PIPE) {
 			dispatch(&ps, &ring[head]);
 			head = (head + 1) % PIPE;
@@ -1359,6 +1481,9 @@ out:
 	mt_map64_release(&ps.page_ix);
 	mt_map64_release(&ps.fault_proc_ix);
 	iai_free(&ps.iai);
+	free(ps.rd.bit);
+	free(ps.rd.mark);
+	mt_map64_release(&ps.rd.last);
 	free(ring);
 	if (rc < 0)
 		mt_access_release(st);
@@ -1374,6 +1499,7 @@ void mt_access_release(struct mt_access_stats *st)
 		mt_qs_release(&st->types[i].retention);
 		mt_qs_release(&st->types[i].lifetime);
 		mt_qs_release(&st->types[i].iai);
+		mt_qs_release(&st->types[i].reuse);
 	}
 	for (size_t i = 0; i < st->nphases; i++)
 		free(st->phases[i].name);

@@ -80,6 +80,8 @@ struct mt_type_metrics {
 	uint64_t regions, samples, read_samples, write_samples, reads, writes;
 	struct mt_qs retention, lifetime; /* ns, one value per region */
 	struct mt_qs iai; /* ns between accesses to the same exact address */
+	struct mt_qs reuse; /* sampled reuse distance in 64-byte lines (SHARDS, scaled) */
+	uint64_t reuse_cold, reuse_far; /* first sample of a line; reuse beyond the window */
 	double stride_mean_sum, stride_median_sum, same_page_sum; /* over regions with samples */
 	uint64_t locality_regions;
 	uint64_t wo_pages, wo_once_pages, wo_regions; /* regions whose write-once is known */
@@ -188,6 +190,7 @@ struct mt_access_stats {
 	uint64_t page_writes_incomplete; /* tracked regions of processes with an unseen epoch */
 	uint64_t iai_resets; /* the exact-address table filled up and started afresh */
 	uint64_t rule_regions; /* regions whose type a --rules rule gave */
+	uint64_t reuse_resets; /* the sampled lines' table filled up and started afresh */
 	bool page_writes_present;
 };
 

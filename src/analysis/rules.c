@@ -51,6 +51,62 @@ static const char *scalar(const yaml_event_t *ev)
 	return (const char *)ev->data.scalar.value;
 }
 
+/*
+ * glibc's regcomp copies the parse tree for every repetition, so stacked repetitions ("a++"),
+ * large counts and repeated groups nested deep grow it exponentially. A rule's regex stays
+ * within: 256 bytes, no repetition of a repetition, counts up to 16, at most 3 repeated
+ * groups. NULL when it does, else what it breaks.
+ */
+static const char *regex_too_costly(const char *re)
+{
+	unsigned group_reps = 0;
+	bool prev_rep = false, after_group = false;
+
+	if (strlen(re) > 256)
+		return "longer than 256 bytes";
+	for (const char *p = re; *p; p++) {
+		bool rep = false;
+
+		if (*p == '\\') {
+			if (p[1])
+				p++;
+		} else if (*p == '[') { /* a bracket expression: "]" first is a member */
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			while (*p && *p != ']')
+				p++;
+			if (!*p)
+				return NULL; /* regcomp reports the unmatched [ */
+		} else if (*p == '*' || *p == '+' || *p == '?') {
+			rep = true;
+		} else if (*p == '{') {
+			unsigned long lo = strtoul(p + 1, (char **)&p, 10), hi = lo;
+
+			if (*p == ',')
+				hi = p[1] == '}' ? 0 : strtoul(p + 1, (char **)&p, 10);
+			if (lo > 16 || hi > 16)
+				return "a repetition count above 16";
+			while (*p && *p != '}')
+				p++;
+			if (!*p)
+				return NULL;
+			rep = true;
+		}
+		if (rep) {
+			if (prev_rep)
+				return "a repetition of a repetition";
+			if (after_group && ++group_reps > 3)
+				return "more than 3 repeated groups";
+		}
+		prev_rep = rep;
+		after_group = *p == ')';
+	}
+	return NULL;
+}
+
 /* One "- symbol|path: ..., region_type: ..." mapping; the MAPPING_START is current. */
 static int parse_rule(struct parse *ps, struct mt_rule *r)
 {
@@ -92,7 +148,15 @@ static int parse_rule(struct parse *ps, struct mt_rule *r)
 		if (!*slot)
 			return fail_at(ps, vm, "out of memory");
 		if (slot == &r->symbol) {
-			int rc = regcomp(&r->symbol_re, r->symbol, REG_EXTENDED | REG_NOSUB);
+			const char *costly = regex_too_costly(r->symbol);
+			int rc;
+
+			if (costly) {
+				free(r->symbol);
+				r->symbol = NULL;
+				return fail_at(ps, vm, "regular expression too costly: %s", costly);
+			}
+			rc = regcomp(&r->symbol_re, r->symbol, REG_EXTENDED | REG_NOSUB);
 
 			if (rc) {
 				char why[128], msg[200];

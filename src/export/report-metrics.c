@@ -109,6 +109,12 @@ static void json_type(struct mt_json *j, struct mt_type_metrics *m)
 	mt_json_kv_u64(j, "iai_p99_ns", (uint64_t)mt_qs_quantile(&m->iai, 0.99));
 	mt_json_kv_double(j, "iai_mean_ns", mt_qs_mean(&m->iai));
 	mt_json_kv_bool(j, "iai_exact", mt_qs_exact(&m->iai));
+	mt_json_kv_u64(j, "reuses", m->reuse.n);
+	mt_json_kv_u64(j, "reuse_p50_lines", (uint64_t)mt_qs_quantile(&m->reuse, 0.5));
+	mt_json_kv_u64(j, "reuse_p90_lines", (uint64_t)mt_qs_quantile(&m->reuse, 0.9));
+	mt_json_kv_u64(j, "reuse_p99_lines", (uint64_t)mt_qs_quantile(&m->reuse, 0.99));
+	mt_json_kv_u64(j, "reuse_cold", m->reuse_cold);
+	mt_json_kv_u64(j, "reuse_far", m->reuse_far);
 	mt_json_kv_u64(j, "wss_peak_pages", m->wss_peak_pages);
 	mt_json_kv_double(j, "wss_mean_pages",
 			  m->wss_windows ? m->wss_sum / (double)m->wss_windows : 0);
@@ -177,6 +183,14 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "incomplete_regions", st->page_writes_incomplete);
 	mt_json_end_object(j);
 	mt_json_kv_u64(j, "iai_resets", st->iai_resets);
+	mt_json_key(j, "reuse");
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "method",
+		       "SHARDS spatial sampling of the sampled accesses' 64-byte lines");
+	mt_json_kv_u64(j, "rate_inverse", 16);
+	mt_json_kv_u64(j, "window_samples", 1u << 20);
+	mt_json_kv_u64(j, "resets", st->reuse_resets);
+	mt_json_end_object(j);
 	mt_json_key(j, "rules");
 	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "rules", rep->access_opts.rules ? rep->access_opts.rules->n : 0);

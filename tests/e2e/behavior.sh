@@ -60,3 +60,22 @@ grep -q '^generation,29500000000,' p.csv || fail "--by phase: generation row: $(
 "$MEMTAP" report b.mtap --format csv --section metrics --by region >g.csv || fail "--by region failed"
 grep -q '^[0-9]*,activation,act0,16384,1,0,30,0,page-writes,' g.csv || fail "--by region: act0 row: $(grep act0 g.csv)"
 ok "--by phase, --by region"
+
+# Reuse distance: 4 rounds over 4096 distinct lines of one labelled buffer: every reuse has
+# 4095 other lines in between; SHARDS follows about 1/16 of them and scales back.
+python3 - >rd.txt <<'PY'
+print("mmap t=0 pid=7 addr=0x500000000 len=262144 prot=3")
+print("label t=0 pid=7 op=label addr=0x500000000 len=262144 region_type=scan name=buf")
+t = 1000
+for r in range(4):
+    for k in range(4096):
+        print(f"access t={t} pid=7 addr=0x{0x500000000 + k * 64:x} kind=load weight=1 mechanism=timer")
+        t += 1000
+PY
+"$TOOL" gen-text rd.txt rd.mtap || fail "gen-text (reuse) failed"
+"$MEMTAP" report rd.mtap --format json --section metrics >rd.json || fail "report (reuse) failed"
+check_json rd.json "abs(($T_)['scan']['reuse_p50_lines'] - 4095) < 0.15 * 4095 and ($T_)['scan']['reuse_far'] == 0" \
+	"reuse distance of a 4096-line cyclic scan is not about 4095 lines"
+check_json rd.json "abs(($T_)['scan']['reuse_cold'] * 16 - 4096) < 0.3 * 4096 and ($T_)['scan']['reuses'] == 3 * ($T_)['scan']['reuse_cold']" \
+	"SHARDS does not follow about 1/16 of the lines, each reused 3 times"
+ok "reuse distance (SHARDS)"
