@@ -358,6 +358,23 @@ static uint32_t new_region(struct pass *ps, uint32_t pid, unsigned type, uint32_
 	return (uint32_t)st->nregions++;
 }
 
+/* Settles a region's stride figures and frees their store: memory stays with live regions. */
+static void settle_stride(struct mt_region_behavior *b)
+{
+	if (b->stride_settled)
+		return;
+	b->stride_mean = mt_qs_mean(&b->stride);
+	b->stride_median = mt_qs_quantile(&b->stride, 0.5);
+	mt_qs_release(&b->stride);
+	b->stride_settled = true;
+}
+
+static void end_region(struct mt_access_stats *st, uint32_t reg, uint64_t t)
+{
+	st->regions[reg].b.end_ns = t;
+	settle_stride(&st->regions[reg].b);
+}
+
 static unsigned mapping_type(const char *path, uint64_t prot)
 {
 	if (!path || !path[0])
@@ -404,7 +421,7 @@ static void on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len
 		uint32_t n = find(&ps->pool, pr->maps, start);
 
 		if (n && ps->pool.v[n].start == start && ps->pool.v[n].end <= start + len)
-			ps->st->regions[ps->pool.v[n].a].b.end_ns = t;
+			end_region(ps->st, ps->pool.v[n].a, t);
 		punch(&ps->pool, &pr->maps, start, start + len);
 		punch(&ps->pool, &pr->labels, start, start + len); /* a name dies with its memory */
 	}
@@ -430,7 +447,7 @@ static void on_label(struct pass *ps, const struct mt_event *ev)
 			ps->st->unlabels_unmatched++;
 			return;
 		}
-		ps->st->regions[ps->pool.v[n].a].b.end_ns = ev->v[MT_F_TIME];
+		end_region(ps->st, ps->pool.v[n].a, ev->v[MT_F_TIME]);
 		erase_starts(&ps->pool, &pr->labels, start, start + 1);
 		return;
 	}
@@ -532,7 +549,7 @@ static void end_block(struct pass *ps, struct proc *pr, uint64_t addr, uint64_t 
 	uint32_t n = find(&ps->pool, pr->blocks, addr);
 
 	if (n && ps->pool.v[n].start == addr && ps->pool.v[n].b != NONE)
-		ps->st->regions[ps->pool.v[n].b].b.end_ns = t;
+		end_region(ps->st, ps->pool.v[n].b, t);
 }
 
 static void on_alloc(struct pass *ps, const struct mt_event *ev)
@@ -1012,7 +1029,8 @@ static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct
 
 		b->strides++;
 		b->same_page += addr >> 12 == b->last_addr >> 12;
-		mt_qs_add(&b->stride, stride);
+		if (!b->stride_settled) /* samples after its end (a stale label) go uncounted */
+			mt_qs_add(&b->stride, stride);
 	}
 	b->last_addr = addr;
 	iai(ps, pid, addr, t, tix);
@@ -1155,6 +1173,7 @@ static void finish(struct pass *ps)
 
 		if (b->cur_pages > b->wss_peak_pages)
 			b->wss_peak_pages = b->cur_pages;
+		settle_stride(b);
 		end = b->end_ns ? b->end_ns : st->t_end;
 		if (g->t_start && end > g->t_start)
 			b->lifetime_ns = end - g->t_start;
@@ -1200,8 +1219,8 @@ static void finish(struct pass *ps)
 		if (g->c.samples) {
 			m->locality_regions++;
 			if (b->strides) {
-				m->stride_mean_sum += mt_qs_mean(&b->stride);
-				m->stride_median_sum += mt_qs_quantile(&b->stride, 0.5);
+				m->stride_mean_sum += b->stride_mean;
+				m->stride_median_sum += b->stride_median;
 				m->same_page_sum += (double)b->same_page / (double)b->strides;
 			}
 		}

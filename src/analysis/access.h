@@ -65,7 +65,9 @@ struct mt_region_behavior {
 	uint64_t wp_pages; /* whole pages under page-write tracking */
 	uint64_t pages_written, pages_rewritten; /* of which written in >= 1, >= 2 epochs */
 	uint64_t last_addr, strides, same_page; /* locality between consecutive samples */
-	struct mt_qs stride; /* |address - previous address| in bytes */
+	struct mt_qs stride; /* |address - previous address| in bytes, while the region lives */
+	double stride_mean, stride_median; /* settled when it ends (its store freed) */
+	bool stride_settled;
 	uint64_t cur_window, cur_pages, wss_peak_pages; /* distinct pages per window */
 	/* Derived at the end. */
 	uint64_t retention_ns, lifetime_ns;

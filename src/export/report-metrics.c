@@ -37,7 +37,6 @@ static double reads_per_write(uint64_t reads, uint64_t writes)
 void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g)
 {
 	const struct mt_region_behavior *b = &g->b;
-	struct mt_qs q = b->stride; /* the quantile sorts in place: a shallow copy is enough */
 
 	if (b->end_ns)
 		mt_json_kv_u64(j, "end_ns", b->end_ns);
@@ -61,8 +60,8 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	mt_json_kv_double(j, "read_fraction", read_fraction(&g->c));
 	mt_json_kv_double(j, "reads_per_write",
 			  reads_per_write(g->c.read_samples, g->c.write_samples));
-	mt_json_kv_double(j, "mean_stride_bytes", mt_qs_mean(&q));
-	mt_json_kv_double(j, "median_stride_bytes", mt_qs_quantile(&q, 0.5));
+	mt_json_kv_double(j, "mean_stride_bytes", b->stride_mean);
+	mt_json_kv_double(j, "median_stride_bytes", b->stride_median);
 	mt_json_kv_double(j, "same_page_fraction",
 			  b->strides ? (double)b->same_page / (double)b->strides : 0.0);
 	mt_json_kv_u64(j, "wss_peak_pages", b->wss_peak_pages);
@@ -353,7 +352,6 @@ static void region_table(const struct mt_report *rep, bool raw, size_t limit, st
 	mt_table_init(t, 12, raw ? heads : human);
 	for (size_t k = 0; k < ra->nregions && k < limit; k++) {
 		const struct mt_access_region *g = &ra->st.regions[ra->regions[k]];
-		struct mt_qs q = g->b.stride;
 
 		mt_table_addf(t, "%zu", ra->regions[k]);
 		mt_table_add(t, mt_report_region_type(rep, g));
@@ -378,9 +376,9 @@ static void region_table(const struct mt_report *rep, bool raw, size_t limit, st
 			mt_table_addf(t, raw ? "%.10g" : "%.2f", g->b.write_once);
 		mt_table_add(t, mt_wo_basis_name(g->b.wo_basis));
 		if (raw)
-			mt_table_addf(t, "%.10g", mt_qs_mean(&q));
+			mt_table_addf(t, "%.10g", g->b.stride_mean);
 		else
-			mt_table_add(t, mt_fmt_bytes((uint64_t)mt_qs_mean(&q), b[3], 64));
+			mt_table_add(t, mt_fmt_bytes((uint64_t)g->b.stride_mean, b[3], 64));
 		mt_table_addf(t, "%" PRIu64, g->b.wss_peak_pages);
 		mt_table_add(t, mt_mrm_name(g->b.mrm));
 	}
