@@ -316,6 +316,7 @@ struct pass {
 	struct mt_map64 fault_proc_ix; /* pid -> index into st->fault_procs */
 	struct iai_table iai;
 	struct reuse rd;
+	struct mt_map64 ip_phase; /* pid << 47 | ip -> phase index + 1, or 1 << 63: none */
 	size_t types_cap, phases_cap, wss_cap;
 	uint64_t window; /* current working-set window + 1 (0: none yet) */
 	uint64_t cur_pages;
@@ -869,7 +870,7 @@ static size_t page_of(struct pass *ps, uint32_t pid, uint64_t addr, uint32_t reg
 }
 
 /* A page was touched in the current window (an access, a fault, a written epoch). */
-static void touch(struct pass *ps, size_t pi, uint32_t reg, struct proc *pr)
+static void touch(struct pass *ps, size_t pi, uint32_t reg, uint32_t phase)
 {
 	struct mt_access_stats *st = ps->st;
 	struct mt_access_page *pg = &st->pages[pi];
@@ -877,8 +878,8 @@ static void touch(struct pass *ps, size_t pi, uint32_t reg, struct proc *pr)
 	int32_t tix;
 
 	/* The common case, a page already counted in this window (and phase): nothing to do. */
-	if (pg->last_window == ps->window &&
-	    (!pr || (pg->last_phase_window == ps->window && pg->last_phase == pr->phase)))
+	if (pg->last_window == ps->window && pg->last_phase_window == ps->window &&
+	    pg->last_phase == phase)
 		return;
 	tix = type_of(ps, reg);
 	b = &st->regions[reg].b;
@@ -895,10 +896,10 @@ static void touch(struct pass *ps, size_t pi, uint32_t reg, struct proc *pr)
 		if (tix >= 0)
 			st->types[tix].cur_pages++;
 	}
-	if (pr && (pg->last_phase_window != ps->window || pg->last_phase != pr->phase)) {
+	if (pg->last_phase_window != ps->window || pg->last_phase != phase) {
 		pg->last_phase_window = ps->window;
-		pg->last_phase = pr->phase;
-		st->phases[pr->phase].cur_pages++;
+		pg->last_phase = phase;
+		st->phases[phase].cur_pages++;
 	}
 }
 
@@ -1004,6 +1005,40 @@ static void reuse(struct pass *ps, uint32_t pid, uint64_t addr, int32_t tix)
 	*v = rd->n++;
 }
 
+/* The phase a --rules phase rule gives the code at ip (its function or an inlined one),
+ * or 0; resolved once per (process, address). */
+static uint32_t rule_phase(struct pass *ps, uint32_t pid, uint64_t ip, uint64_t t)
+{
+	const uint64_t nomatch = 1ull << 63;
+	uint64_t key = (uint64_t)(pid & 0x1ffff) << 47 | (ip & ((1ull << 47) - 1)), *v;
+	const struct mt_phase_rule *rule;
+	const struct mt_frame *fr;
+	const char *names[32];
+	size_t nn = 0;
+	int k;
+
+	if (!ip || mt_map64_put(&ps->ip_phase, key, &v) < 0)
+		return 0;
+	if (*v)
+		return *v == nomatch ? 0 : (uint32_t)(*v - 1);
+	k = mt_sym_resolve(ps->o.sym, pid, t, ip, false, &fr);
+	for (int f = 0; f < k && nn < 32; f++)
+		if (fr[f].function)
+			names[nn++] = fr[f].function;
+	rule = mt_rules_match_phase(ps->o.rules, names, nn);
+	if (!rule) {
+		*v = nomatch;
+		return 0;
+	}
+	{
+		uint32_t ph = phase_index(ps, rule->phase);
+
+		ps->st->phases[ph].by_rule = true;
+		*v = (uint64_t)ph + 1;
+		return ph;
+	}
+}
+
 static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
@@ -1013,6 +1048,7 @@ static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct
 	uint64_t addr = ev->v[MT_F_ACCESS_ADDR], t = ev->v[MT_F_TIME];
 	struct proc *pr = proc_of(ps, pid);
 	int32_t tix = type_of(ps, reg);
+	uint32_t phase;
 
 	b = &st->regions[reg].b;
 	if (ev->v[MT_F_ACCESS_KIND] == MT_ACCESS_LOAD) {
@@ -1036,8 +1072,15 @@ static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct
 	iai(ps, pid, addr, t, tix);
 	if (tix >= 0)
 		reuse(ps, pid, addr, tix);
-	if (pr) {
-		struct mt_phase_stats *p = &st->phases[pr->phase];
+	phase = pr ? pr->phase : 0;
+	if (ps->o.rules && ps->o.rules->nph && ps->o.sym) {
+		uint32_t rp = rule_phase(ps, pid, ev->v[MT_F_ACCESS_IP], t);
+
+		if (rp)
+			phase = rp;
+	}
+	{
+		struct mt_phase_stats *p = &st->phases[phase];
 
 		p->samples++;
 		if (ev->v[MT_F_ACCESS_KIND] == MT_ACCESS_LOAD)
@@ -1046,7 +1089,7 @@ static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct
 			p->writes += ev->v[MT_F_ACCESS_WEIGHT];
 	}
 	if (pi != SIZE_MAX)
-		touch(ps, pi, reg, pr);
+		touch(ps, pi, reg, phase);
 }
 
 /* Ends a page's run of written epochs in one region. */
@@ -1108,7 +1151,7 @@ static void on_page_write(struct pass *ps, const struct mt_event *ev)
 		pr = proc_of(ps, pid);
 		if (pr)
 			st->phases[pr->phase].pages_written++;
-		touch(ps, pi, reg, pr);
+		touch(ps, pi, reg, pr ? pr->phase : 0);
 	}
 }
 
@@ -1286,7 +1329,7 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 		if (pr)
 			st->phases[pr->phase].faults++;
 		if (pi != SIZE_MAX)
-			touch(ps, pi, reg, pr);
+			touch(ps, pi, reg, pr ? pr->phase : 0);
 	}
 }
 
@@ -1449,6 +1492,7 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	mt_map64_init(&ps.page_ix);
 	mt_map64_init(&ps.fault_proc_ix);
 	mt_map64_init(&ps.rd.last);
+	mt_map64_init(&ps.ip_phase);
 	ring = malloc(PIPE * sizeof(*ring));
 	rc = ring ? mt_cursor_new(r, &co, &c) : -ENOMEM;
 	if (rc < 0)
@@ -1503,6 +1547,7 @@ out:
 	free(ps.rd.bit);
 	free(ps.rd.mark);
 	mt_map64_release(&ps.rd.last);
+	mt_map64_release(&ps.ip_phase);
 	free(ring);
 	if (rc < 0)
 		mt_access_release(st);

@@ -96,6 +96,7 @@ struct mt_type_metrics {
 /* One phase (memtap_phase), over all processes that entered it. */
 struct mt_phase_stats {
 	char *name; /* "" for time outside any phase */
+	bool by_rule; /* samples were put in it by a --rules phase rule */
 	uint64_t visits, ns; /* times entered; time spent in it, summed over processes */
 	uint64_t samples, reads, writes, faults, pages_written;
 	uint64_t cur_pages, wss_peak_pages, wss_windows;

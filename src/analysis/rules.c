@@ -107,6 +107,29 @@ static const char *regex_too_costly(const char *re)
 	return NULL;
 }
 
+/* The symbol's regex, checked and compiled; the value's event is current. */
+static int compile_symbol(struct parse *ps, char **sym, regex_t *re, yaml_mark_t vm)
+{
+	const char *costly = regex_too_costly(*sym);
+	int rc;
+
+	if (costly) {
+		free(*sym);
+		*sym = NULL;
+		return fail_at(ps, vm, "regular expression too costly: %s", costly);
+	}
+	rc = regcomp(re, *sym, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char why[128];
+
+		regerror(rc, re, why, sizeof(why));
+		free(*sym);
+		*sym = NULL;
+		return fail_at(ps, vm, "bad regular expression: %s", why);
+	}
+	return 0;
+}
+
 /* One "- symbol|path: ..., region_type: ..." mapping; the MAPPING_START is current. */
 static int parse_rule(struct parse *ps, struct mt_rule *r)
 {
@@ -147,27 +170,8 @@ static int parse_rule(struct parse *ps, struct mt_rule *r)
 		*slot = strdup(scalar(&ps->ev));
 		if (!*slot)
 			return fail_at(ps, vm, "out of memory");
-		if (slot == &r->symbol) {
-			const char *costly = regex_too_costly(r->symbol);
-			int rc;
-
-			if (costly) {
-				free(r->symbol);
-				r->symbol = NULL;
-				return fail_at(ps, vm, "regular expression too costly: %s", costly);
-			}
-			rc = regcomp(&r->symbol_re, r->symbol, REG_EXTENDED | REG_NOSUB);
-
-			if (rc) {
-				char why[128], msg[200];
-
-				regerror(rc, &r->symbol_re, why, sizeof(why));
-				snprintf(msg, sizeof(msg), "bad regular expression: %s", why);
-				free(r->symbol);
-				r->symbol = NULL;
-				return fail_at(ps, vm, "%s", msg);
-			}
-		}
+		if (slot == &r->symbol && compile_symbol(ps, &r->symbol, &r->symbol_re, vm) < 0)
+			return -1;
 		if (!strcmp(key, "region_type") && strlen(*slot) > 63)
 			return fail_at(ps, vm, "region_type is longer than 63 bytes");
 	}
@@ -176,6 +180,83 @@ static int parse_rule(struct parse *ps, struct mt_rule *r)
 	if (!r->symbol == !r->path)
 		return fail_at(ps, start, "a rule needs exactly one of symbol and path");
 	return 0;
+}
+
+/* One "- symbol: ..., phase: ..." mapping; the MAPPING_START is current. */
+static int parse_phase_rule(struct parse *ps, struct mt_phase_rule *r)
+{
+	yaml_mark_t start = ps->ev.start_mark;
+
+	r->line = (unsigned)start.line + 1;
+	for (;;) {
+		char key[32];
+		yaml_mark_t km, vm;
+		char **slot;
+
+		if (next(ps) < 0)
+			return -1;
+		if (ps->ev.type == YAML_MAPPING_END_EVENT)
+			break;
+		if (ps->ev.type != YAML_SCALAR_EVENT)
+			return fail_at(ps, ps->ev.start_mark, "expected a key (symbol, phase)");
+		km = ps->ev.start_mark;
+		snprintf(key, sizeof(key), "%s", scalar(&ps->ev));
+		if (!strcmp(key, "symbol"))
+			slot = &r->symbol;
+		else if (!strcmp(key, "phase"))
+			slot = &r->phase;
+		else
+			return fail_at(ps, km, "unknown key '%s' (expected symbol or phase)", key);
+		if (*slot)
+			return fail_at(ps, km, "'%s' given twice in one rule", key);
+		if (next(ps) < 0)
+			return -1;
+		vm = ps->ev.start_mark;
+		if (ps->ev.type != YAML_SCALAR_EVENT || !ps->ev.data.scalar.length)
+			return fail_at(ps, vm, "expected a non-empty string for '%s'", key);
+		*slot = strdup(scalar(&ps->ev));
+		if (!*slot)
+			return fail_at(ps, vm, "out of memory");
+		if (slot == &r->symbol && compile_symbol(ps, &r->symbol, &r->symbol_re, vm) < 0)
+			return -1;
+		if (slot == &r->phase && strlen(*slot) > 255)
+			return fail_at(ps, vm, "phase is longer than 255 bytes");
+	}
+	if (!r->symbol || !r->phase)
+		return fail_at(ps, start, "a phase rule needs symbol and phase");
+	return 0;
+}
+
+static int parse_phases(struct parse *ps, struct mt_rules *rules)
+{
+	size_t cap = 0;
+
+	for (;;) {
+		struct mt_phase_rule *r;
+
+		if (next(ps) < 0)
+			return -1;
+		if (ps->ev.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		if (ps->ev.type != YAML_MAPPING_START_EVENT)
+			return fail_at(ps, ps->ev.start_mark,
+				       "expected a phase rule (symbol, phase)");
+		if (rules->nph == MAX_RULES)
+			return fail_at(ps, ps->ev.start_mark, "more than 10000 phase rules");
+		if (rules->nph == cap) {
+			size_t ncap = cap ? cap * 2 : 8;
+			struct mt_phase_rule *v = realloc(rules->ph, ncap * sizeof(*v));
+
+			if (!v)
+				return fail_at(ps, ps->ev.start_mark, "out of memory");
+			rules->ph = v;
+			cap = ncap;
+		}
+		r = &rules->ph[rules->nph++];
+		memset(r, 0, sizeof(*r));
+		if (parse_phase_rule(ps, r) < 0)
+			return -1;
+	}
 }
 
 static int parse_doc(struct parse *ps, struct mt_rules *rules)
@@ -195,8 +276,19 @@ static int parse_doc(struct parse *ps, struct mt_rules *rules)
 			return -1;
 		if (ps->ev.type == YAML_MAPPING_END_EVENT)
 			return 0;
+		if (ps->ev.type == YAML_SCALAR_EVENT && !strcmp(scalar(&ps->ev), "phases")) {
+			if (next(ps) < 0)
+				return -1;
+			if (ps->ev.type != YAML_SEQUENCE_START_EVENT)
+				return fail_at(ps, ps->ev.start_mark,
+					       "expected a list of phase rules after 'phases:'");
+			if (parse_phases(ps, rules) < 0)
+				return -1;
+			continue;
+		}
 		if (ps->ev.type != YAML_SCALAR_EVENT || strcmp(scalar(&ps->ev), "rules"))
-			return fail_at(ps, ps->ev.start_mark, "unknown key '%s' (expected rules)",
+			return fail_at(ps, ps->ev.start_mark,
+				       "unknown key '%s' (expected rules or phases)",
 				       ps->ev.type == YAML_SCALAR_EVENT ? scalar(&ps->ev) : "?");
 		if (next(ps) < 0)
 			return -1;
@@ -287,7 +379,15 @@ void mt_rules_release(struct mt_rules *rules)
 		free(rules->v[i].path);
 		free(rules->v[i].region_type);
 	}
+	for (size_t i = 0; i < rules->nph; i++) {
+		if (rules->ph[i].symbol) {
+			regfree(&rules->ph[i].symbol_re);
+			free(rules->ph[i].symbol);
+		}
+		free(rules->ph[i].phase);
+	}
 	free(rules->v);
+	free(rules->ph);
 	memset(rules, 0, sizeof(*rules));
 }
 
@@ -309,5 +409,15 @@ const struct mt_rule *mt_rules_match_symbols(const struct mt_rules *rules, const
 			if (names[k] && regexec(&rules->v[i].symbol_re, names[k], 0, NULL, 0) == 0)
 				return &rules->v[i];
 	}
+	return NULL;
+}
+
+const struct mt_phase_rule *mt_rules_match_phase(const struct mt_rules *rules,
+						 const char *const *names, size_t n)
+{
+	for (size_t i = 0; rules && i < rules->nph; i++)
+		for (size_t k = 0; k < n; k++)
+			if (names[k] && regexec(&rules->ph[i].symbol_re, names[k], 0, NULL, 0) == 0)
+				return &rules->ph[i];
 	return NULL;
 }

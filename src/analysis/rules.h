@@ -16,9 +16,19 @@ struct mt_rule {
 	unsigned line; /* in the rules file */
 };
 
+/* A phase by symbol: a sample whose code is in a matching function belongs to the phase. */
+struct mt_phase_rule {
+	char *symbol;
+	regex_t symbol_re;
+	char *phase;
+	unsigned line;
+};
+
 struct mt_rules {
 	struct mt_rule *v;
 	size_t n;
+	struct mt_phase_rule *ph;
+	size_t nph;
 };
 
 /*
@@ -29,6 +39,9 @@ struct mt_rules {
  *       region_type: kv_cache
  *     - path: "*.gguf"                  # a file mapping's path matches
  *       region_type: weight
+ *   phases:
+ *     - symbol: "llama_decode"          # a sample in a matching function
+ *       phase: generation
  *
  * 0, or -1 with "FILE:LINE:COLUMN: what was expected" in err (syntax errors, unknown keys,
  * bad regexes, missing or doubled keys), or -errno when the file cannot be read.
@@ -40,6 +53,9 @@ int mt_rules_parse(const char *data, size_t n, const char *name, struct mt_rules
 void mt_rules_release(struct mt_rules *rules);
 /* The first rule whose glob matches the mapping path, or NULL. */
 const struct mt_rule *mt_rules_match_path(const struct mt_rules *rules, const char *path);
+/* The first phase rule whose regex matches one of the function names, or NULL. */
+const struct mt_phase_rule *mt_rules_match_phase(const struct mt_rules *rules,
+						 const char *const *names, size_t n);
 /* The first rule whose regex matches one of the function names, or NULL. */
 const struct mt_rule *mt_rules_match_symbols(const struct mt_rules *rules, const char *const *names,
 					     size_t n);

@@ -246,8 +246,13 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 			mt_json_kv_str(j, "phase", p->name);
 		else
 			mt_json_kv_null(j, "phase");
+		mt_json_kv_str(j, "source",
+			       !i			 ? "none"
+			       : p->by_rule && p->visits ? "memtap_phase+rule"
+			       : p->by_rule		 ? "rule"
+							 : "memtap_phase");
 		mt_json_kv_u64(j, "visits", p->visits);
-		if (i)
+		if (i && p->visits) /* a rule's phase has samples, not a measured duration */
 			mt_json_kv_u64(j, "duration_ns", p->ns);
 		else
 			mt_json_kv_null(j, "duration_ns");
@@ -403,7 +408,7 @@ static void phase_table(const struct mt_report *rep, bool raw, struct mt_table *
 			continue;
 		if (raw) {
 			mt_table_add(t, i ? p->name : "");
-			if (i)
+			if (i && p->visits)
 				mt_table_addf(t, "%" PRIu64, p->ns);
 			else
 				mt_table_add(t, "");
@@ -415,7 +420,9 @@ static void phase_table(const struct mt_report *rep, bool raw, struct mt_table *
 			continue;
 		}
 		mt_table_add(t, i ? p->name : "(no phase)");
-		mt_table_add(t, i ? mt_fmt_duration(p->ns, b[0], 64) : "-");
+		mt_table_add(t, !i	    ? "-"
+				: p->visits ? mt_fmt_duration(p->ns, b[0], 64)
+					    : "(by rule)");
 		mt_table_add(t, mt_fmt_count(p->samples, b[1], 64));
 		mt_table_add(t, mt_fmt_count(p->faults, b[2], 64));
 		mt_table_add(t, mt_fmt_count(p->pages_written, b[3], 64));

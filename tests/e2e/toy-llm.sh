@@ -37,4 +37,12 @@ check_json r.json "($P_)['weight_load']['wss_peak_pages'] >= 2048 and ($P_)['gen
 	"per-phase working sets: loading must touch the 2048 weight pages; generation ~12 s"
 check_json r.json "any(s['allocated_bytes'] and s['pages_touched'] and s['faults'] for s in j['metrics']['by_site'])" \
 	"the per-site view joins no heap bytes with pages touched and faults"
+# --rules: a symbol rule types the loading buffer's allocation by its stack; a phase rule puts
+# the samples taken in main() in a phase of their own.
+printf 'rules:\n  - symbol: "^make_weights$"\n    region_type: load_buffer\nphases:\n  - symbol: "^main$"\n    phase: in_main\n' >rules.yaml
+"$MEMTAP" report t.mtap --format json --section metrics --rules rules.yaml >rr.json || fail "report --rules failed"
+check_json rr.json "'load_buffer' in ($T_) and j['metrics']['rules']['regions_typed'] >= 1" \
+	"the symbol rule does not type make_weights' buffer"
+check_json rr.json "($P_)['in_main']['source'] == 'rule' and ($P_)['in_main']['samples'] > 0 and ($P_)['in_main']['duration_ns'] is None" \
+	"the phase rule puts no samples in 'in_main'"
 ok "toy LLM: weights high_mrm, KV blocks low_mrm (short-lived), activations not write-once, phases"
