@@ -94,8 +94,9 @@ struct pending_fork {
 
 struct pass {
 	struct mt_alloc_stats *st;
-	struct stream_state *ss;
-	size_t nss;
+	struct stream_state *ss; /* compact: the trace's stream ids are any u32 */
+	size_t nss, ss_cap;
+	struct mt_map64 stream_ix; /* stream id -> index into ss */
 	struct block *blocks;
 	size_t nblocks, blocks_cap;
 	uint64_t free_head; /* 0: none; else index + 1 */
@@ -115,22 +116,20 @@ static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t
 {
 	struct mt_alloc_stats *st = p->st;
 	struct stream_state *s;
-	uint64_t *pv;
+	uint64_t *pv, *ix = mt_map64_get(&p->stream_ix, stream);
+	size_t i;
 
-	if (stream >= p->nss) {
-		size_t n = p->nss ? p->nss : 16;
-		struct stream_state *v;
-
-		while (n <= stream)
-			n *= 2;
-		v = realloc(p->ss, n * sizeof(*v));
-		if (!v)
+	if (ix) {
+		i = *ix;
+	} else {
+		if (mt_grow_array(&p->ss, &p->ss_cap, p->nss + 1, sizeof(*p->ss)) < 0 ||
+		    mt_map64_put(&p->stream_ix, stream, &ix) < 0)
 			return NULL;
-		memset(v + p->nss, 0, (n - p->nss) * sizeof(*v));
-		p->ss = v;
-		p->nss = n;
+		memset(&p->ss[p->nss], 0, sizeof(*p->ss));
+		*ix = p->nss;
+		i = p->nss++;
 	}
-	s = &p->ss[stream];
+	s = &p->ss[i];
 	if (s->used)
 		return s;
 	if (mt_grow_array(&st->procs, &p->procs_cap, st->nprocs + 1, sizeof(*st->procs)) < 0)
@@ -147,15 +146,15 @@ static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t
 	mt_map64_init(&s->displaced);
 	if (mt_map64_put(&p->by_pid, pid, &pv) < 0)
 		return NULL;
-	*pv = (uint64_t)stream + 1;
+	*pv = (uint64_t)i + 1;
 	if ((pv = mt_map64_get(&p->fork_of, pid)) != NULL) {
-		size_t i = *pv - 1;
+		size_t f = *pv - 1;
 
 		mt_map64_del(&p->fork_of, pid);
-		s->inherited = p->forks[i].blocks;
-		p->forks[i] = p->forks[--p->nforks];
-		if (i < p->nforks && (pv = mt_map64_get(&p->fork_of, p->forks[i].pid)) != NULL)
-			*pv = i + 1;
+		s->inherited = p->forks[f].blocks;
+		p->forks[f] = p->forks[--p->nforks];
+		if (f < p->nforks && (pv = mt_map64_get(&p->fork_of, p->forks[f].pid)) != NULL)
+			*pv = f + 1;
 	}
 	return s;
 }
@@ -558,6 +557,7 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 		return 0;
 	mt_map64_init(&p.site_of);
 	mt_map64_init(&p.by_pid);
+	mt_map64_init(&p.stream_ix);
 	mt_map64_init(&p.fork_of);
 	rc = mt_cursor_new(r, &co, &c);
 	while (rc >= 0 && (rc = mt_cursor_next(c, &ev)) == 1) {
@@ -600,6 +600,7 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 		mt_map64_release(&p.forks[i].blocks);
 	free(p.forks);
 	mt_map64_release(&p.by_pid);
+	mt_map64_release(&p.stream_ix);
 	mt_map64_release(&p.fork_of);
 	free(p.ss);
 	free(p.blocks);

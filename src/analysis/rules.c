@@ -262,6 +262,7 @@ static int parse_phases(struct parse *ps, struct mt_rules *rules)
 static int parse_doc(struct parse *ps, struct mt_rules *rules)
 {
 	size_t cap = 0;
+	bool seen_rules = false, seen_phases = false;
 
 	while (ps->ev.type != YAML_MAPPING_START_EVENT) {
 		if (ps->ev.type == YAML_STREAM_END_EVENT)
@@ -277,6 +278,9 @@ static int parse_doc(struct parse *ps, struct mt_rules *rules)
 		if (ps->ev.type == YAML_MAPPING_END_EVENT)
 			return 0;
 		if (ps->ev.type == YAML_SCALAR_EVENT && !strcmp(scalar(&ps->ev), "phases")) {
+			if (seen_phases)
+				return fail_at(ps, ps->ev.start_mark, "'phases' given twice");
+			seen_phases = true;
 			if (next(ps) < 0)
 				return -1;
 			if (ps->ev.type != YAML_SEQUENCE_START_EVENT)
@@ -290,6 +294,9 @@ static int parse_doc(struct parse *ps, struct mt_rules *rules)
 			return fail_at(ps, ps->ev.start_mark,
 				       "unknown key '%s' (expected rules or phases)",
 				       ps->ev.type == YAML_SCALAR_EVENT ? scalar(&ps->ev) : "?");
+		if (seen_rules)
+			return fail_at(ps, ps->ev.start_mark, "'rules' given twice");
+		seen_rules = true;
 		if (next(ps) < 0)
 			return -1;
 		if (ps->ev.type != YAML_SEQUENCE_START_EVENT)

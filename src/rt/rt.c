@@ -65,6 +65,7 @@ static pid_t rt_pid;
 static int rt_sock = -1;
 static int rt_uffd = -1, rt_pagemap = -1; /* page-write tracking (wp_track) */
 static int rt_wp_lock;
+static unsigned rt_wp_ranges; /* registered by this process */
 static size_t rt_region_size;
 static pthread_key_t rt_key;
 static bool rt_key_ok;
@@ -1266,6 +1267,7 @@ static void fork_child(void)
 		(void)rt_sys1(SYS_close, rt_pagemap);
 	rt_uffd = rt_pagemap = -1;
 	rt_wp_lock = 0;
+	rt_wp_ranges = 0;
 	if (rt_sock >= 0)
 		(void)rt_sys1(SYS_close, rt_sock);
 	rt_sock = -1;
@@ -1314,6 +1316,13 @@ struct rt_pm_scan_arg {
 	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
 };
 #define RT_PAGEMAP_SCAN _IOWR('f', 16, struct rt_pm_scan_arg)
+/*
+ * Each registration can split a mapping in up to three, and the program's own mmap calls must
+ * not meet vm.max_map_count because of us: at most RT_WP_MAX_RANGES ranges (2048 mappings at
+ * worst), and none while the process uses half of its allowance or more (checked at the first
+ * registration and every 128th). Ranges refused are not tracked (ENOSPC).
+ */
+#define RT_WP_MAX_RANGES 1024
 #define RT_PM_SCAN_WP_MATCHING 1ull
 
 static long wp_open(void)
@@ -1343,6 +1352,44 @@ static long wp_open(void)
 	return 0;
 }
 
+/* The number in a small /proc file (e.g. vm.max_map_count), or 0; lines of a file with
+ * count_lines. No allocation: this runs inside the program. */
+static long read_proc(const char *path, bool count_lines)
+{
+	char buf[4096];
+	long fd = mt_rt_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0), n;
+	long v = 0;
+
+	if (fd < 0)
+		return 0;
+	while ((n = rt_sys3(SYS_read, fd, buf, sizeof(buf))) > 0) {
+		for (long i = 0; i < n; i++) {
+			if (count_lines)
+				v += buf[i] == '\n';
+			else if (buf[i] >= '0' && buf[i] <= '9')
+				v = v * 10 + (buf[i] - '0');
+		}
+		if (!count_lines)
+			break;
+	}
+	(void)rt_sys1(SYS_close, fd);
+	return v;
+}
+
+/* Whether the process has room for more mappings (see RT_WP_MAX_RANGES). */
+static bool wp_room(void)
+{
+	static long max_maps;
+
+	if (rt_wp_ranges >= RT_WP_MAX_RANGES)
+		return false;
+	if (rt_wp_ranges % 128)
+		return true;
+	if (!max_maps)
+		max_maps = read_proc("/proc/sys/vm/max_map_count", false);
+	return max_maps > 0 && read_proc("/proc/self/maps", true) < max_maps / 2;
+}
+
 /* 1 (MT_RT_WP_TRACKED) or -errno. */
 static int wp_track(const void *addr, size_t len)
 {
@@ -1358,10 +1405,14 @@ static int wp_track(const void *addr, size_t len)
 		return -EINVAL;
 	while (__atomic_exchange_n(&rt_wp_lock, 1, __ATOMIC_ACQUIRE))
 		;
-	if (rt_uffd < 0)
+	if (!wp_room())
+		r = -ENOSPC;
+	else if (rt_uffd < 0)
 		r = wp_open();
 	if (r == 0)
 		r = rt_sys3(SYS_ioctl, rt_uffd, UFFDIO_REGISTER, &reg);
+	if (r == 0)
+		rt_wp_ranges++;
 	if (r == 0) /* protect every page now: writes from here on are the recorder's to see */
 		r = rt_sys3(SYS_ioctl, rt_pagemap, RT_PAGEMAP_SCAN, &arm);
 	__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);

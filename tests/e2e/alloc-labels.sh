@@ -77,3 +77,19 @@ assert w["pages_written"] == 256 and w["pages_rewritten"] == 0 and w["write_once
 assert 400 <= w["faults_minor"] <= 512, w["faults_minor"]
 PY
 ok "labelled weights tracked page by page: write-once 1, one extra fault per page"
+
+# Page-write tracking never uses up the program's mappings: 5000 labels that would each split
+# a mapping, then 60000 mmap calls of the program's own; tracking stops at 1024 ranges.
+"$MEMTAP" record -q -f --access=off -o many.mtap -- "$WORKLOADS/labels-many" >many.out ||
+	fail "the program's own mmap calls failed under memtap: $(cat many.out)"
+[ "$(cat many.out)" = ok ] || fail "labels-many: $(cat many.out)"
+"$MEMTAP" dump many.mtap --type label --format csv >many.csv || fail "dump failed"
+python3 - <<'PY' || fail "tracking limit: not 1024 tracked and the rest refused with ENOSPC"
+import csv
+rows = list(csv.DictReader(open("many.csv")))
+tracked = sum(r["page_writes"] == "tracked" for r in rows)
+refused = sum(r["page_writes"] == "failed" and r["page_writes_errno"] == "28" for r in rows)
+print("tracked", tracked, "refused", refused)
+assert len(rows) == 5000 and tracked == 1024 and refused == 5000 - 1024
+PY
+ok "page-write tracking stops at its limit; the program's mmap calls all work"
