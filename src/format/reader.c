@@ -576,6 +576,7 @@ int mt_reader_decode_chunk(struct mt_reader *r, struct mt_chunk_ref *c, struct m
 		if (rc < 0)
 			return rc;
 	}
+	progress(r, c->off + MT_CHUNK_HEADER_SIZE + c->h.payload_size); /* passes show progress */
 	rc = mt_reader_payload(r, c->off, &c->h, &r->raw);
 	if (rc >= 0)
 		rc = mt_block_decode(b, r->raw.data, r->raw.len, c->h.count);
