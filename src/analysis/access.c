@@ -303,6 +303,47 @@ static struct iai_slot *iai_get(struct iai_table *t, uint64_t key, bool *fresh, 
 	return s;
 }
 
+/*
+ * The pages touched, in one open-addressing table whose slots hold the page entries
+ * themselves (key and counters in two cache lines): one memory access per sample, fetched
+ * ahead. At most half full; compacted into st->pages at the end.
+ */
+struct page_slot {
+	uint64_t key; /* pid << 36 | page number, + 1 (0: empty) */
+	uint64_t seq; /* order of first touch: st->pages keeps it */
+	struct mt_access_page p;
+} __attribute__((aligned(64)));
+
+struct page_table {
+	struct page_slot *v;
+	size_t cap, len;
+};
+
+static struct page_slot *pt_find(const struct page_table *t, uint64_t key)
+{
+	size_t mask = t->cap - 1, i = mt_hash_u64(key) & mask;
+
+	while (t->v[i].key != key && t->v[i].key)
+		i = (i + 1) & mask;
+	return &t->v[i];
+}
+
+static int pt_grow(struct page_table *t)
+{
+	struct page_table n = { .cap = t->cap ? t->cap * 2 : 1024 };
+
+	n.v = calloc(n.cap, sizeof(*n.v));
+	if (!n.v)
+		return -ENOMEM;
+	for (size_t i = 0; i < t->cap; i++)
+		if (t->v[i].key)
+			*pt_find(&n, t->v[i].key) = t->v[i];
+	n.len = t->len;
+	free(t->v);
+	*t = n;
+	return 0;
+}
+
 struct pass {
 	struct mt_reader *r;
 	struct mt_access_stats *st;
@@ -311,8 +352,8 @@ struct pass {
 	struct proc *procs;
 	size_t nprocs, procs_cap;
 	struct mt_map64 site_ix; /* stream << 40 | stack -> index into sites */
-	struct mt_map64 page_ix; /* pid << 36 | page number -> index into pages */
-	size_t regions_cap, sites_cap, pages_cap, fault_procs_cap;
+	struct page_table pages;
+	size_t regions_cap, sites_cap, fault_procs_cap;
 	struct mt_map64 fault_proc_ix; /* pid -> index into st->fault_procs */
 	struct iai_table iai;
 	struct reuse rd;
@@ -850,30 +891,37 @@ static void window_to(struct pass *ps, uint64_t t)
 	ps->window = w;
 }
 
-/* The page's entry in st->pages (made on first use), or SIZE_MAX. */
-static size_t page_of(struct pass *ps, uint32_t pid, uint64_t addr, uint32_t reg, int64_t site)
+static uint64_t page_key(uint32_t pid, uint64_t addr)
 {
-	struct mt_access_stats *st = ps->st;
-	uint64_t key = (uint64_t)pid << 36 | (addr >> 12 & ((1ull << 36) - 1)), *ix;
+	return ((uint64_t)pid << 36 | (addr >> 12 & ((1ull << 36) - 1))) + 1;
+}
 
-	ix = mt_map64_get(&ps->page_ix, key);
-	if (ix)
-		return *ix;
-	if (mt_grow_array(&st->pages, &ps->pages_cap, st->npages + 1, sizeof(*st->pages)) < 0 ||
-	    mt_map64_put(&ps->page_ix, key, &ix) < 0)
-		return SIZE_MAX;
-	*ix = st->npages;
-	st->pages[st->npages] = (struct mt_access_page){
-		.pid = pid, .page = addr & ~0xfffull, .region = reg, .site = (int32_t)site
-	};
-	return st->npages++;
+/* The page's entry (made on first use), valid until the next page_of; NULL without memory. */
+static struct mt_access_page *page_of(struct pass *ps, uint32_t pid, uint64_t addr, uint32_t reg,
+				      int64_t site)
+{
+	struct page_table *t = &ps->pages;
+	uint64_t key = page_key(pid, addr);
+	struct page_slot *sl;
+
+	if ((t->len + 1) * 2 > t->cap && pt_grow(t) < 0)
+		return NULL;
+	sl = pt_find(t, key);
+	if (!sl->key) {
+		sl->key = key;
+		sl->seq = t->len;
+		sl->p = (struct mt_access_page){
+			.pid = pid, .page = addr & ~0xfffull, .region = reg, .site = (int32_t)site
+		};
+		t->len++;
+	}
+	return &sl->p;
 }
 
 /* A page was touched in the current window (an access, a fault, a written epoch). */
-static void touch(struct pass *ps, size_t pi, uint32_t reg, uint32_t phase)
+static void touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint32_t phase)
 {
 	struct mt_access_stats *st = ps->st;
-	struct mt_access_page *pg = &st->pages[pi];
 	struct mt_region_behavior *b;
 	int32_t tix;
 
@@ -1039,7 +1087,8 @@ static uint32_t rule_phase(struct pass *ps, uint32_t pid, uint64_t ip, uint64_t 
 	}
 }
 
-static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct mt_event *ev)
+static void behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *pg,
+			  const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
 	struct mt_access_region *g = &st->regions[reg];
@@ -1088,8 +1137,8 @@ static void behave_access(struct pass *ps, uint32_t reg, size_t pi, const struct
 		else
 			p->writes += ev->v[MT_F_ACCESS_WEIGHT];
 	}
-	if (pi != SIZE_MAX)
-		touch(ps, pi, reg, phase);
+	if (pg)
+		touch(ps, pg, reg, phase);
 }
 
 /* Ends a page's run of written epochs in one region. */
@@ -1122,7 +1171,7 @@ static void on_page_write(struct pass *ps, const struct mt_event *ev)
 		struct mt_access_region *g;
 		struct mt_region_behavior *b;
 		struct proc *pr;
-		size_t pi;
+		struct mt_access_page *pg;
 
 		if (reg == NONE) {
 			st->page_writes_unattributed++;
@@ -1140,18 +1189,18 @@ static void on_page_write(struct pass *ps, const struct mt_event *ev)
 			b->first_write_ns = since > g->t_start ? since : g->t_start;
 		if (t > b->last_write_ns)
 			b->last_write_ns = t;
-		pi = page_of(ps, pid, p, reg, site);
-		if (pi == SIZE_MAX)
+		pg = page_of(ps, pid, p, reg, site);
+		if (!pg)
 			continue;
-		if (st->pages[pi].pw_region != reg + 1) {
-			pw_settle(st, &st->pages[pi]);
-			st->pages[pi].pw_region = reg + 1;
+		if (pg->pw_region != reg + 1) {
+			pw_settle(st, pg);
+			pg->pw_region = reg + 1;
 		}
-		st->pages[pi].pw_epochs++;
+		pg->pw_epochs++;
 		pr = proc_of(ps, pid);
 		if (pr)
 			st->phases[pr->phase].pages_written++;
-		touch(ps, pi, reg, pr ? pr->phase : 0);
+		touch(ps, pg, reg, pr ? pr->phase : 0);
 	}
 }
 
@@ -1202,6 +1251,11 @@ static void finish(struct pass *ps)
 	for (size_t i = 0; i < ps->nprocs; i++)
 		if (ps->procs[i].phase && st->t_end > ps->procs[i].phase_since)
 			st->phases[ps->procs[i].phase].ns += st->t_end - ps->procs[i].phase_since;
+	st->pages = malloc((ps->pages.len ? ps->pages.len : 1) * sizeof(*st->pages));
+	for (size_t i = 0; st->pages && i < ps->pages.cap; i++)
+		if (ps->pages.v[i].key && ps->pages.v[i].seq < ps->pages.len)
+			st->pages[ps->pages.v[i].seq] = ps->pages.v[i].p; /* in first-touch order */
+	st->npages = st->pages ? ps->pages.len : 0;
 	for (size_t i = 0; i < st->npages; i++) {
 		pw_settle(st, &st->pages[i]);
 		if (st->pages[i].site >= 0)
@@ -1324,12 +1378,12 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 		st->sites[site].faults++;
 	{
 		struct proc *pr = proc_of(ps, pid);
-		size_t pi = page_of(ps, pid, ev->v[MT_F_FAULT_ADDR], reg, site);
+		struct mt_access_page *pg = page_of(ps, pid, ev->v[MT_F_FAULT_ADDR], reg, site);
 
 		if (pr)
 			st->phases[pr->phase].faults++;
-		if (pi != SIZE_MAX)
-			touch(ps, pi, reg, pr ? pr->phase : 0);
+		if (pg)
+			touch(ps, pg, reg, pr ? pr->phase : 0);
 	}
 }
 
@@ -1341,7 +1395,7 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 	uint64_t reason = ev->v[MT_F_ACCESS_REASON], how = ev->v[MT_F_ACCESS_HOW];
 	uint32_t reg;
 	int64_t site;
-	size_t pi;
+	struct mt_access_page *pg;
 
 	st->present = true;
 	if (ev->v[MT_F_ACCESS_MECH] < 64)
@@ -1381,10 +1435,10 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		st->reads_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
 	else
 		st->writes_by_type[st->regions[reg].type] += ev->v[MT_F_ACCESS_WEIGHT];
-	pi = page_of(ps, pid, addr, reg, site);
-	if (pi != SIZE_MAX)
-		count(&st->pages[pi].c, ev);
-	behave_access(ps, reg, pi, ev);
+	pg = page_of(ps, pid, addr, reg, site);
+	if (pg)
+		count(&pg->c, ev);
+	behave_access(ps, reg, pg, ev);
 }
 
 /* One event of the pass, in time order. */
@@ -1489,7 +1543,6 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 		       1ull << MT_EV_LOST;
 	mt_map64_init(&ps.proc_ix);
 	mt_map64_init(&ps.site_ix);
-	mt_map64_init(&ps.page_ix);
 	mt_map64_init(&ps.fault_proc_ix);
 	mt_map64_init(&ps.rd.last);
 	mt_map64_init(&ps.ip_phase);
@@ -1497,31 +1550,24 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	rc = ring ? mt_cursor_new(r, &co, &c) : -ENOMEM;
 	if (rc < 0)
 		goto out;
-	/* Events go through a short queue so that each access's slot in the exact-address table
-	 * is fetched from memory while the events before it are handled. */
+	/* Events go through a short queue so that each access's slots in the exact-address and
+	 * page tables are fetched from memory while the events before it are handled. */
 	while ((rc = mt_cursor_next(c, &ring[(head + queued) % PIPE])) == 1) {
 		const struct mt_event *e = &ring[(head + queued) % PIPE];
 
 		if (e->type == MT_EV_ACCESS && ps.iai.v) {
 			uint64_t pid = e->v[MT_F_PID], addr = e->v[MT_F_ACCESS_ADDR];
-			const struct mt_event *m = &ring[(head + queued + PIPE / 2) % PIPE];
 
 			__builtin_prefetch(&ps.iai.v[mt_hash_u64((pid & 0x1ffff) << 47 |
 								 (addr & ((1ull << 47) - 1))) &
 						     (ps.iai.cap - 1)]);
-			__builtin_prefetch(
-				&ps.page_ix.keys[mt_hash_u64(pid << 36 |
-							     (addr >> 12 & ((1ull << 36) - 1))) &
-						 (ps.page_ix.cap - 1)]);
-			/* half-way: the page's index is at hand, its entry can be fetched */
-			if (queued >= PIPE / 2 && m->type == MT_EV_ACCESS) {
-				uint64_t *ix = mt_map64_get(&ps.page_ix,
-							    m->v[MT_F_PID] << 36 |
-								    (m->v[MT_F_ACCESS_ADDR] >> 12 &
-								     ((1ull << 36) - 1)));
+			if (ps.pages.cap) { /* the page's slot: key and counters */
+				const struct page_slot *sl =
+					&ps.pages.v[mt_hash_u64(page_key((uint32_t)pid, addr)) &
+						    (ps.pages.cap - 1)];
 
-				if (ix)
-					__builtin_prefetch(&st->pages[*ix]);
+				__builtin_prefetch(sl);
+				__builtin_prefetch((const char *)sl + 64);
 			}
 		}
 		if (++queued == PIPE) {
@@ -1541,7 +1587,7 @@ out:
 	free(ps.procs);
 	mt_map64_release(&ps.proc_ix);
 	mt_map64_release(&ps.site_ix);
-	mt_map64_release(&ps.page_ix);
+	free(ps.pages.v);
 	mt_map64_release(&ps.fault_proc_ix);
 	iai_free(&ps.iai);
 	free(ps.rd.bit);
