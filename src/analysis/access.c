@@ -351,6 +351,8 @@ struct pass {
 	struct mt_map64 proc_ix; /* pid -> index into procs */
 	struct proc *procs;
 	size_t nprocs, procs_cap;
+	uint32_t last_pid; /* proc_of's last answer */
+	size_t last_proc;
 	struct mt_map64 site_ix; /* stream << 40 | stack -> index into sites */
 	struct page_table pages;
 	size_t regions_cap, sites_cap, fault_procs_cap;
@@ -366,15 +368,23 @@ struct pass {
 
 static struct proc *proc_of(struct pass *ps, uint32_t pid)
 {
-	uint64_t *ix = mt_map64_get(&ps->proc_ix, pid);
+	uint64_t *ix;
 
-	if (ix)
+	if (ps->nprocs && pid == ps->last_pid) /* samples come in runs of one process */
+		return &ps->procs[ps->last_proc];
+	ix = mt_map64_get(&ps->proc_ix, pid);
+	if (ix) {
+		ps->last_pid = pid;
+		ps->last_proc = *ix;
 		return &ps->procs[*ix];
+	}
 	if (mt_grow_array(&ps->procs, &ps->procs_cap, ps->nprocs + 1, sizeof(*ps->procs)) < 0 ||
 	    mt_map64_put(&ps->proc_ix, pid, &ix) < 0)
 		return NULL;
 	*ix = ps->nprocs;
 	ps->procs[ps->nprocs] = (struct proc){ 0, 0, 0, NONE, 0, 0, false };
+	ps->last_pid = pid; /* the cache always names a real entry */
+	ps->last_proc = ps->nprocs;
 	return &ps->procs[ps->nprocs++];
 }
 
@@ -1518,7 +1528,7 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	struct mt_cursor *c;
 	struct mt_event *ring = NULL;
 	size_t head = 0, queued = 0;
-	struct pass ps = { .r = r, .st = st, .pool.seed = 2463534242u };
+	struct pass ps = { .r = r, .st = st, .pool.seed = 2463534242u, .last_pid = UINT32_MAX };
 	int rc;
 
 	memset(st, 0, sizeof(*st));
