@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "analysis/rules.h"
+#include "format/chunk.h"
 #include "common/strutil.h"
 #include "export/json.h"
 #include "export/report.h"
@@ -158,6 +159,50 @@ static size_t *ranked_sites(const struct mt_access_stats *st, size_t *n)
 	return v;
 }
 
+static const struct mt_collector_info *collector(const struct mt_report *rep, const char *name)
+{
+	for (size_t i = 0; i < rep->run.ncollectors; i++)
+		if (!strcmp(rep->run.collectors[i].name, name))
+			return &rep->run.collectors[i];
+	return NULL;
+}
+
+/* What every figure rests on: each collector's mechanism, status and rate. */
+static void json_sources(const struct mt_report *rep, struct mt_json *j)
+{
+	static const struct {
+		const char *collector, *keys[4];
+	} src[] = {
+		{ "access", { "period", "frequency_hz", "weight_unit", NULL } },
+		{ "pagewrites", { "epoch_ns", "tracked_ranges", "failed_ranges", NULL } },
+		{ "faults", { NULL } },
+		{ "alloc", { NULL } },
+	};
+
+	mt_json_key(j, "sources");
+	mt_json_begin_object(j);
+	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
+		const struct mt_collector_info *c = collector(rep, src[i].collector);
+
+		mt_json_key(j, src[i].collector);
+		if (!c) {
+			mt_json_null(j);
+			continue;
+		}
+		mt_json_begin_object(j);
+		mt_json_kv_str(j, "mechanism", c->mechanism ? c->mechanism : "");
+		mt_json_kv_str(j, "status", c->status ? c->status : "");
+		for (int k = 0; src[i].keys[k]; k++) {
+			const char *v = c->kv ? mt_kvlist_get(c->kv, src[i].keys[k]) : NULL;
+
+			if (v)
+				mt_json_kv_str(j, src[i].keys[k], v);
+		}
+		mt_json_end_object(j);
+	}
+	mt_json_end_object(j);
+}
+
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 {
 	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
@@ -166,6 +211,7 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_key(j, "metrics");
 	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "window_ns", st->window_ns);
+	json_sources(rep, j);
 	mt_json_key(j, "mrm_rule");
 	mt_json_begin_object(j);
 	mt_json_kv_double(j, "high_write_once", rule->high_write_once);
@@ -463,6 +509,20 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 					: "read-only mappings only (record with --page-writes-ms "
 					  "and memtap_label for the rest)",
 		md ? "." : "");
+	{
+		const struct mt_collector_info *a = collector(rep, "access");
+		const char *per = a && a->kv ? mt_kvlist_get(a->kv, "period") : NULL;
+		const char *hz = a && a->kv ? mt_kvlist_get(a->kv, "frequency_hz") : NULL;
+		const char *unit = a && a->kv ? mt_kvlist_get(a->kv, "weight_unit") : NULL;
+
+		if (a && strcmp(a->status ? a->status : "", "off"))
+			fprintf(f, "%ssamples: %s, %s %s %s%s\n\n", md ? "" : "  ",
+				a->mechanism ? a->mechanism : "?", per ? "every" : "at",
+				per  ? per
+				: hz ? hz
+				     : "?",
+				per ? (unit ? unit : "") : "Hz", md ? "." : "");
+	}
 	switch (rep->by) {
 	case MT_BY_REGION:
 		region_table(rep, false, rep->top, &t);
