@@ -36,8 +36,8 @@ static const struct mt_option options[] = {
 	  "(heap bytes joined with pages touched, faults and samples) or phase",
 	  bys },
 	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
-	  "region types from a YAML rules file: allocation-stack symbol regexes and mapping "
-	  "path globs (see docs/metrics.md)" },
+	  "region types (allocation-stack symbol regexes, mapping path globs) and phases "
+	  "(symbol regexes) from a YAML rules file (see docs/metrics.md)" },
 	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
 	  "working-set window: distinct pages touched per MS milliseconds (default 100)" },
 	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50",
@@ -49,11 +49,15 @@ static const struct mt_option options[] = {
 const struct mt_command_spec mt_report_spec = {
 	.name = "report",
 	.usage = "FILE [options]",
-	.summary = "summarise a trace: run, collectors, processes, allocations",
+	.summary = "summarise a trace: run, processes, allocations, accesses, memory behaviour",
 	.description =
 		"JSON output is one object whose keys are a stable contract for scripts\n"
-		"(memtap_version, schema_version, run, processes, alloc, ...). CSV prints the\n"
-		"processes table, or with --section alloc the ranked allocation sites.\n"
+		"(memtap_version, schema_version, run, processes, alloc, ..., metrics, regions).\n"
+		"CSV prints the processes table, or with --section alloc the ranked allocation\n"
+		"sites, with --section access the regions, with --section metrics the table --by\n"
+		"chooses. The metrics section (docs/metrics.md) gives retention, lifetime,\n"
+		"write-once ratio, read frequency, locality, inter-access intervals, reuse\n"
+		"distance, working sets and MRM labels per region type, region, site and phase.\n"
 		"Allocation sites are symbolized from the recorded mappings with libdw (function,\n"
 		"file:line, inlined frames) when the mapped files are still on this machine.\n"
 		"Every figure names the collector and mechanism behind it.\n",
