@@ -1097,7 +1097,30 @@ static uint32_t rule_phase(struct pass *ps, uint32_t pid, uint64_t ip, uint64_t 
 	}
 }
 
-static void behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *pg,
+static void emit_row(struct pass *ps, const struct mt_event *ev, const char *op, uint64_t addr,
+		     uint64_t ip, uint64_t weight, uint32_t reg, int32_t tix, int64_t site,
+		     uint32_t phase)
+{
+	struct mt_access_stats *st = ps->st;
+	struct mt_access_row r = {
+		.time_ns = ev->v[MT_F_TIME],
+		.addr = addr,
+		.ip = ip,
+		.weight = weight,
+		.pid = (uint32_t)ev->v[MT_F_PID],
+		.tid = (uint32_t)ev->v[MT_F_TID],
+		.op = op,
+		.region_id = reg,
+		.region_type = tix >= 0 ? st->types[tix].name
+					: mt_region_type_name(st->regions[reg].type),
+		.site = site,
+		.phase = phase < st->nphases ? st->phases[phase].name : "",
+	};
+
+	ps->o.row(ps->o.row_ctx, &r);
+}
+
+static void behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *pg, int64_t site,
 			  const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
@@ -1149,6 +1172,9 @@ static void behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *
 	}
 	if (pg)
 		touch(ps, pg, reg, phase);
+	if (ps->o.row)
+		emit_row(ps, ev, ev->v[MT_F_ACCESS_KIND] == MT_ACCESS_LOAD ? "load" : "store", addr,
+			 ev->v[MT_F_ACCESS_IP], ev->v[MT_F_ACCESS_WEIGHT], reg, tix, site, phase);
 }
 
 /* Ends a page's run of written epochs in one region. */
@@ -1394,6 +1420,10 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 			st->phases[pr->phase].faults++;
 		if (pg)
 			touch(ps, pg, reg, pr ? pr->phase : 0);
+		if (ps->o.row)
+			emit_row(ps, ev, kind ? "fault_major" : "fault_minor",
+				 ev->v[MT_F_FAULT_ADDR], ev->v[MT_F_FAULT_IP], 1, reg,
+				 type_of(ps, reg), site, pr ? pr->phase : 0);
 	}
 }
 
@@ -1448,7 +1478,7 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 	pg = page_of(ps, pid, addr, reg, site);
 	if (pg)
 		count(&pg->c, ev);
-	behave_access(ps, reg, pg, ev);
+	behave_access(ps, reg, pg, site, ev);
 }
 
 /* One event of the pass, in time order. */

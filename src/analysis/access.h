@@ -200,11 +200,25 @@ struct mt_access_stats {
 struct mt_rules;
 struct mt_symbolizer;
 
+/* One access sample or page fault with the region that held its address then (for the
+ * trace table of exports); names valid during the call. */
+struct mt_access_row {
+	uint64_t time_ns, addr, ip, weight;
+	uint32_t pid, tid;
+	const char *op; /* "load", "store", "fault_minor", "fault_major" */
+	uint64_t region_id;
+	const char *region_type;
+	int64_t site; /* allocation site, or -1 */
+	const char *phase; /* "" outside any phase */
+};
+
 struct mt_access_opts {
 	uint64_t window_ns; /* 0: 100 ms */
 	struct mt_mrm_rule mrm; /* all 0: the seed's 0.8/10 s and 0.5/1 s */
 	const struct mt_rules *rules; /* region-type rules (--rules), or NULL */
 	struct mt_symbolizer *sym; /* for the rules' symbol regexes, or NULL */
+	void (*row)(void *ctx, const struct mt_access_row *r); /* every row, in time order */
+	void *row_ctx;
 };
 
 const char *mt_mrm_name(unsigned m);

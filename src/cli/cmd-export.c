@@ -40,9 +40,11 @@ const struct mt_command_spec mt_export_spec = {
 		"bytes, allocation calls, bytes live at the heap peak, bytes leaked, or temporary\n"
 		"allocations. Inlined frames carry flamegraph.pl's \"_[i]\" suffix; frames without\n"
 		"a symbol are written as module+0xoffset.\n"
-		"parquet: OUT is a directory that gets region_map.parquet (one row per region with\n"
-		"its behaviour: docs/metrics.md) and kv_block_lifecycle.parquet (every labelled\n"
-		"object and large heap block: appeared, first/last write, first/last read, end);\n"
+		"parquet: OUT is a directory that gets trace.parquet (every access sample and page\n"
+		"fault with its region), region_map.parquet (one row per region with its\n"
+		"behaviour: docs/metrics.md), kv_block_lifecycle.parquet (every labelled object and\n"
+		"large heap block: appeared, first/last write, first/last read, end) and\n"
+		"metrics.parquet (per region type);\n"
 		"ZSTD pages, typed columns (addresses as unsigned 64-bit), and memtap_schema_version,\n"
 		"memtap_version, run_id in each file's key/value metadata. A file appears only\n"
 		"when complete.\n"
@@ -55,7 +57,6 @@ const struct mt_command_spec mt_export_spec = {
 static int export_parquet(const char *path)
 {
 	struct mt_parquet_stats ps;
-	struct mt_report rep;
 	struct mt_reader *r;
 	int rc;
 
@@ -65,12 +66,7 @@ static int export_parquet(const char *path)
 	if (!r)
 		return 1;
 	mt_cli_progress(r, "exporting");
-	rc = mt_report_load(&rep, r, path, MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS, 10,
-			    NULL);
-	if (rc == 0) {
-		rc = mt_export_parquet(&rep, o.output, o.force, &ps);
-		mt_report_release(&rep);
-	}
+	rc = mt_export_parquet(r, path, o.output, o.force, &ps);
 	mt_cli_progress_done();
 	if (rc == -EEXIST)
 		mt_err("'%s' already holds these tables (hint: use --force to overwrite them)",

@@ -14,6 +14,8 @@
 
 struct out {
 	const struct mt_report *rep;
+	struct mt_pq *trace; /* written during the pass */
+	int trace_rc;
 	const char *dir;
 	bool force;
 	char run_id[40];
@@ -193,11 +195,158 @@ static int lifecycle(struct out *o)
 	return close_table(o, pq, rc);
 }
 
-int mt_export_parquet(const struct mt_report *rep, const char *dir, bool force,
+enum {
+	TR_TS,
+	TR_PID,
+	TR_TID,
+	TR_OP,
+	TR_ADDR,
+	TR_PAGE,
+	TR_IP,
+	TR_WEIGHT,
+	TR_REGION,
+	TR_TYPE,
+	TR_SITE,
+	TR_PHASE,
+	TR_NCOLS
+};
+
+static const struct mt_pq_col trace_cols[TR_NCOLS] = {
+	[TR_TS] = { "timestamp_ns", MT_PQ_I64, false },
+	[TR_PID] = { "pid", MT_PQ_I64, false },
+	[TR_TID] = { "tid", MT_PQ_I64, false },
+	[TR_OP] = { "op_type", MT_PQ_STRING, false },
+	[TR_ADDR] = { "address", MT_PQ_U64, false },
+	[TR_PAGE] = { "address_page", MT_PQ_U64, false },
+	[TR_IP] = { "ip", MT_PQ_U64, false },
+	[TR_WEIGHT] = { "weight", MT_PQ_I64, false },
+	[TR_REGION] = { "region_id", MT_PQ_I64, false },
+	[TR_TYPE] = { "region_type", MT_PQ_STRING, false },
+	[TR_SITE] = { "site_id", MT_PQ_I64, true },
+	[TR_PHASE] = { "phase", MT_PQ_STRING, true },
+};
+
+/* trace: every access sample and page fault with its region, as the pass meets them. */
+static void trace_row(void *ctx, const struct mt_access_row *r)
+{
+	struct out *o = ctx;
+	struct mt_pq *pq = o->trace;
+
+	if (o->trace_rc)
+		return;
+	mt_pq_i64(pq, TR_TS, (int64_t)r->time_ns);
+	mt_pq_i64(pq, TR_PID, r->pid);
+	mt_pq_i64(pq, TR_TID, r->tid);
+	mt_pq_str(pq, TR_OP, r->op);
+	mt_pq_u64(pq, TR_ADDR, r->addr);
+	mt_pq_u64(pq, TR_PAGE, r->addr >> 12);
+	mt_pq_u64(pq, TR_IP, r->ip);
+	mt_pq_i64(pq, TR_WEIGHT, (int64_t)r->weight);
+	mt_pq_i64(pq, TR_REGION, (int64_t)r->region_id);
+	mt_pq_str(pq, TR_TYPE, r->region_type);
+	if (r->site >= 0)
+		mt_pq_i64(pq, TR_SITE, r->site);
+	if (r->phase && r->phase[0])
+		mt_pq_str(pq, TR_PHASE, r->phase);
+	o->trace_rc = mt_pq_end_row(pq);
+}
+
+/* metrics: one row per region type, the report's by_type figures. */
+static int metrics(struct out *o)
+{
+	enum {
+		TYPE,
+		REGIONS,
+		READS,
+		WRITES,
+		RF,
+		RPW,
+		R50,
+		R90,
+		R99,
+		L50,
+		WO,
+		MS,
+		MDS,
+		SP,
+		I50,
+		I90,
+		I99,
+		RD50,
+		WSS,
+		MRM,
+		NCOLS
+	};
+	static const struct mt_pq_col cols[NCOLS] = {
+		[TYPE] = { "region_type", MT_PQ_STRING, false },
+		[REGIONS] = { "regions", MT_PQ_I64, false },
+		[READS] = { "total_reads", MT_PQ_I64, false },
+		[WRITES] = { "total_writes", MT_PQ_I64, false },
+		[RF] = { "read_fraction", MT_PQ_DOUBLE, false },
+		[RPW] = { "reads_per_write", MT_PQ_DOUBLE, false },
+		[R50] = { "retention_p50_s", MT_PQ_DOUBLE, false },
+		[R90] = { "retention_p90_s", MT_PQ_DOUBLE, false },
+		[R99] = { "retention_p99_s", MT_PQ_DOUBLE, false },
+		[L50] = { "lifetime_p50_s", MT_PQ_DOUBLE, false },
+		[WO] = { "write_once_ratio", MT_PQ_DOUBLE, true },
+		[MS] = { "mean_stride_bytes", MT_PQ_DOUBLE, false },
+		[MDS] = { "median_stride_bytes", MT_PQ_DOUBLE, false },
+		[SP] = { "same_page_fraction", MT_PQ_DOUBLE, false },
+		[I50] = { "iai_p50_ns", MT_PQ_I64, false },
+		[I90] = { "iai_p90_ns", MT_PQ_I64, false },
+		[I99] = { "iai_p99_ns", MT_PQ_I64, false },
+		[RD50] = { "reuse_p50_lines", MT_PQ_I64, false },
+		[WSS] = { "wss_peak_pages", MT_PQ_I64, false },
+		[MRM] = { "mrm", MT_PQ_STRING, false },
+	};
+	struct mt_access_stats *st = (struct mt_access_stats *)&o->rep->access.st;
+	struct mt_pq *pq;
+	int rc = open_table(o, "metrics", cols, NCOLS, &pq);
+
+	if (rc < 0)
+		return rc;
+	for (size_t i = 0; i < st->ntypes && rc == 0; i++) {
+		struct mt_type_metrics *m = &st->types[i];
+		uint64_t n = m->read_samples + m->write_samples;
+		double lr = (double)(m->locality_regions ? m->locality_regions : 1);
+
+		if (!m->regions)
+			continue;
+		mt_pq_str(pq, TYPE, m->name);
+		mt_pq_i64(pq, REGIONS, (int64_t)m->regions);
+		mt_pq_i64(pq, READS, (int64_t)m->read_samples);
+		mt_pq_i64(pq, WRITES, (int64_t)m->write_samples);
+		mt_pq_double(pq, RF, n ? (double)m->read_samples / (double)n : 0.0);
+		mt_pq_double(pq, RPW,
+			     m->write_samples ? (double)m->read_samples / (double)m->write_samples
+					      : 0.0);
+		mt_pq_double(pq, R50, mt_qs_quantile(&m->retention, 0.5) / 1e9);
+		mt_pq_double(pq, R90, mt_qs_quantile(&m->retention, 0.9) / 1e9);
+		mt_pq_double(pq, R99, mt_qs_quantile(&m->retention, 0.99) / 1e9);
+		mt_pq_double(pq, L50, mt_qs_quantile(&m->lifetime, 0.5) / 1e9);
+		if (m->write_once >= 0)
+			mt_pq_double(pq, WO, m->write_once);
+		mt_pq_double(pq, MS, m->stride_mean_sum / lr);
+		mt_pq_double(pq, MDS, m->stride_median_sum / lr);
+		mt_pq_double(pq, SP, m->same_page_sum / lr);
+		mt_pq_i64(pq, I50, (int64_t)mt_qs_quantile(&m->iai, 0.5));
+		mt_pq_i64(pq, I90, (int64_t)mt_qs_quantile(&m->iai, 0.9));
+		mt_pq_i64(pq, I99, (int64_t)mt_qs_quantile(&m->iai, 0.99));
+		mt_pq_i64(pq, RD50, (int64_t)mt_qs_quantile(&m->reuse, 0.5));
+		mt_pq_i64(pq, WSS, (int64_t)m->wss_peak_pages);
+		mt_pq_str(pq, MRM, mt_mrm_name(m->mrm));
+		rc = mt_pq_end_row(pq);
+	}
+	return close_table(o, pq, rc);
+}
+
+int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force,
 		      struct mt_parquet_stats *stats)
 {
-	const struct mt_file_info *fi = mt_reader_file(rep->r);
-	struct out o = { .rep = rep, .dir = dir, .force = force, .stats = stats };
+	const struct mt_file_info *fi = mt_reader_file(r);
+	struct mt_access_opts ao = { 0 };
+	struct mt_report rep;
+	struct out o = { .rep = &rep, .dir = dir, .force = force, .stats = stats };
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
@@ -209,8 +358,23 @@ int mt_export_parquet(const struct mt_report *rep, const char *dir, bool force,
 		 fi->run_id[15]);
 	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	rc = region_map(&o);
+	rc = open_table(&o, "trace", trace_cols, TR_NCOLS, &o.trace);
+	if (rc < 0)
+		return rc;
+	ao.row = trace_row;
+	ao.row_ctx = &o;
+	rc = mt_report_load(&rep, r, path, MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS, 10, &ao);
+	if (rc < 0) {
+		mt_pq_close(o.trace, false);
+		return rc;
+	}
+	rc = close_table(&o, o.trace, o.trace_rc);
+	if (rc == 0)
+		rc = region_map(&o);
 	if (rc == 0)
 		rc = lifecycle(&o);
+	if (rc == 0)
+		rc = metrics(&o);
+	mt_report_release(&rep);
 	return rc;
 }

@@ -14,12 +14,14 @@ struct mt_parquet_stats {
 };
 
 /*
- * Writes DIR/region_map.parquet (one row per region, with its behaviour) and
- * DIR/kv_block_lifecycle.parquet (every labelled object and large heap block) from a report
- * loaded with its metrics; each file carries memtap_schema_version, memtap_version, run_id
- * and table in its key/value metadata. Existing files are kept unless force. 0 or -errno.
+ * Runs the analysis of trace r (path: its name) and writes DIR/trace.parquet (every access
+ * sample and page fault with its region, streamed during the pass), region_map.parquet (one
+ * row per region with its behaviour), kv_block_lifecycle.parquet (every labelled object and
+ * large heap block) and metrics.parquet (per region type); each file carries
+ * memtap_schema_version, memtap_version, run_id and table in its key/value metadata.
+ * Existing files are kept unless force. 0 or -errno.
  */
-int mt_export_parquet(const struct mt_report *rep, const char *dir, bool force,
+int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force,
 		      struct mt_parquet_stats *stats);
 
 #endif

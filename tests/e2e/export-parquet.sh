@@ -20,7 +20,8 @@ cp "$SRC/tests/e2e/read-parquet.mjs" "$NPM_DIR/"
 "$MEMTAP" info b.mtap --format json >i.json || fail "info failed"
 "$MEMTAP" export b.mtap --to parquet -o out 2>e.txt || fail "export failed: $(cat e.txt)"
 ls out/*.tmp.* >/dev/null 2>&1 && fail "temporary files left: $(ls out)"
-node "$NPM_DIR/read-parquet.mjs" out/region_map.parquet out/kv_block_lifecycle.parquet >pq.jsonl ||
+node "$NPM_DIR/read-parquet.mjs" out/trace.parquet out/region_map.parquet \
+	out/kv_block_lifecycle.parquet out/metrics.parquet >pq.jsonl ||
 	fail "hyparquet cannot read the files"
 
 python3 - <<'PY' || fail "the Parquet tables disagree with memtap's report"
@@ -28,7 +29,8 @@ import json
 r = json.load(open("r.json")); info = json.load(open("i.json"))
 files = {f["path"].split("/")[-1]: f for f in map(json.loads, open("pq.jsonl"))}
 rm, lc = files["region_map.parquet"], files["kv_block_lifecycle.parquet"]
-for f in (rm, lc):
+tr, me = files["trace.parquet"], files["metrics.parquet"]
+for f in (rm, lc, tr, me):
     assert f["kv"]["memtap_schema_version"] == "1.0", f["kv"]
     assert f["kv"]["run_id"] == info["run_id"], (f["kv"], info["run_id"])
     assert f["kv"]["memtap_version"] == r["memtap_version"]
@@ -53,7 +55,37 @@ assert lc["num_rows"] == 6, lc["num_rows"]
 kv = [x for x in lc["rows"] if x["region_type"] == "kv_cache"]
 assert len(kv) == 4 and all(int(x["end_ns"]) - int(x["start_ns"]) == 600_000_000 for x in kv), kv
 assert all(int(x["last_read_ns"]) - int(x["start_ns"]) == 500_000_000 for x in kv)
-print("region_map", rm["num_rows"], "rows; kv_block_lifecycle", lc["num_rows"], "rows: agree")
+# trace: every sample and fault with its region, as the report counted them
+faults = r.get("faults", {}).get("minor", 0) + r.get("faults", {}).get("major", 0)
+assert tr["num_rows"] == sum(g["samples"] for g in r["regions"]) + faults, tr["num_rows"]
+ops = {}
+for x in tr["rows"]:
+    ops[x["op_type"]] = ops.get(x["op_type"], 0) + 1
+    assert x["region_type"] == byid[int(x["region_id"])]["region_type"]
+    assert int(x["address_page"]) == int(x["address"]) >> 12
+assert ops == {"load": 40, "store": 1}, ops
+# each row's phase is the timeline's (tests/data/behavior.txt; T0 = 5 s): weight_load before
+# 1 s, generation until 30.5 s; a row at the very instant of a change may take either side
+T0 = 5_000_000_000
+for x in tr["rows"]:
+    t = int(x["timestamp_ns"]) - T0
+    want = {"weight_load"} if t < 1e9 else {"generation"} if 1e9 < t < 30.5e9 else None
+    if t == 1e9:
+        want = {"weight_load", "generation"}
+    assert want is None or x["phase"] in want, (t, x["phase"])
+tcols = {c["name"]: c for c in tr["columns"]}
+assert tcols["address"]["unsigned"] is True and tcols["site_id"]["repetition"] == "OPTIONAL"
+# metrics: one row per region type, as by_type
+types = {t["region_type"]: t for t in r["metrics"]["by_type"]}
+assert me["num_rows"] == len(types)
+for x in me["rows"]:
+    t = types[x["region_type"]]
+    for k in ("retention_p99_s", "mean_stride_bytes", "read_fraction"):
+        assert abs(x[k] - t[k]) < 1e-6, (k, x[k], t[k])
+    assert int(x["iai_p50_ns"]) == t["iai_p50_ns"] and x["mrm"] == t["mrm"]
+    assert (x["write_once_ratio"] is None) == (t["write_once_ratio"] is None)
+print("trace", tr["num_rows"], "region_map", rm["num_rows"], "kv_block_lifecycle",
+      lc["num_rows"], "metrics", me["num_rows"], "rows: agree")
 PY
 ok "Parquet tables read back by hyparquet agree with the report"
 
