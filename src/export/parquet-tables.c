@@ -340,6 +340,26 @@ static int metrics(struct out *o)
 	return close_table(o, pq, rc);
 }
 
+/* mkdir -p: a Hive tree's directories (workload=W/config=C/rep=R) are made as needed. */
+static int mkdir_p(const char *dir)
+{
+	char p[4096];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != 0)
+			continue;
+		p[i] = 0;
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		p[i] = i < n ? '/' : 0;
+	}
+	return 0;
+}
+
 int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force,
 		      struct mt_parquet_stats *stats)
 {
@@ -356,8 +376,9 @@ int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bo
 		 fi->run_id[5], fi->run_id[6], fi->run_id[7], fi->run_id[8], fi->run_id[9],
 		 fi->run_id[10], fi->run_id[11], fi->run_id[12], fi->run_id[13], fi->run_id[14],
 		 fi->run_id[15]);
-	if (mkdir(dir, 0755) < 0 && errno != EEXIST)
-		return -errno;
+	rc = mkdir_p(dir);
+	if (rc < 0)
+		return rc;
 	rc = open_table(&o, "trace", trace_cols, TR_NCOLS, &o.trace);
 	if (rc < 0)
 		return rc;

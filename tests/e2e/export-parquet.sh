@@ -6,14 +6,16 @@
 . "$(dirname "$0")/lib.sh"
 
 NPM_DIR=${MEMTAP_NPM_DIR:-$(dirname "$MEMTAP")/npm-test}
-if [ ! -d "$NPM_DIR/node_modules/hyparquet-compressors" ]; then
+if [ ! -d "$NPM_DIR/node_modules/hyparquet-compressors" ] ||
+	[ ! -d "$NPM_DIR/node_modules/@duckdb/node-api" ]; then
 	command -v npm >/dev/null || skip "npm is not installed"
 	mkdir -p "$NPM_DIR" && (cd "$NPM_DIR" && [ -f package.json ] || npm init -y >/dev/null 2>&1)
 	(cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --silent \
-		hyparquet@1.31.5 hyparquet-compressors@1.1.2 >/dev/null 2>npm.err) ||
-		skip "npm could not install hyparquet: $(tail -1 "$NPM_DIR/npm.err" 2>/dev/null)"
+		hyparquet@1.31.5 hyparquet-compressors@1.1.2 @duckdb/node-api@1.5.6-r.1 \
+		>/dev/null 2>npm.err) ||
+		skip "npm could not install the readers: $(tail -1 "$NPM_DIR/npm.err" 2>/dev/null)"
 fi
-cp "$SRC/tests/e2e/read-parquet.mjs" "$NPM_DIR/"
+cp "$SRC/tests/e2e/read-parquet.mjs" "$SRC/tests/e2e/duck-query.mjs" "$NPM_DIR/"
 
 "$TOOL" gen-text "$SRC/tests/data/behavior.txt" b.mtap || fail "gen-text failed"
 "$MEMTAP" report b.mtap --format json >r.json || fail "report failed"
@@ -94,3 +96,23 @@ ok "Parquet tables read back by hyparquet agree with the report"
 grep -q "already holds" e2.txt || fail "no clear message: $(cat e2.txt)"
 "$MEMTAP" export b.mtap --to parquet -o out --force || fail "--force failed"
 ok "existing exports kept without --force"
+
+# DuckDB, the second reader: types, sums and metadata; and a Hive tree of several runs
+# (workload=W/config=C/rep=R/) read at once with hive_partitioning.
+duck() { node "$NPM_DIR/duck-query.mjs" "$1"; }
+duck "select count(*) n, sum(weight) w, typeof(any_value(address)) t from read_parquet('out/trace.parquet')" >d1.json ||
+	fail "DuckDB cannot read trace.parquet"
+check_json d1.json "j[0]['n'] == '41' and j[0]['w'] == '41' and j[0]['t'] == 'UBIGINT'" \
+	"DuckDB: not 41 rows of weight 1 with UBIGINT addresses: $(cat d1.json)"
+duck "select decode(key) k, decode(value) v from parquet_kv_metadata('out/metrics.parquet')" >d2.json ||
+	fail "DuckDB cannot read the key/value metadata"
+check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.0'" "DuckDB: no schema version: $(cat d2.json)"
+for rep in 1 2 3; do
+	"$MEMTAP" export b.mtap --to parquet -o "hive/workload=toy/config=base/rep=$rep" ||
+		fail "export into the Hive tree failed"
+done
+duck "select rep, count(*) n from read_parquet('hive/*/*/*/trace.parquet', hive_partitioning=true) group by rep order by rep" >d3.json ||
+	fail "DuckDB cannot read the Hive tree"
+check_json d3.json "[(r['rep'], r['n']) for r in j] == [(1, '41'), (2, '41'), (3, '41')] or [(str(r['rep']), r['n']) for r in j] == [('1', '41'), ('2', '41'), ('3', '41')]" \
+	"DuckDB: the Hive tree of 3 runs is not 3 x 41 rows: $(cat d3.json)"
+ok "DuckDB reads the tables, their metadata and a Hive tree of runs"
