@@ -33,7 +33,7 @@ static const struct mt_option options[] = {
 const struct mt_command_spec mt_export_spec = {
 	.name = "export",
 	.usage = "FILE [--to FORMAT] -o OUT [options]",
-	.summary = "convert a trace for other tools (folded stacks for flame graphs)",
+	.summary = "convert a trace for other tools (Parquet tables, folded stacks)",
 	.description =
 		"folded: one line per allocation site, \"process;outermost;...;innermost weight\",\n"
 		"for flamegraph.pl, inferno and speedscope. The weight is the site's allocated\n"

@@ -29,5 +29,6 @@ MT_COMMAND(report);
 MT_COMMAND(probe);
 MT_COMMAND(export);
 MT_COMMAND(syscalls);
+MT_COMMAND(check_schema);
 
 #endif

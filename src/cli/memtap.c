@@ -23,6 +23,7 @@ static const struct mt_cmd commands[] = {
 	{ "probe", cmd_probe, &mt_probe_spec },
 	{ "export", cmd_export, &mt_export_spec },
 	{ "syscalls", cmd_syscalls, &mt_syscalls_spec },
+	{ "check-schema", cmd_check_schema, &mt_check_schema_spec },
 };
 
 static const struct mt_cmd *find(const char *name)
@@ -40,7 +41,7 @@ static void usage(FILE *f)
 		   "memtap records how a Linux workload uses memory and explains it.\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
-		fprintf(f, "  %-8s  %s\n", commands[i].name, commands[i].spec->summary);
+		fprintf(f, "  %-12s  %s\n", commands[i].name, commands[i].spec->summary);
 	fprintf(f, "\nRun 'memtap <command> -h' for a command's options.\n"
 		   "Example: memtap record -o app.mtap -- ./app && memtap report app.mtap\n");
 }

@@ -116,3 +116,22 @@ duck "select rep, count(*) n from read_parquet('hive/*/*/*/trace.parquet', hive_
 check_json d3.json "[(r['rep'], r['n']) for r in j] == [(1, '41'), (2, '41'), (3, '41')] or [(str(r['rep']), r['n']) for r in j] == [('1', '41'), ('2', '41'), ('3', '41')]" \
 	"DuckDB: the Hive tree of 3 runs is not 3 x 41 rows: $(cat d3.json)"
 ok "DuckDB reads the tables, their metadata and a Hive tree of runs"
+
+# check-schema: every table is compatible; another schema major, the wrong table, a file cut
+# short and a non-Parquet file are refused with one line and status 1.
+for t in trace region_map kv_block_lifecycle metrics; do
+	"$MEMTAP" check-schema "out/$t.parquet" "$t" >cs.out || fail "check-schema $t: $(cat cs.out)"
+done
+python3 - <<'PY'
+d = open("out/metrics.parquet", "rb").read()
+open("v2.parquet", "wb").write(d.replace(b"memtap_schema_version\x18\x031.0", b"memtap_schema_version\x18\x032.0"))
+open("cut.parquet", "wb").write(d[: len(d) // 2])
+PY
+"$MEMTAP" check-schema v2.parquet metrics 2>cs.err && fail "schema major 2 accepted"
+grep -q "2.0 is not compatible" cs.err || fail "check-schema v2: $(cat cs.err)"
+"$MEMTAP" check-schema out/trace.parquet metrics 2>cs.err && fail "the wrong table accepted"
+"$MEMTAP" check-schema cut.parquet 2>cs.err && fail "a file cut short accepted"
+grep -q "cut short" cs.err || fail "check-schema cut: $(cat cs.err)"
+"$MEMTAP" check-schema b.mtap 2>cs.err && fail "a memtap trace accepted as Parquet"
+[ "$(wc -l <cs.err)" = 1 ] || fail "more than one line: $(cat cs.err)"
+ok "check-schema"
