@@ -16,10 +16,12 @@ static struct {
 	const char *output;
 	int weight;
 	bool force;
+	int layout;
 } o;
 
 static const char *const formats[] = { "folded", "parquet", "sqlite", "csv", "perfetto", NULL };
 static const char *const weights[] = { "bytes", "calls", "peak", "leaked", "temporary", NULL };
+static const char *const layouts[] = { "flat", "mrm", NULL };
 
 static const struct mt_option options[] = {
 	{ "to", 0, MT_OPT_CHOICE, &o.to, "FORMAT", "output format", formats },
@@ -27,6 +29,10 @@ static const struct mt_option options[] = {
 	{ "weight", 'w', MT_OPT_CHOICE, &o.weight, "WHAT", "folded: what each stack weighs",
 	  weights },
 	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite OUT if it exists" },
+	{ "layout", 0, MT_OPT_CHOICE, &o.layout, "LAYOUT",
+	  "parquet: the tables only, or mrm-trace's run directory (+ metrics.csv, "
+	  "metadata.json, raw/TRACE, manifest.json with SHA-256 of every file)",
+	  layouts },
 	{ NULL },
 };
 
@@ -66,7 +72,7 @@ static int export_parquet(const char *path)
 	if (!r)
 		return 1;
 	mt_cli_progress(r, "exporting");
-	rc = mt_export_parquet(r, path, o.output, o.force, &ps);
+	rc = mt_export_parquet(r, path, o.output, o.force, o.layout == 1, &ps);
 	mt_cli_progress_done();
 	if (rc == -EEXIST)
 		mt_err("'%s' already holds these tables (hint: use --force to overwrite them)",

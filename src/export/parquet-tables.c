@@ -7,7 +7,10 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "common/sha256.h"
+#include "export/json.h"
 #include "export/parquet.h"
+#include "export/table.h"
 #include "format/reader.h"
 
 #define MT_PARQUET_SCHEMA_VERSION "1.0"
@@ -340,6 +343,162 @@ static int metrics(struct out *o)
 	return close_table(o, pq, rc);
 }
 
+/* DIR/NAME for writing, refusing an existing file unless force. */
+static FILE *create(struct out *o, const char *name, char *path, size_t size)
+{
+	FILE *f;
+
+	if (snprintf(path, size, "%s/%s", o->dir, name) >= (int)size) {
+		errno = ENAMETOOLONG;
+		return NULL;
+	}
+	f = fopen(path, o->force ? "we" : "wxe");
+	return f;
+}
+
+/* metrics.csv: the report's per-type table (memtap report --section metrics --format csv). */
+static int metrics_csv(struct out *o)
+{
+	struct mt_report *rep = (struct mt_report *)o->rep;
+	struct mt_table t;
+	char path[4096];
+	FILE *f = create(o, "metrics.csv", path, sizeof(path));
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	rep->by = MT_BY_TYPE;
+	mt_report_metrics_table(rep, &t);
+	for (size_t c = 0; c < t.ncols; c++)
+		mt_csv_cell(f, t.heads[c], strlen(t.heads[c]), c == 0);
+	fputc('\n', f);
+	for (size_t r = 0; r < t.nrows; r++) {
+		for (size_t c = 0; c < t.ncols; c++) {
+			const char *cell = t.cells[r * t.ncols + c];
+
+			mt_csv_cell(f, cell, strlen(cell), c == 0);
+		}
+		fputc('\n', f);
+	}
+	mt_table_release(&t);
+	if (fclose(f) != 0)
+		rc = -errno;
+	return rc;
+}
+
+/* metadata.json: the run, its collectors (mechanisms, observer cost) and the recording's
+ * environment (the trace's META keys: kernel, CPU, memtap's options). */
+static int metadata_json(struct out *o, const char *trace)
+{
+	const struct mt_report *rep = o->rep;
+	const char **keys, **vals;
+	size_t n = mt_reader_meta_all(rep->r, &keys, &vals);
+	struct mt_json j;
+	char path[4096];
+	FILE *f = create(o, "metadata.json", path, sizeof(path));
+
+	if (!f)
+		return -errno;
+	mt_json_init(&j, f, true);
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "memtap_version", MEMTAP_VERSION);
+	mt_json_kv_str(&j, "memtap_schema_version", MT_PARQUET_SCHEMA_VERSION);
+	mt_json_kv_str(&j, "run_id", o->run_id);
+	mt_json_kv_str(&j, "trace", trace);
+	mt_json_key(&j, "run");
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "command", rep->run.command ? rep->run.command : "");
+	if (rep->run.has_exit)
+		mt_json_kv_i64(&j, "exit_status", rep->run.exit_status);
+	else
+		mt_json_kv_null(&j, "exit_status");
+	mt_json_kv_u64(&j, "duration_ns", rep->run.duration_ns);
+	mt_json_kv_u64(&j, "lost_events", rep->run.lost_events);
+	mt_report_json_collectors(&j, &rep->run);
+	mt_json_end_object(&j);
+	mt_json_key(&j, "recording");
+	mt_json_begin_object(&j);
+	for (size_t i = 0; i < n; i++)
+		mt_json_kv_str(&j, keys[i], vals[i]);
+	mt_json_end_object(&j);
+	mt_json_end_object(&j);
+	fputc('\n', f);
+	return fclose(f) != 0 ? -errno : 0;
+}
+
+/* raw/NAME: the trace itself. */
+static int copy_raw(struct out *o, const char *trace, const char *name)
+{
+	char path[4096], buf[65536];
+	FILE *in, *out;
+	size_t n;
+	int rc = 0;
+
+	if (snprintf(path, sizeof(path), "%s/raw", o->dir) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	if (mkdir(path, 0755) < 0 && errno != EEXIST)
+		return -errno;
+	if (snprintf(path, sizeof(path), "%s/raw/%s", o->dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	in = fopen(trace, "re");
+	if (!in)
+		return -errno;
+	out = fopen(path, o->force ? "we" : "wxe");
+	if (!out) {
+		rc = -errno;
+		fclose(in);
+		return rc;
+	}
+	while ((n = fread(buf, 1, sizeof(buf), in)) > 0)
+		if (fwrite(buf, 1, n, out) != n) {
+			rc = -EIO;
+			break;
+		}
+	if (ferror(in))
+		rc = -EIO;
+	fclose(in);
+	if (fclose(out) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
+/* manifest.json: the SHA-256 and size of every file of the run directory (written last). */
+static int manifest(struct out *o, const char *const *files, size_t nfiles)
+{
+	struct mt_json j;
+	char path[4096], file[4096], hex[65];
+	FILE *f = create(o, "manifest.json", path, sizeof(path));
+	int rc = 0;
+
+	if (!f)
+		return -errno;
+	mt_json_init(&j, f, true);
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "algorithm", "sha256");
+	mt_json_kv_str(&j, "run_id", o->run_id);
+	mt_json_key(&j, "files");
+	mt_json_begin_array(&j);
+	for (size_t i = 0; i < nfiles && !rc; i++) {
+		uint64_t bytes = 0;
+
+		snprintf(file, sizeof(file), "%s/%s", o->dir, files[i]);
+		rc = mt_sha256_file(file, hex, &bytes);
+		if (rc)
+			break;
+		mt_json_begin_object(&j);
+		mt_json_kv_str(&j, "path", files[i]);
+		mt_json_kv_str(&j, "sha256", hex);
+		mt_json_kv_u64(&j, "bytes", bytes);
+		mt_json_end_object(&j);
+	}
+	mt_json_end_array(&j);
+	mt_json_end_object(&j);
+	fputc('\n', f);
+	if (fclose(f) != 0 && !rc)
+		rc = -errno;
+	return rc;
+}
+
 /* mkdir -p: a Hive tree's directories (workload=W/config=C/rep=R) are made as needed. */
 static int mkdir_p(const char *dir)
 {
@@ -360,7 +519,7 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force,
+int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force, bool mrm,
 		      struct mt_parquet_stats *stats)
 {
 	const struct mt_file_info *fi = mt_reader_file(r);
@@ -396,6 +555,26 @@ int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bo
 		rc = lifecycle(&o);
 	if (rc == 0)
 		rc = metrics(&o);
+	if (rc == 0 && mrm) { /* the seed's run directory */
+		const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		char raw[4096];
+		const char *files[] = { "trace.parquet",
+					"region_map.parquet",
+					"kv_block_lifecycle.parquet",
+					"metrics.parquet",
+					"metrics.csv",
+					"metadata.json",
+					raw };
+
+		snprintf(raw, sizeof(raw), "raw/%s", base);
+		rc = metrics_csv(&o);
+		if (rc == 0)
+			rc = metadata_json(&o, base);
+		if (rc == 0)
+			rc = copy_raw(&o, path, base);
+		if (rc == 0)
+			rc = manifest(&o, files, sizeof(files) / sizeof(files[0]));
+	}
 	mt_report_release(&rep);
 	return rc;
 }

@@ -19,9 +19,10 @@ struct mt_parquet_stats {
  * row per region with its behaviour), kv_block_lifecycle.parquet (every labelled object and
  * large heap block) and metrics.parquet (per region type); each file carries
  * memtap_schema_version, memtap_version, run_id and table in its key/value metadata.
- * Existing files are kept unless force. 0 or -errno.
+ * Existing files are kept unless force. mrm: the seed's run directory besides, with
+ * metrics.csv, metadata.json, raw/TRACE and manifest.json (SHA-256 of every file). 0 or -errno.
  */
-int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force,
+int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force, bool mrm,
 		      struct mt_parquet_stats *stats);
 
 #endif

@@ -135,3 +135,25 @@ grep -q "cut short" cs.err || fail "check-schema cut: $(cat cs.err)"
 "$MEMTAP" check-schema b.mtap 2>cs.err && fail "a memtap trace accepted as Parquet"
 [ "$(wc -l <cs.err)" = 1 ] || fail "more than one line: $(cat cs.err)"
 ok "check-schema"
+
+# --layout mrm: mrm-trace's run directory; its manifest checks out with sha256sum -c, and
+# metrics.csv is the report's.
+"$MEMTAP" export b.mtap --to parquet --layout mrm -o run1 || fail "--layout mrm failed"
+for f in trace.parquet region_map.parquet kv_block_lifecycle.parquet metrics.csv metadata.json \
+	manifest.json raw/b.mtap; do
+	[ -s "run1/$f" ] || fail "--layout mrm: no $f"
+done
+python3 -c '
+import json
+for f in json.load(open("run1/manifest.json"))["files"]:
+    print(f["sha256"] + "  " + f["path"])' >run1.sha256 || fail "manifest unreadable"
+[ "$(wc -l <run1.sha256)" = 7 ] || fail "the manifest does not list the 7 files: $(cat run1.sha256)"
+(cd run1 && sha256sum -c --quiet ../run1.sha256) || fail "the manifest does not verify"
+"$MEMTAP" report b.mtap --section metrics --format csv >m.csv || fail "report csv failed"
+cmp -s m.csv run1/metrics.csv || fail "metrics.csv differs from the report's"
+cmp -s b.mtap run1/raw/b.mtap || fail "raw/ is not the trace"
+check_json run1/metadata.json "j['run_id'] == json.load(open('i.json'))['run_id'] and j['recording']['clock'] == 'CLOCK_MONOTONIC' and 'collectors' in j['run']" \
+	"metadata.json lacks the run id, the recording's keys or the collectors"
+printf 'x' >>run1/metrics.csv
+(cd run1 && sha256sum -c --quiet ../run1.sha256 >/dev/null 2>&1) && fail "a changed file still verifies"
+ok "--layout mrm: manifest verifies, metrics.csv is the report's"

@@ -4,6 +4,7 @@
 
 #include "common/array.h"
 #include "common/buf.h"
+#include "common/sha256.h"
 #include "common/crc32c.h"
 #include "common/error.h"
 #include "common/hash.h"
@@ -180,4 +181,25 @@ TEST(grow_array)
 	ASSERT_EQ(mt_grow_array(&v, &cap, SIZE_MAX / 4, sizeof(*v)), -ENOMEM);
 	ASSERT_EQ_U(v[999], 999);
 	free(v);
+}
+
+/* FIPS 180-4 examples (and a message spanning blocks, fed in odd pieces). */
+TEST(sha256_vectors)
+{
+	struct mt_sha256 s;
+	char hex[65];
+	const char *msg = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
+
+	mt_sha256_init(&s);
+	mt_sha256_hex(&s, hex);
+	ASSERT_STREQ(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+	mt_sha256_init(&s);
+	mt_sha256_update(&s, "abc", 3);
+	mt_sha256_hex(&s, hex);
+	ASSERT_STREQ(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+	mt_sha256_init(&s);
+	for (size_t i = 0; i < strlen(msg); i += 7)
+		mt_sha256_update(&s, msg + i, strlen(msg) - i < 7 ? strlen(msg) - i : 7);
+	mt_sha256_hex(&s, hex);
+	ASSERT_STREQ(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 }
