@@ -13,6 +13,7 @@
 #include "analysis/rules.h"
 #include "analysis/symbols.h"
 #include "format/reader.h"
+#include "format/schema.h"
 
 /*
  * Per process, two ordered sets of address ranges are replayed in time order: the
@@ -604,6 +605,37 @@ static void end_block(struct pass *ps, struct proc *pr, uint64_t addr, uint64_t 
 		end_region(ps->st, ps->pool.v[n].b, t);
 }
 
+/* An allocation call as a row of the trace table: its site (for a free, the block's). */
+static void alloc_row(struct pass *ps, struct proc *pr, const struct mt_event *ev, uint64_t addr,
+		      uint64_t size)
+{
+	const struct mt_type_desc *d = mt_type_desc(MT_EV_ALLOC);
+	uint64_t kind = ev->v[MT_F_ALLOC_KIND];
+	struct mt_access_row r = {
+		.time_ns = ev->v[MT_F_TIME],
+		.addr = addr,
+		.weight = 1,
+		.pid = (uint32_t)ev->v[MT_F_PID],
+		.tid = (uint32_t)ev->v[MT_F_TID],
+		.op = d ? mt_field_enum_name(&d->fields[MT_F_ALLOC_KIND], kind) : "?",
+		.site = -1,
+		.phase = pr->phase < ps->st->nphases ? ps->st->phases[pr->phase].name : "",
+	};
+
+	if (kind == MT_ALLOC_FREE) {
+		uint32_t n = find(&ps->pool, pr->blocks, addr);
+
+		if (n && ps->pool.v[n].start == addr) {
+			r.site = ps->pool.v[n].a;
+			r.size = ps->pool.v[n].end - ps->pool.v[n].start;
+		}
+	} else if (addr && size) {
+		r.site = site_of(ps, ev);
+		r.size = size;
+	}
+	ps->o.row(ps->o.row_ctx, &r);
+}
+
 static void on_alloc(struct pass *ps, const struct mt_event *ev)
 {
 	struct proc *pr = proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
@@ -615,6 +647,8 @@ static void on_alloc(struct pass *ps, const struct mt_event *ev)
 
 	if (!pr)
 		return;
+	if (ps->o.row)
+		alloc_row(ps, pr, ev, addr, size);
 	if (ev->v[MT_F_ALLOC_KIND] == MT_ALLOC_FREE) {
 		end_block(ps, pr, addr, ev->v[MT_F_TIME]);
 		erase_starts(&ps->pool, &pr->blocks, addr, addr + 1);
@@ -1110,6 +1144,7 @@ static void emit_row(struct pass *ps, const struct mt_event *ev, const char *op,
 		.pid = (uint32_t)ev->v[MT_F_PID],
 		.tid = (uint32_t)ev->v[MT_F_TID],
 		.op = op,
+		.has_region = true,
 		.region_id = reg,
 		.region_type = tix >= 0 ? st->types[tix].name
 					: mt_region_type_name(st->regions[reg].type),

@@ -205,7 +205,10 @@ struct mt_symbolizer;
 struct mt_access_row {
 	uint64_t time_ns, addr, ip, weight;
 	uint32_t pid, tid;
-	const char *op; /* "load", "store", "fault_minor", "fault_major" */
+	const char *op; /* "load", "store", "fault_minor", "fault_major", or the allocation
+			 * function ("malloc", ..., "free") */
+	uint64_t size; /* allocations: bytes (usable); else 0 */
+	bool has_region; /* allocation rows have none (and no ip) */
 	uint64_t region_id;
 	const char *region_type;
 	int64_t site; /* allocation site, or -1 */

@@ -207,6 +207,7 @@ enum {
 	TR_PAGE,
 	TR_IP,
 	TR_WEIGHT,
+	TR_SIZE,
 	TR_REGION,
 	TR_TYPE,
 	TR_SITE,
@@ -221,15 +222,17 @@ static const struct mt_pq_col trace_cols[TR_NCOLS] = {
 	[TR_OP] = { "op_type", MT_PQ_STRING, false },
 	[TR_ADDR] = { "address", MT_PQ_U64, false },
 	[TR_PAGE] = { "address_page", MT_PQ_U64, false },
-	[TR_IP] = { "ip", MT_PQ_U64, false },
+	[TR_IP] = { "ip", MT_PQ_U64, true },
 	[TR_WEIGHT] = { "weight", MT_PQ_I64, false },
-	[TR_REGION] = { "region_id", MT_PQ_I64, false },
-	[TR_TYPE] = { "region_type", MT_PQ_STRING, false },
+	[TR_SIZE] = { "size", MT_PQ_I64, true },
+	[TR_REGION] = { "region_id", MT_PQ_I64, true },
+	[TR_TYPE] = { "region_type", MT_PQ_STRING, true },
 	[TR_SITE] = { "site_id", MT_PQ_I64, true },
 	[TR_PHASE] = { "phase", MT_PQ_STRING, true },
 };
 
-/* trace: every access sample and page fault with its region, as the pass meets them. */
+/* trace: every access sample, page fault (with its region) and allocation call, as the pass
+ * meets them. */
 static void trace_row(void *ctx, const struct mt_access_row *r)
 {
 	struct out *o = ctx;
@@ -243,10 +246,14 @@ static void trace_row(void *ctx, const struct mt_access_row *r)
 	mt_pq_str(pq, TR_OP, r->op);
 	mt_pq_u64(pq, TR_ADDR, r->addr);
 	mt_pq_u64(pq, TR_PAGE, r->addr >> 12);
-	mt_pq_u64(pq, TR_IP, r->ip);
+	if (r->has_region) { /* a sample or a fault */
+		mt_pq_u64(pq, TR_IP, r->ip);
+		mt_pq_i64(pq, TR_REGION, (int64_t)r->region_id);
+		mt_pq_str(pq, TR_TYPE, r->region_type);
+	} else { /* an allocation call */
+		mt_pq_i64(pq, TR_SIZE, (int64_t)r->size);
+	}
 	mt_pq_i64(pq, TR_WEIGHT, (int64_t)r->weight);
-	mt_pq_i64(pq, TR_REGION, (int64_t)r->region_id);
-	mt_pq_str(pq, TR_TYPE, r->region_type);
 	if (r->site >= 0)
 		mt_pq_i64(pq, TR_SITE, r->site);
 	if (r->phase && r->phase[0])

@@ -157,3 +157,26 @@ check_json run1/metadata.json "j['run_id'] == json.load(open('i.json'))['run_id'
 printf 'x' >>run1/metrics.csv
 (cd run1 && sha256sum -c --quiet ../run1.sha256 >/dev/null 2>&1) && fail "a changed file still verifies"
 ok "--layout mrm: manifest verifies, metrics.csv is the report's"
+
+# Allocation calls are rows of the trace table: malloc with its size and site, the sample in
+# the block with the block's region, free with the block's size and site.
+cat >al.txt <<'TXT'
+mmap t=0 pid=9 addr=0x600000000 len=1048576 prot=3
+alloc t=1ms pid=9 kind=malloc addr=0x600010000 size=131072 usable=131072 stack=0
+access t=2ms pid=9 addr=0x600010100 kind=load weight=7 mechanism=timer
+alloc t=3ms pid=9 kind=free addr=0x600010000
+TXT
+"$TOOL" gen-text al.txt al.mtap || fail "gen-text (alloc) failed"
+"$MEMTAP" export al.mtap --to parquet -o al || fail "export (alloc) failed"
+node "$NPM_DIR/read-parquet.mjs" al/trace.parquet >al.jsonl || fail "hyparquet cannot read it"
+python3 - <<'PY' || fail "allocation rows are wrong"
+import json
+rows = json.loads(open("al.jsonl").read())["rows"]
+print([(r["op_type"], r["size"], r["site_id"], r["region_type"]) for r in rows])
+assert [r["op_type"] for r in rows] == ["malloc", "load", "free"]
+m, a, f = rows
+assert m["size"] == "131072" and m["region_id"] is None and m["ip"] is None and m["site_id"] is not None
+assert a["region_type"] == "allocation" and a["size"] is None and a["weight"] == "7"
+assert a["site_id"] == m["site_id"] == f["site_id"] and f["size"] == "131072"
+PY
+ok "allocation calls in the trace table"
