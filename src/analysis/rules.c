@@ -130,51 +130,70 @@ static int compile_symbol(struct parse *ps, char **sym, regex_t *re, yaml_mark_t
 	return 0;
 }
 
-/* One "- symbol|path: ..., region_type: ..." mapping; the MAPPING_START is current. */
-static int parse_rule(struct parse *ps, struct mt_rule *r)
-{
-	yaml_mark_t start = ps->ev.start_mark;
+/* A key of a rule's mapping: the string it sets, its length limit, whether it is a regex. */
+struct key {
+	const char *name;
+	char **slot;
+	size_t max; /* 0: no limit */
+	regex_t *re; /* compile the value here */
+};
 
-	r->line = (unsigned)start.line + 1;
+/*
+ * One rule's mapping (its MAPPING_START is current) into the keys' slots: every key at most
+ * once, every value a non-empty string. keys_list and keys_or name them in messages.
+ */
+static int parse_keys(struct parse *ps, const struct key *keys, size_t nkeys, const char *keys_list,
+		      const char *keys_or)
+{
 	for (;;) {
-		char key[32];
+		const struct key *k = NULL;
 		yaml_mark_t km, vm;
-		char **slot;
+		char key[32];
 
 		if (next(ps) < 0)
 			return -1;
 		if (ps->ev.type == YAML_MAPPING_END_EVENT)
-			break;
+			return 0;
 		if (ps->ev.type != YAML_SCALAR_EVENT)
-			return fail_at(ps, ps->ev.start_mark,
-				       "expected a key (symbol, path, region_type)");
+			return fail_at(ps, ps->ev.start_mark, "expected a key (%s)", keys_list);
 		km = ps->ev.start_mark;
 		snprintf(key, sizeof(key), "%s", scalar(&ps->ev));
-		if (!strcmp(key, "symbol"))
-			slot = &r->symbol;
-		else if (!strcmp(key, "path"))
-			slot = &r->path;
-		else if (!strcmp(key, "region_type"))
-			slot = &r->region_type;
-		else
-			return fail_at(ps, km,
-				       "unknown key '%s' (expected symbol, path or region_type)",
-				       key);
-		if (*slot)
+		for (size_t i = 0; i < nkeys && !k; i++)
+			if (!strcmp(key, keys[i].name))
+				k = &keys[i];
+		if (!k)
+			return fail_at(ps, km, "unknown key '%s' (expected %s)", key, keys_or);
+		if (*k->slot)
 			return fail_at(ps, km, "'%s' given twice in one rule", key);
 		if (next(ps) < 0)
 			return -1;
 		vm = ps->ev.start_mark;
 		if (ps->ev.type != YAML_SCALAR_EVENT || !ps->ev.data.scalar.length)
 			return fail_at(ps, vm, "expected a non-empty string for '%s'", key);
-		*slot = strdup(scalar(&ps->ev));
-		if (!*slot)
+		*k->slot = strdup(scalar(&ps->ev));
+		if (!*k->slot)
 			return fail_at(ps, vm, "out of memory");
-		if (slot == &r->symbol && compile_symbol(ps, &r->symbol, &r->symbol_re, vm) < 0)
+		if (k->re && compile_symbol(ps, k->slot, k->re, vm) < 0)
 			return -1;
-		if (!strcmp(key, "region_type") && strlen(*slot) > 63)
-			return fail_at(ps, vm, "region_type is longer than 63 bytes");
+		if (k->max && strlen(*k->slot) > k->max)
+			return fail_at(ps, vm, "%s is longer than %zu bytes", key, k->max);
 	}
+}
+
+/* One "- symbol|path: ..., region_type: ..." mapping. */
+static int parse_rule(struct parse *ps, void *elem)
+{
+	struct mt_rule *r = elem;
+	yaml_mark_t start = ps->ev.start_mark;
+	const struct key keys[] = {
+		{ "symbol", &r->symbol, 0, &r->symbol_re },
+		{ "path", &r->path, 0, NULL },
+		{ "region_type", &r->region_type, 63, NULL },
+	};
+
+	r->line = (unsigned)start.line + 1;
+	if (parse_keys(ps, keys, 3, "symbol, path, region_type", "symbol, path or region_type") < 0)
+		return -1;
 	if (!r->region_type)
 		return fail_at(ps, start, "a rule needs region_type");
 	if (!r->symbol == !r->path)
@@ -182,86 +201,65 @@ static int parse_rule(struct parse *ps, struct mt_rule *r)
 	return 0;
 }
 
-/* One "- symbol: ..., phase: ..." mapping; the MAPPING_START is current. */
-static int parse_phase_rule(struct parse *ps, struct mt_phase_rule *r)
+/* One "- symbol: ..., phase: ..." mapping. */
+static int parse_phase_rule(struct parse *ps, void *elem)
 {
+	struct mt_phase_rule *r = elem;
 	yaml_mark_t start = ps->ev.start_mark;
+	const struct key keys[] = {
+		{ "symbol", &r->symbol, 0, &r->symbol_re },
+		{ "phase", &r->phase, 255, NULL },
+	};
 
 	r->line = (unsigned)start.line + 1;
-	for (;;) {
-		char key[32];
-		yaml_mark_t km, vm;
-		char **slot;
-
-		if (next(ps) < 0)
-			return -1;
-		if (ps->ev.type == YAML_MAPPING_END_EVENT)
-			break;
-		if (ps->ev.type != YAML_SCALAR_EVENT)
-			return fail_at(ps, ps->ev.start_mark, "expected a key (symbol, phase)");
-		km = ps->ev.start_mark;
-		snprintf(key, sizeof(key), "%s", scalar(&ps->ev));
-		if (!strcmp(key, "symbol"))
-			slot = &r->symbol;
-		else if (!strcmp(key, "phase"))
-			slot = &r->phase;
-		else
-			return fail_at(ps, km, "unknown key '%s' (expected symbol or phase)", key);
-		if (*slot)
-			return fail_at(ps, km, "'%s' given twice in one rule", key);
-		if (next(ps) < 0)
-			return -1;
-		vm = ps->ev.start_mark;
-		if (ps->ev.type != YAML_SCALAR_EVENT || !ps->ev.data.scalar.length)
-			return fail_at(ps, vm, "expected a non-empty string for '%s'", key);
-		*slot = strdup(scalar(&ps->ev));
-		if (!*slot)
-			return fail_at(ps, vm, "out of memory");
-		if (slot == &r->symbol && compile_symbol(ps, &r->symbol, &r->symbol_re, vm) < 0)
-			return -1;
-		if (slot == &r->phase && strlen(*slot) > 255)
-			return fail_at(ps, vm, "phase is longer than 255 bytes");
-	}
+	if (parse_keys(ps, keys, 2, "symbol, phase", "symbol or phase") < 0)
+		return -1;
 	if (!r->symbol || !r->phase)
 		return fail_at(ps, start, "a phase rule needs symbol and phase");
 	return 0;
 }
 
-static int parse_phases(struct parse *ps, struct mt_rules *rules)
+/* The list after top-level key (current): each mapping by one(), into the growing array *v
+ * of *n elements of size bytes; what and expected name them in messages. */
+static int parse_list(struct parse *ps, const char *key, void **v, size_t *n, size_t size,
+		      int (*one)(struct parse *, void *), const char *what, const char *expected)
 {
 	size_t cap = 0;
 
+	if (next(ps) < 0)
+		return -1;
+	if (ps->ev.type != YAML_SEQUENCE_START_EVENT)
+		return fail_at(ps, ps->ev.start_mark, "expected a list of %s after '%s:'", what,
+			       key);
 	for (;;) {
-		struct mt_phase_rule *r;
+		void *elem;
 
 		if (next(ps) < 0)
 			return -1;
 		if (ps->ev.type == YAML_SEQUENCE_END_EVENT)
 			return 0;
 		if (ps->ev.type != YAML_MAPPING_START_EVENT)
-			return fail_at(ps, ps->ev.start_mark,
-				       "expected a phase rule (symbol, phase)");
-		if (rules->nph == MAX_RULES)
-			return fail_at(ps, ps->ev.start_mark, "more than 10000 phase rules");
-		if (rules->nph == cap) {
+			return fail_at(ps, ps->ev.start_mark, "expected %s", expected);
+		if (*n == MAX_RULES)
+			return fail_at(ps, ps->ev.start_mark, "more than 10000 %s", what);
+		if (*n == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
-			struct mt_phase_rule *v = realloc(rules->ph, ncap * sizeof(*v));
+			void *nv = realloc(*v, ncap * size);
 
-			if (!v)
+			if (!nv)
 				return fail_at(ps, ps->ev.start_mark, "out of memory");
-			rules->ph = v;
+			*v = nv;
 			cap = ncap;
 		}
-		r = &rules->ph[rules->nph++];
-		memset(r, 0, sizeof(*r));
-		if (parse_phase_rule(ps, r) < 0)
+		elem = (char *)*v + (*n)++ * size;
+		memset(elem, 0, size);
+		if (one(ps, elem) < 0)
 			return -1;
 	}
 }
 
 static int parse_doc(struct parse *ps, struct mt_rules *rules)
 {
-	size_t cap = 0;
 	bool seen_rules = false, seen_phases = false;
 
 	while (ps->ev.type != YAML_MAPPING_START_EVENT) {
@@ -273,61 +271,35 @@ static int parse_doc(struct parse *ps, struct mt_rules *rules)
 			return -1;
 	}
 	for (;;) {
+		bool phases;
+		int rc;
+
 		if (next(ps) < 0)
 			return -1;
 		if (ps->ev.type == YAML_MAPPING_END_EVENT)
 			return 0;
-		if (ps->ev.type == YAML_SCALAR_EVENT && !strcmp(scalar(&ps->ev), "phases")) {
-			if (seen_phases)
-				return fail_at(ps, ps->ev.start_mark, "'phases' given twice");
-			seen_phases = true;
-			if (next(ps) < 0)
-				return -1;
-			if (ps->ev.type != YAML_SEQUENCE_START_EVENT)
-				return fail_at(ps, ps->ev.start_mark,
-					       "expected a list of phase rules after 'phases:'");
-			if (parse_phases(ps, rules) < 0)
-				return -1;
-			continue;
-		}
-		if (ps->ev.type != YAML_SCALAR_EVENT || strcmp(scalar(&ps->ev), "rules"))
+		phases = ps->ev.type == YAML_SCALAR_EVENT && !strcmp(scalar(&ps->ev), "phases");
+		if (!phases &&
+		    (ps->ev.type != YAML_SCALAR_EVENT || strcmp(scalar(&ps->ev), "rules")))
 			return fail_at(ps, ps->ev.start_mark,
 				       "unknown key '%s' (expected rules or phases)",
 				       ps->ev.type == YAML_SCALAR_EVENT ? scalar(&ps->ev) : "?");
-		if (seen_rules)
-			return fail_at(ps, ps->ev.start_mark, "'rules' given twice");
-		seen_rules = true;
-		if (next(ps) < 0)
-			return -1;
-		if (ps->ev.type != YAML_SEQUENCE_START_EVENT)
-			return fail_at(ps, ps->ev.start_mark,
-				       "expected a list of rules after 'rules:'");
-		for (;;) {
-			struct mt_rule *r;
-
-			if (next(ps) < 0)
-				return -1;
-			if (ps->ev.type == YAML_SEQUENCE_END_EVENT)
-				break;
-			if (ps->ev.type != YAML_MAPPING_START_EVENT)
-				return fail_at(ps, ps->ev.start_mark,
-					       "expected a rule (symbol or path, and region_type)");
-			if (rules->n == MAX_RULES)
-				return fail_at(ps, ps->ev.start_mark, "more than 10000 rules");
-			if (rules->n == cap) {
-				size_t ncap = cap ? cap * 2 : 8;
-				struct mt_rule *v = realloc(rules->v, ncap * sizeof(*v));
-
-				if (!v)
-					return fail_at(ps, ps->ev.start_mark, "out of memory");
-				rules->v = v;
-				cap = ncap;
-			}
-			r = &rules->v[rules->n++];
-			memset(r, 0, sizeof(*r));
-			if (parse_rule(ps, r) < 0)
-				return -1;
+		if (phases ? seen_phases : seen_rules)
+			return fail_at(ps, ps->ev.start_mark, "'%s' given twice",
+				       phases ? "phases" : "rules");
+		if (phases) {
+			seen_phases = true;
+			rc = parse_list(ps, "phases", (void **)&rules->ph, &rules->nph,
+					sizeof(*rules->ph), parse_phase_rule, "phase rules",
+					"a phase rule (symbol, phase)");
+		} else {
+			seen_rules = true;
+			rc = parse_list(ps, "rules", (void **)&rules->v, &rules->n,
+					sizeof(*rules->v), parse_rule, "rules",
+					"a rule (symbol or path, and region_type)");
 		}
+		if (rc < 0)
+			return -1;
 	}
 }
 
