@@ -376,17 +376,7 @@ static int metrics_csv(struct out *o)
 		return -errno;
 	rep->by = MT_BY_TYPE;
 	mt_report_metrics_table(rep, &t);
-	for (size_t c = 0; c < t.ncols; c++)
-		mt_csv_cell(f, t.heads[c], strlen(t.heads[c]), c == 0);
-	fputc('\n', f);
-	for (size_t r = 0; r < t.nrows; r++) {
-		for (size_t c = 0; c < t.ncols; c++) {
-			const char *cell = t.cells[r * t.ncols + c];
-
-			mt_csv_cell(f, cell, strlen(cell), c == 0);
-		}
-		fputc('\n', f);
-	}
+	mt_table_csv(&t, f);
 	mt_table_release(&t);
 	if (fclose(f) != 0)
 		rc = -errno;

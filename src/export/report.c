@@ -475,17 +475,7 @@ static void print_csv(const struct mt_report *rep, int sections, FILE *f)
 		mt_report_metrics_table(rep, &t);
 	else
 		mt_report_process_table(&rep->procs, rep->run.start_ns, true, &t);
-	for (size_t c = 0; c < t.ncols; c++)
-		mt_csv_cell(f, t.heads[c], strlen(t.heads[c]), c == 0);
-	fputc('\n', f);
-	for (size_t r = 0; r < t.nrows; r++) {
-		for (size_t c = 0; c < t.ncols; c++) {
-			const char *cell = t.cells[r * t.ncols + c];
-
-			mt_csv_cell(f, cell, strlen(cell), c == 0);
-		}
-		fputc('\n', f);
-	}
+	mt_table_csv(&t, f);
 	mt_table_release(&t);
 }
 

@@ -150,3 +150,18 @@ void mt_csv_cell(FILE *f, const char *s, size_t n, bool first)
 	}
 	fputc('"', f);
 }
+
+void mt_table_csv(const struct mt_table *t, FILE *f)
+{
+	for (size_t c = 0; c < t->ncols; c++)
+		mt_csv_cell(f, t->heads[c], strlen(t->heads[c]), c == 0);
+	fputc('\n', f);
+	for (size_t r = 0; r < t->nrows; r++) {
+		for (size_t c = 0; c < t->ncols; c++) {
+			const char *cell = t->cells[r * t->ncols + c];
+
+			mt_csv_cell(f, cell, strlen(cell), c == 0);
+		}
+		fputc('\n', f);
+	}
+}
