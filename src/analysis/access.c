@@ -1310,6 +1310,34 @@ static unsigned classify(const struct mt_mrm_rule *r, double wo, double p99_s, d
 	return MT_MRM_LOW;
 }
 
+/* A type's figures from its sums and distributions, and its MRM label. */
+static void settle_type(struct mt_type_metrics *m, const struct mt_mrm_rule *rule)
+{
+	static const double q[3] = { 0.5, 0.9, 0.99 };
+	uint64_t n = m->read_samples + m->write_samples;
+	double lr = (double)(m->locality_regions ? m->locality_regions : 1);
+
+	if (m->wo_pages)
+		m->write_once = (double)m->wo_once_pages / (double)m->wo_pages;
+	m->read_fraction = n ? (double)m->read_samples / (double)n : 0.0;
+	/* mrm-trace's reads_per_write: 0 when nothing was written */
+	m->reads_per_write = m->write_samples ? (double)m->read_samples / (double)m->write_samples
+					      : 0.0;
+	for (int k = 0; k < 3; k++) {
+		m->retention_s[k] = mt_qs_quantile(&m->retention, q[k]) / 1e9;
+		m->lifetime_s[k] = mt_qs_quantile(&m->lifetime, q[k]) / 1e9;
+		m->iai_ns[k] =
+			(uint64_t)mt_qs_quantile(&m->iai, q[k]); /* truncated, as mrm-trace */
+		m->reuse_lines[k] = (uint64_t)mt_qs_quantile(&m->reuse, q[k]);
+	}
+	m->stride_mean = m->stride_mean_sum / lr;
+	m->stride_median = m->stride_median_sum / lr;
+	m->same_page_fraction = m->same_page_sum / lr;
+	m->iai_mean_ns = mt_qs_mean(&m->iai);
+	m->wss_mean_pages = m->wss_windows ? m->wss_sum / (double)m->wss_windows : 0;
+	m->mrm = (uint8_t)classify(rule, m->write_once, m->retention_s[2], m->retention_s[0]);
+}
+
 /* Settles what only the end knows: page-write runs, windows, per-region and per-type
  * figures, the MRM labels. */
 static void finish(struct pass *ps)
@@ -1398,15 +1426,8 @@ static void finish(struct pass *ps)
 			m->wo_once_pages += (uint64_t)(b->write_once * (double)pages + 0.5);
 		}
 	}
-	for (size_t i = 0; i < st->ntypes; i++) {
-		struct mt_type_metrics *m = &st->types[i];
-
-		if (m->wo_pages)
-			m->write_once = (double)m->wo_once_pages / (double)m->wo_pages;
-		m->mrm = (uint8_t)classify(rule, m->write_once,
-					   mt_qs_quantile(&m->retention, 0.99) / 1e9,
-					   mt_qs_quantile(&m->retention, 0.5) / 1e9);
-	}
+	for (size_t i = 0; i < st->ntypes; i++)
+		settle_type(&st->types[i], rule);
 }
 
 static void on_fault(struct pass *ps, const struct mt_event *ev)

@@ -91,6 +91,12 @@ struct mt_type_metrics {
 	double wss_sum;
 	double write_once; /* pages-weighted over wo_regions; < 0 when none */
 	uint8_t mrm;
+	/* Settled at the end, for every output (docs/metrics.md). */
+	double read_fraction, reads_per_write;
+	double retention_s[3], lifetime_s[3]; /* p50, p90, p99 */
+	double stride_mean, stride_median, same_page_fraction; /* means over its regions */
+	uint64_t iai_ns[3], reuse_lines[3]; /* p50, p90, p99 */
+	double iai_mean_ns, wss_mean_pages;
 };
 
 /* One phase (memtap_phase), over all processes that entered it. */

@@ -309,16 +309,14 @@ static int metrics(struct out *o)
 		[WSS] = { "wss_peak_pages", MT_PQ_I64, false },
 		[MRM] = { "mrm", MT_PQ_STRING, false },
 	};
-	struct mt_access_stats *st = (struct mt_access_stats *)&o->rep->access.st;
+	const struct mt_access_stats *st = &o->rep->access.st;
 	struct mt_pq *pq;
 	int rc = open_table(o, "metrics", cols, NCOLS, &pq);
 
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < st->ntypes && rc == 0; i++) {
-		struct mt_type_metrics *m = &st->types[i];
-		uint64_t n = m->read_samples + m->write_samples;
-		double lr = (double)(m->locality_regions ? m->locality_regions : 1);
+		const struct mt_type_metrics *m = &st->types[i];
 
 		if (!m->regions)
 			continue;
@@ -326,23 +324,21 @@ static int metrics(struct out *o)
 		mt_pq_i64(pq, REGIONS, (int64_t)m->regions);
 		mt_pq_i64(pq, READS, (int64_t)m->read_samples);
 		mt_pq_i64(pq, WRITES, (int64_t)m->write_samples);
-		mt_pq_double(pq, RF, n ? (double)m->read_samples / (double)n : 0.0);
-		mt_pq_double(pq, RPW,
-			     m->write_samples ? (double)m->read_samples / (double)m->write_samples
-					      : 0.0);
-		mt_pq_double(pq, R50, mt_qs_quantile(&m->retention, 0.5) / 1e9);
-		mt_pq_double(pq, R90, mt_qs_quantile(&m->retention, 0.9) / 1e9);
-		mt_pq_double(pq, R99, mt_qs_quantile(&m->retention, 0.99) / 1e9);
-		mt_pq_double(pq, L50, mt_qs_quantile(&m->lifetime, 0.5) / 1e9);
+		mt_pq_double(pq, RF, m->read_fraction);
+		mt_pq_double(pq, RPW, m->reads_per_write);
+		mt_pq_double(pq, R50, m->retention_s[0]);
+		mt_pq_double(pq, R90, m->retention_s[1]);
+		mt_pq_double(pq, R99, m->retention_s[2]);
+		mt_pq_double(pq, L50, m->lifetime_s[0]);
 		if (m->write_once >= 0)
 			mt_pq_double(pq, WO, m->write_once);
-		mt_pq_double(pq, MS, m->stride_mean_sum / lr);
-		mt_pq_double(pq, MDS, m->stride_median_sum / lr);
-		mt_pq_double(pq, SP, m->same_page_sum / lr);
-		mt_pq_i64(pq, I50, (int64_t)mt_qs_quantile(&m->iai, 0.5));
-		mt_pq_i64(pq, I90, (int64_t)mt_qs_quantile(&m->iai, 0.9));
-		mt_pq_i64(pq, I99, (int64_t)mt_qs_quantile(&m->iai, 0.99));
-		mt_pq_i64(pq, RD50, (int64_t)mt_qs_quantile(&m->reuse, 0.5));
+		mt_pq_double(pq, MS, m->stride_mean);
+		mt_pq_double(pq, MDS, m->stride_median);
+		mt_pq_double(pq, SP, m->same_page_fraction);
+		mt_pq_i64(pq, I50, (int64_t)m->iai_ns[0]);
+		mt_pq_i64(pq, I90, (int64_t)m->iai_ns[1]);
+		mt_pq_i64(pq, I99, (int64_t)m->iai_ns[2]);
+		mt_pq_i64(pq, RD50, (int64_t)m->reuse_lines[0]);
 		mt_pq_i64(pq, WSS, (int64_t)m->wss_peak_pages);
 		mt_pq_str(pq, MRM, mt_mrm_name(m->mrm));
 		rc = mt_pq_end_row(pq);

@@ -69,7 +69,7 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	mt_json_kv_str(j, "mrm", mt_mrm_name(b->mrm));
 }
 
-static void json_type(struct mt_json *j, struct mt_type_metrics *m)
+static void json_type(struct mt_json *j, const struct mt_type_metrics *m)
 {
 	mt_json_begin_object(j);
 	mt_json_kv_str(j, "region_type", m->name);
@@ -78,46 +78,36 @@ static void json_type(struct mt_json *j, struct mt_type_metrics *m)
 	mt_json_kv_u64(j, "total_reads", m->read_samples);
 	mt_json_kv_u64(j, "total_writes", m->write_samples);
 	mt_json_kv_u64(j, "total_accesses", m->read_samples + m->write_samples);
-	mt_json_kv_double(j, "read_fraction",
-			  m->read_samples + m->write_samples
-				  ? (double)m->read_samples /
-					    (double)(m->read_samples + m->write_samples)
-				  : 0.0);
-	mt_json_kv_double(j, "reads_per_write", reads_per_write(m->read_samples, m->write_samples));
+	mt_json_kv_double(j, "read_fraction", m->read_fraction);
+	mt_json_kv_double(j, "reads_per_write", m->reads_per_write);
 	mt_json_kv_u64(j, "reads_estimated", m->reads);
 	mt_json_kv_u64(j, "writes_estimated", m->writes);
-	mt_json_kv_double(j, "retention_p50_s", mt_qs_quantile(&m->retention, 0.5) / 1e9);
-	mt_json_kv_double(j, "retention_p90_s", mt_qs_quantile(&m->retention, 0.9) / 1e9);
-	mt_json_kv_double(j, "retention_p99_s", mt_qs_quantile(&m->retention, 0.99) / 1e9);
-	mt_json_kv_double(j, "lifetime_p50_s", mt_qs_quantile(&m->lifetime, 0.5) / 1e9);
-	mt_json_kv_double(j, "lifetime_p90_s", mt_qs_quantile(&m->lifetime, 0.9) / 1e9);
-	mt_json_kv_double(j, "lifetime_p99_s", mt_qs_quantile(&m->lifetime, 0.99) / 1e9);
+	mt_json_kv_double(j, "retention_p50_s", m->retention_s[0]);
+	mt_json_kv_double(j, "retention_p90_s", m->retention_s[1]);
+	mt_json_kv_double(j, "retention_p99_s", m->retention_s[2]);
+	mt_json_kv_double(j, "lifetime_p50_s", m->lifetime_s[0]);
+	mt_json_kv_double(j, "lifetime_p90_s", m->lifetime_s[1]);
+	mt_json_kv_double(j, "lifetime_p99_s", m->lifetime_s[2]);
 	json_opt_ratio(j, "write_once_ratio", m->write_once);
 	mt_json_kv_u64(j, "write_once_regions", m->wo_regions);
 	mt_json_kv_u64(j, "write_once_pages", m->wo_pages);
-	mt_json_kv_double(j, "mean_stride_bytes",
-			  m->locality_regions ? m->stride_mean_sum / (double)m->locality_regions
-					      : 0);
-	mt_json_kv_double(j, "median_stride_bytes",
-			  m->locality_regions ? m->stride_median_sum / (double)m->locality_regions
-					      : 0);
-	mt_json_kv_double(j, "same_page_fraction",
-			  m->locality_regions ? m->same_page_sum / (double)m->locality_regions : 0);
+	mt_json_kv_double(j, "mean_stride_bytes", m->stride_mean);
+	mt_json_kv_double(j, "median_stride_bytes", m->stride_median);
+	mt_json_kv_double(j, "same_page_fraction", m->same_page_fraction);
 	mt_json_kv_u64(j, "n_intervals", m->iai.n);
-	mt_json_kv_u64(j, "iai_p50_ns", (uint64_t)mt_qs_quantile(&m->iai, 0.5));
-	mt_json_kv_u64(j, "iai_p90_ns", (uint64_t)mt_qs_quantile(&m->iai, 0.9));
-	mt_json_kv_u64(j, "iai_p99_ns", (uint64_t)mt_qs_quantile(&m->iai, 0.99));
-	mt_json_kv_double(j, "iai_mean_ns", mt_qs_mean(&m->iai));
+	mt_json_kv_u64(j, "iai_p50_ns", m->iai_ns[0]);
+	mt_json_kv_u64(j, "iai_p90_ns", m->iai_ns[1]);
+	mt_json_kv_u64(j, "iai_p99_ns", m->iai_ns[2]);
+	mt_json_kv_double(j, "iai_mean_ns", m->iai_mean_ns);
 	mt_json_kv_bool(j, "iai_exact", mt_qs_exact(&m->iai));
 	mt_json_kv_u64(j, "reuses", m->reuse.n);
-	mt_json_kv_u64(j, "reuse_p50_lines", (uint64_t)mt_qs_quantile(&m->reuse, 0.5));
-	mt_json_kv_u64(j, "reuse_p90_lines", (uint64_t)mt_qs_quantile(&m->reuse, 0.9));
-	mt_json_kv_u64(j, "reuse_p99_lines", (uint64_t)mt_qs_quantile(&m->reuse, 0.99));
+	mt_json_kv_u64(j, "reuse_p50_lines", m->reuse_lines[0]);
+	mt_json_kv_u64(j, "reuse_p90_lines", m->reuse_lines[1]);
+	mt_json_kv_u64(j, "reuse_p99_lines", m->reuse_lines[2]);
 	mt_json_kv_u64(j, "reuse_cold", m->reuse_cold);
 	mt_json_kv_u64(j, "reuse_far", m->reuse_far);
 	mt_json_kv_u64(j, "wss_peak_pages", m->wss_peak_pages);
-	mt_json_kv_double(j, "wss_mean_pages",
-			  m->wss_windows ? m->wss_sum / (double)m->wss_windows : 0);
+	mt_json_kv_double(j, "wss_mean_pages", m->wss_mean_pages);
 	mt_json_kv_str(j, "mrm", mt_mrm_name(m->mrm));
 	mt_json_end_object(j);
 }
@@ -205,7 +195,7 @@ static void json_sources(const struct mt_report *rep, struct mt_json *j)
 
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 {
-	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
+	const struct mt_access_stats *st = &rep->access.st;
 	const struct mt_mrm_rule *rule = &st->mrm_rule;
 
 	mt_json_key(j, "metrics");
@@ -495,7 +485,7 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 					  "MRM" };
 	static const char *const by_name[] = { "region type", "region", "allocation site",
 					       "phase" };
-	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
+	const struct mt_access_stats *st = &rep->access.st;
 	struct mt_table t;
 	char b[8][64];
 
@@ -543,36 +533,26 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 	default:
 		mt_table_init(&t, 13, th);
 		for (size_t i = 0; i < st->ntypes; i++) {
-			struct mt_type_metrics *m = &st->types[i];
-			uint64_t n = m->read_samples + m->write_samples;
+			const struct mt_type_metrics *m = &st->types[i];
 
 			if (!m->regions)
 				continue;
 			mt_table_add(&t, m->name);
 			mt_table_addf(&t, "%" PRIu64, m->regions);
 			mt_table_add(&t, mt_fmt_count(m->samples, b[0], 64));
-			mt_table_addf(&t, "%.2f", n ? (double)m->read_samples / (double)n : 0.0);
-			mt_table_add(&t, secs(mt_qs_quantile(&m->retention, 0.5) / 1e9, b[1], 64));
-			mt_table_add(&t, secs(mt_qs_quantile(&m->retention, 0.99) / 1e9, b[2], 64));
-			mt_table_add(&t, secs(mt_qs_quantile(&m->lifetime, 0.5) / 1e9, b[3], 64));
+			mt_table_addf(&t, "%.2f", m->read_fraction);
+			mt_table_add(&t, secs(m->retention_s[0], b[1], 64));
+			mt_table_add(&t, secs(m->retention_s[2], b[2], 64));
+			mt_table_add(&t, secs(m->lifetime_s[0], b[3], 64));
 			if (m->write_once < 0)
 				mt_table_add(&t, "unknown");
 			else
 				mt_table_addf(&t, "%.2f", m->write_once);
-			mt_table_add(&t,
-				     m->locality_regions
-					     ? mt_fmt_bytes((uint64_t)(m->stride_mean_sum /
-								       (double)m->locality_regions),
-							    b[4], 64)
-					     : "-");
-			mt_table_addf(&t, "%.2f",
-				      m->locality_regions
-					      ? m->same_page_sum / (double)m->locality_regions
-					      : 0.0);
-			mt_table_add(&t, m->iai.n ? mt_fmt_duration(
-							    (uint64_t)mt_qs_quantile(&m->iai, 0.5),
-							    b[5], 64)
-						  : "-");
+			mt_table_add(&t, m->locality_regions
+						 ? mt_fmt_bytes((uint64_t)m->stride_mean, b[4], 64)
+						 : "-");
+			mt_table_addf(&t, "%.2f", m->same_page_fraction);
+			mt_table_add(&t, m->iai.n ? mt_fmt_duration(m->iai_ns[0], b[5], 64) : "-");
 			mt_table_add(&t, mt_fmt_bytes(m->wss_peak_pages * 4096, b[6], 64));
 			mt_table_add(&t, mt_mrm_name(m->mrm));
 		}
@@ -603,13 +583,11 @@ static void type_csv(const struct mt_report *rep, struct mt_table *t)
 		"iai_p50_ns",	       "iai_p99_ns",
 		"wss_peak_pages",      "mrm",
 	};
-	struct mt_access_stats *st = (struct mt_access_stats *)&rep->access.st;
+	const struct mt_access_stats *st = &rep->access.st;
 
 	mt_table_init(t, sizeof(heads) / sizeof(heads[0]), heads);
 	for (size_t i = 0; i < st->ntypes; i++) {
-		struct mt_type_metrics *m = &st->types[i];
-		uint64_t n = m->read_samples + m->write_samples;
-		double lr = (double)(m->locality_regions ? m->locality_regions : 1);
+		const struct mt_type_metrics *m = &st->types[i];
 
 		if (!m->regions)
 			continue;
@@ -617,21 +595,20 @@ static void type_csv(const struct mt_report *rep, struct mt_table *t)
 		mt_table_addf(t, "%" PRIu64, m->regions);
 		mt_table_addf(t, "%" PRIu64, m->read_samples);
 		mt_table_addf(t, "%" PRIu64, m->write_samples);
-		mt_table_addf(t, "%.10g", n ? (double)m->read_samples / (double)n : 0.0);
-		mt_table_addf(t, "%.10g", reads_per_write(m->read_samples, m->write_samples));
-		mt_table_addf(t, "%.10g", mt_qs_quantile(&m->retention, 0.5) / 1e9);
-		mt_table_addf(t, "%.10g", mt_qs_quantile(&m->retention, 0.9) / 1e9);
-		mt_table_addf(t, "%.10g", mt_qs_quantile(&m->retention, 0.99) / 1e9);
-		mt_table_addf(t, "%.10g", mt_qs_quantile(&m->lifetime, 0.5) / 1e9);
+		mt_table_addf(t, "%.10g", m->read_fraction);
+		mt_table_addf(t, "%.10g", m->reads_per_write);
+		for (int k = 0; k < 3; k++)
+			mt_table_addf(t, "%.10g", m->retention_s[k]);
+		mt_table_addf(t, "%.10g", m->lifetime_s[0]);
 		if (m->write_once < 0)
 			mt_table_add(t, "");
 		else
 			mt_table_addf(t, "%.10g", m->write_once);
-		mt_table_addf(t, "%.10g", m->stride_mean_sum / lr);
-		mt_table_addf(t, "%.10g", m->stride_median_sum / lr);
-		mt_table_addf(t, "%.10g", m->same_page_sum / lr);
-		mt_table_addf(t, "%" PRIu64, (uint64_t)mt_qs_quantile(&m->iai, 0.5));
-		mt_table_addf(t, "%" PRIu64, (uint64_t)mt_qs_quantile(&m->iai, 0.99));
+		mt_table_addf(t, "%.10g", m->stride_mean);
+		mt_table_addf(t, "%.10g", m->stride_median);
+		mt_table_addf(t, "%.10g", m->same_page_fraction);
+		mt_table_addf(t, "%" PRIu64, m->iai_ns[0]);
+		mt_table_addf(t, "%" PRIu64, m->iai_ns[2]);
 		mt_table_addf(t, "%" PRIu64, m->wss_peak_pages);
 		mt_table_add(t, mt_mrm_name(m->mrm));
 	}
