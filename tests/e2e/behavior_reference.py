@@ -89,8 +89,8 @@ def compute_locality(trace):  # seed: analyser/locality.py
     return {t: dict(r) for t, r in summary.iterrows()}
 
 
-def compute_read_freq(trace):  # seed: analyser/read_freq.py
-    counts = trace.groupby(["name", "op_type"]).size().unstack(fill_value=0)
+def compute_read_freq(trace, key="name"):  # seed: analyser/read_freq.py (per region)
+    counts = trace.groupby([key, "op_type"]).size().unstack(fill_value=0)
     for col in ("load", "store"):
         if col not in counts.columns:
             counts[col] = 0
@@ -132,4 +132,5 @@ def main():
     sys.exit(1 if bad or not checked else 0)
 
 
-main()
+if __name__ == "__main__":
+    main()
