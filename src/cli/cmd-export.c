@@ -62,7 +62,6 @@ const struct mt_command_spec mt_export_spec = {
 
 static int export_parquet(const char *path)
 {
-	struct mt_parquet_stats ps;
 	struct mt_reader *r;
 	int rc;
 
@@ -72,7 +71,7 @@ static int export_parquet(const char *path)
 	if (!r)
 		return 1;
 	mt_cli_progress(r, "exporting");
-	rc = mt_export_parquet(r, path, o.output, o.force, o.layout == 1, &ps);
+	rc = mt_export_parquet(r, path, o.output, o.force, o.layout == 1);
 	mt_cli_progress_done();
 	if (rc == -EEXIST)
 		mt_err("'%s' already holds these tables (hint: use --force to overwrite them)",

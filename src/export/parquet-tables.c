@@ -22,7 +22,6 @@ struct out {
 	const char *dir;
 	bool force;
 	char run_id[40];
-	struct mt_parquet_stats *stats;
 };
 
 static int open_table(struct out *o, const char *table, const struct mt_pq_col *cols,
@@ -38,16 +37,11 @@ static int open_table(struct out *o, const char *table, const struct mt_pq_col *
 	return mt_pq_open(path, o->force, cols, ncols, keys, vals, 4, pq);
 }
 
-static int close_table(struct out *o, struct mt_pq *pq, int rc)
+/* Commits the table when rc is 0 (else removes it); the first error. */
+static int close_table(struct mt_pq *pq, int rc)
 {
-	uint64_t rows = mt_pq_rows(pq);
-	int c;
+	int c = mt_pq_close(pq, rc == 0);
 
-	c = mt_pq_close(pq, rc == 0);
-	if (rc == 0 && c == 0) {
-		o->stats->tables++;
-		o->stats->rows += rows;
-	}
 	return rc ? rc : c;
 }
 
@@ -151,7 +145,7 @@ static int region_map(struct out *o)
 		mt_pq_str(pq, MRM, mt_mrm_name(b->mrm));
 		rc = mt_pq_end_row(pq);
 	}
-	return close_table(o, pq, rc);
+	return close_table(pq, rc);
 }
 
 /* kv_block_lifecycle (the seed's name): every labelled object and large heap block. */
@@ -195,7 +189,7 @@ static int lifecycle(struct out *o)
 		opt_ns(pq, T_END, b->end_ns);
 		rc = mt_pq_end_row(pq);
 	}
-	return close_table(o, pq, rc);
+	return close_table(pq, rc);
 }
 
 enum {
@@ -343,7 +337,7 @@ static int metrics(struct out *o)
 		mt_pq_str(pq, MRM, mt_mrm_name(m->mrm));
 		rc = mt_pq_end_row(pq);
 	}
-	return close_table(o, pq, rc);
+	return close_table(pq, rc);
 }
 
 /* DIR/NAME for writing, refusing an existing file unless force. */
@@ -512,16 +506,14 @@ static int mkdir_p(const char *dir)
 	return 0;
 }
 
-int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force, bool mrm,
-		      struct mt_parquet_stats *stats)
+int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force, bool mrm)
 {
 	const struct mt_file_info *fi = mt_reader_file(r);
 	struct mt_access_opts ao = { 0 };
 	struct mt_report rep;
-	struct out o = { .rep = &rep, .dir = dir, .force = force, .stats = stats };
+	struct out o = { .rep = &rep, .dir = dir, .force = force };
 	int rc;
 
-	memset(stats, 0, sizeof(*stats));
 	snprintf(o.run_id, sizeof(o.run_id),
 		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 		 fi->run_id[0], fi->run_id[1], fi->run_id[2], fi->run_id[3], fi->run_id[4],
@@ -541,7 +533,7 @@ int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bo
 		mt_pq_close(o.trace, false);
 		return rc;
 	}
-	rc = close_table(&o, o.trace, o.trace_rc);
+	rc = close_table(o.trace, o.trace_rc);
 	if (rc == 0)
 		rc = region_map(&o);
 	if (rc == 0)

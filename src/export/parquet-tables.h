@@ -8,11 +8,6 @@
 
 #include "export/report.h"
 
-struct mt_parquet_stats {
-	unsigned tables;
-	uint64_t rows;
-};
-
 /*
  * Runs the analysis of trace r (path: its name) and writes DIR/trace.parquet (every access
  * sample and page fault with its region, streamed during the pass), region_map.parquet (one
@@ -22,7 +17,6 @@ struct mt_parquet_stats {
  * Existing files are kept unless force. mrm: the seed's run directory besides, with
  * metrics.csv, metadata.json, raw/TRACE and manifest.json (SHA-256 of every file). 0 or -errno.
  */
-int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force, bool mrm,
-		      struct mt_parquet_stats *stats);
+int mt_export_parquet(struct mt_reader *r, const char *path, const char *dir, bool force, bool mrm);
 
 #endif

@@ -24,7 +24,7 @@
 #define ROWS_PER_GROUP 131072
 #define MAX_BUF (256u << 20)
 
-enum { PQ_BOOLEAN = 0, PQ_INT32 = 1, PQ_INT64 = 2, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6 };
+enum { PQ_INT64 = 2, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6 };
 enum {
 	T_TRUE = 1,
 	T_FALSE = 2,
@@ -45,7 +45,6 @@ struct col {
 	struct mt_buf values; /* PLAIN, non-null values of the current row group */
 	uint8_t *defs; /* OPTIONAL: 1 (value) or 0 (null) per row */
 	size_t defs_cap;
-	uint64_t nbools; /* BOOLEAN: values bit-packed so far */
 	bool set; /* the current row has a value */
 };
 
@@ -196,37 +195,12 @@ void mt_pq_u64(struct mt_pq *pq, unsigned col, uint64_t v)
 	mt_pq_i64(pq, col, (int64_t)v);
 }
 
-void mt_pq_i32(struct mt_pq *pq, unsigned col, int32_t v)
-{
-	uint8_t b[4];
-
-	for (int i = 0; i < 4; i++)
-		b[i] = (uint8_t)((uint32_t)v >> (8 * i));
-	put(pq, col, b, 4);
-}
-
 void mt_pq_double(struct mt_pq *pq, unsigned col, double v)
 {
 	uint64_t u;
 
 	memcpy(&u, &v, 8);
 	mt_pq_i64(pq, col, (int64_t)u);
-}
-
-void mt_pq_bool(struct mt_pq *pq, unsigned col, bool v)
-{
-	struct col *c = col_of(pq, col);
-
-	if (!c || c->set || pq->err)
-		return;
-	if (c->nbools % 8 == 0 && mt_buf_putc(&c->values, 0) < 0) {
-		pq->err = -ENOMEM;
-		return;
-	}
-	if (v)
-		c->values.data[c->values.len - 1] |= (uint8_t)(1u << (c->nbools % 8));
-	c->nbools++;
-	c->set = true;
 }
 
 void mt_pq_str(struct mt_pq *pq, unsigned col, const char *s)
@@ -266,14 +240,10 @@ static void wr(struct mt_pq *pq, const void *p, size_t n)
 static int pq_type(enum mt_pq_type t)
 {
 	switch (t) {
-	case MT_PQ_I32:
-		return PQ_INT32;
 	case MT_PQ_DOUBLE:
 		return PQ_DOUBLE;
 	case MT_PQ_STRING:
 		return PQ_BYTE_ARRAY;
-	case MT_PQ_BOOL:
-		return PQ_BOOLEAN;
 	default:
 		return PQ_INT64;
 	}
@@ -372,7 +342,6 @@ static void flush_group(struct mt_pq *pq)
 			mt_buf_release(&hdr);
 		}
 		mt_buf_reset(&c->values);
-		c->nbools = 0;
 	}
 	pq->rows = 0;
 }
@@ -586,14 +555,4 @@ int mt_pq_close(struct mt_pq *pq, bool commit)
 	free(pq->tmp);
 	free(pq);
 	return commit ? rc : 0;
-}
-
-uint64_t mt_pq_rows(const struct mt_pq *pq)
-{
-	return pq->total_rows;
-}
-
-uint64_t mt_pq_bytes(const struct mt_pq *pq)
-{
-	return pq->off;
 }

@@ -12,10 +12,8 @@
 enum mt_pq_type {
 	MT_PQ_I64, /* INT64 */
 	MT_PQ_U64, /* INT64 with the UINT_64 logical type: addresses */
-	MT_PQ_I32, /* INT32 */
 	MT_PQ_DOUBLE, /* DOUBLE */
 	MT_PQ_STRING, /* BYTE_ARRAY, UTF8 */
-	MT_PQ_BOOL, /* BOOLEAN */
 };
 
 struct mt_pq_col {
@@ -38,16 +36,11 @@ int mt_pq_open(const char *path, bool force, const struct mt_pq_col *cols, unsig
  * error for a REQUIRED one, caught at mt_pq_end_row). */
 void mt_pq_i64(struct mt_pq *pq, unsigned col, int64_t v);
 void mt_pq_u64(struct mt_pq *pq, unsigned col, uint64_t v);
-void mt_pq_i32(struct mt_pq *pq, unsigned col, int32_t v);
 void mt_pq_double(struct mt_pq *pq, unsigned col, double v);
-void mt_pq_bool(struct mt_pq *pq, unsigned col, bool v);
 void mt_pq_str(struct mt_pq *pq, unsigned col, const char *s);
 /* Ends the row; a full row group is compressed and written. 0 or -errno. */
 int mt_pq_end_row(struct mt_pq *pq);
 /* commit: write the footer and rename the file into place; else remove it. 0 or -errno. */
 int mt_pq_close(struct mt_pq *pq, bool commit);
-/* Rows and bytes written so far. */
-uint64_t mt_pq_rows(const struct mt_pq *pq);
-uint64_t mt_pq_bytes(const struct mt_pq *pq);
 
 #endif
