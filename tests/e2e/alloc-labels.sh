@@ -68,7 +68,11 @@ import json
 r = json.load(open("p.json"))
 coll = {c["name"]: c for c in r["run"]["collectors"]}["pagewrites"]
 if coll["status"] != "active":
-    print("SKIP-ish: pagewrites", coll["status"], coll.get("reason"))
+    # a machine without userfaultfd WP or PAGEMAP_SCAN: the collector must say why, and no
+    # region may then claim a page-write basis
+    print("page-write tracking unavailable here:", coll["status"], coll.get("reason"))
+    assert coll["status"] == "unavailable" and coll.get("reason"), coll
+    assert all(g.get("write_once_basis") != "page-writes" for g in r["regions"])
     raise SystemExit(0)
 w = [g for g in r["regions"] if g["region_type"] == "weight"][0]
 print("weight:", {k: w[k] for k in ("write_once_ratio", "write_once_basis", "pages_tracked", "pages_written", "pages_rewritten", "faults_minor")})

@@ -14,8 +14,11 @@ TOY=$(dirname "$MEMTAP")/examples/toy-llm
 	fail "record failed: $(cat err.txt)"
 grep -q "^toy-llm: [0-9]* tokens" out.txt || fail "the example's output changed: $(cat out.txt)"
 "$MEMTAP" report t.mtap --format json >r.json || fail "report failed"
-check_json r.json "{c['name']: c['status'] for c in j['run']['collectors']}['pagewrites'] == 'active'" \
-	"the pagewrites collector is not active"
+python3 - r.json <<'PY' || skip "page-write tracking is unavailable on this machine (see memtap report)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+sys.exit({c["name"]: c["status"] for c in j["run"]["collectors"]}["pagewrites"] != "active")
+PY
 T_="{t['region_type']: t for t in j['metrics']['by_type']}"
 P_="{p['phase']: p for p in j['metrics']['phases']}"
 python3 - r.json <<'PY'
