@@ -1622,8 +1622,7 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 		ps.o = *o;
 	if (!ps.o.window_ns)
 		ps.o.window_ns = 100000000;
-	if (!ps.o.mrm.high_write_once && !ps.o.mrm.high_retention_p99_s &&
-	    !ps.o.mrm.medium_write_once && !ps.o.mrm.medium_retention_p50_s)
+	if (!ps.o.mrm_set)
 		ps.o.mrm = (struct mt_mrm_rule){ 0.8, 10.0, 0.5, 1.0 };
 	st->window_ns = ps.o.window_ns;
 	st->mrm_rule = ps.o.mrm;

@@ -223,7 +223,8 @@ struct mt_access_row {
 
 struct mt_access_opts {
 	uint64_t window_ns; /* 0: 100 ms */
-	struct mt_mrm_rule mrm; /* all 0: the seed's 0.8/10 s and 0.5/1 s */
+	struct mt_mrm_rule mrm; /* used when mrm_set; else the seed's 0.8/10 s and 0.5/1 s */
+	bool mrm_set;
 	const struct mt_rules *rules; /* region-type rules (--rules), or NULL */
 	struct mt_symbolizer *sym; /* for the rules' symbol regexes, or NULL */
 	void (*row)(void *ctx, const struct mt_access_row *r); /* every row, in time order */

@@ -96,6 +96,7 @@ int cmd_report(int argc, char **argv)
 			return mt_usage_error(&mt_report_spec,
 					      "--mrm wants four numbers W1,R99,W2,R50 (write-once "
 					      "ratios 0..1, retentions in seconds >= 0)");
+		ao.mrm_set = true;
 	}
 	if (o.rules) {
 		char err[512];

@@ -38,6 +38,9 @@ ok "hand-computed metrics of the synthetic trace"
 # The thresholds are the user's: retention p99 >= 31 s makes the weights medium at best.
 "$MEMTAP" report b.mtap --format json --section metrics --mrm 0.8,31,0.5,1 >r2.json || fail "--mrm failed"
 check_json r2.json "($T_)['weight']['mrm'] == 'medium_mrm'" "--mrm is not applied"
+"$MEMTAP" report b.mtap --format json --section metrics --mrm 0,0,0,0 >r0.json || fail "--mrm 0,0,0,0 failed"
+check_json r0.json "j['metrics']['mrm_rule']['high_retention_p99_s'] == 0 and ($T_)['kv_cache']['mrm'] == 'high_mrm'" \
+	"--mrm 0,0,0,0 is taken for the defaults"
 "$MEMTAP" report b.mtap --mrm 0.8,x >/dev/null 2>e.txt && fail "--mrm 0.8,x accepted"
 grep -q "four numbers" e.txt || fail "--mrm error does not say what it wants: $(cat e.txt)"
 # CSV: one row per region type, the metric names as columns.
