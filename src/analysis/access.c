@@ -363,6 +363,7 @@ struct pass {
 	struct mt_map64 ip_phase; /* pid << 47 | ip -> phase index + 1, or 1 << 63: none */
 	size_t types_cap, phases_cap, wss_cap;
 	uint64_t window; /* current working-set window + 1 (0: none yet) */
+	uint64_t phase_windows; /* phases' windows opened so far (their ids) */
 	uint64_t cur_pages;
 	struct mt_access_opts o;
 };
@@ -914,11 +915,24 @@ static void flush_window(struct pass *ps)
 
 		fold_wss(&m->cur_pages, &m->wss_peak_pages, &m->wss_sum, &m->wss_windows);
 	}
-	for (size_t i = 0; i < st->nphases; i++) {
-		struct mt_phase_stats *p = &st->phases[i];
+}
 
-		fold_wss(&p->cur_pages, &p->wss_peak_pages, &p->wss_sum, &p->wss_windows);
-	}
+/* The id of phase ph's window at time t, closing the open one if t is past it: windows
+ * follow each other from the phase's entry; after a gap of a window or more the next one
+ * starts at t. */
+static uint64_t phase_window(struct pass *ps, uint32_t ph, uint64_t t)
+{
+	struct mt_phase_stats *p = &ps->st->phases[ph];
+	uint64_t w = ps->o.window_ns;
+
+	/* events of neighbouring chunks may come a little out of order: t before the start
+	 * counts in the open window */
+	if (p->win_id && (t < p->win_start || t - p->win_start < w))
+		return p->win_id;
+	fold_wss(&p->cur_pages, &p->wss_peak_pages, &p->wss_sum, &p->wss_windows);
+	p->win_start = p->win_id && t - p->win_start < 2 * w ? p->win_start + w : t;
+	p->win_id = ++ps->phase_windows;
+	return p->win_id;
 }
 
 static void window_to(struct pass *ps, uint64_t t)
@@ -962,16 +976,17 @@ static struct mt_access_page *page_of(struct pass *ps, uint32_t pid, uint64_t ad
 	return &sl->p;
 }
 
-/* A page was touched in the current window (an access, a fault, a written epoch). */
-static void touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint32_t phase)
+/* A page was touched at t in the current window (an access, a fault, a written epoch). */
+static void touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint32_t phase,
+		  uint64_t t)
 {
 	struct mt_access_stats *st = ps->st;
 	struct mt_region_behavior *b;
+	uint64_t pw = phase_window(ps, phase, t);
 	int32_t tix;
 
 	/* The common case, a page already counted in this window (and phase): nothing to do. */
-	if (pg->last_window == ps->window && pg->last_phase_window == ps->window &&
-	    pg->last_phase == phase)
+	if (pg->last_window == ps->window && pg->last_phase_window == pw && pg->last_phase == phase)
 		return;
 	tix = type_of(ps, reg);
 	b = &st->regions[reg].b;
@@ -988,8 +1003,8 @@ static void touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint
 		if (tix >= 0)
 			st->types[tix].cur_pages++;
 	}
-	if (pg->last_phase_window != ps->window || pg->last_phase != phase) {
-		pg->last_phase_window = ps->window;
+	if (pg->last_phase_window != pw || pg->last_phase != phase) {
+		pg->last_phase_window = pw;
 		pg->last_phase = phase;
 		st->phases[phase].cur_pages++;
 	}
@@ -1206,7 +1221,7 @@ static void behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *
 			p->writes += ev->v[MT_F_ACCESS_WEIGHT];
 	}
 	if (pg)
-		touch(ps, pg, reg, phase);
+		touch(ps, pg, reg, phase, t);
 	if (ps->o.row)
 		emit_row(ps, ev, ev->v[MT_F_ACCESS_KIND] == MT_ACCESS_LOAD ? "load" : "store", addr,
 			 ev->v[MT_F_ACCESS_IP], ev->v[MT_F_ACCESS_WEIGHT], reg, tix, site, phase);
@@ -1271,7 +1286,7 @@ static void on_page_write(struct pass *ps, const struct mt_event *ev)
 		pr = proc_of(ps, pid);
 		if (pr)
 			st->phases[pr->phase].pages_written++;
-		touch(ps, pg, reg, pr ? pr->phase : 0);
+		touch(ps, pg, reg, pr ? pr->phase : 0, t);
 	}
 }
 
@@ -1290,8 +1305,10 @@ static void on_phase(struct pass *ps, const struct mt_event *ev)
 		ps->st->phases[pr->phase].ns += t - pr->phase_since;
 	pr->phase = ph;
 	pr->phase_since = t;
-	if (ph)
+	if (ph) {
 		ps->st->phases[ph].visits++;
+		phase_window(ps, ph, t); /* its windows count from its entry */
+	}
 }
 
 static bool pw_lost(struct pass *ps, uint32_t pid)
@@ -1347,6 +1364,11 @@ static void finish(struct pass *ps)
 
 	if (ps->window)
 		flush_window(ps);
+	for (size_t i = 0; i < st->nphases; i++) {
+		struct mt_phase_stats *p = &st->phases[i];
+
+		fold_wss(&p->cur_pages, &p->wss_peak_pages, &p->wss_sum, &p->wss_windows);
+	}
 	for (size_t i = 0; i < ps->nprocs; i++)
 		if (ps->procs[i].phase && st->t_end > ps->procs[i].phase_since)
 			st->phases[ps->procs[i].phase].ns += st->t_end - ps->procs[i].phase_since;
@@ -1475,7 +1497,7 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 		if (pr)
 			st->phases[pr->phase].faults++;
 		if (pg)
-			touch(ps, pg, reg, pr ? pr->phase : 0);
+			touch(ps, pg, reg, pr ? pr->phase : 0, ev->v[MT_F_TIME]);
 		if (ps->o.row)
 			emit_row(ps, ev, kind ? "fault_major" : "fault_minor",
 				 ev->v[MT_F_FAULT_ADDR], ev->v[MT_F_FAULT_IP], 1, reg,

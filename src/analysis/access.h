@@ -107,6 +107,9 @@ struct mt_phase_stats {
 	uint64_t samples, reads, writes, faults, pages_written;
 	uint64_t cur_pages, wss_peak_pages, wss_windows;
 	double wss_sum;
+	/* The phase's own working-set windows start when it is entered (a phase shorter than a
+	 * window is one window, wherever it falls): the open one's start and id (0: none). */
+	uint64_t win_start, win_id;
 };
 
 struct mt_wss_point {

@@ -79,7 +79,8 @@ print("weight:", {k: w[k] for k in ("write_once_ratio", "write_once_basis", "pag
 assert w["write_once_basis"] == "page-writes" and w["pages_tracked"] == 256
 # a page whose memset straddles a scan counts as written in two epochs: at most a couple
 assert w["pages_written"] == 256 and w["pages_rewritten"] <= 2 and w["write_once_ratio"] >= 254 / 256
-assert 400 <= w["faults_minor"] <= 512, w["faults_minor"]
+# (a page written again after a scan is write-protected again: one more fault for each)
+assert 400 <= w["faults_minor"] <= 512 + w["pages_rewritten"], w["faults_minor"]
 PY
 ok "labelled weights tracked page by page: write-once 1, one extra fault per page"
 

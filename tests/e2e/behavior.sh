@@ -64,6 +64,14 @@ grep -q '^generation,29500000000,' p.csv || fail "--by phase: generation row: $(
 grep -q '^[0-9]*,activation,act0,16384,1,0,30,0,page-writes,' g.csv || fail "--by region: act0 row: $(grep act0 g.csv)"
 ok "--by phase, --by region"
 
+# A phase's working-set windows are its own (tests/data/phase-window.txt): a 90 ms phase
+# across the run's 100 ms window boundary is one window of 10 pages, not 5 + 5.
+"$TOOL" gen-text "$SRC/tests/data/phase-window.txt" pw.mtap || fail "gen-text (phase windows) failed"
+"$MEMTAP" report pw.mtap --format json --section metrics >pw.json || fail "report (phase windows) failed"
+check_json pw.json "($P_)['load']['wss_peak_pages'] == 10 and ($P_)['decode']['wss_peak_pages'] == 3 and ($P_)['decode']['wss_mean_pages'] == 2 and j['metrics']['working_set']['peak_pages'] == 5" \
+	"phase working sets do not follow the phases' own windows"
+ok "phase windows"
+
 # Reuse distance: 4 rounds over 4096 distinct lines of one labelled buffer: every reuse has
 # 4095 other lines in between; SHARDS follows about 1/16 of them and scales back.
 python3 - >rd.txt <<'PY'
