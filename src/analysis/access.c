@@ -203,11 +203,15 @@ struct proc {
 
 /*
  * The exact-address table of inter-access intervals: open addressing over 16-byte slots (key
- * and value in one cache line), at most half full; it doubles up to IAI_MAX_SLOTS (128 MiB,
- * 4 Mi addresses), and when that is full it starts afresh (counted as a reset). Key: pid << 47
- * | address (0: empty); value: (t - t0) << 12 | type index.
+ * and value in one cache line), at most half full; it doubles up to IAI_MAX_SLOTS (32 MiB,
+ * 1 Mi addresses). Key: pid << 47 | address (0: empty); value: (t - t0) << 12 | type index.
+ * When it is full, it follows half as many addresses from then on (SHARDS-style spatial
+ * sampling, Waldspurger et al., FAST '15): an address is followed while the top k bits of its
+ * hash are 0; the others are dropped, and each interval found later stands for 2^k. The sets
+ * are nested, so an address followed now was followed all along. Until the table fills
+ * (k = 0) every address is followed and the intervals are exact.
  */
-#define IAI_MAX_SLOTS (1u << 23)
+#define IAI_MAX_SLOTS (1u << 21)
 #define PIPE 64 /* events in flight in the pass (prefetch distance) */
 
 /*
@@ -235,6 +239,7 @@ struct iai_slot {
 struct iai_table {
 	struct iai_slot *v;
 	size_t cap, len;
+	unsigned k; /* followed: addresses whose hash has its top k bits 0 */
 };
 
 static void iai_free(struct iai_table *t)
@@ -259,42 +264,64 @@ static int iai_alloc(struct iai_table *t, size_t cap)
 	return 0;
 }
 
-static struct iai_slot *iai_find(const struct iai_table *t, uint64_t key)
+static struct iai_slot *iai_find(const struct iai_table *t, uint64_t key, uint64_t h)
 {
-	size_t mask = t->cap - 1, i = mt_hash_u64(key) & mask;
+	size_t mask = t->cap - 1, i = h & mask;
 
 	while (t->v[i].key != key && t->v[i].key)
 		i = (i + 1) & mask;
 	return &t->v[i];
 }
 
-/* The slot of key, made (key set, val 0) when absent; NULL when out of memory. */
-static struct iai_slot *iai_get(struct iai_table *t, uint64_t key, bool *fresh, uint64_t *resets)
+static inline bool iai_followed(const struct iai_table *t, uint64_t h)
+{
+	return !t->k || h >> (64 - t->k) == 0;
+}
+
+static uint64_t iai_key(uint32_t pid, uint64_t addr)
+{
+	return (uint64_t)(pid & 0x1ffff) << 47 | (addr & ((1ull << 47) - 1));
+}
+
+/* Into n, the slots of t still followed. */
+static void iai_move(struct iai_table *n, const struct iai_table *t)
+{
+	for (size_t i = 0; i < t->cap; i++) {
+		uint64_t h;
+
+		if (!t->v[i].key)
+			continue;
+		h = mt_hash_u64(t->v[i].key);
+		if (!iai_followed(n, h))
+			continue;
+		*iai_find(n, t->v[i].key, h) = t->v[i];
+		n->len++;
+	}
+}
+
+/* The slot of key (hash h), made (key set, val 0) when absent; NULL when the address is not
+ * followed or memory is short. */
+static struct iai_slot *iai_get(struct iai_table *t, uint64_t key, uint64_t h, bool *fresh)
 {
 	struct iai_slot *s;
 
 	if (!t->v && iai_alloc(t, 1u << 16) < 0)
 		return NULL;
-	if ((t->len + 1) * 2 > t->cap) {
-		if (t->cap < IAI_MAX_SLOTS) {
-			struct iai_table n;
+	if (!iai_followed(t, h))
+		return NULL;
+	while ((t->len + 1) * 2 > t->cap) {
+		struct iai_table n = { 0 };
 
-			if (iai_alloc(&n, t->cap * 2) < 0)
-				return NULL;
-			for (size_t i = 0; i < t->cap; i++)
-				if (t->v[i].key) {
-					*iai_find(&n, t->v[i].key) = t->v[i];
-					n.len++;
-				}
-			iai_free(t);
-			*t = n;
-		} else {
-			memset(t->v, 0, t->cap * sizeof(*t->v));
-			t->len = 0;
-			(*resets)++;
-		}
+		if (iai_alloc(&n, t->cap < IAI_MAX_SLOTS ? t->cap * 2 : t->cap) < 0)
+			return NULL;
+		n.k = t->k + (t->cap >= IAI_MAX_SLOTS); /* full: follow half as many */
+		iai_move(&n, t);
+		iai_free(t);
+		*t = n;
+		if (!iai_followed(t, h))
+			return NULL;
 	}
-	s = iai_find(t, key);
+	s = iai_find(t, key, h);
 	*fresh = !s->key;
 	if (*fresh) {
 		s->key = key;
@@ -1013,18 +1040,18 @@ static void touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint
 static void iai(struct pass *ps, uint32_t pid, uint64_t addr, uint64_t t, int32_t tix)
 {
 	struct mt_access_stats *st = ps->st;
-	uint64_t key = (uint64_t)(pid & 0x1ffff) << 47 | (addr & ((1ull << 47) - 1));
+	uint64_t key = iai_key(pid, addr), h = mt_hash_u64(key);
 	uint64_t rel = t - st->t0;
 	struct iai_slot *s;
 	bool fresh;
 
 	if (tix < 0 || tix > 0xfff || !key)
 		return;
-	s = iai_get(&ps->iai, key, &fresh, &st->iai_resets);
+	s = iai_get(&ps->iai, key, h, &fresh);
 	if (!s)
 		return;
 	if (!fresh && (s->val & 0xfff) == (uint64_t)tix && rel > s->val >> 12)
-		mt_qs_add(&st->types[tix].iai, rel - (s->val >> 12));
+		mt_qs_add_w(&st->types[tix].iai, rel - (s->val >> 12), 1ull << ps->iai.k);
 	s->val = rel << 12 | (uint64_t)tix;
 }
 
@@ -1364,6 +1391,7 @@ static void finish(struct pass *ps)
 
 	if (ps->window)
 		flush_window(ps);
+	st->iai_rate_shift = ps->iai.k;
 	for (size_t i = 0; i < st->nphases; i++) {
 		struct mt_phase_stats *p = &st->phases[i];
 
@@ -1629,13 +1657,35 @@ static void dispatch(struct pass *ps, const struct mt_event *ev)
 	}
 }
 
+/* Starts fetching the table slots an access will use. Inlined by force: gcc finds a function
+ * that only prefetches free of side effects and drops its calls. */
+static inline __attribute__((always_inline)) void prefetch_slots(const struct pass *ps,
+								 const struct mt_event *e)
+{
+	uint64_t pid = e->v[MT_F_PID], addr = e->v[MT_F_ACCESS_ADDR];
+
+	uint64_t h = mt_hash_u64(iai_key((uint32_t)pid, addr));
+
+	if (e->type != MT_EV_ACCESS || !ps->iai.v)
+		return;
+	if (iai_followed(&ps->iai, h))
+		__builtin_prefetch(&ps->iai.v[h & (ps->iai.cap - 1)]);
+	if (ps->pages.cap) { /* the page's slot: key and counters */
+		const struct page_slot *sl =
+			&ps->pages.v[mt_hash_u64(page_key((uint32_t)pid, addr)) &
+				     (ps->pages.cap - 1)];
+
+		__builtin_prefetch(sl);
+		__builtin_prefetch((const char *)sl + 64);
+	}
+}
+
 int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 		      struct mt_access_stats *st)
 {
 	struct mt_cursor_opts co = { 0 };
 	struct mt_cursor *c;
-	struct mt_event *ring = NULL;
-	size_t head = 0, queued = 0;
+	const struct mt_event *evs;
 	struct pass ps = { .r = r, .st = st, .pool.seed = 2463534242u, .last_pid = UINT32_MAX };
 	int rc;
 
@@ -1663,38 +1713,21 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	mt_map64_init(&ps.fault_proc_ix);
 	mt_map64_init(&ps.rd.last);
 	mt_map64_init(&ps.ip_phase);
-	ring = malloc(PIPE * sizeof(*ring));
-	rc = ring ? mt_cursor_new(r, &co, &c) : -ENOMEM;
+	co.ahead = true; /* decoding and merging overlap the analysis */
+	rc = mt_cursor_new(r, &co, &c);
 	if (rc < 0)
 		goto out;
-	/* Events go through a short queue so that each access's slots in the exact-address and
-	 * page tables are fetched from memory while the events before it are handled. */
-	while ((rc = mt_cursor_next(c, &ring[(head + queued) % PIPE])) == 1) {
-		const struct mt_event *e = &ring[(head + queued) % PIPE];
+	/* Each access's slots in the exact-address and page tables are fetched from memory
+	 * PIPE events before it is handled. */
+	while ((rc = mt_cursor_next_batch(c, &evs)) > 0) {
+		int n = rc;
 
-		if (e->type == MT_EV_ACCESS && ps.iai.v) {
-			uint64_t pid = e->v[MT_F_PID], addr = e->v[MT_F_ACCESS_ADDR];
-
-			__builtin_prefetch(&ps.iai.v[mt_hash_u64((pid & 0x1ffff) << 47 |
-								 (addr & ((1ull << 47) - 1))) &
-						     (ps.iai.cap - 1)]);
-			if (ps.pages.cap) { /* the page's slot: key and counters */
-				const struct page_slot *sl =
-					&ps.pages.v[mt_hash_u64(page_key((uint32_t)pid, addr)) &
-						    (ps.pages.cap - 1)];
-
-				__builtin_prefetch(sl);
-				__builtin_prefetch((const char *)sl + 64);
-			}
-		}
-		if (++queued == PIPE) {
-			dispatch(&ps, &ring[head]);
-			head = (head + 1) % PIPE;
-			queued--;
+		for (int i = 0; i < n; i++) {
+			if (i + PIPE < n)
+				prefetch_slots(&ps, &evs[i + PIPE]);
+			dispatch(&ps, &evs[i]);
 		}
 	}
-	for (; rc == 0 && queued; queued--, head = (head + 1) % PIPE)
-		dispatch(&ps, &ring[head]);
 	mt_cursor_free(c);
 	rc = rc < 0 ? rc : 0;
 	if (rc == 0)
@@ -1711,7 +1744,6 @@ out:
 	free(ps.rd.mark);
 	mt_map64_release(&ps.rd.last);
 	mt_map64_release(&ps.ip_phase);
-	free(ring);
 	if (rc < 0)
 		mt_access_release(st);
 	return rc;

@@ -200,7 +200,7 @@ struct mt_access_stats {
 	uint64_t wss_peak_pages;
 	uint64_t page_write_events, page_write_pages, page_writes_unattributed;
 	uint64_t page_writes_incomplete; /* tracked regions of processes with an unseen epoch */
-	uint64_t iai_resets; /* the exact-address table filled up and started afresh */
+	unsigned iai_rate_shift; /* IAI followed 1 address in 2^this (0: every address) */
 	uint64_t rule_regions; /* regions whose type a --rules rule gave */
 	uint64_t reuse_resets; /* the sampled lines' table filled up and started afresh */
 	bool page_writes_present;

@@ -41,11 +41,25 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* From the exact values to the histogram. */
+static int to_hist(struct mt_qs *q)
+{
+	q->hist = calloc(NBUCKETS, sizeof(*q->hist));
+	if (!q->hist)
+		return -ENOMEM;
+	for (uint32_t i = 0; i < q->nv; i++)
+		q->hist[bucket(q->v[i])]++;
+	free(q->v);
+	q->v = NULL;
+	q->nv = q->cap = 0;
+	return 0;
+}
+
 int mt_qs_add(struct mt_qs *q, uint64_t x)
 {
-	q->n++;
-	q->sum += (double)x;
 	if (q->hist) {
+		q->n++;
+		q->sum += (double)x;
 		q->hist[bucket(x)]++;
 		return 0;
 	}
@@ -54,30 +68,29 @@ int mt_qs_add(struct mt_qs *q, uint64_t x)
 			uint32_t cap = q->cap ? q->cap * 2 : 16;
 			uint64_t *v = realloc(q->v, cap * sizeof(*v));
 
-			if (!v) {
-				q->n--;
-				q->sum -= (double)x;
+			if (!v)
 				return -ENOMEM;
-			}
 			q->v = v;
 			q->cap = cap;
 		}
 		q->v[q->nv++] = x;
 		q->sorted = false;
+		q->n++;
+		q->sum += (double)x;
 		return 0;
 	}
-	q->hist = calloc(NBUCKETS, sizeof(*q->hist));
-	if (!q->hist) {
-		q->n--;
-		q->sum -= (double)x;
+	return mt_qs_add_w(q, x, 1);
+}
+
+int mt_qs_add_w(struct mt_qs *q, uint64_t x, uint64_t w)
+{
+	if (w == 1 && !q->hist && q->nv < MT_QS_EXACT)
+		return mt_qs_add(q, x);
+	if (!q->hist && to_hist(q) < 0)
 		return -ENOMEM;
-	}
-	for (uint32_t i = 0; i < q->nv; i++)
-		q->hist[bucket(q->v[i])]++;
-	free(q->v);
-	q->v = NULL;
-	q->nv = q->cap = 0;
-	q->hist[bucket(x)]++;
+	q->n += w;
+	q->sum += (double)x * (double)w;
+	q->hist[bucket(x)] += w;
 	return 0;
 }
 

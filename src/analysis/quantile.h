@@ -14,11 +14,13 @@ struct mt_qs {
 	double sum;
 	uint64_t *v; /* the values while n <= MT_QS_EXACT */
 	uint32_t nv, cap;
-	uint32_t *hist; /* after that */
+	uint64_t *hist; /* after that (or from the first weighted value) */
 	bool sorted;
 };
 
 int mt_qs_add(struct mt_qs *q, uint64_t x);
+/* x standing for w values (a sample at rate 1/w); w > 1 turns the set into the histogram. */
+int mt_qs_add_w(struct mt_qs *q, uint64_t x, uint64_t w);
 /* pandas' Series.quantile (linear interpolation) while exact; the bucket's midpoint after.
  * 0 for an empty set. */
 double mt_qs_quantile(struct mt_qs *q, double p);

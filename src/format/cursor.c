@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* Time-ordered iteration: a k-way merge over the event blocks whose time ranges overlap. */
 #include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +24,21 @@ struct open_block {
 	uint32_t stream;
 };
 
+/*
+ * Events are handed out in batches. With opts.ahead a second thread decodes and merges into
+ * a ring of NBATCH batches while the caller works on the previous ones; the decoded blocks
+ * are larger than the caches, so reading their columns is what the merge waits on, and the
+ * caller then reads the events from a batch just written, still in a nearby cache.
+ */
+#define BATCH 512
+#define NBATCH 16
+
+struct batch {
+	uint32_t n;
+	int rc; /* after the events: 0 more to come, 1 the end, < 0 an error */
+	struct mt_event ev[BATCH];
+};
+
 struct mt_cursor {
 	struct mt_reader *r;
 	struct mt_cursor_opts o;
@@ -32,7 +49,114 @@ struct mt_cursor {
 	size_t nheap;
 	struct open_block **spare;
 	size_t nspare;
+
+	struct batch *batches; /* one, or NBATCH with the thread */
+	struct batch *cur; /* being consumed; NULL: none yet */
+	uint32_t pos; /* next event of cur */
+	bool done; /* cur was the last */
+	int err; /* after the last: 0 or -errno */
+	bool threaded;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	atomic_uint filled; /* batches ready for the caller */
+	unsigned head; /* the caller's next batch; the thread fills (head + filled) % NBATCH */
+	atomic_bool stop; /* the caller is done: the thread ends */
+	atomic_uint sleepers; /* threads waiting on cond */
 };
+
+/*
+ * Both sides spin a little before they sleep: a wake-up costs each side a trip through the
+ * scheduler (in a VM, an interrupt to another CPU through the hypervisor), more than a
+ * batch's worth of waiting when both keep up. The sleeper counts itself in sleepers under
+ * the lock before it checks again, and the other side changes the state before it reads
+ * sleepers (all sequentially consistent), so no wake-up is missed.
+ */
+#define SPINS 20000
+
+static bool can_fill(struct mt_cursor *c)
+{
+	return atomic_load(&c->filled) < NBATCH || atomic_load(&c->stop);
+}
+
+static bool can_take(struct mt_cursor *c)
+{
+	return atomic_load(&c->filled) > 0;
+}
+
+static void wait_until(struct mt_cursor *c, bool (*ready)(struct mt_cursor *))
+{
+	for (unsigned i = 0; i < SPINS; i++) {
+		if (ready(c))
+			return;
+		__builtin_ia32_pause();
+	}
+	pthread_mutex_lock(&c->lock);
+	atomic_fetch_add(&c->sleepers, 1);
+	while (!ready(c))
+		pthread_cond_wait(&c->cond, &c->lock);
+	atomic_fetch_sub(&c->sleepers, 1);
+	pthread_mutex_unlock(&c->lock);
+}
+
+static void wake(struct mt_cursor *c)
+{
+	if (atomic_load(&c->sleepers)) {
+		pthread_mutex_lock(&c->lock);
+		pthread_cond_broadcast(&c->cond);
+		pthread_mutex_unlock(&c->lock);
+	}
+}
+
+static int merge_next(struct mt_cursor *c, struct mt_event *ev);
+
+#define PREFETCH 16 /* events */
+
+static inline __attribute__((always_inline)) void prefetch_event(struct mt_event *e)
+{
+	__builtin_prefetch(e, 1);
+	__builtin_prefetch((char *)e + 64, 1);
+	__builtin_prefetch((char *)e + 128, 1);
+}
+
+/* Fills a batch from the merge. */
+static void fill(struct mt_cursor *c, struct batch *b)
+{
+	int rc = 1;
+
+	b->n = 0;
+	/* The batch's lines were last in the caller's cache: ask for them ahead (for writing),
+	 * or each event's stores wait for a transfer between the cores. */
+	for (unsigned i = 0; i < PREFETCH && i < BATCH; i++)
+		prefetch_event(&b->ev[i]);
+	while (b->n < BATCH && (rc = merge_next(c, &b->ev[b->n])) == 1) {
+		if (b->n + PREFETCH < BATCH)
+			prefetch_event(&b->ev[b->n + PREFETCH]);
+		b->n++;
+	}
+	b->rc = rc == 1 ? 0 : rc == 0 ? 1 : rc;
+}
+
+static void *ahead(void *arg)
+{
+	struct mt_cursor *c = arg;
+	unsigned tail = 0;
+
+	for (;;) {
+		struct batch *b;
+
+		wait_until(c, can_fill);
+		if (atomic_load(&c->stop))
+			return NULL;
+		b = &c->batches[tail];
+		fill(c, b);
+		tail = (tail + 1) % NBATCH;
+		atomic_fetch_add(&c->filled, 1);
+		wake(c);
+		if (b->rc)
+			return NULL;
+	}
+}
 
 static int chunk_selected(const struct mt_cursor *c, const struct mt_chunk_ref *ch)
 {
@@ -74,6 +198,21 @@ int mt_cursor_new(struct mt_reader *r, const struct mt_cursor_opts *opts, struct
 		if (chunk_selected(c, &r->chunks[i]))
 			c->order[c->norder++] = i;
 	qsort_r(c->order, c->norder, sizeof(*c->order), cmp_order, r->chunks);
+	c->threaded = c->o.ahead && c->norder > 1;
+	c->batches = malloc((c->threaded ? NBATCH : 1) * sizeof(*c->batches));
+	if (!c->batches) {
+		mt_cursor_free(c);
+		return -ENOMEM;
+	}
+	if (c->threaded) {
+		pthread_mutex_init(&c->lock, NULL);
+		pthread_cond_init(&c->cond, NULL);
+		if (pthread_create(&c->thread, NULL, ahead, c) != 0) {
+			pthread_mutex_destroy(&c->lock);
+			pthread_cond_destroy(&c->cond);
+			c->threaded = false; /* the same events, one thread */
+		}
+	}
 	*ret = c;
 	return 0;
 }
@@ -82,6 +221,14 @@ void mt_cursor_free(struct mt_cursor *c)
 {
 	if (!c)
 		return;
+	if (c->threaded) {
+		atomic_store(&c->stop, true);
+		wake(c);
+		pthread_join(c->thread, NULL);
+		pthread_mutex_destroy(&c->lock);
+		pthread_cond_destroy(&c->cond);
+	}
+	free(c->batches);
 	for (size_t i = 0; c->heap && i < c->nheap; i++) {
 		mt_block_release(&c->heap[i]->b);
 		free(c->heap[i]);
@@ -167,7 +314,7 @@ static int open_next(struct mt_cursor *c)
 	return 0;
 }
 
-int mt_cursor_next(struct mt_cursor *c, struct mt_event *ev)
+static int merge_next(struct mt_cursor *c, struct mt_event *ev)
 {
 	for (;;) {
 		struct open_block *top;
@@ -206,4 +353,53 @@ int mt_cursor_next(struct mt_cursor *c, struct mt_event *ev)
 		if (rc)
 			return 1;
 	}
+}
+
+int mt_cursor_next_batch(struct mt_cursor *c, const struct mt_event **evs)
+{
+	struct batch *b;
+
+	if (c->done)
+		return c->err;
+	if (!c->threaded) {
+		b = c->batches;
+		fill(c, b);
+	} else {
+		if (c->cur) { /* hand the last one back */
+			c->head = (c->head + 1) % NBATCH;
+			atomic_fetch_sub(&c->filled, 1);
+			wake(c);
+		}
+		wait_until(c, can_take);
+		b = &c->batches[c->head];
+	}
+	c->cur = b;
+	c->pos = b->n;
+	if (b->rc) {
+		c->done = true;
+		c->err = b->rc < 0 ? b->rc : 0;
+		if (!b->n)
+			return c->err;
+	}
+	*evs = b->ev;
+	return (int)b->n;
+}
+
+int mt_cursor_next(struct mt_cursor *c, struct mt_event *ev)
+{
+	const struct mt_event *src, *evs;
+	int n;
+
+	while (!c->cur || c->pos == c->cur->n) {
+		n = mt_cursor_next_batch(c, &evs);
+		if (n <= 0)
+			return n;
+		c->pos = 0;
+	}
+	src = &c->cur->ev[c->pos++];
+	ev->type = src->type;
+	ev->stream = src->stream;
+	ev->desc = src->desc;
+	memcpy(ev->v, src->v, (src->desc ? src->desc->nfields : MT_MAX_FIELDS) * sizeof(ev->v[0]));
+	return 1;
 }

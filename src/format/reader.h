@@ -109,12 +109,20 @@ struct mt_cursor_opts {
 	uint64_t type_mask; /* bit t selects type t; 0 selects all */
 	bool by_pid;
 	uint32_t pid;
+	/* decode and merge in a second thread while the caller handles earlier events; the
+	 * caller must then not decode chunks of the same reader itself until the cursor is
+	 * freed (strings, stacks and metadata are safe) */
+	bool ahead;
 };
 
 int mt_cursor_new(struct mt_reader *r, const struct mt_cursor_opts *opts, struct mt_cursor **ret);
 /* 1 and *ev filled, 0 at the end, or -errno on an I/O error. Corrupt chunks are skipped
  * and counted in the reader's integrity. */
 int mt_cursor_next(struct mt_cursor *c, struct mt_event *ev);
+/* The next events in order, without a copy: n > 0 and *evs valid until the next call (of
+ * either kind), 0 at the end, or -errno. An event has v[] up to desc->nfields. Mixing with
+ * mt_cursor_next skips what remains of the batch. */
+int mt_cursor_next_batch(struct mt_cursor *c, const struct mt_event **evs);
 void mt_cursor_free(struct mt_cursor *c);
 
 /*

@@ -512,3 +512,58 @@ TEST(quantile_store)
 	ASSERT_TRUE(mt_qs_mean(&q) == 50000500.0);
 	mt_qs_release(&q);
 }
+
+/* A value standing for w values: the histogram weighs it so. */
+TEST(quantile_weights)
+{
+	struct mt_qs q = { 0 };
+
+	ASSERT_EQ(mt_qs_add(&q, 10), 0);
+	ASSERT_EQ(mt_qs_add_w(&q, 20, 3), 0);
+	ASSERT_TRUE(!mt_qs_exact(&q));
+	ASSERT_EQ(q.n, 4);
+	ASSERT_TRUE(mt_qs_mean(&q) == 17.5);
+	ASSERT_TRUE(mt_qs_quantile(&q, 0.0) == 10.0);
+	ASSERT_TRUE(mt_qs_quantile(&q, 0.5) == 20.0);
+	mt_qs_release(&q);
+}
+
+/*
+ * Inter-access intervals past the exact-address table's capacity: 1.5 M distinct addresses,
+ * each read twice 15 ms apart. The table follows every address up to 1 Mi of them, then half
+ * (SHARDS-style): the intervals are all 15 ms, and their weighted count estimates 1.5 M.
+ */
+TEST(iai_spatial_sampling)
+{
+	const uint64_t n = 1500000, base = 0x100000000ull;
+	int fd = memfd_create("trace", MFD_CLOEXEC);
+	struct mt_access_stats st;
+	struct mt_writer *w;
+	struct mt_reader *r;
+	const struct mt_type_metrics *m = NULL;
+
+	if (fd < 0 || mt_writer_open_fd(fd, NULL, &w) < 0)
+		abort();
+	put_task(w, MT_EV_TASK_NEW, 5, 100, 1);
+	put_mmap(w, 6, 100, base, 1ull << 30, "", PROT_READ | PROT_WRITE);
+	for (uint64_t j = 0; j < 2 * n; j++)
+		put_access(w, 10 + j * 10, 100, MT_ACCESS_LOAD, base + (j % n) * 8, 0, 0);
+	if (mt_writer_finish(w, NULL) < 0)
+		abort();
+	mt_writer_free(w);
+	if (mt_reader_open_fd(fd, &r) < 0)
+		abort();
+	ASSERT_EQ(mt_access_analyze(r, NULL, &st), 0);
+	ASSERT_EQ(st.iai_rate_shift, 1);
+	for (size_t i = 0; i < st.ntypes; i++)
+		if (!strcmp(st.types[i].name, "anon"))
+			m = &st.types[i];
+	ASSERT_TRUE(m != NULL);
+	ASSERT_TRUE(!mt_qs_exact(&m->iai));
+	ASSERT_TRUE(m->iai.n > n * 97 / 100 && m->iai.n < n * 103 / 100);
+	ASSERT_TRUE(m->iai_ns[0] > 15e6 * (1 - 1.0 / 128) && m->iai_ns[0] < 15e6 * (1 + 1.0 / 128));
+	ASSERT_TRUE(m->iai_ns[2] > 15e6 * (1 - 1.0 / 128) && m->iai_ns[2] < 15e6 * (1 + 1.0 / 128));
+	mt_access_release(&st);
+	mt_reader_free(r);
+	close(fd);
+}

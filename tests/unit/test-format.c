@@ -656,3 +656,148 @@ TEST(stack_table_round_trip)
 	close(fd);
 	free(p);
 }
+
+/* A trace of n events from three interleaved producers (types mmap and task_exit, two pids),
+ * in blocks of 700: the merge has several blocks open at once. */
+static uint8_t *make_big_trace(size_t *len, int nev, int corrupt_chunk)
+{
+	struct mt_writer_opts o = { .run_id = fixed_id, .block_events = 700 };
+	struct mt_writer *w;
+	uint8_t *p;
+	int fd = memfd(NULL, 0);
+
+	if (mt_writer_open_fd(fd, &o, &w) < 0)
+		abort();
+	for (int i = 0; i < nev; i++) {
+		uint64_t t = 1000 + (uint64_t)i * 10 + (uint64_t)(i % 7);
+
+		if (i % 3 == 0) {
+			uint64_t row[_MT_F_MMAP_MAX] = { t, 100, 100, 0x400000 + (uint64_t)i * 4096,
+							 4096 };
+			if (mt_writer_event(w, MT_EV_MMAP, row) < 0)
+				abort();
+		} else {
+			uint64_t row[_MT_F_EXIT_MAX] = { t, 100 + (uint64_t)(i % 3), (uint64_t)i,
+							 MT_TASK_THREAD };
+			if (mt_writer_event(w, MT_EV_TASK_EXIT, row) < 0)
+				abort();
+		}
+	}
+	if (mt_writer_finish(w, NULL) < 0)
+		abort();
+	mt_writer_free(w);
+	p = slurp(fd, len);
+	close(fd);
+	if (corrupt_chunk) { /* flip a payload bit of that EVENTS chunk */
+		uint64_t off = MT_FILE_HEADER_SIZE;
+		int seen = 0;
+
+		for (;;) {
+			struct mt_chunk_hdr h;
+
+			if (mt_chunk_hdr_unpack(p + off, &h) < 0)
+				abort();
+			if (h.type == MT_CHUNK_EVENTS && ++seen == corrupt_chunk) {
+				p[off + MT_CHUNK_HEADER_SIZE + h.payload_size / 2] ^= 0x10;
+				break;
+			}
+			off += MT_CHUNK_HEADER_SIZE + h.payload_size;
+		}
+	}
+	return p;
+}
+
+/* Events (time, type, pid, tid) of the whole trace through a cursor with opts o, by single
+ * events (batch false) or by batches. */
+static uint64_t *collect(struct mt_reader *r, const struct mt_cursor_opts *o, bool batch,
+			 size_t *n)
+{
+	struct mt_cursor *c;
+	struct mt_event ev;
+	const struct mt_event *evs;
+	uint64_t *out = NULL;
+	size_t cap = 0;
+	int rc;
+
+	*n = 0;
+	if (mt_cursor_new(r, o, &c) < 0)
+		abort();
+	for (;;) {
+		int k = 1;
+
+		if (batch) {
+			rc = k = mt_cursor_next_batch(c, &evs);
+		} else {
+			rc = mt_cursor_next(c, &ev);
+			evs = &ev;
+		}
+		if (rc <= 0)
+			break;
+		for (int i = 0; i < k; i++) {
+			if (*n + 4 > cap) {
+				cap = cap ? cap * 2 : 4096;
+				out = realloc(out, cap * sizeof(*out));
+				if (!out)
+					abort();
+			}
+			out[(*n)++] = evs[i].v[MT_F_TIME];
+			out[(*n)++] = evs[i].type;
+			out[(*n)++] = evs[i].v[MT_F_PID];
+			out[(*n)++] = evs[i].v[MT_F_TID];
+		}
+	}
+	if (rc < 0)
+		abort();
+	mt_cursor_free(c);
+	return out;
+}
+
+/* The decode-ahead thread changes nothing: the same events in the same order, by single events
+ * and by batches, with a corrupt chunk skipped the same way; a cursor freed early (its thread
+ * waiting on a full ring) ends cleanly. */
+TEST(cursor_ahead_is_the_same_stream)
+{
+	for (int corrupt = 0; corrupt <= 3; corrupt += 3) {
+		size_t len, n0, n1, n2;
+		uint8_t *p = make_big_trace(&len, 30000, corrupt);
+		struct mt_reader *r;
+		struct mt_cursor_opts plain = { 0 }, ahead = { .ahead = true };
+		struct mt_cursor_opts ahead_pid = { .ahead = true, .by_pid = true, .pid = 101 };
+		int fd = open_bytes(p, len, &r);
+		uint64_t *a, *b, *c, *d;
+		struct mt_cursor *cur;
+		struct mt_event ev;
+
+		ASSERT_TRUE(fd >= 0);
+		a = collect(r, &plain, false, &n0);
+		b = collect(r, &ahead, false, &n1);
+		c = collect(r, &ahead, true, &n2);
+		ASSERT_EQ(n0 / 4, corrupt ? 30000 - 700 : 30000);
+		ASSERT_EQ(n1, n0);
+		ASSERT_EQ(n2, n0);
+		ASSERT_TRUE(!memcmp(a, b, n0 * sizeof(*a)));
+		ASSERT_TRUE(!memcmp(a, c, n0 * sizeof(*a)));
+		for (size_t i = 4; i < n0; i += 4)
+			ASSERT_TRUE(a[i] >= a[i - 4]);
+		d = collect(r, &ahead_pid, true, &n2);
+		n1 = 0; /* the plain stream's events of pid 101, in order */
+		for (size_t i = 0; i < n0; i += 4)
+			if (a[i + 2] == 101) {
+				ASSERT_TRUE(n1 < n2 && !memcmp(&a[i], &d[n1], 4 * sizeof(*a)));
+				n1 += 4;
+			}
+		ASSERT_EQ(n1, n2);
+		ASSERT_TRUE(n2 / 4 > 9000);
+		free(a);
+		free(b);
+		free(c);
+		free(d);
+		ASSERT_EQ(mt_cursor_new(r, &ahead, &cur), 0);
+		ASSERT_EQ(mt_cursor_next(cur, &ev), 1);
+		usleep(20000); /* the thread fills the ring and waits */
+		mt_cursor_free(cur);
+		mt_reader_free(r);
+		close(fd);
+		free(p);
+	}
+}
