@@ -544,8 +544,7 @@ static void end_streams(struct pass *p, uint32_t pid)
 int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 {
 	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_EXIT |
-						  1ull << MT_EV_TASK_EXEC |
-						  1ull << MT_EV_TASK_NEW,
+						  1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_TASK_NEW,
 				     .ahead = true };
 	struct mt_cursor *c = NULL;
 	struct mt_event ev;

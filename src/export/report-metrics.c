@@ -219,9 +219,10 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_end_object(j);
 	mt_json_key(j, "iai");
 	mt_json_begin_object(j);
-	mt_json_kv_str(j, "method", st->iai_rate_shift
-					    ? "SHARDS spatial sampling of the sampled accesses' addresses"
-					    : "every sampled address");
+	mt_json_kv_str(j, "method",
+		       st->iai_rate_shift
+			       ? "SHARDS spatial sampling of the sampled accesses' addresses"
+			       : "every sampled address");
 	mt_json_kv_u64(j, "rate_inverse", 1ull << st->iai_rate_shift);
 	mt_json_kv_u64(j, "max_addresses", 1u << 20);
 	mt_json_end_object(j);

@@ -709,8 +709,7 @@ static uint8_t *make_big_trace(size_t *len, int nev, int corrupt_chunk)
 
 /* Events (time, type, pid, tid) of the whole trace through a cursor with opts o, by single
  * events (batch false) or by batches. */
-static uint64_t *collect(struct mt_reader *r, const struct mt_cursor_opts *o, bool batch,
-			 size_t *n)
+static uint64_t *collect(struct mt_reader *r, const struct mt_cursor_opts *o, bool batch, size_t *n)
 {
 	struct mt_cursor *c;
 	struct mt_event ev;
