@@ -1722,7 +1722,15 @@ int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 	while ((rc = mt_cursor_next_batch(c, &evs)) > 0) {
 		int n = rc;
 
+		/* The batch was just written by the other core: its events are fetched ahead of
+		 * the table slots, which need their addresses. */
+		for (int i = 0; i < n && i < 2 * PIPE; i++)
+			__builtin_prefetch(&evs[i]);
 		for (int i = 0; i < n; i++) {
+			if (i + 2 * PIPE < n) {
+				__builtin_prefetch(&evs[i + 2 * PIPE]);
+				__builtin_prefetch((const char *)&evs[i + 2 * PIPE] + 64);
+			}
 			if (i + PIPE < n)
 				prefetch_slots(&ps, &evs[i + PIPE]);
 			dispatch(&ps, &evs[i]);

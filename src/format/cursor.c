@@ -109,15 +109,7 @@ static void wake(struct mt_cursor *c)
 }
 
 static int merge_next(struct mt_cursor *c, struct mt_event *ev);
-
-#define PREFETCH 16 /* events */
-
-static inline __attribute__((always_inline)) void prefetch_event(struct mt_event *e)
-{
-	__builtin_prefetch(e, 1);
-	__builtin_prefetch((char *)e + 64, 1);
-	__builtin_prefetch((char *)e + 128, 1);
-}
+static int copy_run(struct mt_cursor *c, struct batch *b);
 
 /* Fills a batch from the merge. */
 static void fill(struct mt_cursor *c, struct batch *b)
@@ -125,13 +117,16 @@ static void fill(struct mt_cursor *c, struct batch *b)
 	int rc = 1;
 
 	b->n = 0;
-	/* The batch's lines were last in the caller's cache: ask for them ahead (for writing),
-	 * or each event's stores wait for a transfer between the cores. */
-	for (unsigned i = 0; i < PREFETCH && i < BATCH; i++)
-		prefetch_event(&b->ev[i]);
-	while (b->n < BATCH && (rc = merge_next(c, &b->ev[b->n])) == 1) {
-		if (b->n + PREFETCH < BATCH)
-			prefetch_event(&b->ev[b->n + PREFETCH]);
+	while (b->n < BATCH) {
+		rc = copy_run(c, b);
+		if (rc > 0) {
+			rc = 1;
+			continue;
+		}
+		if (rc == 0)
+			rc = merge_next(c, &b->ev[b->n]);
+		if (rc != 1)
+			break;
 		b->n++;
 	}
 	b->rc = rc == 1 ? 0 : rc == 0 ? 1 : rc;
@@ -314,19 +309,99 @@ static int open_next(struct mt_cursor *c)
 	return 0;
 }
 
+/* Opens the chunks the merge frontier has reached. */
+static int open_due(struct mt_cursor *c)
+{
+	while (c->next < c->norder &&
+	       (!c->nheap || c->r->chunks[c->order[c->next]].h.t_min <=
+				     c->heap[0]->b.col[MT_F_TIME][c->heap[0]->row])) {
+		int rc = open_next(c);
+
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * The common case, one block whose next events all come before any other open block's and
+ * before the next chunk to open: copies that run into b column by column, without the heap.
+ * Returns the events copied (0: take one event the slow way), or -errno.
+ */
+static int copy_run(struct mt_cursor *c, struct batch *b)
+{
+	struct open_block *top, *second = NULL;
+	const struct mt_type_desc *d;
+	const uint64_t *time;
+	struct mt_event *ev;
+	uint64_t bound = UINT64_MAX;
+	bool ties = true; /* a row at time bound still comes first */
+	uint32_t row, max, n;
+	unsigned nf;
+	int rc = open_due(c);
+
+	if (rc < 0)
+		return rc;
+	if (c->o.by_pid || !c->nheap)
+		return 0;
+	top = c->heap[0];
+	if (c->nheap > 1)
+		second = c->heap[1];
+	if (c->nheap > 2 && before(c->heap[2], c->heap[1]))
+		second = c->heap[2];
+	if (second) {
+		bound = second->b.col[MT_F_TIME][second->row];
+		ties = top->chunk < second->chunk;
+	}
+	if (c->next < c->norder && c->r->chunks[c->order[c->next]].h.t_min <= bound) {
+		bound = c->r->chunks[c->order[c->next]].h.t_min; /* opened before a row at it */
+		ties = false;
+	}
+	time = top->b.col[MT_F_TIME];
+	row = top->row;
+	max = top->b.count - row;
+	if (max > BATCH - b->n)
+		max = BATCH - b->n;
+	for (n = 0; n < max && (time[row + n] < bound || (ties && time[row + n] == bound)); n++)
+		;
+	if (n < 2)
+		return 0;
+	d = mt_type_desc(top->b.type);
+	nf = d ? d->nfields : MT_MAX_FIELDS;
+	ev = &b->ev[b->n];
+	for (uint32_t i = 0; i < n; i++) {
+		ev[i].type = top->b.type;
+		ev[i].stream = top->stream;
+		ev[i].desc = d;
+	}
+	for (unsigned f = 0; f < top->b.nfields; f++) {
+		const uint64_t *col = top->b.col[f] + row;
+
+		for (uint32_t i = 0; i < n; i++)
+			ev[i].v[f] = col[i];
+	}
+	for (unsigned f = top->b.nfields; f < nf; f++) /* fields the block lacks read as 0 */
+		for (uint32_t i = 0; i < n; i++)
+			ev[i].v[f] = 0;
+	b->n += n;
+	top->row += n;
+	if (top->row == top->b.count) {
+		c->spare[c->nspare++] = top;
+		c->heap[0] = c->heap[--c->nheap];
+	}
+	if (c->nheap)
+		sift_down(c, 0);
+	return (int)n;
+}
+
 static int merge_next(struct mt_cursor *c, struct mt_event *ev)
 {
 	for (;;) {
 		struct open_block *top;
-		int rc;
+		int rc = open_due(c);
 
-		while (c->next < c->norder &&
-		       (!c->nheap || c->r->chunks[c->order[c->next]].h.t_min <=
-					     c->heap[0]->b.col[MT_F_TIME][c->heap[0]->row])) {
-			rc = open_next(c);
-			if (rc < 0)
-				return rc;
-		}
+		if (rc < 0)
+			return rc;
 		if (!c->nheap)
 			return 0;
 		top = c->heap[0];
