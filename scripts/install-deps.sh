@@ -7,7 +7,7 @@ set -eu
 # libunwind only for the unwinder cross-check test; Zydis 4 to decode sampled instructions). Tests: the real programs and the
 # peer tool they run under memtap (heaptrack, sqlite3, redis).
 PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
-libzstd-dev libelf-dev libdw-dev libyaml-dev libunwind-dev libbpf-dev bpftool
+libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
 python3 python3-pandas procps clang-format perl linux-perf time
 heaptrack sqlite3 redis-server redis-tools"
 

@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analysis/rules.h"
 #include "cli/commands.h"
 #include "cli/util.h"
 #include "common/log.h"
 #include "export/folded.h"
-#include "export/parquet-tables.h"
+#include "export/perfetto.h"
+#include "export/tables.h"
 #include "format/reader.h"
 
 static struct {
@@ -17,96 +19,161 @@ static struct {
 	int weight;
 	bool force;
 	int layout;
-} o;
+	const char *workload, *config, *rep;
+	uint64_t window_ms;
+	const char *mrm;
+	const char *rules;
+	uint64_t min_alloc, min_syscall_us;
+} o = { .window_ms = 100, .min_alloc = 1u << 20, .min_syscall_us = 1000 };
 
-static const char *const formats[] = { "folded", "parquet", "sqlite", "csv", "perfetto", NULL };
+enum { TO_FOLDED, TO_PARQUET, TO_SQLITE, TO_CSV, TO_JSONL, TO_PERFETTO };
+static const char *const formats[] = { "folded", "parquet",  "sqlite", "csv",
+				       "jsonl",	 "perfetto", NULL };
 static const char *const weights[] = { "bytes", "calls", "peak", "leaked", "temporary", NULL };
-static const char *const layouts[] = { "flat", "mrm", NULL };
+static const char *const layouts[] = { "flat", "mrm", "hive", NULL };
 
 static const struct mt_option options[] = {
 	{ "to", 0, MT_OPT_CHOICE, &o.to, "FORMAT", "output format", formats },
-	{ "output", 'o', MT_OPT_STRING, &o.output, "OUT", "write to OUT ('-': standard output)" },
+	{ "output", 'o', MT_OPT_STRING, &o.output, "OUT",
+	  "write to OUT: a directory for parquet, csv and jsonl, the database for sqlite, a file "
+	  "for folded and perfetto ('-': standard output)" },
+	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite existing files" },
+	{ "layout", 0, MT_OPT_CHOICE, &o.layout, "LAYOUT",
+	  "parquet, csv, jsonl: the tables in OUT; mrm-trace's run directory (+ metrics.csv, "
+	  "metadata.json, raw/TRACE, manifest.json with the SHA-256 of every file); or a Hive "
+	  "tree OUT/workload=W/config=C/rep=R/",
+	  layouts },
+	{ "workload", 0, MT_OPT_STRING, &o.workload, "W",
+	  "hive: the workload key (default: the command's name)" },
+	{ "config", 0, MT_OPT_STRING, &o.config, "C",
+	  "hive: the configuration key (default: default)" },
+	{ "rep", 0, MT_OPT_STRING, &o.rep, "R",
+	  "hive: the repetition key (default: the first number not taken)" },
 	{ "weight", 'w', MT_OPT_CHOICE, &o.weight, "WHAT", "folded: what each stack weighs",
 	  weights },
-	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite OUT if it exists" },
-	{ "layout", 0, MT_OPT_CHOICE, &o.layout, "LAYOUT",
-	  "parquet: the tables only, or mrm-trace's run directory (+ metrics.csv, "
-	  "metadata.json, raw/TRACE, manifest.json with SHA-256 of every file)",
-	  layouts },
+	{ "min-alloc", 0, MT_OPT_U64, &o.min_alloc, "BYTES",
+	  "perfetto: allocations of at least BYTES are instant events (default 1048576)" },
+	{ "min-syscall-us", 0, MT_OPT_U64, &o.min_syscall_us, "US",
+	  "perfetto: system calls of at least US microseconds are slices (default 1000)" },
+	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
+	  "region types from a YAML rules file, as in memtap report" },
+	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
+	  "working-set window in milliseconds (default 100)" },
+	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50",
+	  "MRM suitability thresholds, as in memtap report" },
 	{ NULL },
 };
 
 const struct mt_command_spec mt_export_spec = {
 	.name = "export",
 	.usage = "FILE [--to FORMAT] -o OUT [options]",
-	.summary = "convert a trace for other tools (Parquet tables, folded stacks)",
+	.summary = "convert a trace for other tools (Parquet, SQLite, CSV, Perfetto, folded)",
 	.description =
+		"parquet, csv, jsonl: one file per table in the directory OUT: runs, collectors,\n"
+		"processes, trace (every access sample, page fault and allocation call with its\n"
+		"region and phase), region_map (every region and its behaviour: docs/metrics.md),\n"
+		"kv_block_lifecycle (every labelled object and large heap block: appeared,\n"
+		"first/last write, first/last read, end), metrics (per region type), sites (heap\n"
+		"bytes beside samples and faults per allocation site), phases, syscalls, faults\n"
+		"and rss (per process). Parquet: ZSTD pages, typed columns (addresses as unsigned\n"
+		"64-bit), memtap_schema_version, memtap_version, run_id and table in each file's\n"
+		"key/value metadata. A file appears only when complete.\n"
+		"sqlite: adds the run to the database OUT (created if missing), every table but\n"
+		"trace, each row with the run_id; a run added again replaces itself; one\n"
+		"transaction. docs/exports.md documents every table and column.\n"
+		"perfetto: a Chrome/Perfetto JSON timeline for ui.perfetto.dev: RSS by type, heap\n"
+		"bytes, working set and faults as counter tracks, large allocations and major\n"
+		"faults as instants, phases and long system calls as slices, process and thread\n"
+		"names.\n"
 		"folded: one line per allocation site, \"process;outermost;...;innermost weight\",\n"
 		"for flamegraph.pl, inferno and speedscope. The weight is the site's allocated\n"
 		"bytes, allocation calls, bytes live at the heap peak, bytes leaked, or temporary\n"
 		"allocations. Inlined frames carry flamegraph.pl's \"_[i]\" suffix; frames without\n"
 		"a symbol are written as module+0xoffset.\n"
-		"parquet: OUT is a directory that gets trace.parquet (every access sample and page\n"
-		"fault with its region), region_map.parquet (one row per region with its\n"
-		"behaviour: docs/metrics.md), kv_block_lifecycle.parquet (every labelled object and\n"
-		"large heap block: appeared, first/last write, first/last read, end) and\n"
-		"metrics.parquet (per region type);\n"
-		"ZSTD pages, typed columns (addresses as unsigned 64-bit), and memtap_schema_version,\n"
-		"memtap_version, run_id in each file's key/value metadata. A file appears only\n"
-		"when complete.\n"
-		"sqlite, csv and perfetto are not available in this version yet.\n",
+		"A trace cut short is exported as far as it is readable, with a warning that says\n"
+		"what was lost.\n",
 	.opts = options,
 	.min_args = 1,
 	.max_args = 1,
 };
 
-static int export_parquet(const char *path)
+static int export_tables(const char *path)
 {
+	struct mt_export_opts eo = { .out = o.output,
+				     .force = o.force,
+				     .layout = (enum mt_export_layout)o.layout,
+				     .workload = o.workload,
+				     .config = o.config,
+				     .rep = o.rep };
+	struct mt_access_opts ao = { 0 };
+	struct mt_rules rules = { 0 };
+	struct mt_export_result res;
 	struct mt_reader *r;
 	int rc;
 
+	switch (o.to) {
+	case TO_PARQUET:
+		eo.format = MT_SINK_PARQUET;
+		break;
+	case TO_CSV:
+		eo.format = MT_SINK_CSV;
+		break;
+	case TO_JSONL:
+		eo.format = MT_SINK_JSONL;
+		break;
+	default:
+		eo.format = MT_SINK_SQLITE;
+		break;
+	}
 	if (!strcmp(o.output, "-"))
-		return mt_usage_error(&mt_export_spec, "parquet writes a directory: -o DIR");
+		return mt_usage_error(&mt_export_spec, "%s writes %s: -o %s", formats[o.to],
+				      o.to == TO_SQLITE ? "a database" : "a directory of tables",
+				      o.to == TO_SQLITE ? "FILE.db" : "DIR");
+	if (o.to == TO_SQLITE && o.layout)
+		return mt_usage_error(&mt_export_spec, "--layout is for parquet, csv and jsonl");
+	if (o.layout != MT_LAYOUT_HIVE && (o.workload || o.config || o.rep))
+		return mt_usage_error(&mt_export_spec,
+				      "--workload, --config and --rep name a Hive tree: add "
+				      "--layout hive");
+	rc = mt_cli_analysis_opts(&mt_export_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+	if (rc)
+		return rc;
+	eo.ao = &ao;
 	r = mt_cli_open_trace(path);
-	if (!r)
+	if (!r) {
+		mt_rules_release(&rules);
 		return 1;
+	}
 	mt_cli_progress(r, "exporting");
-	rc = mt_export_parquet(r, path, o.output, o.force, o.layout == 1);
+	rc = mt_export_tables(r, path, &eo, &res);
 	mt_cli_progress_done();
 	if (rc == -EEXIST)
 		mt_err("'%s' already holds these tables (hint: use --force to overwrite them)",
-		       o.output);
+		       res.dir[0] ? res.dir : o.output);
+	else if ((rc == -EPROTO || rc == -EIO) && o.to == TO_SQLITE)
+		mt_err("cannot add '%s' to '%s': %s", path, o.output, mt_sink_sqlite_error());
 	else if (rc < 0)
-		mt_err_code(rc, "cannot export '%s' to '%s'", path, o.output);
-	else
+		mt_err_code(rc, "cannot export '%s' to '%s'", path,
+			    res.dir[0] ? res.dir : o.output);
+	if (rc == 0) {
 		mt_cli_warn_damage(path, r, NULL);
+		if (res.replaced)
+			mt_info("run %s was already in '%s': replaced", res.run_id, o.output);
+	}
 	mt_reader_free(r);
+	mt_rules_release(&rules);
 	return rc < 0 ? 1 : 0;
 }
 
-int cmd_export(int argc, char **argv)
+static int export_folded(const char *path)
 {
 	struct mt_folded_stats fs;
 	struct mt_reader *r;
 	FILE *out;
-	bool to_stdout;
-	int nargs, rc;
+	bool to_stdout = !strcmp(o.output, "-");
+	int rc;
 
-	rc = mt_opts_parse(&mt_export_spec, argc, argv, &nargs);
-	if (rc)
-		return rc == 1 ? 0 : rc;
-	if (!o.output)
-		return mt_usage_error(&mt_export_spec,
-				      "-o OUT is required ('-' for standard output)");
-	if (!strcmp(formats[o.to], "parquet"))
-		return export_parquet(argv[0]);
-	if (strcmp(formats[o.to], "folded")) {
-		mt_err("export to %s is not available in memtap %s yet (available: folded, parquet)",
-		       formats[o.to], MEMTAP_VERSION);
-		return 1;
-	}
-	to_stdout = !strcmp(o.output, "-");
-	r = mt_cli_open_trace(argv[0]);
+	r = mt_cli_open_trace(path);
 	if (!r)
 		return 1;
 	out = to_stdout ? stdout : fopen(o.output, o.force ? "we" : "wxe");
@@ -126,11 +193,64 @@ int cmd_export(int argc, char **argv)
 	if (rc == -ENODATA)
 		mt_err("'%s' has no allocation events to fold (recorded with --no-alloc, or no "
 		       "process could be traced)",
-		       argv[0]);
+		       path);
 	else if (rc < 0)
-		mt_err_code(rc, "cannot export '%s' to '%s'", argv[0], o.output);
+		mt_err_code(rc, "cannot export '%s' to '%s'", path, o.output);
 	else
-		mt_cli_warn_damage(argv[0], r, NULL);
+		mt_cli_warn_damage(path, r, NULL);
 	mt_reader_free(r);
 	return rc < 0 ? 1 : 0;
+}
+
+static int export_perfetto(const char *path)
+{
+	struct mt_perfetto_opts po = { .min_alloc = o.min_alloc,
+				       .min_syscall_ns = o.min_syscall_us * 1000,
+				       .force = o.force };
+	struct mt_access_opts ao = { 0 };
+	struct mt_rules rules = { 0 };
+	struct mt_perfetto_stats ps;
+	struct mt_reader *r;
+	int rc = mt_cli_analysis_opts(&mt_export_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+
+	if (rc)
+		return rc;
+	po.ao = &ao;
+	r = mt_cli_open_trace(path);
+	if (!r) {
+		mt_rules_release(&rules);
+		return 1;
+	}
+	mt_cli_progress(r, "exporting");
+	rc = mt_export_perfetto(r, path, o.output, &po, &ps);
+	mt_cli_progress_done();
+	if (rc == -EEXIST)
+		mt_err("'%s' already exists (hint: use --force to overwrite it)", o.output);
+	else if (rc < 0)
+		mt_err_code(rc, "cannot export '%s' to '%s'", path, o.output);
+	else
+		mt_cli_warn_damage(path, r, NULL);
+	mt_reader_free(r);
+	mt_rules_release(&rules);
+	return rc < 0 ? 1 : 0;
+}
+
+int cmd_export(int argc, char **argv)
+{
+	int nargs, rc;
+
+	rc = mt_opts_parse(&mt_export_spec, argc, argv, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (!o.output)
+		return mt_usage_error(&mt_export_spec,
+				      "-o OUT is required ('-' for standard output)");
+	switch (o.to) {
+	case TO_FOLDED:
+		return export_folded(argv[0]);
+	case TO_PERFETTO:
+		return export_perfetto(argv[0]);
+	default:
+		return export_tables(argv[0]);
+	}
 }

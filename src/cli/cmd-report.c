@@ -80,38 +80,9 @@ int cmd_report(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	if (!o.top || o.top > 100000)
 		return mt_usage_error(&mt_report_spec, "--top must be between 1 and 100000");
-	if (!o.window_ms || o.window_ms > 3600000)
-		return mt_usage_error(&mt_report_spec, "--window-ms must be between 1 and 3600000");
-	ao.window_ns = o.window_ms * 1000000ull;
-	if (o.mrm) {
-		struct mt_mrm_rule *m = &ao.mrm;
-		char end;
-
-		if (sscanf(o.mrm, "%lf,%lf,%lf,%lf%c", &m->high_write_once,
-			   &m->high_retention_p99_s, &m->medium_write_once,
-			   &m->medium_retention_p50_s, &end) != 4 ||
-		    m->high_write_once < 0 || m->high_write_once > 1 || m->medium_write_once < 0 ||
-		    m->medium_write_once > 1 || m->high_retention_p99_s < 0 ||
-		    m->medium_retention_p50_s < 0)
-			return mt_usage_error(&mt_report_spec,
-					      "--mrm wants four numbers W1,R99,W2,R50 (write-once "
-					      "ratios 0..1, retentions in seconds >= 0)");
-		ao.mrm_set = true;
-	}
-	if (o.rules) {
-		char err[512];
-		int lr = mt_rules_load(o.rules, &rules, err, sizeof(err));
-
-		if (lr == -1) {
-			mt_err("%s", err);
-			return 2;
-		}
-		if (lr < 0) {
-			mt_err_code(lr, "cannot read the rules file '%s'", o.rules);
-			return 2;
-		}
-		ao.rules = &rules;
-	}
+	rc = mt_cli_analysis_opts(&mt_report_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+	if (rc)
+		return rc;
 	sections = mt_report_sections(o.sections, &bad);
 	if (sections < 0) {
 		mt_rules_release(&rules);

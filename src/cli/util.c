@@ -14,7 +14,10 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/access.h"
 #include "analysis/procs.h"
+#include "analysis/rules.h"
+#include "cli/options.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -184,4 +187,42 @@ const char *mt_cli_fmt_uuid(const uint8_t id[16], char *buf, size_t size)
 	}
 	buf[o < size ? o : size - 1] = 0;
 	return buf;
+}
+
+int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
+			 const char *rules_path, struct mt_access_opts *ao, struct mt_rules *rules)
+{
+	if (!window_ms || window_ms > 3600000)
+		return mt_usage_error(spec, "--window-ms must be between 1 and 3600000");
+	ao->window_ns = window_ms * 1000000ull;
+	if (mrm) {
+		struct mt_mrm_rule *m = &ao->mrm;
+		char end;
+
+		if (sscanf(mrm, "%lf,%lf,%lf,%lf%c", &m->high_write_once, &m->high_retention_p99_s,
+			   &m->medium_write_once, &m->medium_retention_p50_s, &end) != 4 ||
+		    m->high_write_once < 0 || m->high_write_once > 1 || m->medium_write_once < 0 ||
+		    m->medium_write_once > 1 || m->high_retention_p99_s < 0 ||
+		    m->medium_retention_p50_s < 0)
+			return mt_usage_error(spec,
+					      "--mrm wants four numbers W1,R99,W2,R50 "
+					      "(write-once ratios 0..1, retentions in seconds "
+					      ">= 0)");
+		ao->mrm_set = true;
+	}
+	if (rules_path) {
+		char err[512];
+		int lr = mt_rules_load(rules_path, rules, err, sizeof(err));
+
+		if (lr == -1) {
+			mt_err("%s", err);
+			return 2;
+		}
+		if (lr < 0) {
+			mt_err_code(lr, "cannot read the rules file '%s'", rules_path);
+			return 2;
+		}
+		ao->rules = rules;
+	}
+	return 0;
 }

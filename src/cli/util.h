@@ -27,6 +27,18 @@ bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra
 void mt_cli_progress(struct mt_reader *r, const char *what);
 void mt_cli_progress_done(void);
 
+struct mt_access_opts;
+struct mt_rules;
+struct mt_command_spec;
+
+/*
+ * The analysis options shared by report, export and view (--window-ms, --mrm, --rules) into
+ * *ao; rules is loaded when rules_path is set (release it with mt_rules_release). On bad input
+ * prints one line (a usage error, or FILE:LINE:COL for the rules file) and returns 2; else 0.
+ */
+int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
+			 const char *rules_path, struct mt_access_opts *ao, struct mt_rules *rules);
+
 /* "2026-11-22 01:02:03.123 UTC" for a CLOCK_REALTIME ns value. */
 const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size);
 /* "8-4-4-4-12" hex form of a 16-byte id. */

@@ -41,10 +41,9 @@ struct chunk_meta {
 };
 
 struct col {
-	struct mt_pq_col def;
+	struct mt_col def;
 	struct mt_buf values; /* PLAIN, non-null values of the current row group */
-	uint8_t *defs; /* OPTIONAL: 1 (value) or 0 (null) per row */
-	size_t defs_cap;
+	uint8_t *defs; /* OPTIONAL: 1 (value) or 0 (null) per row of the group */
 	bool set; /* the current row has a value */
 };
 
@@ -54,6 +53,7 @@ struct group {
 };
 
 struct mt_pq {
+	struct mt_sink sink; /* first: a struct mt_pq is a table sink */
 	char *path, *tmp;
 	int fd;
 	uint64_t off; /* bytes written */
@@ -170,29 +170,34 @@ static struct col *col_of(struct mt_pq *pq, unsigned col)
 	return col < pq->ncols ? &pq->cols[col] : NULL;
 }
 
-static void put(struct mt_pq *pq, unsigned col, const void *p, size_t n)
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "PLAIN values are stored as the host's: little-endian only"
+#endif
+
+/* An 8-byte PLAIN value (INT64, DOUBLE: little-endian, as the host's). */
+static inline void put8(struct mt_pq *pq, unsigned col, uint64_t v)
 {
 	struct col *c = col_of(pq, col);
 
 	if (!c || c->set || pq->err)
 		return;
-	if (mt_buf_append(&c->values, p, n) < 0)
+	if (c->values.cap - c->values.len < 8 && mt_buf_reserve(&c->values, 8) < 0) {
 		pq->err = -ENOMEM;
+		return;
+	}
+	memcpy(c->values.data + c->values.len, &v, 8);
+	c->values.len += 8;
 	c->set = true;
 }
 
 void mt_pq_i64(struct mt_pq *pq, unsigned col, int64_t v)
 {
-	uint8_t b[8];
-
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)((uint64_t)v >> (8 * i));
-	put(pq, col, b, 8);
+	put8(pq, col, (uint64_t)v);
 }
 
 void mt_pq_u64(struct mt_pq *pq, unsigned col, uint64_t v)
 {
-	mt_pq_i64(pq, col, (int64_t)v);
+	put8(pq, col, v);
 }
 
 void mt_pq_double(struct mt_pq *pq, unsigned col, double v)
@@ -200,19 +205,24 @@ void mt_pq_double(struct mt_pq *pq, unsigned col, double v)
 	uint64_t u;
 
 	memcpy(&u, &v, 8);
-	mt_pq_i64(pq, col, (int64_t)u);
+	put8(pq, col, u);
 }
 
 void mt_pq_str(struct mt_pq *pq, unsigned col, const char *s)
 {
 	struct col *c = col_of(pq, col);
 	size_t n = s ? strlen(s) : 0;
-	uint8_t len[4] = { (uint8_t)n, (uint8_t)(n >> 8), (uint8_t)(n >> 16), (uint8_t)(n >> 24) };
+	uint32_t len = (uint32_t)n;
 
 	if (!c || c->set || pq->err || !s)
 		return;
-	if (mt_buf_append(&c->values, len, 4) < 0 || mt_buf_append(&c->values, s, n) < 0)
+	if (n > UINT32_MAX || mt_buf_reserve(&c->values, 4 + n) < 0) {
 		pq->err = -ENOMEM;
+		return;
+	}
+	memcpy(c->values.data + c->values.len, &len, 4); /* PLAIN BYTE_ARRAY: u32 length */
+	memcpy(c->values.data + c->values.len + 4, s, n);
+	c->values.len += 4 + n;
 	c->set = true;
 }
 
@@ -237,12 +247,12 @@ static void wr(struct mt_pq *pq, const void *p, size_t n)
 	}
 }
 
-static int pq_type(enum mt_pq_type t)
+static int pq_type(enum mt_col_type t)
 {
 	switch (t) {
-	case MT_PQ_DOUBLE:
+	case MT_COL_DOUBLE:
 		return PQ_DOUBLE;
-	case MT_PQ_STRING:
+	case MT_COL_STRING:
 		return PQ_BYTE_ARRAY;
 	default:
 		return PQ_INT64;
@@ -272,6 +282,25 @@ static int put_defs(struct mt_buf *b, const uint8_t *defs, uint64_t n)
 	return 0;
 }
 
+/* a then b as one ZSTD frame into out; the compressed size or a ZSTD error code. */
+static size_t compress(ZSTD_CCtx *zc, void *out, size_t cap, const void *a, size_t na,
+		       const void *b, size_t nb)
+{
+	ZSTD_outBuffer o = { out, cap, 0 };
+	ZSTD_inBuffer ia = { a, na, 0 }, ib = { b, nb, 0 };
+	size_t r;
+
+	ZSTD_CCtx_reset(zc, ZSTD_reset_session_only);
+	r = ZSTD_CCtx_setPledgedSrcSize(zc, na + nb);
+	while (!ZSTD_isError(r) && ia.pos < ia.size)
+		r = ZSTD_compressStream2(zc, &o, &ia, ZSTD_e_continue);
+	do {
+		if (!ZSTD_isError(r))
+			r = ZSTD_compressStream2(zc, &o, &ib, ZSTD_e_end);
+	} while (!ZSTD_isError(r) && r);
+	return ZSTD_isError(r) ? r : o.pos;
+}
+
 static void flush_group(struct mt_pq *pq)
 {
 	struct group *g;
@@ -289,7 +318,7 @@ static void flush_group(struct mt_pq *pq)
 	for (unsigned i = 0; i < pq->ncols && !pq->err; i++) {
 		struct col *c = &pq->cols[i];
 		struct chunk_meta *m = &g->cols[i];
-		size_t bound, z;
+		size_t bound, z, page_len;
 
 		mt_buf_reset(&pq->page);
 		mt_buf_reset(&pq->out);
@@ -297,16 +326,16 @@ static void flush_group(struct mt_pq *pq)
 			pq->err = -ENOMEM;
 			break;
 		}
-		if (mt_buf_append(&pq->page, c->values.data, c->values.len) < 0) {
-			pq->err = -ENOMEM;
-			break;
-		}
-		bound = ZSTD_compressBound(pq->page.len);
+		/* the page: the levels (in page), then the values, compressed as one frame
+		 * without copying the values */
+		page_len = pq->page.len + c->values.len;
+		bound = ZSTD_compressBound(page_len);
 		if (mt_buf_reserve(&pq->out, bound) < 0) {
 			pq->err = -ENOMEM;
 			break;
 		}
-		z = ZSTD_compressCCtx(pq->zc, pq->out.data, bound, pq->page.data, pq->page.len, 1);
+		z = compress(pq->zc, pq->out.data, bound, pq->page.data, pq->page.len,
+			     c->values.data, c->values.len);
 		if (ZSTD_isError(z)) {
 			pq->err = -EIO;
 			break;
@@ -318,7 +347,7 @@ static void flush_group(struct mt_pq *pq)
 
 			mt_buf_init(&hdr, 1024);
 			t_i32(&h, 1, 0); /* DATA_PAGE */
-			t_i32(&h, 2, (int32_t)pq->page.len);
+			t_i32(&h, 2, (int32_t)page_len);
 			t_i32(&h, 3, (int32_t)z);
 			t_begin(&h, 5);
 			t_i32(&h, 1, (int32_t)pq->rows);
@@ -335,7 +364,7 @@ static void flush_group(struct mt_pq *pq)
 			m->offset = pq->off;
 			wr(pq, hdr.data, hdr.len);
 			wr(pq, pq->out.data, z);
-			m->uncompressed = hdr.len + pq->page.len;
+			m->uncompressed = hdr.len + page_len;
 			m->compressed = hdr.len + z;
 			m->num_values = pq->rows;
 			g->bytes += m->uncompressed;
@@ -355,13 +384,8 @@ int mt_pq_end_row(struct mt_pq *pq)
 			pq->err = -EINVAL; /* a REQUIRED column without a value */
 			break;
 		}
-		if (c->def.optional) {
-			if (mt_grow_array(&c->defs, &c->defs_cap, pq->rows + 1, 1) < 0) {
-				pq->err = -ENOMEM;
-				break;
-			}
+		if (c->def.optional)
 			c->defs[pq->rows] = c->set;
-		}
 		c->set = false;
 	}
 	if (pq->err)
@@ -387,19 +411,19 @@ static void footer(struct mt_pq *pq)
 	t_i32(&w, 5, (int32_t)pq->ncols);
 	t_end(&w);
 	for (unsigned i = 0; i < pq->ncols; i++) {
-		const struct mt_pq_col *d = &pq->cols[i].def;
+		const struct mt_col *d = &pq->cols[i].def;
 
 		t_begin(&w, 0);
 		t_i32(&w, 1, pq_type(d->type));
 		t_i32(&w, 3, d->optional ? 1 : 0);
 		t_bin(&w, 4, d->name);
-		if (d->type == MT_PQ_STRING) {
+		if (d->type == MT_COL_STRING) {
 			t_i32(&w, 6, 0); /* UTF8 */
 			t_begin(&w, 10);
 			t_begin(&w, 1); /* StringType */
 			t_end(&w);
 			t_end(&w);
-		} else if (d->type == MT_PQ_U64) {
+		} else if (d->type == MT_COL_U64) {
 			t_i32(&w, 6, 14); /* UINT_64 */
 			t_begin(&w, 10);
 			t_begin(&w, 10); /* IntType */
@@ -462,7 +486,51 @@ static void footer(struct mt_pq *pq)
 	mt_buf_release(&b);
 }
 
-int mt_pq_open(const char *path, bool force, const struct mt_pq_col *cols, unsigned ncols,
+static void s_i64(struct mt_sink *s, unsigned col, int64_t v)
+{
+	put8((struct mt_pq *)s, col, (uint64_t)v);
+}
+
+static void s_u64(struct mt_sink *s, unsigned col, uint64_t v)
+{
+	put8((struct mt_pq *)s, col, v);
+}
+
+static void s_dbl(struct mt_sink *s, unsigned col, double v)
+{
+	mt_pq_double((struct mt_pq *)s, col, v);
+}
+
+static void s_str(struct mt_sink *s, unsigned col, const char *v)
+{
+	mt_pq_str((struct mt_pq *)s, col, v);
+}
+
+static int s_end_row(struct mt_sink *s)
+{
+	return mt_pq_end_row((struct mt_pq *)s);
+}
+
+static int s_close(struct mt_sink *s, bool commit)
+{
+	return mt_pq_close((struct mt_pq *)s, commit);
+}
+
+static const struct mt_sink_ops pq_ops = {
+	.i64 = s_i64,
+	.u64 = s_u64,
+	.dbl = s_dbl,
+	.str = s_str,
+	.end_row = s_end_row,
+	.close = s_close,
+};
+
+struct mt_sink *mt_pq_sink(struct mt_pq *pq)
+{
+	return &pq->sink;
+}
+
+int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned ncols,
 	       const char *const *meta_keys, const char *const *meta_values, unsigned nmeta,
 	       struct mt_pq **ret)
 {
@@ -471,6 +539,7 @@ int mt_pq_open(const char *path, bool force, const struct mt_pq_col *cols, unsig
 
 	if (!pq)
 		return -ENOMEM;
+	pq->sink.ops = &pq_ops;
 	pq->fd = -1;
 	if (!force && access(path, F_OK) == 0) {
 		free(pq);
@@ -482,6 +551,8 @@ int mt_pq_open(const char *path, bool force, const struct mt_pq_col *cols, unsig
 	pq->meta_k = calloc(nmeta + 1, sizeof(char *));
 	pq->meta_v = calloc(nmeta + 1, sizeof(char *));
 	pq->zc = ZSTD_createCCtx();
+	if (pq->zc)
+		ZSTD_CCtx_setParameter(pq->zc, ZSTD_c_compressionLevel, 1);
 	if (!pq->path || !pq->tmp || !pq->cols || !pq->meta_k || !pq->meta_v || !pq->zc) {
 		mt_pq_close(pq, false);
 		return -ENOMEM;
@@ -490,6 +561,10 @@ int mt_pq_open(const char *path, bool force, const struct mt_pq_col *cols, unsig
 	for (unsigned i = 0; i < ncols; i++) {
 		pq->cols[i].def = cols[i];
 		mt_buf_init(&pq->cols[i].values, MAX_BUF);
+		if (cols[i].optional && !(pq->cols[i].defs = malloc(ROWS_PER_GROUP))) {
+			mt_pq_close(pq, false);
+			return -ENOMEM;
+		}
 	}
 	for (unsigned i = 0; i < nmeta; i++) {
 		pq->meta_k[i] = strdup(meta_keys[i]);

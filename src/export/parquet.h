@@ -9,18 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-enum mt_pq_type {
-	MT_PQ_I64, /* INT64 */
-	MT_PQ_U64, /* INT64 with the UINT_64 logical type: addresses */
-	MT_PQ_DOUBLE, /* DOUBLE */
-	MT_PQ_STRING, /* BYTE_ARRAY, UTF8 */
-};
-
-struct mt_pq_col {
-	const char *name;
-	enum mt_pq_type type;
-	bool optional; /* may hold nulls */
-};
+#include "export/sink.h"
 
 struct mt_pq;
 
@@ -29,9 +18,11 @@ struct mt_pq;
  * mt_pq_close(.., true) renames it into place, so a failed or killed export never leaves a
  * file that looks complete. meta: n key/value pairs for the footer. 0 or -errno.
  */
-int mt_pq_open(const char *path, bool force, const struct mt_pq_col *cols, unsigned ncols,
+int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned ncols,
 	       const char *const *meta_keys, const char *const *meta_values, unsigned nmeta,
 	       struct mt_pq **ret);
+/* The same writer as a table sink (the sink's close is mt_pq_close). */
+struct mt_sink *mt_pq_sink(struct mt_pq *pq);
 /* One value of the current row, per column in any order; a column not set is null (an
  * error for a REQUIRED one, caught at mt_pq_end_row). */
 void mt_pq_i64(struct mt_pq *pq, unsigned col, int64_t v);

@@ -113,8 +113,8 @@ static void json_type(struct mt_json *j, const struct mt_type_metrics *m)
 }
 
 /* The allocation-site record of the alloc section for an access-pass site, or NULL. */
-static const struct mt_alloc_site *alloc_site(const struct mt_report *rep,
-					      const struct mt_access_site *s)
+const struct mt_alloc_site *mt_report_alloc_site(const struct mt_report *rep,
+						 const struct mt_access_site *s)
 {
 	if (!rep->alloc.loaded)
 		return NULL;
@@ -134,8 +134,7 @@ static int cmp_site_idx(const void *a, const void *b, void *arg)
 	return wx < wy ? 1 : wx > wy ? -1 : 0;
 }
 
-/* Sites with samples, faults or touched pages, most first; *n of them. */
-static size_t *ranked_sites(const struct mt_access_stats *st, size_t *n)
+size_t *mt_report_ranked_sites(const struct mt_access_stats *st, size_t *n)
 {
 	size_t *v = malloc((st->nsites ? st->nsites : 1) * sizeof(*v));
 
@@ -248,12 +247,12 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_key(j, "by_site");
 	mt_json_begin_array(j);
 	{
-		size_t n, *v = ranked_sites(st, &n);
+		size_t n, *v = mt_report_ranked_sites(st, &n);
 		char name[512];
 
 		for (size_t k = 0; v && k < n && k < rep->top; k++) {
 			const struct mt_access_site *s = &st->sites[v[k]];
-			const struct mt_alloc_site *a = alloc_site(rep, s);
+			const struct mt_alloc_site *a = mt_report_alloc_site(rep, s);
 
 			mt_json_begin_object(j);
 			mt_json_kv_u64(j, "site_id", v[k]);
@@ -351,13 +350,13 @@ static void site_table(const struct mt_report *rep, bool raw, size_t limit, stru
 					     "writes",	"faults",   "touched", "allocated",
 					     "at peak", "max live" };
 	const struct mt_access_stats *st = &rep->access.st;
-	size_t n, *v = ranked_sites(st, &n);
+	size_t n, *v = mt_report_ranked_sites(st, &n);
 	char name[512], b[4][64];
 
 	mt_table_init(t, 10, raw ? heads : human);
 	for (size_t k = 0; v && k < n && k < limit; k++) {
 		const struct mt_access_site *s = &st->sites[v[k]];
-		const struct mt_alloc_site *a = alloc_site(rep, s);
+		const struct mt_alloc_site *a = mt_report_alloc_site(rep, s);
 
 		mt_table_addf(t, "%zu", v[k]);
 		mt_table_add(t, mt_report_site_name(rep, v[k], name, sizeof(name)));

@@ -149,6 +149,11 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j);
 /* Names shared by the access and metrics sections (report-access.c). */
 const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *buf, size_t size);
 const char *mt_report_region_type(const struct mt_report *rep, const struct mt_access_region *g);
+/* report-metrics.c: the allocation tracer's site for an access site (NULL: none); the access
+ * sites with samples, faults or touched pages, most first (*n of them; free the array). */
+const struct mt_alloc_site *mt_report_alloc_site(const struct mt_report *rep,
+						 const struct mt_access_site *s);
+size_t *mt_report_ranked_sites(const struct mt_access_stats *st, size_t *n);
 const char *mt_report_region_label(const struct mt_report *rep, const struct mt_access_region *g,
 				   char *buf, size_t size);
 /* report-metrics.c */

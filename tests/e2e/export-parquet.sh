@@ -22,9 +22,7 @@ cp "$SRC/tests/e2e/read-parquet.mjs" "$SRC/tests/e2e/duck-query.mjs" "$NPM_DIR/"
 "$MEMTAP" info b.mtap --format json >i.json || fail "info failed"
 "$MEMTAP" export b.mtap --to parquet -o out 2>e.txt || fail "export failed: $(cat e.txt)"
 ls out/*.tmp.* >/dev/null 2>&1 && fail "temporary files left: $(ls out)"
-node "$NPM_DIR/read-parquet.mjs" out/trace.parquet out/region_map.parquet \
-	out/kv_block_lifecycle.parquet out/metrics.parquet >pq.jsonl ||
-	fail "hyparquet cannot read the files"
+node "$NPM_DIR/read-parquet.mjs" out/*.parquet >pq.jsonl || fail "hyparquet cannot read the files"
 
 python3 - <<'PY' || fail "the Parquet tables disagree with memtap's report"
 import json
@@ -86,6 +84,13 @@ for x in me["rows"]:
         assert abs(x[k] - t[k]) < 1e-6, (k, x[k], t[k])
     assert int(x["iai_p50_ns"]) == t["iai_p50_ns"] and x["mrm"] == t["mrm"]
     assert (x["write_once_ratio"] is None) == (t["write_once_ratio"] is None)
+# the other tables: one run, its processes, collectors, phases, as the report has them
+ru, pr, co, ph = (files[t + ".parquet"] for t in ("runs", "processes", "collectors", "phases"))
+assert ru["num_rows"] == 1 and ru["rows"][0]["run_id"] == info["run_id"], ru["rows"]
+assert ru["rows"][0]["command"] == r["run"]["command"]
+assert pr["num_rows"] == len(r["processes"]) and co["num_rows"] == len(r["run"]["collectors"])
+assert sorted(x["phase"] or "" for x in ph["rows"]) == sorted(p["phase"] or "" for p in r["metrics"]["phases"])
+assert len(files) == 12, sorted(files)
 print("trace", tr["num_rows"], "region_map", rm["num_rows"], "kv_block_lifecycle",
       lc["num_rows"], "metrics", me["num_rows"], "rows: agree")
 PY
@@ -107,9 +112,11 @@ check_json d1.json "j[0]['n'] == '41' and j[0]['w'] == '41' and j[0]['t'] == 'UB
 duck "select decode(key) k, decode(value) v from parquet_kv_metadata('out/metrics.parquet')" >d2.json ||
 	fail "DuckDB cannot read the key/value metadata"
 check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.0'" "DuckDB: no schema version: $(cat d2.json)"
+# --layout hive names the directories: the repetition is the first number not taken.
 for rep in 1 2 3; do
-	"$MEMTAP" export b.mtap --to parquet -o "hive/workload=toy/config=base/rep=$rep" ||
+	"$MEMTAP" export b.mtap --to parquet --layout hive --workload toy --config base -o hive ||
 		fail "export into the Hive tree failed"
+	[ -s "hive/workload=toy/config=base/rep=$rep/trace.parquet" ] || fail "no rep=$rep: $(find hive)"
 done
 duck "select rep, count(*) n from read_parquet('hive/*/*/*/trace.parquet', hive_partitioning=true) group by rep order by rep" >d3.json ||
 	fail "DuckDB cannot read the Hive tree"
@@ -147,7 +154,7 @@ python3 -c '
 import json
 for f in json.load(open("run1/manifest.json"))["files"]:
     print(f["sha256"] + "  " + f["path"])' >run1.sha256 || fail "manifest unreadable"
-[ "$(wc -l <run1.sha256)" = 7 ] || fail "the manifest does not list the 7 files: $(cat run1.sha256)"
+[ "$(wc -l <run1.sha256)" = 15 ] || fail "the manifest does not list the 15 files (12 tables, metrics.csv, metadata.json, raw/): $(cat run1.sha256)"
 (cd run1 && sha256sum -c --quiet ../run1.sha256) || fail "the manifest does not verify"
 "$MEMTAP" report b.mtap --section metrics --format csv >m.csv || fail "report csv failed"
 cmp -s m.csv run1/metrics.csv || fail "metrics.csv differs from the report's"

@@ -1,0 +1,488 @@
+/* SPDX-License-Identifier: MIT */
+/* The Chrome/Perfetto Trace Event JSON timeline, written in one pass over the events. */
+#include "export/perfetto.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/access.h"
+#include "analysis/procs.h"
+#include "common/hash.h"
+#include "common/strutil.h"
+#include "decode/syscalls.h"
+#include "export/json.h"
+#include "format/reader.h"
+#include "format/schema.h"
+
+#define MAX_INSTANTS 100000
+#define HEAP_POINTS 20000 /* per process, at most */
+#define PHASE_TID_BASE 0x40000000u /* the "phases" pseudo-thread of process p: base + p */
+
+struct proc {
+	uint32_t pid;
+	uint64_t heap_live, heap_last_ns;
+	bool heap_pending;
+	uint64_t fwin; /* fault window + 1 (0: none yet) */
+	uint64_t fminor, fmajor;
+	uint32_t phase; /* string id + 1 in phase_stream, 0: none */
+	uint32_t phase_stream;
+	uint64_t phase_since;
+	bool phases_named;
+};
+
+struct pf {
+	FILE *f;
+	const struct mt_perfetto_opts *o;
+	struct mt_perfetto_stats *st;
+	struct mt_reader *r;
+	uint64_t t0, window_ns, heap_step;
+	struct proc *procs;
+	size_t nprocs, procs_cap;
+	struct mt_map64 proc_ix; /* pid -> index + 1 */
+	struct mt_map64 blocks; /* pid << 47 | address -> usable bytes */
+	struct mt_map64 thread_named; /* tid -> 1 */
+	bool first;
+};
+
+/* Microseconds since t0 with ns kept: "1234.567". */
+static void ts(struct pf *p, const char *key, uint64_t t)
+{
+	uint64_t rel = t > p->t0 ? t - p->t0 : 0;
+
+	fprintf(p->f, ",\"%s\":%" PRIu64 ".%03" PRIu64, key, rel / 1000, rel % 1000);
+}
+
+/* Starts an event object: {"ph":PH,"pid":..,"tid":.. */
+static void begin(struct pf *p, char ph, uint32_t pid, uint32_t tid)
+{
+	fputs(p->first ? "\n" : ",\n", p->f);
+	p->first = false;
+	fprintf(p->f, "{\"ph\":\"%c\",\"pid\":%" PRIu32 ",\"tid\":%" PRIu32, ph, pid, tid);
+	p->st->events++;
+}
+
+static void name(struct pf *p, const char *s)
+{
+	fputs(",\"name\":", p->f);
+	mt_json_write_string(p->f, s, strlen(s), false);
+}
+
+static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *value)
+{
+	begin(p, 'M', pid, tid);
+	name(p, what);
+	fputs(",\"args\":{\"name\":", p->f);
+	mt_json_write_string(p->f, value, strlen(value), false);
+	fputs("}}", p->f);
+}
+
+static struct proc *proc_of(struct pf *p, uint32_t pid)
+{
+	uint64_t *ix;
+
+	if (mt_map64_put(&p->proc_ix, pid, &ix) < 0)
+		return NULL;
+	if (!*ix) {
+		if (p->nprocs == p->procs_cap) {
+			size_t cap = p->procs_cap ? p->procs_cap * 2 : 16;
+			struct proc *v = realloc(p->procs, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			p->procs = v;
+			p->procs_cap = cap;
+		}
+		p->procs[p->nprocs] = (struct proc){ .pid = pid };
+		*ix = ++p->nprocs;
+	}
+	return &p->procs[*ix - 1];
+}
+
+static void heap_point(struct pf *p, struct proc *pr, uint64_t t)
+{
+	begin(p, 'C', pr->pid, pr->pid);
+	name(p, "heap");
+	ts(p, "ts", t);
+	fprintf(p->f, ",\"args\":{\"live_bytes\":%" PRIu64 "}}", pr->heap_live);
+	p->st->counters++;
+	pr->heap_last_ns = t;
+	pr->heap_pending = false;
+}
+
+/* The fault counter of the window that ended, and a return to 0 if the next had none. */
+static void fault_flush(struct pf *p, struct proc *pr, uint64_t next_win)
+{
+	uint64_t w = pr->fwin - 1;
+
+	if (!pr->fwin)
+		return;
+	begin(p, 'C', pr->pid, pr->pid);
+	name(p, "faults");
+	ts(p, "ts", p->t0 + w * p->window_ns);
+	fprintf(p->f, ",\"args\":{\"minor\":%" PRIu64 ",\"major\":%" PRIu64 "}}", pr->fminor,
+		pr->fmajor);
+	p->st->counters++;
+	if (next_win != w + 1) {
+		begin(p, 'C', pr->pid, pr->pid);
+		name(p, "faults");
+		ts(p, "ts", p->t0 + (w + 1) * p->window_ns);
+		fputs(",\"args\":{\"minor\":0,\"major\":0}}", p->f);
+		p->st->counters++;
+	}
+	pr->fminor = pr->fmajor = 0;
+	pr->fwin = 0;
+}
+
+static void phase_end(struct pf *p, struct proc *pr, uint64_t t)
+{
+	const char *s;
+
+	if (!pr->phase)
+		return;
+	if (!pr->phases_named) {
+		meta(p, "thread_name", pr->pid, PHASE_TID_BASE + pr->pid, "phases");
+		pr->phases_named = true;
+	}
+	s = mt_reader_str(p->r, pr->phase_stream, pr->phase - 1, NULL);
+	begin(p, 'X', pr->pid, PHASE_TID_BASE + pr->pid);
+	name(p, s ? s : "?");
+	fputs(",\"cat\":\"phase\"", p->f);
+	ts(p, "ts", pr->phase_since);
+	ts(p, "dur", p->t0 + (t > pr->phase_since ? t - pr->phase_since : 0));
+	fputs("}", p->f);
+	p->st->slices++;
+	pr->phase = 0;
+}
+
+static void on_alloc(struct pf *p, const struct mt_event *ev)
+{
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	struct proc *pr = proc_of(p, pid);
+	uint64_t t = ev->v[MT_F_TIME], kind = ev->v[MT_F_ALLOC_KIND];
+	uint64_t addr = ev->v[MT_F_ALLOC_ADDR], usable = ev->v[MT_F_ALLOC_USABLE];
+	uint64_t key_pid = (uint64_t)(pid & 0x1ffff) << 47;
+	uint64_t *v;
+
+	if (!pr)
+		return;
+	/* the block released: free's, or realloc's old one when it moved or shrank to 0 */
+	{
+		uint64_t old = kind == MT_ALLOC_FREE ? addr
+			       : kind == MT_ALLOC_REALLOC || kind == MT_ALLOC_REALLOCARRAY
+				       ? ev->v[MT_F_ALLOC_OLD]
+				       : 0;
+
+		if (old && (v = mt_map64_get(&p->blocks, key_pid | (old & ((1ull << 47) - 1))))) {
+			pr->heap_live -= *v < pr->heap_live ? *v : pr->heap_live;
+			mt_map64_del(&p->blocks, key_pid | (old & ((1ull << 47) - 1)));
+		}
+	}
+	if (kind != MT_ALLOC_FREE && addr &&
+	    mt_map64_put(&p->blocks, key_pid | (addr & ((1ull << 47) - 1)), &v) == 0) {
+		pr->heap_live += usable - *v; /* *v: a block seen again without its free */
+		*v = usable;
+		if (usable >= p->o->min_alloc && p->o->min_alloc) {
+			char b[32], nm[64];
+
+			if (p->st->instants < MAX_INSTANTS) {
+				const struct mt_field_desc *fd = &ev->desc->fields[MT_F_ALLOC_KIND];
+
+				snprintf(nm, sizeof(nm), "%s %s", mt_field_enum_name(fd, kind),
+					 mt_fmt_bytes(usable, b, sizeof(b)));
+				begin(p, 'i', pid, (uint32_t)ev->v[MT_F_TID]);
+				name(p, nm);
+				fputs(",\"cat\":\"alloc\",\"s\":\"t\"", p->f);
+				ts(p, "ts", t);
+				fprintf(p->f,
+					",\"args\":{\"size\":%" PRIu64 ",\"usable\":%" PRIu64
+					",\"addr\":\"0x%" PRIx64 "\"}}",
+					ev->v[MT_F_ALLOC_SIZE], usable, addr);
+				p->st->instants++;
+			} else {
+				p->st->instants_dropped++;
+			}
+		}
+	}
+	if (t - pr->heap_last_ns >= p->heap_step || !pr->heap_last_ns)
+		heap_point(p, pr, t);
+	else
+		pr->heap_pending = true;
+}
+
+static void on_fault(struct pf *p, const struct mt_event *ev)
+{
+	struct proc *pr = proc_of(p, (uint32_t)ev->v[MT_F_PID]);
+	uint64_t t = ev->v[MT_F_TIME], w = (t > p->t0 ? t - p->t0 : 0) / p->window_ns;
+	bool major = ev->v[MT_F_FAULT_KIND] == MT_FAULT_MAJOR;
+
+	if (!pr)
+		return;
+	if (pr->fwin != w + 1) {
+		fault_flush(p, pr, w);
+		pr->fwin = w + 1;
+	}
+	if (major)
+		pr->fmajor++;
+	else
+		pr->fminor++;
+	if (!major)
+		return;
+	if (p->st->instants >= MAX_INSTANTS) {
+		p->st->instants_dropped++;
+		return;
+	}
+	begin(p, 'i', pr->pid, (uint32_t)ev->v[MT_F_TID]);
+	name(p, "major fault");
+	fputs(",\"cat\":\"fault\",\"s\":\"t\"", p->f);
+	ts(p, "ts", t);
+	fprintf(p->f, ",\"args\":{\"addr\":\"0x%" PRIx64 "\",\"ip\":\"0x%" PRIx64 "\"}}",
+		ev->v[MT_F_FAULT_ADDR], ev->v[MT_F_FAULT_IP]);
+	p->st->instants++;
+}
+
+static void on_syscall(struct pf *p, const struct mt_event *ev)
+{
+	uint64_t dur = ev->v[MT_F_SYSCALL_DURATION], flags = ev->v[MT_F_SYSCALL_FLAGS];
+	const char *path;
+	char nm[64], b[32];
+
+	if (dur < p->o->min_syscall_ns || (flags & (MT_SYSCALL_NO_EXIT | MT_SYSCALL_NO_ENTRY)))
+		return;
+	snprintf(nm, sizeof(nm), "%s%s",
+		 mt_syscall_name((unsigned)ev->v[MT_F_SYSCALL_NR], b, sizeof(b)),
+		 flags & MT_SYSCALL_RUNTIME ? " [memtap-rt]" : "");
+	begin(p, 'X', (uint32_t)ev->v[MT_F_PID], (uint32_t)ev->v[MT_F_TID]);
+	name(p, nm);
+	fputs(",\"cat\":\"syscall\"", p->f);
+	ts(p, "ts", ev->v[MT_F_TIME]);
+	ts(p, "dur", p->t0 + dur);
+	fprintf(p->f, ",\"args\":{\"ret\":%" PRId64, (int64_t)ev->v[MT_F_SYSCALL_RET]);
+	path = ev->v[MT_F_SYSCALL_PATH]
+		       ? mt_reader_str(p->r, ev->stream, ev->v[MT_F_SYSCALL_PATH], NULL)
+		       : NULL;
+	if (path) {
+		fputs(",\"path\":", p->f);
+		mt_json_write_string(p->f, path, strlen(path), false);
+	}
+	fputs("}}", p->f);
+	p->st->slices++;
+}
+
+static void on_rss(struct pf *p, const struct mt_event *ev)
+{
+	begin(p, 'C', (uint32_t)ev->v[MT_F_PID], (uint32_t)ev->v[MT_F_PID]);
+	name(p, "rss");
+	ts(p, "ts", ev->v[MT_F_TIME]);
+	fprintf(p->f,
+		",\"args\":{\"file\":%" PRIu64 ",\"anon\":%" PRIu64 ",\"shmem\":%" PRIu64
+		",\"swap\":%" PRIu64 "}}",
+		ev->v[MT_F_RSS_FILE], ev->v[MT_F_RSS_ANON], ev->v[MT_F_RSS_SHMEM],
+		ev->v[MT_F_RSS_SWAP]);
+	p->st->counters++;
+}
+
+static void on_phase(struct pf *p, const struct mt_event *ev)
+{
+	struct proc *pr = proc_of(p, (uint32_t)ev->v[MT_F_PID]);
+	uint64_t id = ev->v[MT_F_PHASE_NAME];
+
+	if (!pr)
+		return;
+	phase_end(p, pr, ev->v[MT_F_TIME]);
+	if (id) {
+		pr->phase = (uint32_t)id + 1;
+		pr->phase_stream = ev->stream;
+		pr->phase_since = ev->v[MT_F_TIME];
+	}
+}
+
+static void on_comm(struct pf *p, uint32_t pid, uint32_t tid, uint32_t stream, uint64_t id)
+{
+	const char *s = mt_reader_str(p->r, stream, id, NULL);
+	uint64_t *v;
+
+	if (!s || !s[0] || mt_map64_put(&p->thread_named, tid, &v) < 0)
+		return;
+	*v = 1;
+	meta(p, "thread_name", pid, tid, s);
+}
+
+/* Ends what is open for a process at t: heap point, fault window, phase. */
+static void proc_end(struct pf *p, struct proc *pr, uint64_t t)
+{
+	if (pr->heap_pending)
+		heap_point(p, pr, t);
+	fault_flush(p, pr, UINT64_MAX);
+	phase_end(p, pr, t);
+}
+
+static int pass(struct pf *p)
+{
+	struct mt_cursor_opts co = {
+		.type_mask = 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC |
+			     1ull << MT_EV_TASK_COMM | 1ull << MT_EV_TASK_EXIT |
+			     1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT | 1ull << MT_EV_RSS |
+			     1ull << MT_EV_SYSCALL | 1ull << MT_EV_PHASE,
+		.ahead = true,
+	};
+	struct mt_cursor *c;
+	struct mt_event ev;
+	uint64_t last = p->t0;
+	int rc = mt_cursor_new(p->r, &co, &c);
+
+	if (rc < 0)
+		return rc;
+	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		uint32_t pid = (uint32_t)ev.v[MT_F_PID], tid = (uint32_t)ev.v[MT_F_TID];
+
+		last = ev.v[MT_F_TIME];
+		switch (ev.type) {
+		case MT_EV_ALLOC:
+			on_alloc(p, &ev);
+			break;
+		case MT_EV_FAULT:
+			on_fault(p, &ev);
+			break;
+		case MT_EV_RSS:
+			on_rss(p, &ev);
+			break;
+		case MT_EV_SYSCALL:
+			on_syscall(p, &ev);
+			break;
+		case MT_EV_PHASE:
+			on_phase(p, &ev);
+			break;
+		case MT_EV_TASK_EXEC:
+			on_comm(p, pid, tid, ev.stream, ev.v[MT_F_EXEC_COMM]);
+			break;
+		case MT_EV_TASK_COMM:
+			on_comm(p, pid, tid, ev.stream, ev.v[MT_F_COMM_COMM]);
+			break;
+		case MT_EV_TASK_EXIT:
+			if (ev.v[MT_F_EXIT_KIND] == MT_TASK_PROCESS) {
+				struct proc *pr = proc_of(p, pid);
+
+				if (pr)
+					proc_end(p, pr, last);
+			}
+			break;
+		default:
+			break;
+		}
+		if (ferror(p->f)) {
+			rc = -EIO;
+			break;
+		}
+	}
+	mt_cursor_free(c);
+	for (size_t i = 0; rc == 0 && i < p->nprocs; i++)
+		proc_end(p, &p->procs[i], last);
+	return rc;
+}
+
+int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
+		       const struct mt_perfetto_opts *o, struct mt_perfetto_stats *st)
+{
+	struct pf p = { .o = o, .st = st, .r = r, .first = true };
+	struct mt_access_opts ao = o->ao ? *o->ao : (struct mt_access_opts){ 0 };
+	struct mt_access_stats as = { 0 };
+	struct mt_procs procs = { 0 };
+	bool to_stdout = !strcmp(out, "-");
+	char tmp[4096];
+	uint64_t lo = 0, hi = 0;
+	uint32_t root = 0;
+	int rc, fd;
+
+	memset(st, 0, sizeof(*st));
+	if (!to_stdout && !o->force && access(out, F_OK) == 0)
+		return -EEXIST;
+	mt_reader_time_range(r, &lo, &hi);
+	p.t0 = lo;
+	p.window_ns = ao.window_ns ? ao.window_ns : 100000000;
+	p.heap_step = (hi - lo) / HEAP_POINTS ? (hi - lo) / HEAP_POINTS : 1;
+	rc = mt_procs_build(r, &procs);
+	if (rc < 0)
+		return rc;
+	if (procs.n)
+		root = procs.v[0].pid;
+	/* the working set comes from the analysis pass (the same figures as memtap report) */
+	rc = mt_access_analyze(r, &ao, &as);
+	if (rc < 0) {
+		mt_procs_release(&procs);
+		return rc;
+	}
+	if (to_stdout) {
+		p.f = stdout;
+	} else {
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid()) >=
+		    (int)sizeof(tmp)) {
+			rc = -ENAMETOOLONG;
+			goto out;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || !(p.f = fdopen(fd, "w"))) {
+			rc = -errno;
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
+			goto out;
+		}
+	}
+	mt_map64_init(&p.proc_ix);
+	mt_map64_init(&p.blocks);
+	mt_map64_init(&p.thread_named);
+	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"memtap " MEMTAP_VERSION
+	      "\",\"trace\":",
+	      p.f);
+	mt_json_write_string(p.f, path, strlen(path), false);
+	fprintf(p.f,
+		",\"t0_monotonic_ns\":%" PRIu64 ",\"window_ns\":%" PRIu64
+		",\"min_alloc_bytes\":%" PRIu64 ",\"min_syscall_ns\":%" PRIu64
+		"},\"traceEvents\":[",
+		lo, p.window_ns, o->min_alloc, o->min_syscall_ns);
+	for (size_t i = 0; i < procs.n; i++) {
+		const struct mt_proc *pr = &procs.v[i];
+		char nm[300];
+
+		snprintf(nm, sizeof(nm), "%s", pr->comm && pr->comm[0] ? pr->comm : "?");
+		meta(&p, "process_name", pr->pid, pr->pid, nm);
+	}
+	if (as.nwss) {
+		for (size_t i = 0; i < as.nwss; i++) {
+			begin(&p, 'C', root, root);
+			name(&p, "working set");
+			ts(&p, "ts", as.t0 + as.wss[i].t);
+			fprintf(p.f, ",\"args\":{\"pages\":%" PRIu64 "}}", as.wss[i].pages);
+			st->counters++;
+		}
+	}
+	rc = pass(&p);
+	fprintf(p.f, "\n],\"metadata\":{\"instants_dropped\":%" PRIu64 "}}\n",
+		st->instants_dropped);
+	if (!to_stdout) {
+		if (fflush(p.f) != 0 && !rc)
+			rc = -errno;
+		if (fclose(p.f) != 0 && !rc)
+			rc = -errno;
+		if (!rc && rename(tmp, out) < 0)
+			rc = -errno;
+		if (rc)
+			unlink(tmp);
+	} else if (fflush(stdout) != 0 && !rc) {
+		rc = -errno;
+	}
+	mt_map64_release(&p.proc_ix);
+	mt_map64_release(&p.blocks);
+	mt_map64_release(&p.thread_named);
+	free(p.procs);
+out:
+	mt_access_release(&as);
+	mt_procs_release(&procs);
+	return rc;
+}
