@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,10 +41,12 @@ struct chunk_meta {
 	uint64_t offset, uncompressed, compressed, num_values;
 };
 
+/* A column's data for one row group: two sets take turns, one filled by the caller while a
+ * worker thread compresses and writes the other. */
 struct col {
 	struct mt_col def;
-	struct mt_buf values; /* PLAIN, non-null values of the current row group */
-	uint8_t *defs; /* OPTIONAL: 1 (value) or 0 (null) per row of the group */
+	struct mt_buf values[2]; /* PLAIN, non-null values of the row group */
+	uint8_t *defs[2]; /* OPTIONAL: 1 (value) or 0 (null) per row of the group */
 	bool set; /* the current row has a value */
 };
 
@@ -67,7 +70,17 @@ struct mt_pq {
 	char **meta_k, **meta_v;
 	unsigned nmeta;
 	ZSTD_CCtx *zc;
-	struct mt_buf page, out; /* scratch */
+	struct mt_buf page, out; /* scratch (the writer's) */
+	unsigned cur; /* the set being filled */
+	/* The worker, started at the first full row group: it writes set job_set of job_rows
+	 * rows while job is true; the caller waits for it before handing over the next. */
+	bool threaded, job, stop;
+	unsigned job_set;
+	uint64_t job_rows;
+	int werr; /* the worker's first error */
+	pthread_t th;
+	pthread_mutex_t lk;
+	pthread_cond_t cv;
 };
 
 /* ---- Thrift compact protocol, write-only ---- */
@@ -178,15 +191,17 @@ static struct col *col_of(struct mt_pq *pq, unsigned col)
 static inline void put8(struct mt_pq *pq, unsigned col, uint64_t v)
 {
 	struct col *c = col_of(pq, col);
+	struct mt_buf *b;
 
 	if (!c || c->set || pq->err)
 		return;
-	if (c->values.cap - c->values.len < 8 && mt_buf_reserve(&c->values, 8) < 0) {
+	b = &c->values[pq->cur];
+	if (b->cap - b->len < 8 && mt_buf_reserve(b, 8) < 0) {
 		pq->err = -ENOMEM;
 		return;
 	}
-	memcpy(c->values.data + c->values.len, &v, 8);
-	c->values.len += 8;
+	memcpy(b->data + b->len, &v, 8);
+	b->len += 8;
 	c->set = true;
 }
 
@@ -214,31 +229,35 @@ void mt_pq_str(struct mt_pq *pq, unsigned col, const char *s)
 	size_t n = s ? strlen(s) : 0;
 	uint32_t len = (uint32_t)n;
 
+	struct mt_buf *b;
+
 	if (!c || c->set || pq->err || !s)
 		return;
-	if (n > UINT32_MAX || mt_buf_reserve(&c->values, 4 + n) < 0) {
+	b = &c->values[pq->cur];
+	if (n > UINT32_MAX || mt_buf_reserve(b, 4 + n) < 0) {
 		pq->err = -ENOMEM;
 		return;
 	}
-	memcpy(c->values.data + c->values.len, &len, 4); /* PLAIN BYTE_ARRAY: u32 length */
-	memcpy(c->values.data + c->values.len + 4, s, n);
-	c->values.len += 4 + n;
+	memcpy(b->data + b->len, &len, 4); /* PLAIN BYTE_ARRAY: u32 length */
+	memcpy(b->data + b->len + 4, s, n);
+	b->len += 4 + n;
 	c->set = true;
 }
 
 /* ---- files ---- */
 
-static void wr(struct mt_pq *pq, const void *p, size_t n)
+/* Writes at the end of the file; the first failure goes to *err. */
+static void wr(struct mt_pq *pq, int *err, const void *p, size_t n)
 {
 	const uint8_t *q = p;
 
-	while (!pq->err && n) {
+	while (!*err && n) {
 		ssize_t w = write(pq->fd, q, n);
 
 		if (w < 0) {
 			if (errno == EINTR)
 				continue;
-			pq->err = -errno;
+			*err = -errno;
 			return;
 		}
 		q += w;
@@ -301,43 +320,45 @@ static size_t compress(ZSTD_CCtx *zc, void *out, size_t cap, const void *a, size
 	return ZSTD_isError(r) ? r : o.pos;
 }
 
-static void flush_group(struct mt_pq *pq)
+/* Compresses and writes row group set k of rows rows (the worker, or the caller without
+ * one); errors go to *err. */
+static void write_group(struct mt_pq *pq, unsigned k, uint64_t rows, int *err)
 {
 	struct group *g;
 
-	if (!pq->rows || pq->err)
+	if (!rows || *err)
 		return;
 	if (mt_grow_array(&pq->groups, &pq->groups_cap, pq->ngroups + 1, sizeof(*pq->groups)) < 0 ||
 	    !(pq->groups[pq->ngroups].cols = calloc(pq->ncols, sizeof(struct chunk_meta)))) {
-		pq->err = -ENOMEM;
+		*err = -ENOMEM;
 		return;
 	}
 	g = &pq->groups[pq->ngroups++];
-	g->rows = pq->rows;
+	g->rows = rows;
 	g->bytes = 0;
-	for (unsigned i = 0; i < pq->ncols && !pq->err; i++) {
+	for (unsigned i = 0; i < pq->ncols && !*err; i++) {
 		struct col *c = &pq->cols[i];
 		struct chunk_meta *m = &g->cols[i];
 		size_t bound, z, page_len;
 
 		mt_buf_reset(&pq->page);
 		mt_buf_reset(&pq->out);
-		if (c->def.optional && put_defs(&pq->page, c->defs, pq->rows) < 0) {
-			pq->err = -ENOMEM;
+		if (c->def.optional && put_defs(&pq->page, c->defs[k], rows) < 0) {
+			*err = -ENOMEM;
 			break;
 		}
 		/* the page: the levels (in page), then the values, compressed as one frame
 		 * without copying the values */
-		page_len = pq->page.len + c->values.len;
+		page_len = pq->page.len + c->values[k].len;
 		bound = ZSTD_compressBound(page_len);
 		if (mt_buf_reserve(&pq->out, bound) < 0) {
-			pq->err = -ENOMEM;
+			*err = -ENOMEM;
 			break;
 		}
 		z = compress(pq->zc, pq->out.data, bound, pq->page.data, pq->page.len,
-			     c->values.data, c->values.len);
+			     c->values[k].data, c->values[k].len);
 		if (ZSTD_isError(z)) {
-			pq->err = -EIO;
+			*err = -EIO;
 			break;
 		}
 		{
@@ -350,7 +371,7 @@ static void flush_group(struct mt_pq *pq)
 			t_i32(&h, 2, (int32_t)page_len);
 			t_i32(&h, 3, (int32_t)z);
 			t_begin(&h, 5);
-			t_i32(&h, 1, (int32_t)pq->rows);
+			t_i32(&h, 1, (int32_t)rows);
 			t_i32(&h, 2, 0); /* PLAIN */
 			t_i32(&h, 3, 3); /* RLE */
 			t_i32(&h, 4, 3);
@@ -358,21 +379,103 @@ static void flush_group(struct mt_pq *pq)
 			t_byte(&h, 0); /* the PageHeader's stop */
 			if (h.err) {
 				mt_buf_release(&hdr);
-				pq->err = -ENOMEM;
+				*err = -ENOMEM;
 				break;
 			}
 			m->offset = pq->off;
-			wr(pq, hdr.data, hdr.len);
-			wr(pq, pq->out.data, z);
+			wr(pq, err, hdr.data, hdr.len);
+			wr(pq, err, pq->out.data, z);
 			m->uncompressed = hdr.len + page_len;
 			m->compressed = hdr.len + z;
-			m->num_values = pq->rows;
+			m->num_values = rows;
 			g->bytes += m->uncompressed;
 			mt_buf_release(&hdr);
 		}
-		mt_buf_reset(&c->values);
+		mt_buf_reset(&c->values[k]);
+	}
+}
+
+static void *worker(void *arg)
+{
+	struct mt_pq *pq = arg;
+
+	pthread_mutex_lock(&pq->lk);
+	for (;;) {
+		while (!pq->job && !pq->stop)
+			pthread_cond_wait(&pq->cv, &pq->lk);
+		if (!pq->job)
+			break;
+		pthread_mutex_unlock(&pq->lk);
+		write_group(pq, pq->job_set, pq->job_rows, &pq->werr);
+		pthread_mutex_lock(&pq->lk);
+		pq->job = false;
+		pthread_cond_broadcast(&pq->cv);
+	}
+	pthread_mutex_unlock(&pq->lk);
+	return NULL;
+}
+
+/* Waits until the worker has written what it was given; takes over its error. */
+static void wait_worker(struct mt_pq *pq)
+{
+	if (!pq->threaded)
+		return;
+	pthread_mutex_lock(&pq->lk);
+	while (pq->job)
+		pthread_cond_wait(&pq->cv, &pq->lk);
+	if (pq->werr && !pq->err)
+		pq->err = pq->werr;
+	pthread_mutex_unlock(&pq->lk);
+}
+
+/*
+ * Ends the current row group: a full one goes to the worker (started on the first), which
+ * compresses and writes it while the caller fills the other set; the last one, at close, is
+ * written by the caller once the worker is done.
+ */
+static void flush_group(struct mt_pq *pq, bool last)
+{
+	if (!pq->rows || pq->err)
+		return;
+	if (!pq->threaded && !last) {
+		pthread_mutex_init(&pq->lk, NULL);
+		pthread_cond_init(&pq->cv, NULL);
+		pq->threaded = pthread_create(&pq->th, NULL, worker, pq) == 0;
+		if (!pq->threaded) {
+			pthread_mutex_destroy(&pq->lk);
+			pthread_cond_destroy(&pq->cv);
+		}
+	}
+	wait_worker(pq);
+	if (pq->err)
+		return;
+	if (!pq->threaded || last) {
+		write_group(pq, pq->cur, pq->rows, &pq->err);
+	} else {
+		pthread_mutex_lock(&pq->lk);
+		pq->job_set = pq->cur;
+		pq->job_rows = pq->rows;
+		pq->job = true;
+		pthread_cond_broadcast(&pq->cv);
+		pthread_mutex_unlock(&pq->lk);
+		pq->cur ^= 1;
 	}
 	pq->rows = 0;
+}
+
+static void stop_worker(struct mt_pq *pq)
+{
+	if (!pq->threaded)
+		return;
+	wait_worker(pq);
+	pthread_mutex_lock(&pq->lk);
+	pq->stop = true;
+	pthread_cond_broadcast(&pq->cv);
+	pthread_mutex_unlock(&pq->lk);
+	pthread_join(pq->th, NULL);
+	pthread_mutex_destroy(&pq->lk);
+	pthread_cond_destroy(&pq->cv);
+	pq->threaded = false;
 }
 
 int mt_pq_end_row(struct mt_pq *pq)
@@ -385,7 +488,7 @@ int mt_pq_end_row(struct mt_pq *pq)
 			break;
 		}
 		if (c->def.optional)
-			c->defs[pq->rows] = c->set;
+			c->defs[pq->cur][pq->rows] = c->set;
 		c->set = false;
 	}
 	if (pq->err)
@@ -393,7 +496,7 @@ int mt_pq_end_row(struct mt_pq *pq)
 	pq->rows++;
 	pq->total_rows++;
 	if (pq->rows == ROWS_PER_GROUP)
-		flush_group(pq);
+		flush_group(pq, false);
 	return pq->err;
 }
 
@@ -479,9 +582,9 @@ static void footer(struct mt_pq *pq)
 	} else {
 		for (int k = 0; k < 4; k++)
 			len[k] = (uint8_t)(b.len >> (8 * k));
-		wr(pq, b.data, b.len);
-		wr(pq, len, 4);
-		wr(pq, "PAR1", 4);
+		wr(pq, &pq->err, b.data, b.len);
+		wr(pq, &pq->err, len, 4);
+		wr(pq, &pq->err, "PAR1", 4);
 	}
 	mt_buf_release(&b);
 }
@@ -560,10 +663,12 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 	pq->ncols = ncols;
 	for (unsigned i = 0; i < ncols; i++) {
 		pq->cols[i].def = cols[i];
-		mt_buf_init(&pq->cols[i].values, MAX_BUF);
-		if (cols[i].optional && !(pq->cols[i].defs = malloc(ROWS_PER_GROUP))) {
-			mt_pq_close(pq, false);
-			return -ENOMEM;
+		for (int k = 0; k < 2; k++) {
+			mt_buf_init(&pq->cols[i].values[k], MAX_BUF);
+			if (cols[i].optional && !(pq->cols[i].defs[k] = malloc(ROWS_PER_GROUP))) {
+				mt_pq_close(pq, false);
+				return -ENOMEM;
+			}
 		}
 	}
 	for (unsigned i = 0; i < nmeta; i++) {
@@ -585,7 +690,7 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 		mt_pq_close(pq, false);
 		return e;
 	}
-	wr(pq, "PAR1", 4);
+	wr(pq, &pq->err, "PAR1", 4);
 	*ret = pq;
 	return pq->err;
 }
@@ -596,10 +701,11 @@ int mt_pq_close(struct mt_pq *pq, bool commit)
 
 	if (!pq)
 		return 0;
-	if (commit && pq->fd >= 0) {
-		flush_group(pq);
+	if (commit && pq->fd >= 0)
+		flush_group(pq, true);
+	stop_worker(pq);
+	if (commit && pq->fd >= 0 && !pq->err)
 		footer(pq);
-	}
 	if (pq->fd >= 0 && close(pq->fd) < 0 && !pq->err)
 		pq->err = -errno;
 	rc = pq->err;
@@ -609,10 +715,11 @@ int mt_pq_close(struct mt_pq *pq, bool commit)
 		if (!commit || rc)
 			unlink(pq->tmp);
 	}
-	for (unsigned i = 0; i < pq->ncols; i++) {
-		mt_buf_release(&pq->cols[i].values);
-		free(pq->cols[i].defs);
-	}
+	for (unsigned i = 0; i < pq->ncols; i++)
+		for (int k = 0; k < 2; k++) {
+			mt_buf_release(&pq->cols[i].values[k]);
+			free(pq->cols[i].defs[k]);
+		}
 	for (size_t g = 0; g < pq->ngroups; g++)
 		free(pq->groups[g].cols);
 	for (unsigned i = 0; i < pq->nmeta; i++) {

@@ -66,17 +66,26 @@ struct mt_cursor {
 };
 
 /*
- * Both sides spin a little before they sleep: a wake-up costs each side a trip through the
- * scheduler (in a VM, an interrupt to another CPU through the hypervisor), more than a
- * batch's worth of waiting when both keep up. The sleeper counts itself in sleepers under
- * the lock before it checks again, and the other side changes the state before it reads
- * sleepers (all sequentially consistent), so no wake-up is missed.
+ * The caller spins a while before it sleeps when no batch is ready: a wake-up costs a trip
+ * through the scheduler (in a VM, an interrupt to another CPU through the hypervisor), more
+ * than a batch's worth of waiting. The thread, ahead when the ring is full, spins only
+ * briefly: its spinning would take the CPU from the caller or from other threads (an
+ * export's compressor). The sleeper counts itself in sleepers under the lock before it
+ * checks again, and the other side changes the state before it reads sleepers (all
+ * sequentially consistent), so no wake-up is missed.
  */
-#define SPINS 20000
+#define SPINS_CALLER 20000
+#define SPINS_AHEAD 500
 
 static bool can_fill(struct mt_cursor *c)
 {
 	return atomic_load(&c->filled) < NBATCH || atomic_load(&c->stop);
+}
+
+/* Once asleep, the thread waits for half the ring: one wake-up per NBATCH / 2 batches. */
+static bool half_empty(struct mt_cursor *c)
+{
+	return atomic_load(&c->filled) <= NBATCH / 2 || atomic_load(&c->stop);
 }
 
 static bool can_take(struct mt_cursor *c)
@@ -84,16 +93,17 @@ static bool can_take(struct mt_cursor *c)
 	return atomic_load(&c->filled) > 0;
 }
 
-static void wait_until(struct mt_cursor *c, bool (*ready)(struct mt_cursor *))
+static void wait_until(struct mt_cursor *c, bool (*ready)(struct mt_cursor *), unsigned spins,
+		       bool (*wake_when)(struct mt_cursor *))
 {
-	for (unsigned i = 0; i < SPINS; i++) {
+	for (unsigned i = 0; i < spins; i++) {
 		if (ready(c))
 			return;
 		__builtin_ia32_pause();
 	}
 	pthread_mutex_lock(&c->lock);
 	atomic_fetch_add(&c->sleepers, 1);
-	while (!ready(c))
+	while (!wake_when(c))
 		pthread_cond_wait(&c->cond, &c->lock);
 	atomic_fetch_sub(&c->sleepers, 1);
 	pthread_mutex_unlock(&c->lock);
@@ -140,7 +150,7 @@ static void *ahead(void *arg)
 	for (;;) {
 		struct batch *b;
 
-		wait_until(c, can_fill);
+		wait_until(c, can_fill, SPINS_AHEAD, half_empty);
 		if (atomic_load(&c->stop))
 			return NULL;
 		b = &c->batches[tail];
@@ -442,10 +452,10 @@ int mt_cursor_next_batch(struct mt_cursor *c, const struct mt_event **evs)
 	} else {
 		if (c->cur) { /* hand the last one back */
 			c->head = (c->head + 1) % NBATCH;
-			atomic_fetch_sub(&c->filled, 1);
-			wake(c);
+			if (atomic_fetch_sub(&c->filled, 1) - 1 <= NBATCH / 2)
+				wake(c); /* the thread sleeps until half the ring is free */
 		}
-		wait_until(c, can_take);
+		wait_until(c, can_take, SPINS_CALLER, can_take);
 		b = &c->batches[c->head];
 	}
 	c->cur = b;
