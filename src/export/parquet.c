@@ -13,6 +13,7 @@
 
 #include "common/array.h"
 #include "common/buf.h"
+#include "common/hash.h"
 
 /*
  * File layout: "PAR1", then per row group and column one DATA_PAGE (v1: definition levels
@@ -39,6 +40,8 @@ enum {
 
 struct chunk_meta {
 	uint64_t offset, uncompressed, compressed, num_values;
+	uint64_t data_offset, dict_offset; /* the data page's, the dictionary page's */
+	bool dict; /* RLE_DICTIONARY encoded */
 };
 
 /* A column's data for one row group: two sets take turns, one filled by the caller while a
@@ -48,6 +51,7 @@ struct col {
 	struct mt_buf values[2]; /* PLAIN, non-null values of the row group */
 	uint8_t *defs[2]; /* OPTIONAL: 1 (value) or 0 (null) per row of the group */
 	bool set; /* the current row has a value */
+	unsigned no_dict; /* row groups still to write PLAIN after a dictionary overflowed */
 };
 
 struct group {
@@ -70,7 +74,9 @@ struct mt_pq {
 	char **meta_k, **meta_v;
 	unsigned nmeta;
 	ZSTD_CCtx *zc;
-	struct mt_buf page, out; /* scratch (the writer's) */
+	struct mt_buf page, out, dict; /* scratch (the writer's) */
+	struct dict_slot *slots;
+	uint32_t *idx;
 	unsigned cur; /* the set being filled */
 	/* The worker, started at the first full row group: it writes set job_set of job_rows
 	 * rows while job is true; the caller waits for it before handing over the next. */
@@ -320,8 +326,212 @@ static size_t compress(ZSTD_CCtx *zc, void *out, size_t cap, const void *a, size
 	return ZSTD_isError(r) ? r : o.pos;
 }
 
+/* RLE/bit-packed hybrid of n values of bw bits (dictionary indices): runs of 8 or more equal
+ * values as RLE runs, the rest bit-packed in groups of 8 (LSB first; the last group padded). */
+static int put_hybrid(struct mt_buf *b, const uint32_t *v, size_t n, unsigned bw)
+{
+	size_t i = 0;
+
+	while (i < n) {
+		size_t run = 1, start = i, groups = 0;
+
+		while (i + run < n && v[i + run] == v[i])
+			run++;
+		if (run >= 8) {
+			if (mt_buf_put_varint(b, (uint64_t)run << 1) < 0)
+				return -ENOMEM;
+			for (unsigned k = 0; k < (bw + 7) / 8; k++)
+				if (mt_buf_putc(b, (uint8_t)(v[i] >> (8 * k))) < 0)
+					return -ENOMEM;
+			i += run;
+			continue;
+		}
+		/* groups of 8 until one starts a run of 8 equal values */
+		do {
+			groups++;
+			i += 8;
+			for (run = 1; i + run < n && run < 8 && v[i + run] == v[i]; run++)
+				;
+		} while (i < n && run < 8);
+		if (mt_buf_put_varint(b, (uint64_t)groups << 1 | 1) < 0 ||
+		    mt_buf_reserve(b, groups * bw) < 0)
+			return -ENOMEM;
+		{
+			uint64_t acc = 0;
+			unsigned bits = 0;
+
+			for (size_t j = start; j < start + groups * 8; j++) {
+				acc |= (uint64_t)(j < n ? v[j] : 0) << bits;
+				bits += bw;
+				while (bits >= 8) {
+					b->data[b->len++] = (uint8_t)acc;
+					acc >>= 8;
+					bits -= 8;
+				}
+			}
+		}
+		if (i > n)
+			i = n;
+	}
+	return 0;
+}
+
+#define DICT_MAX 4096 /* entries; bigger dictionaries are written PLAIN */
+#define DICT_RETRY 8 /* row groups a column that overflowed is written PLAIN before a retry */
+
+struct dict_slot {
+	uint64_t hash; /* 0: empty (8-byte values: 1 when used) */
+	uint64_t val; /* 8-byte values: the value */
+	uint32_t off, len; /* strings: the entry's PLAIN bytes in dict */
+	uint32_t ix;
+};
+
+/* Builds column c's dictionary over its n non-null values of set k into pq->dict (PLAIN
+ * entries) and pq->idx; false when it holds more than DICT_MAX entries. */
+static bool make_dict(struct mt_pq *pq, struct col *c, unsigned k, size_t n, uint32_t *ndict)
+{
+	const uint8_t *p = c->values[k].data, *end = p + c->values[k].len;
+	bool str = c->def.type == MT_COL_STRING;
+
+	if (c->no_dict) {
+		c->no_dict--;
+		return false;
+	}
+	if (!pq->slots && !(pq->slots = malloc(2 * DICT_MAX * sizeof(*pq->slots))))
+		return false;
+	if (!pq->idx && !(pq->idx = malloc(ROWS_PER_GROUP * sizeof(*pq->idx))))
+		return false;
+	memset(pq->slots, 0, 2 * DICT_MAX * sizeof(*pq->slots));
+	mt_buf_reset(&pq->dict);
+	*ndict = 0;
+	if (!str) { /* 8-byte values: hashed and compared as integers; runs skip the table */
+		uint64_t last = 0;
+		uint32_t last_ix = UINT32_MAX;
+
+		for (size_t j = 0; j < n; j++, p += 8) {
+			uint64_t x, h;
+			size_t s;
+
+			memcpy(&x, p, 8);
+			if (x == last && last_ix != UINT32_MAX) {
+				pq->idx[j] = last_ix;
+				continue;
+			}
+			h = mt_hash_u64(x);
+			for (s = h & (2 * DICT_MAX - 1); pq->slots[s].hash;
+			     s = (s + 1) & (2 * DICT_MAX - 1))
+				if (pq->slots[s].val == x)
+					break;
+			if (!pq->slots[s].hash) {
+				if (*ndict == DICT_MAX) {
+					c->no_dict = DICT_RETRY;
+					return false;
+				}
+				pq->slots[s] =
+					(struct dict_slot){ .hash = 1, .val = x, .ix = *ndict };
+				if (mt_buf_append(&pq->dict, &x, 8) < 0)
+					return false;
+				(*ndict)++;
+			}
+			pq->idx[j] = last_ix = pq->slots[s].ix;
+			last = x;
+		}
+		return true;
+	}
+	for (size_t j = 0; j < n; j++) {
+		uint32_t len;
+		const uint8_t *v = p + 4;
+		uint64_t h;
+		size_t s;
+
+		memcpy(&len, p, 4);
+		if ((size_t)(end - v) < len)
+			return false;
+		if (len <= 8) { /* short strings (names, kinds): hashed as one integer */
+			uint64_t x = 0;
+
+			memcpy(&x, v, len);
+			h = mt_hash_u64(x ^ (uint64_t)len << 59) | 1;
+		} else {
+			h = mt_hash64(v, len, 0x6d74) | 1;
+		}
+		for (s = h & (2 * DICT_MAX - 1); pq->slots[s].hash;
+		     s = (s + 1) & (2 * DICT_MAX - 1))
+			if (pq->slots[s].hash == h && pq->slots[s].len == len &&
+			    !memcmp(pq->dict.data + pq->slots[s].off + 4, v, len))
+				break;
+		if (!pq->slots[s].hash) {
+			if (*ndict == DICT_MAX) {
+				c->no_dict = DICT_RETRY;
+				return false;
+			}
+			pq->slots[s] = (struct dict_slot){
+				.hash = h, .off = (uint32_t)pq->dict.len, .len = len, .ix = *ndict
+			};
+			if (mt_buf_append(&pq->dict, p, 4 + (size_t)len) < 0)
+				return false;
+			(*ndict)++;
+		}
+		pq->idx[j] = pq->slots[s].ix;
+		p = v + len;
+	}
+	return true;
+}
+
+/* Writes one page: its header (DATA_PAGE with encoding enc, or DICTIONARY_PAGE when dict) and
+ * data a (+ b) compressed as one ZSTD frame; returns the bytes written, 0 on error. */
+static uint64_t write_page(struct mt_pq *pq, int *err, bool dict, uint64_t num_values, int enc,
+			   const void *a, size_t na, const void *b, size_t nb,
+			   uint64_t *uncompressed)
+{
+	size_t bound = ZSTD_compressBound(na + nb), z;
+	struct mt_buf hdr;
+	struct tw h = { .b = &hdr };
+
+	mt_buf_reset(&pq->out);
+	if (mt_buf_reserve(&pq->out, bound) < 0) {
+		*err = -ENOMEM;
+		return 0;
+	}
+	z = compress(pq->zc, pq->out.data, bound, a, na, b, nb);
+	if (ZSTD_isError(z)) {
+		*err = -EIO;
+		return 0;
+	}
+	mt_buf_init(&hdr, 1024);
+	t_i32(&h, 1, dict ? 2 : 0); /* DICTIONARY_PAGE or DATA_PAGE */
+	t_i32(&h, 2, (int32_t)(na + nb));
+	t_i32(&h, 3, (int32_t)z);
+	if (dict) {
+		t_begin(&h, 7); /* DictionaryPageHeader */
+		t_i32(&h, 1, (int32_t)num_values);
+		t_i32(&h, 2, 0); /* PLAIN */
+		t_end(&h);
+	} else {
+		t_begin(&h, 5); /* DataPageHeader */
+		t_i32(&h, 1, (int32_t)num_values);
+		t_i32(&h, 2, enc);
+		t_i32(&h, 3, 3); /* definition levels: RLE */
+		t_i32(&h, 4, 3); /* repetition levels: RLE */
+		t_end(&h);
+	}
+	t_byte(&h, 0); /* the PageHeader's stop */
+	if (h.err) {
+		mt_buf_release(&hdr);
+		*err = -ENOMEM;
+		return 0;
+	}
+	wr(pq, err, hdr.data, hdr.len);
+	wr(pq, err, pq->out.data, z);
+	*uncompressed += hdr.len + na + nb;
+	z += hdr.len;
+	mt_buf_release(&hdr);
+	return z;
+}
+
 /* Compresses and writes row group set k of rows rows (the worker, or the caller without
- * one); errors go to *err. */
+ * one); errors go to *err. A column with few distinct values in the group is dictionary
+ * encoded (a PLAIN dictionary page, then RLE_DICTIONARY indices), the others PLAIN. */
 static void write_group(struct mt_pq *pq, unsigned k, uint64_t rows, int *err)
 {
 	struct group *g;
@@ -339,58 +549,47 @@ static void write_group(struct mt_pq *pq, unsigned k, uint64_t rows, int *err)
 	for (unsigned i = 0; i < pq->ncols && !*err; i++) {
 		struct col *c = &pq->cols[i];
 		struct chunk_meta *m = &g->cols[i];
-		size_t bound, z, page_len;
+		size_t n = rows;
+		uint32_t ndict = 0;
 
 		mt_buf_reset(&pq->page);
-		mt_buf_reset(&pq->out);
-		if (c->def.optional && put_defs(&pq->page, c->defs[k], rows) < 0) {
-			*err = -ENOMEM;
-			break;
-		}
-		/* the page: the levels (in page), then the values, compressed as one frame
-		 * without copying the values */
-		page_len = pq->page.len + c->values[k].len;
-		bound = ZSTD_compressBound(page_len);
-		if (mt_buf_reserve(&pq->out, bound) < 0) {
-			*err = -ENOMEM;
-			break;
-		}
-		z = compress(pq->zc, pq->out.data, bound, pq->page.data, pq->page.len,
-			     c->values[k].data, c->values[k].len);
-		if (ZSTD_isError(z)) {
-			*err = -EIO;
-			break;
-		}
-		{
-			/* the PageHeader, then the compressed page */
-			struct mt_buf hdr;
-			struct tw h = { .b = &hdr };
-
-			mt_buf_init(&hdr, 1024);
-			t_i32(&h, 1, 0); /* DATA_PAGE */
-			t_i32(&h, 2, (int32_t)page_len);
-			t_i32(&h, 3, (int32_t)z);
-			t_begin(&h, 5);
-			t_i32(&h, 1, (int32_t)rows);
-			t_i32(&h, 2, 0); /* PLAIN */
-			t_i32(&h, 3, 3); /* RLE */
-			t_i32(&h, 4, 3);
-			t_end(&h);
-			t_byte(&h, 0); /* the PageHeader's stop */
-			if (h.err) {
-				mt_buf_release(&hdr);
+		if (c->def.optional) {
+			n = 0;
+			for (uint64_t j = 0; j < rows; j++)
+				n += c->defs[k][j];
+			if (put_defs(&pq->page, c->defs[k], rows) < 0) {
 				*err = -ENOMEM;
 				break;
 			}
-			m->offset = pq->off;
-			wr(pq, err, hdr.data, hdr.len);
-			wr(pq, err, pq->out.data, z);
-			m->uncompressed = hdr.len + page_len;
-			m->compressed = hdr.len + z;
-			m->num_values = rows;
-			g->bytes += m->uncompressed;
-			mt_buf_release(&hdr);
 		}
+		m->offset = pq->off;
+		m->num_values = rows;
+		if (n && make_dict(pq, c, k, n, &ndict)) {
+			unsigned bw = 1;
+
+			while (bw < 32 && (1u << bw) < ndict)
+				bw++;
+			m->dict_offset = pq->off;
+			m->dict = true;
+			m->compressed += write_page(pq, err, true, ndict, 0, pq->dict.data,
+						    pq->dict.len, NULL, 0, &m->uncompressed);
+			if (mt_buf_putc(&pq->page, (uint8_t)bw) < 0 ||
+			    put_hybrid(&pq->page, pq->idx, n, bw) < 0) {
+				*err = -ENOMEM;
+				break;
+			}
+			m->data_offset = pq->off;
+			m->compressed += write_page(pq, err, false, rows, 8 /* RLE_DICTIONARY */,
+						    pq->page.data, pq->page.len, NULL, 0,
+						    &m->uncompressed);
+		} else {
+			/* the levels (in page), then the values, without copying them */
+			m->data_offset = pq->off;
+			m->compressed += write_page(pq, err, false, rows, 0 /* PLAIN */,
+						    pq->page.data, pq->page.len, c->values[k].data,
+						    c->values[k].len, &m->uncompressed);
+		}
+		g->bytes += m->uncompressed;
 		mt_buf_reset(&c->values[k]);
 	}
 }
@@ -550,9 +749,11 @@ static void footer(struct mt_pq *pq)
 			t_i64(&w, 2, (int64_t)m->offset);
 			t_begin(&w, 3);
 			t_i32(&w, 1, pq_type(pq->cols[i].def.type));
-			t_list(&w, 2, T_I32, 2);
+			t_list(&w, 2, T_I32, m->dict ? 3 : 2);
 			t_varint(&w, zz(0)); /* PLAIN */
 			t_varint(&w, zz(3)); /* RLE */
+			if (m->dict)
+				t_varint(&w, zz(8)); /* RLE_DICTIONARY */
 			t_list(&w, 3, T_BINARY, 1);
 			t_varint(&w, strlen(pq->cols[i].def.name));
 			t_raw(&w, pq->cols[i].def.name, strlen(pq->cols[i].def.name));
@@ -560,7 +761,9 @@ static void footer(struct mt_pq *pq)
 			t_i64(&w, 5, (int64_t)m->num_values);
 			t_i64(&w, 6, (int64_t)m->uncompressed);
 			t_i64(&w, 7, (int64_t)m->compressed);
-			t_i64(&w, 9, (int64_t)m->offset);
+			t_i64(&w, 9, (int64_t)m->data_offset);
+			if (m->dict)
+				t_i64(&w, 11, (int64_t)m->dict_offset);
 			t_end(&w);
 			t_end(&w);
 		}
@@ -682,6 +885,7 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 	}
 	mt_buf_init(&pq->page, MAX_BUF);
 	mt_buf_init(&pq->out, MAX_BUF);
+	mt_buf_init(&pq->dict, MAX_BUF);
 	snprintf(pq->tmp, n, "%s.tmp.%d", path, (int)getpid());
 	pq->fd = open(pq->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (pq->fd < 0) {
@@ -732,6 +936,9 @@ int mt_pq_close(struct mt_pq *pq, bool commit)
 	free(pq->cols);
 	mt_buf_release(&pq->page);
 	mt_buf_release(&pq->out);
+	mt_buf_release(&pq->dict);
+	free(pq->slots);
+	free(pq->idx);
 	ZSTD_freeCCtx(pq->zc);
 	free(pq->path);
 	free(pq->tmp);

@@ -15,6 +15,7 @@
 #include "common/varint.h"
 #include "format/chunk.h"
 #include "format/schema.h"
+#include "export/parquet.h"
 #include "format/writer.h"
 
 static const uint8_t run_id[16] = { 0x6d, 0x65, 0x6d, 0x74, 0x61, 0x70, 0x40, 0x00,
@@ -553,6 +554,65 @@ static void gen_synth(uint64_t n, const char *out)
 	mt_writer_free(w);
 }
 
+/*
+ * pq-write N OUT: N rows of the trace table's schema straight into memtap's Parquet writer,
+ * values made as gen-synth's (LLM-like addresses, ns times): the writer's own throughput,
+ * apart from the analysis, for bench/export.sh.
+ */
+static void pq_write(uint64_t n, const char *out)
+{
+	static const struct mt_col cols[] = {
+		{ "timestamp_ns", MT_COL_I64, false },
+		{ "pid", MT_COL_I64, false },
+		{ "tid", MT_COL_I64, false },
+		{ "op_type", MT_COL_STRING, false },
+		{ "address", MT_COL_U64, false },
+		{ "address_page", MT_COL_U64, false },
+		{ "ip", MT_COL_U64, true },
+		{ "weight", MT_COL_I64, false },
+		{ "size", MT_COL_I64, true },
+		{ "region_id", MT_COL_I64, true },
+		{ "region_type", MT_COL_STRING, true },
+		{ "site_id", MT_COL_I64, true },
+		{ "phase", MT_COL_STRING, true },
+	};
+	static const char *const types[] = { "weight", "kv_cache", "activation" };
+	struct mt_pq *pq;
+	struct mt_sink *s;
+	uint64_t x = 88172645463325252ull, t = T0;
+	int rc = mt_pq_open(out, true, cols, 13, NULL, NULL, 0, &pq);
+
+	if (rc < 0)
+		die(strerror(-rc));
+	s = mt_pq_sink(pq);
+	for (uint64_t i = 0; i < n && rc == 0; i++) {
+		uint64_t r, addr;
+		unsigned k;
+
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		r = x % 100;
+		k = r < 70 ? 0 : r < 85 ? 1 : 2;
+		addr = (0x100000000ull << k) + (x >> 20) % (64 << 20);
+		t += 1000;
+		mt_sink_i64(s, 0, (int64_t)t);
+		mt_sink_i64(s, 1, 100);
+		mt_sink_i64(s, 2, 100);
+		mt_sink_str(s, 3, r < 92 ? "load" : "store");
+		mt_sink_u64(s, 4, addr);
+		mt_sink_u64(s, 5, addr >> 12);
+		mt_sink_u64(s, 6, 0x401000 + (x & 0xff0));
+		mt_sink_i64(s, 7, 1000);
+		mt_sink_i64(s, 9, k);
+		mt_sink_str(s, 10, types[k]);
+		rc = mt_sink_end_row(s);
+	}
+	rc = mt_sink_close(s, rc == 0) ? -EIO : rc;
+	if (rc < 0)
+		die(strerror(-rc));
+}
+
 static int usage(void)
 {
 	fprintf(stderr,
@@ -561,7 +621,8 @@ static int usage(void)
 		"       mt-test-tool cut-events IN K OUT     (cut inside the K-th event chunk)\n"
 		"       mt-test-tool set-major IN MAJOR OUT\n"
 		"       mt-test-tool gen-text DESCRIPTION OUT (events written by hand)\n"
-		"       mt-test-tool gen-synth N OUT          (an LLM-like trace of N events)\n");
+		"       mt-test-tool gen-synth N OUT          (an LLM-like trace of N events)\n"
+		"       mt-test-tool pq-write N OUT           (N trace-table rows into the Parquet writer)\n");
 	return 2;
 }
 
@@ -571,7 +632,9 @@ int main(int argc, char **argv)
 	uint8_t *p;
 	size_t n, off;
 
-	if (argc == 4 && !strcmp(argv[1], "gen-synth"))
+	if (argc == 4 && !strcmp(argv[1], "pq-write"))
+		pq_write(strtoull(argv[2], NULL, 10), argv[3]);
+	else if (argc == 4 && !strcmp(argv[1], "gen-synth"))
 		gen_synth(strtoull(argv[2], NULL, 10), argv[3]);
 	else if (argc == 4 && !strcmp(argv[1], "gen-text"))
 		gen_text(argv[2], argv[3]);
