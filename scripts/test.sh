@@ -35,9 +35,9 @@ ctest --test-dir build-fuzz -R 'fuzz/smoke' --output-on-failure || status=1
 # The user-facing contract of PRODUCT.md, for every section built so far. The checker lives
 # beside the project (../shared/tools) or at MEMTAP_CONTRACT_CHECK.
 CC_TOOL=${MEMTAP_CONTRACT_CHECK:-../shared/tools/contract-check}
-echo "== contract check: core alloc access faults rss syscalls"
+echo "== contract check: core alloc access faults rss syscalls regions"
 if [ -x "$CC_TOOL" ]; then
-	"$CC_TOOL" build/memtap core alloc access faults rss syscalls || status=1
+	"$CC_TOOL" build/memtap core alloc access faults rss syscalls regions || status=1
 else
 	echo "contract-check not found at $CC_TOOL: skipped (set MEMTAP_CONTRACT_CHECK)"
 fi
