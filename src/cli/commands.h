@@ -28,6 +28,8 @@ MT_COMMAND(dump);
 MT_COMMAND(report);
 MT_COMMAND(probe);
 MT_COMMAND(export);
+MT_COMMAND(view);
+MT_COMMAND(plot);
 MT_COMMAND(syscalls);
 MT_COMMAND(check_schema);
 

@@ -22,6 +22,8 @@ static const struct mt_cmd commands[] = {
 	{ "dump", cmd_dump, &mt_dump_spec },
 	{ "probe", cmd_probe, &mt_probe_spec },
 	{ "export", cmd_export, &mt_export_spec },
+	{ "view", cmd_view, &mt_view_spec },
+	{ "plot", cmd_plot, &mt_plot_spec },
 	{ "syscalls", cmd_syscalls, &mt_syscalls_spec },
 	{ "check-schema", cmd_check_schema, &mt_check_schema_spec },
 };

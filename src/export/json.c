@@ -212,6 +212,12 @@ void mt_json_double(struct mt_json *j, double v)
 		fprintf(j->f, "%.10g", v);
 }
 
+void mt_json_raw(struct mt_json *j, const char *s, size_t n)
+{
+	before_value(j);
+	fwrite(s, 1, n, j->f);
+}
+
 void mt_json_bool(struct mt_json *j, bool v)
 {
 	before_value(j);

@@ -32,6 +32,8 @@ void mt_json_i64(struct mt_json *j, int64_t v);
 void mt_json_double(struct mt_json *j, double v);
 void mt_json_bool(struct mt_json *j, bool v);
 void mt_json_null(struct mt_json *j);
+/* A value written as given: n bytes that must be valid JSON on their own. */
+void mt_json_raw(struct mt_json *j, const char *s, size_t n);
 /* "0x..." strings: JSON numbers lose precision above 2^53, and addresses read better. */
 void mt_json_hex(struct mt_json *j, uint64_t v);
 

@@ -12,6 +12,7 @@
 
 #include "analysis/access.h"
 #include "analysis/procs.h"
+#include "analysis/timeline.h"
 #include "common/hash.h"
 #include "common/strutil.h"
 #include "decode/syscalls.h"
@@ -44,7 +45,7 @@ struct pf {
 	struct proc *procs;
 	size_t nprocs, procs_cap;
 	struct mt_map64 proc_ix; /* pid -> index + 1 */
-	struct mt_map64 blocks; /* pid << 47 | address -> usable bytes */
+	struct mt_heap_tracker heap;
 	struct mt_map64 thread_named; /* tid -> 1 */
 	bool first;
 };
@@ -165,47 +166,29 @@ static void on_alloc(struct pf *p, const struct mt_event *ev)
 	struct proc *pr = proc_of(p, pid);
 	uint64_t t = ev->v[MT_F_TIME], kind = ev->v[MT_F_ALLOC_KIND];
 	uint64_t addr = ev->v[MT_F_ALLOC_ADDR], usable = ev->v[MT_F_ALLOC_USABLE];
-	uint64_t key_pid = (uint64_t)(pid & 0x1ffff) << 47;
-	uint64_t *v;
 
 	if (!pr)
 		return;
-	/* the block released: free's, or realloc's old one when it moved or shrank to 0 */
-	{
-		uint64_t old = kind == MT_ALLOC_FREE ? addr
-			       : kind == MT_ALLOC_REALLOC || kind == MT_ALLOC_REALLOCARRAY
-				       ? ev->v[MT_F_ALLOC_OLD]
-				       : 0;
+	pr->heap_live = mt_heap_event(&p->heap, ev);
+	if (kind != MT_ALLOC_FREE && addr && p->o->min_alloc && usable >= p->o->min_alloc) {
+		char b[32], nm[64];
 
-		if (old && (v = mt_map64_get(&p->blocks, key_pid | (old & ((1ull << 47) - 1))))) {
-			pr->heap_live -= *v < pr->heap_live ? *v : pr->heap_live;
-			mt_map64_del(&p->blocks, key_pid | (old & ((1ull << 47) - 1)));
-		}
-	}
-	if (kind != MT_ALLOC_FREE && addr &&
-	    mt_map64_put(&p->blocks, key_pid | (addr & ((1ull << 47) - 1)), &v) == 0) {
-		pr->heap_live += usable - *v; /* *v: a block seen again without its free */
-		*v = usable;
-		if (usable >= p->o->min_alloc && p->o->min_alloc) {
-			char b[32], nm[64];
+		if (p->st->instants < MAX_INSTANTS) {
+			const struct mt_field_desc *fd = &ev->desc->fields[MT_F_ALLOC_KIND];
 
-			if (p->st->instants < MAX_INSTANTS) {
-				const struct mt_field_desc *fd = &ev->desc->fields[MT_F_ALLOC_KIND];
-
-				snprintf(nm, sizeof(nm), "%s %s", mt_field_enum_name(fd, kind),
-					 mt_fmt_bytes(usable, b, sizeof(b)));
-				begin(p, 'i', pid, (uint32_t)ev->v[MT_F_TID]);
-				name(p, nm);
-				fputs(",\"cat\":\"alloc\",\"s\":\"t\"", p->f);
-				ts(p, "ts", t);
-				fprintf(p->f,
-					",\"args\":{\"size\":%" PRIu64 ",\"usable\":%" PRIu64
-					",\"addr\":\"0x%" PRIx64 "\"}}",
-					ev->v[MT_F_ALLOC_SIZE], usable, addr);
-				p->st->instants++;
-			} else {
-				p->st->instants_dropped++;
-			}
+			snprintf(nm, sizeof(nm), "%s %s", mt_field_enum_name(fd, kind),
+				 mt_fmt_bytes(usable, b, sizeof(b)));
+			begin(p, 'i', pid, (uint32_t)ev->v[MT_F_TID]);
+			name(p, nm);
+			fputs(",\"cat\":\"alloc\",\"s\":\"t\"", p->f);
+			ts(p, "ts", t);
+			fprintf(p->f,
+				",\"args\":{\"size\":%" PRIu64 ",\"usable\":%" PRIu64
+				",\"addr\":\"0x%" PRIx64 "\"}}",
+				ev->v[MT_F_ALLOC_SIZE], usable, addr);
+			p->st->instants++;
+		} else {
+			p->st->instants_dropped++;
 		}
 	}
 	if (t - pr->heap_last_ns >= p->heap_step || !pr->heap_last_ns)
@@ -435,7 +418,7 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 		}
 	}
 	mt_map64_init(&p.proc_ix);
-	mt_map64_init(&p.blocks);
+	mt_heap_init(&p.heap);
 	mt_map64_init(&p.thread_named);
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"memtap " MEMTAP_VERSION
 	      "\",\"trace\":",
@@ -478,7 +461,7 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 		rc = -errno;
 	}
 	mt_map64_release(&p.proc_ix);
-	mt_map64_release(&p.blocks);
+	mt_heap_release(&p.heap);
 	mt_map64_release(&p.thread_named);
 	free(p.procs);
 out:

@@ -5,16 +5,7 @@
 # and compared with memtap's own report of the same synthetic trace.
 . "$(dirname "$0")/lib.sh"
 
-NPM_DIR=${MEMTAP_NPM_DIR:-$(dirname "$MEMTAP")/npm-test}
-if [ ! -d "$NPM_DIR/node_modules/hyparquet-compressors" ] ||
-	[ ! -d "$NPM_DIR/node_modules/@duckdb/node-api" ]; then
-	command -v npm >/dev/null || skip "npm is not installed"
-	mkdir -p "$NPM_DIR" && (cd "$NPM_DIR" && [ -f package.json ] || npm init -y >/dev/null 2>&1)
-	(cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --silent \
-		hyparquet@1.31.5 hyparquet-compressors@1.1.2 @duckdb/node-api@1.5.6-r.1 \
-		>/dev/null 2>npm.err) ||
-		skip "npm could not install the readers: $(tail -1 "$NPM_DIR/npm.err" 2>/dev/null)"
-fi
+need_npm hyparquet@1.31.5 hyparquet-compressors@1.1.2 @duckdb/node-api@1.5.6-r.1
 cp "$SRC/tests/e2e/read-parquet.mjs" "$SRC/tests/e2e/duck-query.mjs" "$NPM_DIR/"
 
 "$TOOL" gen-text "$SRC/tests/data/behavior.txt" b.mtap || fail "gen-text failed"

@@ -60,3 +60,19 @@ access_truth() {
 	python3 "$SRC/tests/e2e/access-truth-check.py" t.out t.csv || fail "--access=$1: a phase is off (above)"
 	ok "--access=$1: every phase resolved and right"
 }
+
+# need_npm PKG@VERSION...: the test readers and browser driver from npm, installed once into
+# NPM_DIR (beside the build); skips (77, saying why) only when npm cannot install them.
+NPM_DIR=${MEMTAP_NPM_DIR:-$(dirname "$MEMTAP")/npm-test}
+need_npm() {
+	missing=""
+	for p in "$@"; do
+		[ -d "$NPM_DIR/node_modules/${p%@*}" ] || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	command -v npm >/dev/null || skip "npm is not installed"
+	mkdir -p "$NPM_DIR" && (cd "$NPM_DIR" && [ -f package.json ] || npm init -y >/dev/null 2>&1)
+	# shellcheck disable=SC2086
+	(cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --silent $missing >/dev/null 2>npm.err) ||
+		skip "npm could not install$missing: $(tail -1 "$NPM_DIR/npm.err" 2>/dev/null)"
+}

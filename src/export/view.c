@@ -1,0 +1,657 @@
+/* SPDX-License-Identifier: MIT */
+/* memtap view: the report as one offline HTML page (first-party script and styles, data as
+ * HTML-safe JSON). */
+#include "export/view.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "analysis/rereads.h"
+#include "analysis/timeline.h"
+#include "decode/syscalls.h"
+#include "export/json.h"
+#include "export/report.h"
+#include "format/chunk.h"
+#include "format/reader.h"
+
+/* The page's parts (view.html, view.css, view.js), embedded at build time (view-assets.c). */
+extern const char mt_view_html[], mt_view_css[], mt_view_js[];
+
+#define MAX_OVERLAYS 4000 /* regions drawn over the address axis */
+#define GAP (16ull << 20) /* touched addresses further apart start a new band */
+
+enum { K_LOAD, K_STORE, K_FAULT_MINOR, K_FAULT_MAJOR };
+
+struct pt {
+	uint64_t t, addr;
+	uint32_t pid;
+	uint32_t region;
+	uint8_t kind;
+};
+
+struct seg {
+	uint32_t pid;
+	uint64_t lo, hi; /* page-aligned [lo, hi) */
+	uint64_t points;
+	double y0, h; /* on the axis, 0..1 from the top */
+};
+
+struct view {
+	const struct mt_view_opts *o;
+	struct mt_view_stats *st;
+	struct pt *pts;
+	size_t npts, cap, max;
+	uint64_t seen;
+	struct seg *segs;
+	size_t nsegs;
+	uint32_t *seg_of; /* per point */
+	uint64_t t0;
+};
+
+static void on_row(void *ctx, const struct mt_access_row *r)
+{
+	struct view *v = ctx;
+
+	if (!r->has_region || !r->addr)
+		return; /* an allocation call: not a point of the address view */
+	if (v->seen++ % v->st->stride)
+		return;
+	if (v->npts == v->max)
+		return;
+	v->pts[v->npts++] = (struct pt){
+		.t = r->time_ns,
+		.addr = r->addr,
+		.pid = r->pid,
+		.region = (uint32_t)r->region_id,
+		.kind = !strcmp(r->op, "load")		? K_LOAD
+			: !strcmp(r->op, "store")	? K_STORE
+			: !strcmp(r->op, "fault_major") ? K_FAULT_MAJOR
+							: K_FAULT_MINOR,
+	};
+}
+
+static int cmp_pid_addr(const void *a, const void *b, void *arg)
+{
+	const struct pt *p = arg;
+	const struct pt *x = &p[*(const uint32_t *)a], *y = &p[*(const uint32_t *)b];
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+/*
+ * The address axis: per process, the touched addresses in bands where no gap exceeds GAP;
+ * each band gets a height that grows with the log of its size and with its share of the
+ * points, so a busy 4 KiB stack and a 1 GiB heap both stay readable.
+ */
+static int make_segments(struct view *v)
+{
+	uint32_t *ord = malloc((v->npts ? v->npts : 1) * sizeof(*ord));
+	double total = 0, y = 0;
+
+	v->seg_of = malloc((v->npts ? v->npts : 1) * sizeof(*v->seg_of));
+	v->segs = malloc((v->npts ? v->npts : 1) * sizeof(*v->segs));
+	if (!ord || !v->seg_of || !v->segs) {
+		free(ord);
+		return -ENOMEM;
+	}
+	for (size_t i = 0; i < v->npts; i++)
+		ord[i] = (uint32_t)i;
+	qsort_r(ord, v->npts, sizeof(*ord), cmp_pid_addr, v->pts);
+	for (size_t k = 0; k < v->npts; k++) {
+		const struct pt *p = &v->pts[ord[k]];
+		struct seg *s = v->nsegs ? &v->segs[v->nsegs - 1] : NULL;
+
+		if (!s || s->pid != p->pid || (p->addr >= s->hi && p->addr - s->hi > GAP)) {
+			s = &v->segs[v->nsegs++];
+			*s = (struct seg){ .pid = p->pid, .lo = p->addr & ~4095ull };
+		}
+		s->hi = (p->addr | 4095) + 1;
+		s->points++;
+		v->seg_of[ord[k]] = (uint32_t)(v->nsegs - 1);
+	}
+	free(ord);
+	for (size_t i = 0; i < v->nsegs; i++) {
+		struct seg *s = &v->segs[i];
+		double size = (double)(s->hi - s->lo);
+		int lg = 0;
+
+		while ((1ull << lg) < (uint64_t)size && lg < 63)
+			lg++;
+		s->h = 1.0 + (lg > 12 ? (lg - 12) / 4.0 : 0) +
+		       4.0 * (double)s->points / (double)(v->npts ? v->npts : 1);
+		total += s->h;
+	}
+	for (size_t i = 0; i < v->nsegs; i++) {
+		struct seg *s = &v->segs[i];
+
+		s->h /= total ? total : 1;
+		s->y0 = y;
+		y += s->h;
+	}
+	v->st->segments = (unsigned)v->nsegs;
+	return 0;
+}
+
+/* ---- output ---- */
+
+/* data as a JSON string of base64 (JSON has no binary; the page decodes typed arrays). */
+static void json_b64(struct mt_json *j, const char *key, const void *data, size_t n)
+{
+	static const char a[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const uint8_t *p = data;
+	char *out = malloc((n + 2) / 3 * 4 + 3), *q = out;
+
+	mt_json_key(j, key);
+	if (!out) {
+		mt_json_null(j);
+		return;
+	}
+	*q++ = '"';
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t x = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) |
+			     (i + 2 < n ? p[i + 2] : 0);
+
+		*q++ = a[x >> 18 & 63];
+		*q++ = a[x >> 12 & 63];
+		*q++ = i + 1 < n ? a[x >> 6 & 63] : '=';
+		*q++ = i + 2 < n ? a[x & 63] : '=';
+	}
+	*q++ = '"';
+	mt_json_raw(j, out, (size_t)(q - out));
+	free(out);
+}
+
+/* HTML text: & < > " ' escaped. */
+static void html_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			fputc(*s, f);
+		}
+	}
+}
+
+static void json_run(struct mt_json *j, const struct mt_report *rep, const char *path)
+{
+	const struct mt_run *run = &rep->run;
+
+	mt_json_key(j, "run");
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "trace", path);
+	mt_json_kv_str(j, "command", run->command ? run->command : "");
+	if (run->has_exit)
+		mt_json_kv_i64(j, "exit_status", run->exit_status);
+	else
+		mt_json_kv_null(j, "exit_status");
+	mt_json_kv_u64(j, "duration_ns", run->duration_ns);
+	mt_json_kv_u64(j, "lost_events", run->lost_events);
+	mt_json_kv_str(j, "recorded_by", run->memtap_version ? run->memtap_version : "");
+	mt_json_key(j, "collectors");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < run->ncollectors; i++) {
+		const struct mt_collector_info *c = &run->collectors[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_str(j, "name", c->name);
+		mt_json_kv_str(j, "mechanism", c->mechanism ? c->mechanism : "");
+		mt_json_kv_str(j, "status", c->status ? c->status : "");
+		if (c->reason)
+			mt_json_kv_str(j, "reason", c->reason);
+		mt_json_kv_u64(j, "events", c->events);
+		mt_json_kv_u64(j, "lost", c->lost);
+		mt_json_key(j, "params"); /* every key the recorder wrote: periods, rates, costs */
+		mt_json_begin_object(j);
+		for (uint32_t k = 0; c->kv && k < c->kv->n; k++)
+			if (strcmp(c->kv->keys[k], "name") && strcmp(c->kv->keys[k], "mechanism") &&
+			    strcmp(c->kv->keys[k], "status") && strcmp(c->kv->keys[k], "reason"))
+				mt_json_kv_str(j, c->kv->keys[k], c->kv->vals[k]);
+		mt_json_end_object(j);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_end_object(j);
+}
+
+static void json_series(struct mt_json *j, const char *key, const struct mt_timeline *tl,
+			size_t off, bool present)
+{
+	mt_json_key(j, key);
+	if (!present) {
+		mt_json_null(j);
+		return;
+	}
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < MT_TL_BUCKETS; i++)
+		mt_json_u64(j, *(const uint64_t *)((const char *)&tl->b[i] + off));
+	mt_json_end_array(j);
+}
+
+static void json_timeline(struct mt_json *j, const struct mt_timeline *tl,
+			  const struct mt_access_stats *as, uint64_t t0)
+{
+	mt_json_key(j, "timeline");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "buckets", MT_TL_BUCKETS);
+	mt_json_kv_u64(j, "bucket_ns", tl->bucket_ns);
+	mt_json_kv_u64(j, "rss_peak", tl->rss_peak);
+	mt_json_kv_u64(j, "heap_peak", tl->heap_peak);
+	json_series(j, "rss_file", tl, offsetof(struct mt_tl_bucket, rss[0]), tl->has_rss);
+	json_series(j, "rss_anon", tl, offsetof(struct mt_tl_bucket, rss[1]), tl->has_rss);
+	json_series(j, "rss_shmem", tl, offsetof(struct mt_tl_bucket, rss[2]), tl->has_rss);
+	json_series(j, "rss_swap", tl, offsetof(struct mt_tl_bucket, rss[3]), tl->has_rss);
+	json_series(j, "heap", tl, offsetof(struct mt_tl_bucket, heap_max), tl->has_heap);
+	json_series(j, "faults_minor", tl, offsetof(struct mt_tl_bucket, faults_minor),
+		    tl->has_faults);
+	json_series(j, "faults_major", tl, offsetof(struct mt_tl_bucket, faults_major),
+		    tl->has_faults);
+	mt_json_key(j, "wss"); /* [window start ns since t0, pages] */
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < as->nwss; i++) {
+		mt_json_begin_array(j);
+		mt_json_u64(j, as->t0 + as->wss[i].t - t0);
+		mt_json_u64(j, as->wss[i].pages);
+		mt_json_end_array(j);
+	}
+	mt_json_end_array(j);
+	mt_json_kv_u64(j, "wss_window_ns", as->window_ns);
+	mt_json_key(j, "phases");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < tl->nphases; i++) {
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", tl->phases[i].pid);
+		mt_json_kv_str(j, "name", tl->phases[i].name);
+		mt_json_kv_u64(j, "start", tl->phases[i].start_ns - t0);
+		mt_json_kv_u64(j, "end", tl->phases[i].end_ns - t0);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_end_object(j);
+}
+
+/* The address view: points as base64 typed arrays, bands, region overlays. */
+static void json_points(struct mt_json *j, struct view *v, const struct mt_report *rep)
+{
+	const struct mt_access_stats *st = &rep->access.st;
+	float *t = malloc((v->npts ? v->npts : 1) * sizeof(float));
+	float *y = malloc((v->npts ? v->npts : 1) * sizeof(float));
+	uint8_t *k = malloc(v->npts ? v->npts : 1);
+	uint32_t *g = malloc((v->npts ? v->npts : 1) * sizeof(uint32_t));
+	char hex[32], label[512];
+	uint32_t *ov_of = calloc(st->nregions ? st->nregions : 1, sizeof(*ov_of));
+	size_t nov = 0;
+
+	mt_json_key(j, "address");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "total", v->st->points_total);
+	mt_json_kv_u64(j, "drawn", v->npts);
+	mt_json_kv_u64(j, "stride", v->st->stride);
+	mt_json_key(j, "segments");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < v->nsegs; i++) {
+		const struct seg *s = &v->segs[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", s->pid);
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, s->lo);
+		mt_json_kv_str(j, "lo", hex);
+		mt_json_kv_double(j, "size", (double)(s->hi - s->lo));
+		mt_json_kv_double(j, "y0", s->y0);
+		mt_json_kv_double(j, "h", s->h);
+		mt_json_kv_u64(j, "points", s->points);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	/* overlays: each region with drawn points, as the bands' parts its range covers */
+	mt_json_key(j, "regions");
+	mt_json_begin_array(j);
+	for (size_t i = 0; ov_of && i < v->npts && nov < MAX_OVERLAYS; i++) {
+		uint32_t reg = v->pts[i].region;
+
+		if (reg >= st->nregions || ov_of[reg])
+			continue;
+		ov_of[reg] = (uint32_t)++nov;
+	}
+	for (size_t r = 0; ov_of && r < st->nregions; r++) {
+		const struct mt_access_region *gr = &st->regions[r];
+
+		if (!ov_of[r])
+			continue;
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "ix", ov_of[r] - 1);
+		mt_json_kv_u64(j, "region_id", r);
+		mt_json_kv_u64(j, "pid", gr->pid);
+		mt_json_kv_str(j, "region_type", mt_report_region_type(rep, gr));
+		mt_json_kv_str(j, "label", mt_report_region_label(rep, gr, label, sizeof(label)));
+		if (gr->end > gr->start) {
+			snprintf(hex, sizeof(hex), "0x%" PRIx64, gr->start);
+			mt_json_kv_str(j, "start", hex);
+			mt_json_kv_double(j, "bytes", (double)(gr->end - gr->start));
+		}
+		mt_json_kv_str(j, "mrm", mt_mrm_name(gr->b.mrm));
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	for (size_t i = 0; t && y && k && g && i < v->npts; i++) {
+		const struct pt *p = &v->pts[i];
+		const struct seg *s = &v->segs[v->seg_of[i]];
+
+		t[i] = (float)((double)(p->t - v->t0) / 1e9);
+		y[i] = (float)(s->y0 + s->h * (double)(p->addr - s->lo) / (double)(s->hi - s->lo));
+		k[i] = p->kind;
+		g[i] = p->region < st->nregions && ov_of && ov_of[p->region] ? ov_of[p->region] - 1
+									     : UINT32_MAX;
+	}
+	if (t && y && k && g) { /* little-endian typed arrays */
+		json_b64(j, "t", t, v->npts * sizeof(float));
+		json_b64(j, "y", y, v->npts * sizeof(float));
+		json_b64(j, "kind", k, v->npts);
+		json_b64(j, "region", g, v->npts * sizeof(uint32_t));
+	}
+	mt_json_end_object(j);
+	free(t);
+	free(y);
+	free(k);
+	free(g);
+	free(ov_of);
+}
+
+static void json_tables(struct mt_json *j, const struct mt_report *rep, const struct mt_rereads *rr,
+			unsigned top)
+{
+	const struct mt_access_stats *st = &rep->access.st;
+	const struct mt_report_alloc *a = &rep->alloc;
+	char label[512], name[64];
+
+	mt_json_key(j, "regions");
+	mt_json_begin_array(j);
+	for (size_t k = 0; k < rep->access.nregions; k++) {
+		const struct mt_access_region *g = &st->regions[rep->access.regions[k]];
+		const struct mt_region_behavior *b = &g->b;
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "region_id", rep->access.regions[k]);
+		mt_json_kv_u64(j, "pid", g->pid);
+		mt_json_kv_str(j, "region_type", mt_report_region_type(rep, g));
+		mt_json_kv_str(j, "label", mt_report_region_label(rep, g, label, sizeof(label)));
+		if (g->end > g->start)
+			mt_json_kv_u64(j, "bytes", g->end - g->start);
+		else
+			mt_json_kv_null(j, "bytes");
+		mt_json_kv_u64(j, "samples", g->c.samples);
+		mt_json_kv_u64(j, "reads", g->c.read_samples);
+		mt_json_kv_u64(j, "writes", g->c.write_samples);
+		mt_json_kv_u64(j, "faults", g->faults_minor + g->faults_major);
+		mt_json_kv_double(j, "retention_s", (double)b->retention_ns / 1e9);
+		mt_json_kv_double(j, "lifetime_s", (double)b->lifetime_ns / 1e9);
+		if (b->write_once >= 0)
+			mt_json_kv_double(j, "write_once", b->write_once);
+		else
+			mt_json_kv_null(j, "write_once");
+		mt_json_kv_str(j, "write_once_basis", mt_wo_basis_name(b->wo_basis));
+		mt_json_kv_u64(j, "wss_peak_pages", b->wss_peak_pages);
+		mt_json_kv_str(j, "mrm", mt_mrm_name(b->mrm));
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "types");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < st->ntypes; i++) {
+		const struct mt_type_metrics *m = &st->types[i];
+
+		if (!m->regions)
+			continue;
+		mt_json_begin_object(j);
+		mt_json_kv_str(j, "region_type", m->name);
+		mt_json_kv_u64(j, "regions", m->regions);
+		mt_json_kv_u64(j, "samples", m->samples);
+		mt_json_kv_double(j, "read_fraction", m->read_fraction);
+		mt_json_kv_double(j, "retention_p50_s", m->retention_s[0]);
+		mt_json_kv_double(j, "retention_p99_s", m->retention_s[2]);
+		mt_json_kv_double(j, "lifetime_p50_s", m->lifetime_s[0]);
+		if (m->write_once >= 0)
+			mt_json_kv_double(j, "write_once", m->write_once);
+		else
+			mt_json_kv_null(j, "write_once");
+		mt_json_kv_double(j, "mean_stride_bytes", m->stride_mean);
+		mt_json_kv_double(j, "same_page_fraction", m->same_page_fraction);
+		mt_json_kv_u64(j, "iai_p50_ns", m->iai_ns[0]);
+		mt_json_kv_u64(j, "wss_peak_pages", m->wss_peak_pages);
+		mt_json_kv_str(j, "mrm", mt_mrm_name(m->mrm));
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "sites"); /* the allocation sites ranked by bytes at the peak */
+	mt_json_begin_array(j);
+	for (size_t r = 0; a->loaded && r < a->nrank[MT_RANK_PEAK] && r < top; r++) {
+		const struct mt_report_site *rs = &a->sel[a->rank[MT_RANK_PEAK][r]];
+		const struct mt_alloc_site *s = &a->st.sites[rs->site];
+		char fn[1024];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", s->pid);
+		mt_json_kv_u64(j, "calls", s->calls);
+		mt_json_kv_u64(j, "bytes", s->bytes);
+		mt_json_kv_u64(j, "peak_bytes", s->peak_bytes);
+		mt_json_kv_u64(j, "leaked_bytes", s->leaked_bytes);
+		mt_json_kv_u64(j, "temporary", s->temporary);
+		mt_json_key(j, "stack");
+		mt_json_begin_array(j);
+		for (size_t q = 0; q < rs->nframes; q++)
+			mt_json_str(j,
+				    mt_frame_name(&a->frames[rs->first_frame + q], fn, sizeof(fn)));
+		mt_json_end_array(j);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "syscalls");
+	mt_json_begin_array(j);
+	for (size_t i = 0; rep->syscalls.loaded && i < rep->syscalls.st.work.n; i++) {
+		const struct mt_syscall_stat *c = &rep->syscalls.st.work.v[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_str(j, "name", mt_syscall_name(c->nr, name, sizeof(name)));
+		mt_json_kv_u64(j, "calls", c->calls);
+		mt_json_kv_u64(j, "errors", c->errors);
+		mt_json_kv_u64(j, "total_ns", c->total_ns);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "rereads");
+	mt_json_begin_array(j);
+	for (size_t i = 0; rr && i < rr->nfiles && i < top; i++) {
+		const struct mt_reread_file *fl = &rr->files[i];
+
+		if (!fl->reread_bytes)
+			continue;
+		mt_json_begin_object(j);
+		mt_json_kv_str(j, "path", fl->path);
+		mt_json_kv_u64(j, "reread_bytes", fl->reread_bytes);
+		mt_json_kv_u64(j, "bytes_read", fl->bytes_read);
+		mt_json_kv_u64(j, "reads", fl->reads);
+		mt_json_kv_u64(j, "faults", fl->faults);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_key(j, "processes");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < rep->procs.n; i++) {
+		const struct mt_proc *p = &rep->procs.v[i];
+		int stat = mt_proc_exit_status(p);
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", p->pid);
+		mt_json_kv_u64(j, "ppid", p->ppid);
+		mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
+		mt_json_key(j, "argv");
+		mt_json_begin_array(j);
+		for (size_t q = 0; p->argv && q < p->argv_len;) {
+			size_t n = strnlen(p->argv + q, p->argv_len - q);
+
+			mt_json_strn(j, p->argv + q, n);
+			q += n + 1;
+		}
+		mt_json_end_array(j);
+		mt_json_kv_u64(j, "start_ns", p->start_ns);
+		if (p->ended)
+			mt_json_kv_u64(j, "duration_ns", p->end_ns - p->start_ns);
+		else
+			mt_json_kv_null(j, "duration_ns");
+		if (stat >= 0)
+			mt_json_kv_i64(j, "exit_status", stat);
+		else
+			mt_json_kv_null(j, "exit_status");
+		for (size_t q = 0; rep->rss.loaded && q < rep->rss.st.nprocs; q++)
+			if (rep->rss.st.procs[q].pid == p->pid)
+				mt_json_kv_u64(j, "rss_peak", rep->rss.st.procs[q].peak);
+		for (size_t q = 0; q < st->nfault_procs; q++)
+			if (st->fault_procs[q].pid == p->pid) {
+				mt_json_kv_u64(j, "faults_minor", st->fault_procs[q].minor);
+				mt_json_kv_u64(j, "faults_major", st->fault_procs[q].major);
+			}
+		for (size_t q = 0; a->loaded && q < a->st.nprocs; q++)
+			if (a->st.procs[q].pid == p->pid)
+				mt_json_kv_u64(j, "heap_peak", a->st.procs[q].peak_bytes);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+}
+
+int mt_export_view(struct mt_reader *r, const char *path, const char *out,
+		   const struct mt_view_opts *o, struct mt_view_stats *st)
+{
+	struct view v = { .o = o, .st = st };
+	struct mt_access_opts ao = o->ao ? *o->ao : (struct mt_access_opts){ 0 };
+	struct mt_timeline tl;
+	struct mt_rereads rr = { 0 };
+	bool have_rr = false, to_stdout = !strcmp(out, "-");
+	struct mt_report rep;
+	struct mt_json j;
+	char tmp[4096];
+	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+	uint64_t t1 = 0;
+	FILE *f = NULL;
+	int rc, fd;
+
+	memset(st, 0, sizeof(*st));
+	if (!to_stdout && !o->force && access(out, F_OK) == 0)
+		return -EEXIST;
+	v.max = o->max_points ? o->max_points : MT_VIEW_MAX_POINTS;
+	/* 1 in stride, decided before the pass from the event counts (unresolved samples
+	 * included, so at most max points are kept) */
+	st->stride =
+		(mt_reader_event_count(r, MT_EV_ACCESS) + mt_reader_event_count(r, MT_EV_FAULT)) /
+			v.max +
+		1;
+	v.pts = malloc(v.max * sizeof(*v.pts));
+	if (!v.pts)
+		return -ENOMEM;
+	mt_reader_time_range(r, &v.t0, &t1);
+	ao.row = on_row;
+	ao.row_ctx = &v;
+	rc = mt_report_load(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, o->top ? o->top : 50, &ao);
+	if (rc < 0) {
+		free(v.pts);
+		return rc;
+	}
+	st->points = v.npts;
+	st->points_total = v.seen; /* the samples with an address, and the faults */
+	rc = mt_timeline_build(r, &tl);
+	if (rc < 0)
+		goto out_rep;
+	if (rep.syscalls.loaded)
+		have_rr = mt_rereads_analyze(r, 0, &rr) == 0;
+	rc = make_segments(&v);
+	if (rc < 0)
+		goto out_tl;
+	if (to_stdout) {
+		f = stdout;
+	} else {
+		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid()) >=
+		    (int)sizeof(tmp)) {
+			rc = -ENAMETOOLONG;
+			goto out_tl;
+		}
+		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+			rc = -errno;
+			if (fd >= 0) {
+				close(fd);
+				unlink(tmp);
+			}
+			goto out_tl;
+		}
+	}
+	/* The page: nothing may load from anywhere (the policy forbids it, the test checks). */
+	fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+	      "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
+	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>memtap: ",
+	      f);
+	html_text(f, rep.run.command ? rep.run.command : base);
+	fputs("</title>\n<style>\n", f);
+	fputs(mt_view_css, f);
+	fputs("</style></head>\n<body>\n", f);
+	fputs(mt_view_html, f);
+	fputs("<script type=\"application/json\" id=\"memtap-data\">", f);
+	mt_json_init(&j, f, false);
+	j.html_safe = true; /* no "</script>" or markup can close the block */
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "memtap_version", MEMTAP_VERSION);
+	json_run(&j, &rep, base);
+	mt_json_kv_u64(&j, "t0_ns", v.t0);
+	mt_json_kv_u64(&j, "span_ns", t1 > v.t0 ? t1 - v.t0 : 0);
+	json_timeline(&j, &tl, &rep.access.st, v.t0);
+	json_points(&j, &v, &rep);
+	json_tables(&j, &rep, have_rr ? &rr : NULL, o->top ? o->top : 50);
+	mt_json_end_object(&j);
+	fputs("</script>\n<script>\n", f);
+	fputs(mt_view_js, f);
+	fputs("</script>\n</body></html>\n", f);
+	if (!to_stdout) {
+		if (fflush(f) != 0 && !rc)
+			rc = -errno;
+		st->bytes = (uint64_t)ftell(f);
+		if (fclose(f) != 0 && !rc)
+			rc = -errno;
+		if (!rc && rename(tmp, out) < 0)
+			rc = -errno;
+		if (rc)
+			unlink(tmp);
+	} else if (fflush(stdout) != 0) {
+		rc = -errno;
+	}
+out_tl:
+	if (have_rr)
+		mt_rereads_release(&rr);
+	mt_timeline_release(&tl);
+out_rep:
+	mt_report_release(&rep);
+	free(v.pts);
+	free(v.seg_of);
+	free(v.segs);
+	return rc;
+}
