@@ -1,14 +1,240 @@
 /* SPDX-License-Identifier: MIT */
-/* memtap plot: figures for papers (placeholder replaced below). */
+/* memtap plot: figures for papers, from one or more traces. */
+#include <errno.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "analysis/access.h"
+#include "analysis/rules.h"
 #include "cli/commands.h"
+#include "cli/util.h"
+#include "common/log.h"
+#include "export/plot.h"
+#include "format/reader.h"
+
+extern char **environ;
+
+static struct {
+	int kind;
+	const char *output, *labels, *title;
+	bool script, force, by_type;
+	uint64_t width, height, window_ms;
+	const char *mrm, *rules;
+} o = { .width = 900, .height = 540, .window_ms = 100 };
+
+static const char *const kinds[] = { "heatmap", "rss", "wss", "faults", "retention-cdf", NULL };
+
+static const struct mt_option options[] = {
+	{ "kind", 'k', MT_OPT_CHOICE, &o.kind, "KIND",
+	  "the figure: address x time density, resident memory, working set, faults per second, "
+	  "or the CDF of region retention",
+	  kinds },
+	{ "output", 'o', MT_OPT_STRING, &o.output, "FIG",
+	  "write the figure to FIG: .svg (drawn by memtap), .png or .pdf (drawn by gnuplot)" },
+	{ "labels", 'l', MT_OPT_STRING, &o.labels, "A,B,...",
+	  "the runs' names in the legend (default: the traces' file names)" },
+	{ "title", 0, MT_OPT_STRING, &o.title, "TEXT", "the figure's title" },
+	{ "by-type", 0, MT_OPT_FLAG, &o.by_type, NULL,
+	  "retention-cdf: one curve per region type (the default for a single trace)" },
+	{ "script", 0, MT_OPT_FLAG, &o.script, NULL,
+	  "also write FIG's data (.tsv) and an editable gnuplot script (.gp) beside it" },
+	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite existing files" },
+	{ "width", 0, MT_OPT_U64, &o.width, "PX", "SVG width (default 900)" },
+	{ "height", 0, MT_OPT_U64, &o.height, "PX", "SVG height (default 540)" },
+	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
+	  "region types from a YAML rules file, as in memtap report" },
+	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
+	  "working-set window in milliseconds (default 100)" },
+	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50", "as in memtap report" },
+	{ NULL },
+};
 
 const struct mt_command_spec mt_plot_spec = {
-	.name = "plot", .usage = "FILE...", .summary = "x", .min_args = 1, .max_args = 64
+	.name = "plot",
+	.usage = "FILE... --kind KIND -o FIG.svg|FIG.png|FIG.pdf [options]",
+	.summary = "draw a figure of one or more traces for a paper (SVG, or PNG/PDF via gnuplot)",
+	.description =
+		"rss, wss and faults draw one line per trace, so runs under different\n"
+		"configurations compare on one figure (e.g. THP never, madvise, always);\n"
+		"retention-cdf draws one curve per trace, or per region type of a single trace;\n"
+		"heatmap (one trace) bins the sampled accesses and faults by time and compacted\n"
+		"address, on a log colour scale. SVG is written by memtap itself; PNG and PDF need\n"
+		"gnuplot (Debian: gnuplot-nox). --script keeps the figure's data as a table and a\n"
+		"gnuplot script that draws it, to edit for publication.\n",
+	.opts = options,
+	.min_args = 1,
+	.max_args = 32,
 };
+
+/* "FIG.ext" -> "FIG" + suffix. */
+static void sibling(const char *fig, const char *suffix, char *buf, size_t size)
+{
+	const char *dot = strrchr(fig, '.'), *slash = strrchr(fig, '/');
+	size_t n = dot && (!slash || dot > slash) ? (size_t)(dot - fig) : strlen(fig);
+
+	snprintf(buf, size, "%.*s%s", (int)n, fig, suffix);
+}
+
+static FILE *create(const char *path)
+{
+	FILE *f = fopen(path, o.force ? "we" : "wxe");
+
+	if (!f && errno == EEXIST)
+		mt_err("'%s' already exists (hint: use --force to overwrite it)", path);
+	else if (!f)
+		mt_err("cannot create '%s': %s", path, strerror(errno));
+	return f;
+}
+
+/* Runs gnuplot on script; 0, or 1 after saying why not. */
+static int run_gnuplot(const char *script)
+{
+	char *argv[] = { "gnuplot", (char *)script, NULL };
+	pid_t pid;
+	int st;
+
+	if (posix_spawnp(&pid, "gnuplot", NULL, NULL, argv, environ) != 0) {
+		mt_err("PNG and PDF figures are drawn by gnuplot, which is not installed (hint: "
+		       "apt-get install gnuplot-nox, or write .svg)");
+		return 1;
+	}
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st)) {
+		mt_err("gnuplot failed on '%s'", script);
+		return 1;
+	}
+	return 0;
+}
+
+static int write_figure(struct mt_plot *p)
+{
+	const char *ext = strrchr(o.output, '.');
+	bool svg = ext && !strcmp(ext, ".svg");
+	char data[4096], script[4096], tmpdir[] = "/tmp/memtap-plot-XXXXXX", tmp[4096];
+	FILE *f;
+	int rc = 0;
+
+	if (!o.script && !svg) { /* gnuplot's inputs only for the while */
+		if (!mkdtemp(tmpdir)) {
+			mt_err("cannot make a temporary directory: %s", strerror(errno));
+			return 1;
+		}
+		snprintf(data, sizeof(data), "%s/fig.tsv", tmpdir);
+		snprintf(script, sizeof(script), "%s/fig.gp", tmpdir);
+	} else {
+		sibling(o.output, ".tsv", data, sizeof(data));
+		sibling(o.output, ".gp", script, sizeof(script));
+	}
+	if (o.script || !svg) {
+		if (!(f = o.script ? create(data) : fopen(data, "we")))
+			return 1;
+		mt_plot_data(p, f);
+		rc |= fclose(f) != 0;
+		if (!(f = o.script ? create(script) : fopen(script, "we")))
+			return 1;
+		mt_plot_script(p, f, data, o.output);
+		rc |= fclose(f) != 0;
+		if (rc) {
+			mt_err("cannot write '%s' or '%s'", data, script);
+			return 1;
+		}
+	}
+	if (svg) { /* drawn here, written whole under a temporary name */
+		if (!o.force && access(o.output, F_OK) == 0) {
+			mt_err("'%s' already exists (hint: use --force to overwrite it)", o.output);
+			return 1;
+		}
+		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", o.output, (int)getpid());
+		f = fopen(tmp, "we");
+		if (!f) {
+			mt_err("cannot create '%s': %s", tmp, strerror(errno));
+			return 1;
+		}
+		mt_plot_svg(p, f, (int)o.width, (int)o.height);
+		if (fclose(f) != 0 || rename(tmp, o.output) < 0) {
+			mt_err("cannot write '%s': %s", o.output, strerror(errno));
+			unlink(tmp);
+			return 1;
+		}
+	} else {
+		if (!o.force && access(o.output, F_OK) == 0) {
+			mt_err("'%s' already exists (hint: use --force to overwrite it)", o.output);
+			rc = 1;
+		} else {
+			rc = run_gnuplot(script);
+		}
+		if (!o.script) {
+			unlink(data);
+			unlink(script);
+			rmdir(tmpdir);
+		}
+		if (rc)
+			return 1;
+	}
+	return 0;
+}
 
 int cmd_plot(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	return 1;
+	struct mt_access_opts ao = { 0 };
+	struct mt_rules rules = { 0 };
+	struct mt_plot p = { 0 };
+	const char *ext;
+	char labels[4096], *save = NULL, *lab;
+	int nargs, rc;
+
+	rc = mt_opts_parse(&mt_plot_spec, argc, argv, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (!o.output)
+		return mt_usage_error(&mt_plot_spec, "-o FIG is required (.svg, .png or .pdf)");
+	ext = strrchr(o.output, '.');
+	if (!ext || (strcmp(ext, ".svg") && strcmp(ext, ".png") && strcmp(ext, ".pdf")))
+		return mt_usage_error(&mt_plot_spec,
+				      "the figure '%s' must end in .svg, .png or .pdf", o.output);
+	if (o.kind == MT_PLOT_HEATMAP && nargs > 1)
+		return mt_usage_error(&mt_plot_spec, "a heatmap shows one trace (%d given)", nargs);
+	if (o.width < 200 || o.width > 10000 || o.height < 150 || o.height > 10000)
+		return mt_usage_error(&mt_plot_spec, "--width 200..10000 and --height 150..10000");
+	rc = mt_cli_analysis_opts(&mt_plot_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+	if (rc)
+		return rc;
+	snprintf(labels, sizeof(labels), "%s", o.labels ? o.labels : "");
+	lab = o.labels ? strtok_r(labels, ",", &save) : NULL;
+	p.kind = (enum mt_plot_kind)o.kind;
+	rc = 0;
+	for (int i = 0; i < nargs && !rc; i++) {
+		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
+		struct mt_reader *r = mt_cli_open_trace(argv[i]);
+		int e;
+
+		if (!r) {
+			rc = 1;
+			break;
+		}
+		e = mt_plot_add(&p, r, argv[i], lab ? lab : base, &ao, o.by_type || nargs == 1);
+		if (e == -ENODATA)
+			mt_err("'%s' holds nothing for a %s figure (its collector was off or found "
+			       "nothing; see memtap info)",
+			       argv[i], kinds[o.kind]);
+		else if (e < 0)
+			mt_err_code(e, "'%s'", argv[i]);
+		else
+			mt_cli_warn_damage(argv[i], r, NULL);
+		rc = e < 0;
+		mt_reader_free(r);
+		if (lab)
+			lab = strtok_r(NULL, ",", &save);
+	}
+	if (!rc && o.title)
+		snprintf(p.title, sizeof(p.title), "%s", o.title);
+	if (!rc)
+		rc = write_figure(&p);
+	mt_plot_release(&p);
+	mt_rules_release(&rules);
+	return rc;
 }

@@ -15,6 +15,7 @@
 #include "analysis/rereads.h"
 #include "analysis/timeline.h"
 #include "decode/syscalls.h"
+#include "export/addrmap.h"
 #include "export/json.h"
 #include "export/report.h"
 #include "format/chunk.h"
@@ -24,122 +25,13 @@
 extern const char mt_view_html[], mt_view_css[], mt_view_js[];
 
 #define MAX_OVERLAYS 4000 /* regions drawn over the address axis */
-#define GAP (16ull << 20) /* touched addresses further apart start a new band */
-
-enum { K_LOAD, K_STORE, K_FAULT_MINOR, K_FAULT_MAJOR };
-
-struct pt {
-	uint64_t t, addr;
-	uint32_t pid;
-	uint32_t region;
-	uint8_t kind;
-};
-
-struct seg {
-	uint32_t pid;
-	uint64_t lo, hi; /* page-aligned [lo, hi) */
-	uint64_t points;
-	double y0, h; /* on the axis, 0..1 from the top */
-};
 
 struct view {
 	const struct mt_view_opts *o;
 	struct mt_view_stats *st;
-	struct pt *pts;
-	size_t npts, cap, max;
-	uint64_t seen;
-	struct seg *segs;
-	size_t nsegs;
-	uint32_t *seg_of; /* per point */
+	struct mt_addrmap m;
 	uint64_t t0;
 };
-
-static void on_row(void *ctx, const struct mt_access_row *r)
-{
-	struct view *v = ctx;
-
-	if (!r->has_region || !r->addr)
-		return; /* an allocation call: not a point of the address view */
-	if (v->seen++ % v->st->stride)
-		return;
-	if (v->npts == v->max)
-		return;
-	v->pts[v->npts++] = (struct pt){
-		.t = r->time_ns,
-		.addr = r->addr,
-		.pid = r->pid,
-		.region = (uint32_t)r->region_id,
-		.kind = !strcmp(r->op, "load")		? K_LOAD
-			: !strcmp(r->op, "store")	? K_STORE
-			: !strcmp(r->op, "fault_major") ? K_FAULT_MAJOR
-							: K_FAULT_MINOR,
-	};
-}
-
-static int cmp_pid_addr(const void *a, const void *b, void *arg)
-{
-	const struct pt *p = arg;
-	const struct pt *x = &p[*(const uint32_t *)a], *y = &p[*(const uint32_t *)b];
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->addr < y->addr ? -1 : x->addr > y->addr;
-}
-
-/*
- * The address axis: per process, the touched addresses in bands where no gap exceeds GAP;
- * each band gets a height that grows with the log of its size and with its share of the
- * points, so a busy 4 KiB stack and a 1 GiB heap both stay readable.
- */
-static int make_segments(struct view *v)
-{
-	uint32_t *ord = malloc((v->npts ? v->npts : 1) * sizeof(*ord));
-	double total = 0, y = 0;
-
-	v->seg_of = malloc((v->npts ? v->npts : 1) * sizeof(*v->seg_of));
-	v->segs = malloc((v->npts ? v->npts : 1) * sizeof(*v->segs));
-	if (!ord || !v->seg_of || !v->segs) {
-		free(ord);
-		return -ENOMEM;
-	}
-	for (size_t i = 0; i < v->npts; i++)
-		ord[i] = (uint32_t)i;
-	qsort_r(ord, v->npts, sizeof(*ord), cmp_pid_addr, v->pts);
-	for (size_t k = 0; k < v->npts; k++) {
-		const struct pt *p = &v->pts[ord[k]];
-		struct seg *s = v->nsegs ? &v->segs[v->nsegs - 1] : NULL;
-
-		if (!s || s->pid != p->pid || (p->addr >= s->hi && p->addr - s->hi > GAP)) {
-			s = &v->segs[v->nsegs++];
-			*s = (struct seg){ .pid = p->pid, .lo = p->addr & ~4095ull };
-		}
-		s->hi = (p->addr | 4095) + 1;
-		s->points++;
-		v->seg_of[ord[k]] = (uint32_t)(v->nsegs - 1);
-	}
-	free(ord);
-	for (size_t i = 0; i < v->nsegs; i++) {
-		struct seg *s = &v->segs[i];
-		double size = (double)(s->hi - s->lo);
-		int lg = 0;
-
-		while ((1ull << lg) < (uint64_t)size && lg < 63)
-			lg++;
-		s->h = 1.0 + (lg > 12 ? (lg - 12) / 4.0 : 0) +
-		       4.0 * (double)s->points / (double)(v->npts ? v->npts : 1);
-		total += s->h;
-	}
-	for (size_t i = 0; i < v->nsegs; i++) {
-		struct seg *s = &v->segs[i];
-
-		s->h /= total ? total : 1;
-		s->y0 = y;
-		y += s->h;
-	}
-	v->st->segments = (unsigned)v->nsegs;
-	return 0;
-}
-
 /* ---- output ---- */
 
 /* data as a JSON string of base64 (JSON has no binary; the page decodes typed arrays). */
@@ -295,24 +187,25 @@ static void json_timeline(struct mt_json *j, const struct mt_timeline *tl,
 /* The address view: points as base64 typed arrays, bands, region overlays. */
 static void json_points(struct mt_json *j, struct view *v, const struct mt_report *rep)
 {
+	const struct mt_addrmap *m = &v->m;
 	const struct mt_access_stats *st = &rep->access.st;
-	float *t = malloc((v->npts ? v->npts : 1) * sizeof(float));
-	float *y = malloc((v->npts ? v->npts : 1) * sizeof(float));
-	uint8_t *k = malloc(v->npts ? v->npts : 1);
-	uint32_t *g = malloc((v->npts ? v->npts : 1) * sizeof(uint32_t));
+	float *t = malloc((m->npts ? m->npts : 1) * sizeof(float));
+	float *y = malloc((m->npts ? m->npts : 1) * sizeof(float));
+	uint8_t *k = malloc(m->npts ? m->npts : 1);
+	uint32_t *g = malloc((m->npts ? m->npts : 1) * sizeof(uint32_t));
 	char hex[32], label[512];
 	uint32_t *ov_of = calloc(st->nregions ? st->nregions : 1, sizeof(*ov_of));
 	size_t nov = 0;
 
 	mt_json_key(j, "address");
 	mt_json_begin_object(j);
-	mt_json_kv_u64(j, "total", v->st->points_total);
-	mt_json_kv_u64(j, "drawn", v->npts);
-	mt_json_kv_u64(j, "stride", v->st->stride);
+	mt_json_kv_u64(j, "total", m->seen);
+	mt_json_kv_u64(j, "drawn", m->npts);
+	mt_json_kv_u64(j, "stride", m->stride);
 	mt_json_key(j, "segments");
 	mt_json_begin_array(j);
-	for (size_t i = 0; i < v->nsegs; i++) {
-		const struct seg *s = &v->segs[i];
+	for (size_t i = 0; i < m->nsegs; i++) {
+		const struct mt_addr_seg *s = &m->segs[i];
 
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "pid", s->pid);
@@ -328,8 +221,8 @@ static void json_points(struct mt_json *j, struct view *v, const struct mt_repor
 	/* overlays: each region with drawn points, as the bands' parts its range covers */
 	mt_json_key(j, "regions");
 	mt_json_begin_array(j);
-	for (size_t i = 0; ov_of && i < v->npts && nov < MAX_OVERLAYS; i++) {
-		uint32_t reg = v->pts[i].region;
+	for (size_t i = 0; ov_of && i < m->npts && nov < MAX_OVERLAYS; i++) {
+		uint32_t reg = m->pts[i].region;
 
 		if (reg >= st->nregions || ov_of[reg])
 			continue;
@@ -355,21 +248,20 @@ static void json_points(struct mt_json *j, struct view *v, const struct mt_repor
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
-	for (size_t i = 0; t && y && k && g && i < v->npts; i++) {
-		const struct pt *p = &v->pts[i];
-		const struct seg *s = &v->segs[v->seg_of[i]];
+	for (size_t i = 0; t && y && k && g && i < m->npts; i++) {
+		const struct mt_addr_pt *p = &m->pts[i];
 
 		t[i] = (float)((double)(p->t - v->t0) / 1e9);
-		y[i] = (float)(s->y0 + s->h * (double)(p->addr - s->lo) / (double)(s->hi - s->lo));
+		y[i] = (float)mt_addrmap_y(m, i);
 		k[i] = p->kind;
 		g[i] = p->region < st->nregions && ov_of && ov_of[p->region] ? ov_of[p->region] - 1
 									     : UINT32_MAX;
 	}
 	if (t && y && k && g) { /* little-endian typed arrays */
-		json_b64(j, "t", t, v->npts * sizeof(float));
-		json_b64(j, "y", y, v->npts * sizeof(float));
-		json_b64(j, "kind", k, v->npts);
-		json_b64(j, "region", g, v->npts * sizeof(uint32_t));
+		json_b64(j, "t", t, m->npts * sizeof(float));
+		json_b64(j, "y", y, m->npts * sizeof(float));
+		json_b64(j, "kind", k, m->npts);
+		json_b64(j, "region", g, m->npts * sizeof(uint32_t));
 	}
 	mt_json_end_object(j);
 	free(t);
@@ -559,34 +451,29 @@ int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 	memset(st, 0, sizeof(*st));
 	if (!to_stdout && !o->force && access(out, F_OK) == 0)
 		return -EEXIST;
-	v.max = o->max_points ? o->max_points : MT_VIEW_MAX_POINTS;
-	/* 1 in stride, decided before the pass from the event counts (unresolved samples
-	 * included, so at most max points are kept) */
-	st->stride =
-		(mt_reader_event_count(r, MT_EV_ACCESS) + mt_reader_event_count(r, MT_EV_FAULT)) /
-			v.max +
-		1;
-	v.pts = malloc(v.max * sizeof(*v.pts));
-	if (!v.pts)
-		return -ENOMEM;
+	rc = mt_addrmap_init(&v.m, r, o->max_points ? o->max_points : MT_VIEW_MAX_POINTS);
+	if (rc < 0)
+		return rc;
+	st->stride = v.m.stride;
 	mt_reader_time_range(r, &v.t0, &t1);
-	ao.row = on_row;
-	ao.row_ctx = &v;
+	ao.row = mt_addrmap_row;
+	ao.row_ctx = &v.m;
 	rc = mt_report_load(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, o->top ? o->top : 50, &ao);
 	if (rc < 0) {
-		free(v.pts);
+		mt_addrmap_release(&v.m);
 		return rc;
 	}
-	st->points = v.npts;
-	st->points_total = v.seen; /* the samples with an address, and the faults */
+	st->points = v.m.npts;
+	st->points_total = v.m.seen; /* the samples with an address, and the faults */
 	rc = mt_timeline_build(r, &tl);
 	if (rc < 0)
 		goto out_rep;
 	if (rep.syscalls.loaded)
 		have_rr = mt_rereads_analyze(r, 0, &rr) == 0;
-	rc = make_segments(&v);
+	rc = mt_addrmap_segments(&v.m);
 	if (rc < 0)
 		goto out_tl;
+	st->segments = (unsigned)v.m.nsegs;
 	if (to_stdout) {
 		f = stdout;
 	} else {
@@ -650,8 +537,6 @@ out_tl:
 	mt_timeline_release(&tl);
 out_rep:
 	mt_report_release(&rep);
-	free(v.pts);
-	free(v.seg_of);
-	free(v.segs);
+	mt_addrmap_release(&v.m);
 	return rc;
 }
