@@ -47,7 +47,20 @@ try {
     out.range_after = await page.$eval('#range', e => e.textContent);
     out.span_after = await page.evaluate(() => window.memtapView.state.t1 - window.memtapView.state.t0);
     out.shown_zoomed = await page.$eval('#addr', e => e.dataset.shown);
+    await page.click('#pan-right'); // pan: the same width, later
+    out.t0_panned = await page.evaluate(() => window.memtapView.state.t0);
+    out.span_panned = await page.evaluate(() => window.memtapView.state.t1 - window.memtapView.state.t0);
     await page.click('#reset');
+    // an address range: the first band's first half
+    const seg = await page.evaluate(() => JSON.parse(document.getElementById('memtap-data').textContent).address.segments[0]);
+    if (seg) {
+      const lo = BigInt(seg.lo), hi = lo + BigInt(Math.round(seg.size / 2));
+      await page.fill('#a-from', '0x' + lo.toString(16));
+      await page.fill('#a-to', '0x' + hi.toString(16));
+      await page.click('#a-apply');
+      out.shown_addr = await page.$eval('#addr', e => e.dataset.shown);
+      await page.click('#reset');
+    }
     // a subset: the region with the most points
     const opts = await page.$$eval('#region-sel option', o => o.map(x => x.value));
     if (opts.length > 1) {

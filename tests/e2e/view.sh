@@ -46,9 +46,12 @@ assert c["rows"]["sec-run"] >= 5 and c["rows"]["sec-regions"] > 3 and c["rows"][
 assert c["charts"] == 4  # RSS, heap, working set, faults
 assert c["range_after"] != c["range_before"] and c["span_after"] < 0.7 * float(c["range_before"].split()[-2])
 assert int(c["shown_zoomed"]) < int(c["shown_before"]) and int(c["shown_region"]) < int(c["shown_before"])
+t0_zoomed = float(c["range_after"].split()[0])
+assert c["t0_panned"] > t0_zoomed and abs(c["span_panned"] - c["span_after"]) < 1e-6, (c["t0_panned"], t0_zoomed)
+assert 0 < int(c["shown_addr"]) < int(c["shown_before"]), c["shown_addr"]
 PY
 [ -s "$ARTIFACTS/view.png" ] || fail "no screenshot"
-ok "Chromium: no errors or requests, every section, zoom and region subset; screenshot in $ARTIFACTS/view.png"
+ok "Chromium: no errors or requests, every section, zoom, pan, region and address subsets; screenshot in $ARTIFACTS/view.png"
 
 # Hostile names: argv, label and phase are '<script>alert(1)</script>"q'\''' -- only escaped.
 EVIL='<script>alert(1)</script>"q'"'"

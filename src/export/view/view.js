@@ -185,6 +185,26 @@
   }
   function resetAll() { S.t0 = 0; S.t1 = span; S.y0 = 0; S.y1 = 1; redraw(); }
   $('reset').addEventListener('click', resetAll);
+  function pan(f) { // by a fraction of the window, kept inside the run
+    const w = S.t1 - S.t0;
+    let a = S.t0 + f * w;
+    a = Math.max(0, Math.min(span - w, a));
+    S.t0 = a; S.t1 = a + w; redraw();
+  }
+  function zoomOut() {
+    const w = S.t1 - S.t0, c = (S.t0 + S.t1) / 2;
+    S.t0 = Math.max(0, c - w); S.t1 = Math.min(span, c + w); redraw();
+  }
+  $('pan-left').addEventListener('click', () => pan(-0.5));
+  $('pan-right').addEventListener('click', () => pan(0.5));
+  $('zoom-out').addEventListener('click', zoomOut);
+  document.addEventListener('keydown', e => {
+    if (e.target && e.target.tagName === 'INPUT') return;
+    if (e.key === 'ArrowLeft') pan(-0.25);
+    else if (e.key === 'ArrowRight') pan(0.25);
+    else if (e.key === '-') zoomOut();
+    else if (e.key === 'Escape') resetAll();
+  });
   $('t-apply').addEventListener('click', () => setRange(parseFloat($('t-from').value), parseFloat($('t-to').value)));
   function redraw() {
     $('range').textContent = S.t0.toFixed(6) + ' – ' + S.t1.toFixed(6) + ' s';
@@ -377,6 +397,23 @@
     if (x < APAD.l || y < APAD.t || y > h - APAD.b) { $('hover').textContent = ''; return; }
     const t = S.t0 + (x - APAD.l) / pw * (S.t1 - S.t0), a = addrAt(S.y0 + (y - APAD.t) / ph * (S.y1 - S.y0));
     $('hover').textContent = 't = ' + t.toFixed(6) + ' s' + (a ? ', pid ' + a.pid + ', address ≈ 0x' + a.a.toString(16) : '');
+  });
+  // an address range: the axis from the band holding `from` to the one holding `to`
+  function yOf(hex) {
+    let a;
+    try { a = BigInt(hex.trim()); } catch (e) { return null; }
+    let best = null;
+    for (const sg of A.segments) {
+      const lo = BigInt(sg.lo), hi = lo + BigInt(Math.round(sg.size));
+      if (a >= lo && a < hi) return sg.y0 + Number(a - lo) / sg.size * sg.h;
+      if (a < lo && (best === null || sg.y0 < best)) best = sg.y0; // the next band up
+    }
+    return best === null ? 1 : best;
+  }
+  $('a-apply').addEventListener('click', () => {
+    const a = yOf($('a-from').value), b = yOf($('a-to').value);
+    if (a === null || b === null || !(b > a)) { $('addr-count').textContent = 'addresses: give two hexadecimal addresses, the first below the second'; return; }
+    S.y0 = a; S.y1 = b; redraw();
   });
   redraws.push(drawAddr);
   window.addEventListener('resize', redraw);
