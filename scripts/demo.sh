@@ -22,4 +22,9 @@ echo
 echo "== memtap info $OUT"
 $M info "$OUT"
 echo
-echo "The trace is $OUT. Try: $M report $OUT -s alloc --top 5; $M export $OUT --to folded -o - | head"
+HTML=${OUT%.mtap}.html
+echo "== memtap view $OUT -o $HTML"
+$M view -f "$OUT" -o "$HTML"
+echo
+echo "The trace is $OUT; its interactive report is $HTML (open it in a browser, offline)."
+echo "Try: $M report $OUT -s alloc --top 5; $M export $OUT --to folded -o - | head"
