@@ -55,12 +55,7 @@ static const struct mt_option options[] = {
 	  "perfetto: allocations of at least BYTES are instant events (default 1048576)" },
 	{ "min-syscall-us", 0, MT_OPT_U64, &o.min_syscall_us, "US",
 	  "perfetto: system calls of at least US microseconds are slices (default 1000)" },
-	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
-	  "region types from a YAML rules file, as in memtap report" },
-	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
-	  "working-set window in milliseconds (default 100)" },
-	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50",
-	  "MRM suitability thresholds, as in memtap report" },
+	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.window_ms, o.mrm),
 	{ NULL },
 };
 

@@ -46,11 +46,7 @@ static const struct mt_option options[] = {
 	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite existing files" },
 	{ "width", 0, MT_OPT_U64, &o.width, "PX", "SVG width (default 900)" },
 	{ "height", 0, MT_OPT_U64, &o.height, "PX", "SVG height (default 540)" },
-	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
-	  "region types from a YAML rules file, as in memtap report" },
-	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
-	  "working-set window in milliseconds (default 100)" },
-	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50", "as in memtap report" },
+	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.window_ms, o.mrm),
 	{ NULL },
 };
 

@@ -37,12 +37,7 @@ static const struct mt_option options[] = {
 	  "samples and faults drawn in the address view, at most (default 250000; more are "
 	  "drawn 1 in k, evenly)" },
 	{ "top", 'n', MT_OPT_U64, &o.top, "N", "allocation sites and files listed (default 50)" },
-	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
-	  "region types from a YAML rules file, as in memtap report" },
-	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
-	  "working-set window in milliseconds (default 100)" },
-	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50",
-	  "MRM suitability thresholds, as in memtap report" },
+	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.window_ms, o.mrm),
 	{ NULL },
 };
 

@@ -31,6 +31,18 @@ struct mt_access_opts;
 struct mt_rules;
 struct mt_command_spec;
 
+/* The option-table entries of --rules, --window-ms and --mrm for commands that run the
+ * analysis pass (export, view, plot; report has its own, longer help). */
+/* clang-format off */
+#define MT_CLI_ANALYSIS_OPTIONS(rules, window_ms, mrm)                                      \
+	{ "rules", 0, MT_OPT_STRING, &(rules), "FILE",                                      \
+	  "region types from a YAML rules file, as in memtap report" },                     \
+	{ "window-ms", 0, MT_OPT_U64, &(window_ms), "MS",                                   \
+	  "working-set window in milliseconds (default 100)" },                             \
+	{ "mrm", 0, MT_OPT_STRING, &(mrm), "W1,R99,W2,R50",                                 \
+	  "MRM suitability thresholds, as in memtap report" }
+/* clang-format on */
+
 /*
  * The analysis options shared by report, export and view (--window-ms, --mrm, --rules) into
  * *ao; rules is loaded when rules_path is set (release it with mt_rules_release). On bad input

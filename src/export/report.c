@@ -172,6 +172,19 @@ void mt_report_json_collectors(struct mt_json *j, const struct mt_run *run)
 	mt_json_end_array(j);
 }
 
+void mt_report_json_argv(struct mt_json *j, const struct mt_proc *p)
+{
+	mt_json_key(j, "argv");
+	mt_json_begin_array(j);
+	for (size_t k = 0; p->argv && k < p->argv_len;) {
+		size_t n = strnlen(p->argv + k, p->argv_len - k);
+
+		mt_json_strn(j, p->argv + k, n);
+		k += n + 1;
+	}
+	mt_json_end_array(j);
+}
+
 void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t i, uint64_t t0,
 			    bool full)
 {
@@ -183,17 +196,8 @@ void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t
 	mt_json_kv_u64(j, "ppid", p->ppid);
 	mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
 	mt_json_kv_str(j, "exe", p->exe ? p->exe : "");
-	if (full) {
-		mt_json_key(j, "argv");
-		mt_json_begin_array(j);
-		for (size_t k = 0; p->argv && k < p->argv_len;) {
-			size_t n = strnlen(p->argv + k, p->argv_len - k);
-
-			mt_json_strn(j, p->argv + k, n);
-			k += n + 1;
-		}
-		mt_json_end_array(j);
-	}
+	if (full)
+		mt_report_json_argv(j, p);
 	mt_json_kv_u64(j, "start_ns", p->start_ns);
 	if (p->ended)
 		mt_json_kv_u64(j, "end_ns", p->end_ns);

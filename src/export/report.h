@@ -122,6 +122,8 @@ struct mt_table;
 
 /* Pieces shared with `memtap info`. */
 void mt_report_json_collectors(struct mt_json *j, const struct mt_run *run);
+/* "argv": [...] of a process. */
+void mt_report_json_argv(struct mt_json *j, const struct mt_proc *p);
 /* One process object; full adds argv, start_offset_ns, exit_code/signal, execs, children. */
 void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t i, uint64_t t0,
 			    bool full);

@@ -398,15 +398,7 @@ static void json_tables(struct mt_json *j, const struct mt_report *rep, const st
 		mt_json_kv_u64(j, "pid", p->pid);
 		mt_json_kv_u64(j, "ppid", p->ppid);
 		mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
-		mt_json_key(j, "argv");
-		mt_json_begin_array(j);
-		for (size_t q = 0; p->argv && q < p->argv_len;) {
-			size_t n = strnlen(p->argv + q, p->argv_len - q);
-
-			mt_json_strn(j, p->argv + q, n);
-			q += n + 1;
-		}
-		mt_json_end_array(j);
+		mt_report_json_argv(j, p);
 		mt_json_kv_u64(j, "start_ns", p->start_ns);
 		if (p->ended)
 			mt_json_kv_u64(j, "duration_ns", p->end_ns - p->start_ns);
