@@ -77,3 +77,11 @@ assert c["dialogs"] == [] and c["errors"] == [] and c["requests"] == [], c
 assert sys.argv[1] in c["cmd"] and sys.argv[1] in c["title"], (c["cmd"], c["title"])
 PY
 ok "hostile argv, labels and phases are shown as text, never run"
+
+# A trace with nothing to draw (no samples, faults, RSS or allocations) still gives a page
+# that renders without errors and says so.
+"$MEMTAP" view "$SRC/tests/data/small.mtap" -o s.html 2>/dev/null || fail "view of a small trace failed"
+node "$NPM_DIR/view-check.mjs" s.html "" --no-interact >sc.json 2>sc.err || fail "Chromium could not render the small page: $(tail -3 sc.err)"
+check_json sc.json "j['errors'] == [] and j['requests'] == [] and j['points'] == 0 and j['charts'] == 0 and j['rows']['sec-procs'] == 3" \
+	"the page of a trace with nothing to draw misbehaves: $(cat sc.json)"
+ok "a trace with nothing to draw renders too"
