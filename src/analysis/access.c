@@ -1662,12 +1662,11 @@ static void dispatch(struct pass *ps, const struct mt_event *ev)
 static inline __attribute__((always_inline)) void prefetch_slots(const struct pass *ps,
 								 const struct mt_event *e)
 {
-	uint64_t pid = e->v[MT_F_PID], addr = e->v[MT_F_ACCESS_ADDR];
-
-	uint64_t h = mt_hash_u64(iai_key((uint32_t)pid, addr));
+	uint64_t pid = e->v[MT_F_PID], addr = e->v[MT_F_ACCESS_ADDR], h;
 
 	if (e->type != MT_EV_ACCESS || !ps->iai.v)
 		return;
+	h = mt_hash_u64(iai_key((uint32_t)pid, addr));
 	if (iai_followed(&ps->iai, h))
 		__builtin_prefetch(&ps->iai.v[h & (ps->iai.cap - 1)]);
 	if (ps->pages.cap) { /* the page's slot: key and counters */

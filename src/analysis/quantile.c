@@ -57,13 +57,12 @@ static int to_hist(struct mt_qs *q)
 
 int mt_qs_add(struct mt_qs *q, uint64_t x)
 {
-	if (q->hist) {
-		q->n++;
-		q->sum += (double)x;
-		q->hist[bucket(x)]++;
-		return 0;
-	}
-	if (q->nv < MT_QS_EXACT) {
+	return mt_qs_add_w(q, x, 1);
+}
+
+int mt_qs_add_w(struct mt_qs *q, uint64_t x, uint64_t w)
+{
+	if (!q->hist && w == 1 && q->nv < MT_QS_EXACT) { /* still exact */
 		if (q->nv == q->cap) {
 			uint32_t cap = q->cap ? q->cap * 2 : 16;
 			uint64_t *v = realloc(q->v, cap * sizeof(*v));
@@ -75,22 +74,13 @@ int mt_qs_add(struct mt_qs *q, uint64_t x)
 		}
 		q->v[q->nv++] = x;
 		q->sorted = false;
-		q->n++;
-		q->sum += (double)x;
-		return 0;
+	} else {
+		if (!q->hist && to_hist(q) < 0)
+			return -ENOMEM;
+		q->hist[bucket(x)] += w;
 	}
-	return mt_qs_add_w(q, x, 1);
-}
-
-int mt_qs_add_w(struct mt_qs *q, uint64_t x, uint64_t w)
-{
-	if (w == 1 && !q->hist && q->nv < MT_QS_EXACT)
-		return mt_qs_add(q, x);
-	if (!q->hist && to_hist(q) < 0)
-		return -ENOMEM;
 	q->n += w;
 	q->sum += (double)x * (double)w;
-	q->hist[bucket(x)] += w;
 	return 0;
 }
 

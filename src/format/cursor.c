@@ -93,13 +93,22 @@ static bool can_take(struct mt_cursor *c)
 	return atomic_load(&c->filled) > 0;
 }
 
+static inline void cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#elif defined(__aarch64__)
+	__asm__ volatile("yield");
+#endif
+}
+
 static void wait_until(struct mt_cursor *c, bool (*ready)(struct mt_cursor *), unsigned spins,
 		       bool (*wake_when)(struct mt_cursor *))
 {
 	for (unsigned i = 0; i < spins; i++) {
 		if (ready(c))
 			return;
-		__builtin_ia32_pause();
+		cpu_relax();
 	}
 	pthread_mutex_lock(&c->lock);
 	atomic_fetch_add(&c->sleepers, 1);
