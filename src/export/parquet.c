@@ -17,7 +17,9 @@
 
 /*
  * File layout: "PAR1", then per row group and column one DATA_PAGE (v1: definition levels
- * for OPTIONAL columns, then the non-null values, PLAIN) compressed as one ZSTD frame, then
+ * for OPTIONAL columns, then the non-null values, PLAIN) compressed as one ZSTD frame — or,
+ * for a column with few distinct values in the group, a DICTIONARY_PAGE (PLAIN) and a
+ * DATA_PAGE of RLE_DICTIONARY indices — then
  * the FileMetaData in Thrift's compact protocol, its length (u32 LE) and "PAR1" again.
  * Row groups hold ROWS_PER_GROUP rows, so a page stays near 1 MiB for 8-byte values and the
  * writer's memory is bounded whatever the table's length.
@@ -211,30 +213,30 @@ static inline void put8(struct mt_pq *pq, unsigned col, uint64_t v)
 	c->set = true;
 }
 
-void mt_pq_i64(struct mt_pq *pq, unsigned col, int64_t v)
+static void s_i64(struct mt_sink *s, unsigned col, int64_t v)
 {
-	put8(pq, col, (uint64_t)v);
+	put8((struct mt_pq *)s, col, (uint64_t)v);
 }
 
-void mt_pq_u64(struct mt_pq *pq, unsigned col, uint64_t v)
+static void s_u64(struct mt_sink *s, unsigned col, uint64_t v)
 {
-	put8(pq, col, v);
+	put8((struct mt_pq *)s, col, v);
 }
 
-void mt_pq_double(struct mt_pq *pq, unsigned col, double v)
+static void s_dbl(struct mt_sink *s, unsigned col, double v)
 {
 	uint64_t u;
 
 	memcpy(&u, &v, 8);
-	put8(pq, col, u);
+	put8((struct mt_pq *)s, col, u);
 }
 
-void mt_pq_str(struct mt_pq *pq, unsigned col, const char *s)
+static void s_str(struct mt_sink *sink, unsigned col, const char *s)
 {
+	struct mt_pq *pq = (struct mt_pq *)sink;
 	struct col *c = col_of(pq, col);
 	size_t n = s ? strlen(s) : 0;
 	uint32_t len = (uint32_t)n;
-
 	struct mt_buf *b;
 
 	if (!c || c->set || pq->err || !s)
@@ -677,8 +679,10 @@ static void stop_worker(struct mt_pq *pq)
 	pq->threaded = false;
 }
 
-int mt_pq_end_row(struct mt_pq *pq)
+static int s_end_row(struct mt_sink *sink)
 {
+	struct mt_pq *pq = (struct mt_pq *)sink;
+
 	for (unsigned i = 0; i < pq->ncols && !pq->err; i++) {
 		struct col *c = &pq->cols[i];
 
@@ -792,34 +796,11 @@ static void footer(struct mt_pq *pq)
 	mt_buf_release(&b);
 }
 
-static void s_i64(struct mt_sink *s, unsigned col, int64_t v)
-{
-	put8((struct mt_pq *)s, col, (uint64_t)v);
-}
-
-static void s_u64(struct mt_sink *s, unsigned col, uint64_t v)
-{
-	put8((struct mt_pq *)s, col, v);
-}
-
-static void s_dbl(struct mt_sink *s, unsigned col, double v)
-{
-	mt_pq_double((struct mt_pq *)s, col, v);
-}
-
-static void s_str(struct mt_sink *s, unsigned col, const char *v)
-{
-	mt_pq_str((struct mt_pq *)s, col, v);
-}
-
-static int s_end_row(struct mt_sink *s)
-{
-	return mt_pq_end_row((struct mt_pq *)s);
-}
+static int pq_close(struct mt_pq *pq, bool commit);
 
 static int s_close(struct mt_sink *s, bool commit)
 {
-	return mt_pq_close((struct mt_pq *)s, commit);
+	return pq_close((struct mt_pq *)s, commit);
 }
 
 static const struct mt_sink_ops pq_ops = {
@@ -831,14 +812,9 @@ static const struct mt_sink_ops pq_ops = {
 	.close = s_close,
 };
 
-struct mt_sink *mt_pq_sink(struct mt_pq *pq)
-{
-	return &pq->sink;
-}
-
 int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned ncols,
 	       const char *const *meta_keys, const char *const *meta_values, unsigned nmeta,
-	       struct mt_pq **ret)
+	       struct mt_sink **ret)
 {
 	struct mt_pq *pq = calloc(1, sizeof(*pq));
 	size_t n = strlen(path) + 32;
@@ -860,7 +836,7 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 	if (pq->zc)
 		ZSTD_CCtx_setParameter(pq->zc, ZSTD_c_compressionLevel, 1);
 	if (!pq->path || !pq->tmp || !pq->cols || !pq->meta_k || !pq->meta_v || !pq->zc) {
-		mt_pq_close(pq, false);
+		pq_close(pq, false);
 		return -ENOMEM;
 	}
 	pq->ncols = ncols;
@@ -869,7 +845,7 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 		for (int k = 0; k < 2; k++) {
 			mt_buf_init(&pq->cols[i].values[k], MAX_BUF);
 			if (cols[i].optional && !(pq->cols[i].defs[k] = malloc(ROWS_PER_GROUP))) {
-				mt_pq_close(pq, false);
+				pq_close(pq, false);
 				return -ENOMEM;
 			}
 		}
@@ -879,7 +855,7 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 		pq->meta_v[i] = strdup(meta_values[i]);
 		pq->nmeta++;
 		if (!pq->meta_k[i] || !pq->meta_v[i]) {
-			mt_pq_close(pq, false);
+			pq_close(pq, false);
 			return -ENOMEM;
 		}
 	}
@@ -891,15 +867,21 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 	if (pq->fd < 0) {
 		int e = -errno;
 
-		mt_pq_close(pq, false);
+		pq_close(pq, false);
 		return e;
 	}
 	wr(pq, &pq->err, "PAR1", 4);
-	*ret = pq;
-	return pq->err;
+	if (pq->err) {
+		int e = pq->err;
+
+		pq_close(pq, false);
+		return e;
+	}
+	*ret = &pq->sink;
+	return 0;
 }
 
-int mt_pq_close(struct mt_pq *pq, bool commit)
+static int pq_close(struct mt_pq *pq, bool commit)
 {
 	int rc;
 

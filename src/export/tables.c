@@ -48,8 +48,6 @@ int mt_sink_open(const struct mt_sink_set *set, const char *table, const struct 
 		 unsigned ncols, struct mt_sink **ret)
 {
 	char path[4096];
-	struct mt_pq *pq;
-	int rc;
 
 	if (set->format == MT_SINK_SQLITE)
 		return mt_sink_sqlite_open(set->db, set->run_id, table, cols, ncols, ret);
@@ -59,11 +57,8 @@ int mt_sink_open(const struct mt_sink_set *set, const char *table, const struct 
 	if (set->format != MT_SINK_PARQUET)
 		return mt_sink_text_open(path, set->force, set->format == MT_SINK_JSONL, cols,
 					 ncols, ret);
-	rc = mt_pq_open(path, set->force, cols, ncols, set->meta_keys, set->meta_values, set->nmeta,
-			&pq);
-	if (rc == 0)
-		*ret = mt_pq_sink(pq);
-	return rc;
+	return mt_pq_open(path, set->force, cols, ncols, set->meta_keys, set->meta_values,
+			  set->nmeta, ret);
 }
 
 static int open_table(struct out *o, const char *table, const struct mt_col *cols, unsigned ncols,

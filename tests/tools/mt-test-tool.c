@@ -577,14 +577,12 @@ static void pq_write(uint64_t n, const char *out)
 		{ "phase", MT_COL_STRING, true },
 	};
 	static const char *const types[] = { "weight", "kv_cache", "activation" };
-	struct mt_pq *pq;
 	struct mt_sink *s;
 	uint64_t x = 88172645463325252ull, t = T0;
-	int rc = mt_pq_open(out, true, cols, 13, NULL, NULL, 0, &pq);
+	int rc = mt_pq_open(out, true, cols, 13, NULL, NULL, 0, &s);
 
 	if (rc < 0)
 		die(strerror(-rc));
-	s = mt_pq_sink(pq);
 	for (uint64_t i = 0; i < n && rc == 0; i++) {
 		uint64_t r, addr;
 		unsigned k;
