@@ -102,29 +102,7 @@ static void json_run(struct mt_json *j, const struct mt_report *rep, const char 
 	mt_json_kv_u64(j, "duration_ns", run->duration_ns);
 	mt_json_kv_u64(j, "lost_events", run->lost_events);
 	mt_json_kv_str(j, "recorded_by", run->memtap_version ? run->memtap_version : "");
-	mt_json_key(j, "collectors");
-	mt_json_begin_array(j);
-	for (size_t i = 0; i < run->ncollectors; i++) {
-		const struct mt_collector_info *c = &run->collectors[i];
-
-		mt_json_begin_object(j);
-		mt_json_kv_str(j, "name", c->name);
-		mt_json_kv_str(j, "mechanism", c->mechanism ? c->mechanism : "");
-		mt_json_kv_str(j, "status", c->status ? c->status : "");
-		if (c->reason)
-			mt_json_kv_str(j, "reason", c->reason);
-		mt_json_kv_u64(j, "events", c->events);
-		mt_json_kv_u64(j, "lost", c->lost);
-		mt_json_key(j, "params"); /* every key the recorder wrote: periods, rates, costs */
-		mt_json_begin_object(j);
-		for (uint32_t k = 0; c->kv && k < c->kv->n; k++)
-			if (strcmp(c->kv->keys[k], "name") && strcmp(c->kv->keys[k], "mechanism") &&
-			    strcmp(c->kv->keys[k], "status") && strcmp(c->kv->keys[k], "reason"))
-				mt_json_kv_str(j, c->kv->keys[k], c->kv->vals[k]);
-		mt_json_end_object(j);
-		mt_json_end_object(j);
-	}
-	mt_json_end_array(j);
+	mt_report_json_collectors(j, run); /* with every parameter: periods, rates, costs */
 	mt_json_end_object(j);
 }
 

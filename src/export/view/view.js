@@ -109,7 +109,7 @@
     { key: 'name', label: 'collector' }, { key: 'mechanism', label: 'mechanism' },
     { key: 'status', label: 'status' }, { key: 'events', label: 'events', num: true, fmt: fmtNum },
     { key: 'lost', label: 'lost', num: true, fmt: fmtNum },
-    { key: 'params', label: 'parameters', fmt: (p, r) => Object.entries(p || {}).map(([k, v]) => k + '=' + v).join(', ') + (r.reason ? ' (' + r.reason + ')' : '') },
+    { key: 'details', label: 'parameters', fmt: (p, r) => Object.entries(p || {}).map(([k, v]) => k + '=' + v).join(', ') + (r.reason ? ' (' + r.reason + ')' : '') },
   ], run.collectors, { empty: 'no collectors' });
   $('run-note').textContent = 'Every figure below comes from the collectors in this table; sampled figures are estimates (their mechanism and period are listed), fault and allocation counts are exact.';
 
