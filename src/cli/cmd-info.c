@@ -85,7 +85,7 @@ static int print_json(const char *path, struct mt_reader *r, const struct mt_run
 	mt_json_kv_str(&j, "schema_version", buf);
 	mt_json_kv_str(&j, "writer", fi->writer);
 	mt_json_kv_str(&j, "memtap_version", MEMTAP_VERSION);
-	mt_json_kv_str(&j, "run_id", mt_cli_fmt_uuid(fi->run_id, buf, sizeof(buf)));
+	mt_json_kv_str(&j, "run_id", mt_fmt_uuid(fi->run_id, buf, sizeof(buf)));
 	mt_json_kv_u64(&j, "start_realtime_ns", fi->realtime_ns);
 	mt_json_kv_u64(&j, "start_monotonic_ns", fi->monotonic_ns);
 
@@ -161,7 +161,7 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 		total += mt_reader_event_count(r, t);
 	printf("%-12s %s (%s, format %u.%u, written by %s)\n", "trace", path,
 	       mt_fmt_bytes(fi->file_size, a, sizeof(a)), fi->major, fi->minor, fi->writer);
-	printf("%-12s %s\n", "run id", mt_cli_fmt_uuid(fi->run_id, a, sizeof(a)));
+	printf("%-12s %s\n", "run id", mt_fmt_uuid(fi->run_id, a, sizeof(a)));
 	printf("%-12s %s", "recorded", mt_cli_fmt_realtime(fi->realtime_ns, a, sizeof(a)));
 	if (host)
 		printf(" on %s", host);

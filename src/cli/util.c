@@ -176,19 +176,6 @@ const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size)
 	return buf;
 }
 
-const char *mt_cli_fmt_uuid(const uint8_t id[16], char *buf, size_t size)
-{
-	size_t o = 0;
-
-	for (int i = 0; i < 16 && o + 3 < size; i++) {
-		o += (size_t)snprintf(buf + o, size - o, "%02x", id[i]);
-		if ((i == 3 || i == 5 || i == 7 || i == 9) && o + 1 < size)
-			buf[o++] = '-';
-	}
-	buf[o < size ? o : size - 1] = 0;
-	return buf;
-}
-
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
 			 const char *rules_path, struct mt_access_opts *ao, struct mt_rules *rules)
 {

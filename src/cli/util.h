@@ -53,7 +53,5 @@ int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms,
 
 /* "2026-11-22 01:02:03.123 UTC" for a CLOCK_REALTIME ns value. */
 const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size);
-/* "8-4-4-4-12" hex form of a 16-byte id. */
-const char *mt_cli_fmt_uuid(const uint8_t id[16], char *buf, size_t size);
 
 #endif

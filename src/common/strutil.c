@@ -242,3 +242,16 @@ unsigned mt_edit_distance(const char *a, const char *b)
 	}
 	return row[lb];
 }
+
+const char *mt_fmt_uuid(const uint8_t id[16], char *buf, size_t size)
+{
+	size_t o = 0;
+
+	for (int i = 0; i < 16 && o + 3 < size; i++) {
+		o += (size_t)snprintf(buf + o, size - o, "%02x", id[i]);
+		if ((i == 3 || i == 5 || i == 7 || i == 9) && o + 1 < size)
+			buf[o++] = '-';
+	}
+	buf[o < size ? o : size - 1] = 0;
+	return buf;
+}

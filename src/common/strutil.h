@@ -34,6 +34,8 @@ const char *mt_fmt_count(uint64_t n, char *buf, size_t size);
 
 /* NUL-separated arguments joined with spaces, shell-quoted where needed. Returns buf. */
 const char *mt_fmt_argv(const char *argv, size_t len, char *buf, size_t size);
+/* The "8-4-4-4-12" hex form of a 16-byte id (a run id). */
+const char *mt_fmt_uuid(const uint8_t id[16], char *buf, size_t size);
 
 /* Levenshtein distance between a and b (case-sensitive); strings longer than 255 bytes
  * compare as far as their 255th byte. For "did you mean" suggestions. */

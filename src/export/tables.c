@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "common/sha256.h"
+#include "common/strutil.h"
 #include "decode/syscalls.h"
 #include "export/json.h"
 #include "export/parquet.h"
@@ -31,8 +32,6 @@ struct out {
 	struct mt_sink_set set;
 	struct mt_sink *trace; /* written during the pass */
 	int trace_rc;
-	const char *dir;
-	bool force;
 	char run_id[40];
 	char trace_name[256]; /* the trace's base name */
 };
@@ -91,11 +90,6 @@ static int row(struct out *o, struct mt_sink *s)
 	return rc;
 }
 
-static const char *collector_meta(const struct mt_report *rep, const char *key)
-{
-	return mt_reader_meta(rep->r, key);
-}
-
 /* runs: the run, one row (in SQLite, one per run of the database). */
 static int runs(struct out *o)
 {
@@ -151,9 +145,9 @@ static int runs(struct out *o)
 	mt_sink_str(s, RECORDER, rep->run.memtap_version);
 	mt_sink_str(s, VERSION, MEMTAP_VERSION);
 	mt_sink_str(s, SCHEMA, MT_EXPORT_SCHEMA_VERSION);
-	mt_sink_str(s, HOST, collector_meta(rep, "hostname"));
-	mt_sink_str(s, KERNEL, collector_meta(rep, "kernel"));
-	mt_sink_str(s, CPU, collector_meta(rep, "cpu_model"));
+	mt_sink_str(s, HOST, mt_reader_meta(rep->r, "hostname"));
+	mt_sink_str(s, KERNEL, mt_reader_meta(rep->r, "kernel"));
+	mt_sink_str(s, CPU, mt_reader_meta(rep->r, "cpu_model"));
 	rc = row(o, s);
 	return close_table(o, s, rc);
 }
@@ -739,11 +733,11 @@ static FILE *create(struct out *o, const char *name, char *path, size_t size)
 {
 	FILE *f;
 
-	if (snprintf(path, size, "%s/%s", o->dir, name) >= (int)size) {
+	if (snprintf(path, size, "%s/%s", o->set.dir, name) >= (int)size) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	f = fopen(path, o->force ? "we" : "wxe");
+	f = fopen(path, o->set.force ? "we" : "wxe");
 	return f;
 }
 
@@ -815,16 +809,16 @@ static int copy_raw(struct out *o, const char *trace, const char *name)
 	size_t n;
 	int rc = 0;
 
-	if (snprintf(path, sizeof(path), "%s/raw", o->dir) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/raw", o->set.dir) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	if (mkdir(path, 0755) < 0 && errno != EEXIST)
 		return -errno;
-	if (snprintf(path, sizeof(path), "%s/raw/%s", o->dir, name) >= (int)sizeof(path))
+	if (snprintf(path, sizeof(path), "%s/raw/%s", o->set.dir, name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	in = fopen(trace, "re");
 	if (!in)
 		return -errno;
-	out = fopen(path, o->force ? "we" : "wxe");
+	out = fopen(path, o->set.force ? "we" : "wxe");
 	if (!out) {
 		rc = -errno;
 		fclose(in);
@@ -862,7 +856,7 @@ static int manifest(struct out *o, const char *const *files, size_t nfiles)
 	for (size_t i = 0; i < nfiles && !rc; i++) {
 		uint64_t bytes = 0;
 
-		snprintf(file, sizeof(file), "%s/%s", o->dir, files[i]);
+		snprintf(file, sizeof(file), "%s/%s", o->set.dir, files[i]);
 		rc = mt_sha256_file(file, hex, &bytes);
 		if (rc)
 			break;
@@ -1008,19 +1002,14 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	struct mt_access_opts ao = eo->ao ? *eo->ao : (struct mt_access_opts){ 0 };
 	bool files = eo->format != MT_SINK_SQLITE;
 	struct mt_report rep;
-	struct out o = { .rep = &rep, .eo = eo, .res = res, .force = eo->force };
+	struct out o = { .rep = &rep, .eo = eo, .res = res };
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	sqlite3 *db = NULL;
 	bool loaded = false;
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	snprintf(o.run_id, sizeof(o.run_id),
-		 "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
-		 fi->run_id[0], fi->run_id[1], fi->run_id[2], fi->run_id[3], fi->run_id[4],
-		 fi->run_id[5], fi->run_id[6], fi->run_id[7], fi->run_id[8], fi->run_id[9],
-		 fi->run_id[10], fi->run_id[11], fi->run_id[12], fi->run_id[13], fi->run_id[14],
-		 fi->run_id[15]);
+	mt_fmt_uuid(fi->run_id, o.run_id, sizeof(o.run_id));
 	snprintf(res->run_id, sizeof(res->run_id), "%s", o.run_id);
 	snprintf(o.trace_name, sizeof(o.trace_name), "%s", base);
 	o.set = (struct mt_sink_set){ .format = eo->format,
@@ -1043,7 +1032,7 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	} else {
 		snprintf(res->dir, sizeof(res->dir), "%s", eo->out);
 	}
-	o.dir = o.set.dir = res->dir;
+	o.set.dir = res->dir;
 	if (files) {
 		rc = mkdir_p(res->dir);
 		if (rc < 0)
