@@ -27,7 +27,6 @@ const char *const mt_export_table_names[] = {
 
 struct out {
 	const struct mt_report *rep;
-	const struct mt_export_opts *eo;
 	struct mt_export_result *res;
 	struct mt_sink_set set;
 	struct mt_sink *trace; /* written during the pass */
@@ -996,13 +995,17 @@ static bool db_has_run(sqlite3 *db, const char *run_id)
 int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_export_opts *eo,
 		     struct mt_export_result *res)
 {
+	/* after the trace table, written during the pass, in mt_export_table_names' order */
+	static int (*const writers[])(
+		struct out *) = { runs,	 collectors, processes, region_map, lifecycle, metrics,
+				  sites, phases,     syscalls,	faults,	    rss };
 	static const char *const keys[] = { "memtap_schema_version", "memtap_version", "run_id",
 					    "table" };
 	const struct mt_file_info *fi = mt_reader_file(r);
 	struct mt_access_opts ao = eo->ao ? *eo->ao : (struct mt_access_opts){ 0 };
 	bool files = eo->format != MT_SINK_SQLITE;
 	struct mt_report rep;
-	struct out o = { .rep = &rep, .eo = eo, .res = res };
+	struct out o = { .rep = &rep, .res = res };
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	sqlite3 *db = NULL;
 	bool loaded = false;
@@ -1058,28 +1061,8 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	loaded = true;
 	if (o.trace)
 		rc = close_table(&o, o.trace, o.trace_rc);
-	if (rc == 0)
-		rc = runs(&o);
-	if (rc == 0)
-		rc = collectors(&o);
-	if (rc == 0)
-		rc = processes(&o);
-	if (rc == 0)
-		rc = region_map(&o);
-	if (rc == 0)
-		rc = lifecycle(&o);
-	if (rc == 0)
-		rc = metrics(&o);
-	if (rc == 0)
-		rc = sites(&o);
-	if (rc == 0)
-		rc = phases(&o);
-	if (rc == 0)
-		rc = syscalls(&o);
-	if (rc == 0)
-		rc = faults(&o);
-	if (rc == 0)
-		rc = rss(&o);
+	for (size_t i = 0; rc == 0 && i < sizeof(writers) / sizeof(writers[0]); i++)
+		rc = writers[i](&o);
 	if (rc == 0 && files && eo->layout == MT_LAYOUT_MRM) { /* the seed's run directory */
 		const char *ext = mt_sink_ext(eo->format);
 		char names[12][64], raw[4096];
