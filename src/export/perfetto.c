@@ -50,12 +50,16 @@ struct pf {
 	bool first;
 };
 
-/* Microseconds since t0 with ns kept: "1234.567". */
+/* A duration in microseconds with ns kept: "1234.567". */
+static void us(struct pf *p, const char *key, uint64_t ns)
+{
+	fprintf(p->f, ",\"%s\":%" PRIu64 ".%03" PRIu64, key, ns / 1000, ns % 1000);
+}
+
+/* A time: since t0. */
 static void ts(struct pf *p, const char *key, uint64_t t)
 {
-	uint64_t rel = t > p->t0 ? t - p->t0 : 0;
-
-	fprintf(p->f, ",\"%s\":%" PRIu64 ".%03" PRIu64, key, rel / 1000, rel % 1000);
+	us(p, key, t > p->t0 ? t - p->t0 : 0);
 }
 
 /* Starts an event object: {"ph":PH,"pid":..,"tid":.. */
@@ -154,7 +158,7 @@ static void phase_end(struct pf *p, struct proc *pr, uint64_t t)
 	name(p, s ? s : "?");
 	fputs(",\"cat\":\"phase\"", p->f);
 	ts(p, "ts", pr->phase_since);
-	ts(p, "dur", p->t0 + (t > pr->phase_since ? t - pr->phase_since : 0));
+	us(p, "dur", t > pr->phase_since ? t - pr->phase_since : 0);
 	fputs("}", p->f);
 	p->st->slices++;
 	pr->phase = 0;
@@ -243,7 +247,7 @@ static void on_syscall(struct pf *p, const struct mt_event *ev)
 	name(p, nm);
 	fputs(",\"cat\":\"syscall\"", p->f);
 	ts(p, "ts", ev->v[MT_F_TIME]);
-	ts(p, "dur", p->t0 + dur);
+	us(p, "dur", dur);
 	fprintf(p->f, ",\"args\":{\"ret\":%" PRId64, (int64_t)ev->v[MT_F_SYSCALL_RET]);
 	path = ev->v[MT_F_SYSCALL_PATH]
 		       ? mt_reader_str(p->r, ev->stream, ev->v[MT_F_SYSCALL_PATH], NULL)
