@@ -11,6 +11,7 @@
 #include "analysis/access.h"
 #include "analysis/timeline.h"
 #include "export/addrmap.h"
+#include "export/table.h"
 #include "format/reader.h"
 
 static const char *const colors[] = { "#0072B2", "#D55E00", "#009E73", "#CC79A7",
@@ -237,22 +238,6 @@ void mt_plot_release(struct mt_plot *p)
 
 /* ---- SVG ---- */
 
-static void xml_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		if (*s == '&')
-			fputs("&amp;", f);
-		else if (*s == '<')
-			fputs("&lt;", f);
-		else if (*s == '>')
-			fputs("&gt;", f);
-		else if (*s == '"')
-			fputs("&quot;", f);
-		else if ((unsigned char)*s >= 0x20 || *s == '\t')
-			fputc(*s, f);
-	}
-}
-
 /* A step of 1, 2 or 5 times a power of ten giving about n ticks over [0, max]. */
 static double nice_step(double max, int n)
 {
@@ -298,7 +283,7 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 		"<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n<text x=\"%g\" y=\"22\" "
 		"font-size=\"14\">",
 		w, h, w, h, L);
-	xml_text(f, p->title);
+	mt_markup_text(f, p->title);
 	fputs("</text>\n", f);
 	if (p->kind == MT_PLOT_HEATMAP) {
 		double cmax = 0;
@@ -333,7 +318,7 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 				"text-anchor=\"end\">",
 				L - 4, L + pw, T + ph * p->bands[i].y, T + ph * p->bands[i].y,
 				L - 6, T + ph * p->bands[i].y + 9);
-			xml_text(f, p->bands[i].label);
+			mt_markup_text(f, p->bands[i].label);
 			fputs("</text>\n", f);
 		}
 		fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" fill=\"#555\">", L,
@@ -383,11 +368,11 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 				L - 6, T + ph - ph * y / ymax + 4, b);
 		}
 	fprintf(f, "<text x=\"%g\" y=\"%g\" text-anchor=\"middle\">", L + pw / 2, T + ph + 34);
-	xml_text(f, p->xlabel ? p->xlabel : "");
+	mt_markup_text(f, p->xlabel ? p->xlabel : "");
 	fprintf(f,
 		"</text>\n<text transform=\"translate(16,%g) rotate(-90)\" text-anchor=\"middle\">",
 		T + ph / 2);
-	xml_text(f, p->ylabel ? p->ylabel : "");
+	mt_markup_text(f, p->ylabel ? p->ylabel : "");
 	if (p->bytes)
 		fprintf(f, " (%s)", uname);
 	fputs("</text>\n", f);
@@ -427,7 +412,7 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 			"y=\"%g\">",
 			L + pw - 170, T + 14 + 16.0 * (double)s, colors[s % 8], L + pw - 150,
 			T + 18 + 16.0 * (double)s);
-		xml_text(f, q->name);
+		mt_markup_text(f, q->name);
 		fputs("</text>\n", f);
 	}
 	fputs("</svg>\n", f);

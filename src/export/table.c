@@ -129,6 +129,32 @@ void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header)
 	free(w);
 }
 
+void mt_markup_text(FILE *f, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '&':
+			fputs("&amp;", f);
+			break;
+		case '<':
+			fputs("&lt;", f);
+			break;
+		case '>':
+			fputs("&gt;", f);
+			break;
+		case '"':
+			fputs("&quot;", f);
+			break;
+		case '\'':
+			fputs("&#39;", f);
+			break;
+		default:
+			if ((unsigned char)*s >= 0x20 || *s == '\t')
+				fputc(*s, f);
+		}
+	}
+}
+
 void mt_csv_cell(FILE *f, const char *s, size_t n, bool first)
 {
 	bool quote = false;

@@ -32,6 +32,8 @@ void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header);
 
 /* Writes one CSV cell (RFC 4180 quoting when needed), preceded by a comma unless first. */
 void mt_csv_cell(FILE *f, const char *s, size_t n, bool first);
+/* s as HTML or XML text: & < > " ' escaped, control characters but tab dropped. */
+void mt_markup_text(FILE *f, const char *s);
 /* Writes the whole table as CSV: its heads, then every row. */
 void mt_table_csv(const struct mt_table *t, FILE *f);
 

@@ -17,22 +17,20 @@
 #include "decode/syscalls.h"
 #include "export/addrmap.h"
 #include "export/json.h"
+#include "export/table.h"
 #include "export/report.h"
-#include "format/chunk.h"
 #include "format/reader.h"
 
-/* The page's parts (view.html, view.css, view.js), embedded at build time (view-assets.c). */
+/* The page's parts (view/view.html, .css, .js), built into the binary by cmake/embed.cmake. */
 extern const char mt_view_html[], mt_view_css[], mt_view_js[];
 
 #define MAX_OVERLAYS 4000 /* regions drawn over the address axis */
 
 struct view {
-	const struct mt_view_opts *o;
-	struct mt_view_stats *st;
 	struct mt_addrmap m;
 	uint64_t t0;
 };
-/* ---- output ---- */
+
 
 /* data as a JSON string of base64 (JSON has no binary; the page decodes typed arrays). */
 static void json_b64(struct mt_json *j, const char *key, const void *data, size_t n)
@@ -59,32 +57,6 @@ static void json_b64(struct mt_json *j, const char *key, const void *data, size_
 	*q++ = '"';
 	mt_json_raw(j, out, (size_t)(q - out));
 	free(out);
-}
-
-/* HTML text: & < > " ' escaped. */
-static void html_text(FILE *f, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '&':
-			fputs("&amp;", f);
-			break;
-		case '<':
-			fputs("&lt;", f);
-			break;
-		case '>':
-			fputs("&gt;", f);
-			break;
-		case '"':
-			fputs("&quot;", f);
-			break;
-		case '\'':
-			fputs("&#39;", f);
-			break;
-		default:
-			fputc(*s, f);
-		}
-	}
 }
 
 static void json_run(struct mt_json *j, const struct mt_report *rep, const char *path)
@@ -405,7 +377,7 @@ static void json_tables(struct mt_json *j, const struct mt_report *rep, const st
 int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 		   const struct mt_view_opts *o, struct mt_view_stats *st)
 {
-	struct view v = { .o = o, .st = st };
+	struct view v = { 0 };
 	struct mt_access_opts ao = o->ao ? *o->ao : (struct mt_access_opts){ 0 };
 	struct mt_timeline tl;
 	struct mt_rereads rr = { 0 };
@@ -468,7 +440,7 @@ int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 	      "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">\n"
 	      "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>memtap: ",
 	      f);
-	html_text(f, rep.run.command ? rep.run.command : base);
+	mt_markup_text(f, rep.run.command ? rep.run.command : base);
 	fputs("</title>\n<style>\n", f);
 	fputs(mt_view_css, f);
 	fputs("</style></head>\n<body>\n", f);
