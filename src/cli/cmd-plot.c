@@ -212,7 +212,7 @@ int cmd_plot(int argc, char **argv)
 			rc = 1;
 			break;
 		}
-		e = mt_plot_add(&p, r, argv[i], lab ? lab : base, &ao, o.by_type || nargs == 1);
+		e = mt_plot_add(&p, r, lab ? lab : base, &ao, o.by_type || nargs == 1);
 		if (e == -ENODATA)
 			mt_err("'%s' holds nothing for a %s figure (its collector was off or found "
 			       "nothing; see memtap info)",

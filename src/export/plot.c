@@ -90,7 +90,7 @@ static int add_access(struct mt_plot *p, struct mt_reader *r, const char *label,
 
 	mt_reader_time_range(r, &lo, &hi);
 	if (p->kind == MT_PLOT_HEATMAP) {
-		rc = mt_addrmap_init(&m, r, 2000000);
+		rc = mt_addrmap_init(&m, r, 500000); /* binned: 1 in k past that */
 		if (rc < 0)
 			return rc;
 		o.row = mt_addrmap_row;
@@ -183,10 +183,9 @@ static int add_access(struct mt_plot *p, struct mt_reader *r, const char *label,
 	return rc;
 }
 
-int mt_plot_add(struct mt_plot *p, struct mt_reader *r, const char *path, const char *label,
+int mt_plot_add(struct mt_plot *p, struct mt_reader *r, const char *label,
 		const struct mt_access_opts *ao, bool split_types)
 {
-	(void)path;
 	switch (p->kind) {
 	case MT_PLOT_RSS:
 		p->xlabel = "time (s)";
@@ -382,7 +381,6 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 		L, T, pw, ph);
 	for (size_t s = 0; s < p->nseries; s++) {
 		const struct mt_plot_series *q = &p->series[s];
-		double py = 0;
 
 		if (!q->n)
 			continue;
@@ -400,11 +398,9 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 				fprintf(f, "H%.2fV%.2f", x, y);
 			else
 				fprintf(f, "L%.2f %.2f", x, y);
-			py = y;
 		}
 		if (p->kind == MT_PLOT_RETENTION_CDF) /* all regions are below the right edge */
 			fprintf(f, "H%.2f", L + pw);
-		(void)py;
 		fputs("\"/>\n", f);
 		/* legend */
 		fprintf(f,
@@ -478,10 +474,9 @@ void mt_plot_data(const struct mt_plot *p, FILE *f)
 void mt_plot_script(const struct mt_plot *p, FILE *f, const char *data, const char *out)
 {
 	const char *ext = strrchr(out, '.'), *uname;
-	double unit = gp_unit(p, &uname);
 	char ylabel[256];
 
-	(void)unit;
+	gp_unit(p, &uname); /* the data file's unit, for the axis label */
 	fputs("# memtap plot: edit freely, then run: gnuplot THIS_FILE\n", f);
 	if (ext && !strcmp(ext, ".png"))
 		fputs("set terminal pngcairo size 1000,600 font 'DejaVu Sans,11'\n", f);

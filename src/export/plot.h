@@ -46,10 +46,10 @@ struct mt_plot {
 	unsigned long long points, drawn;
 };
 
-/* Adds run r (path: its name, label: its name in the legend) to the figure. A heatmap takes
+/* Adds run r (label: its name in the legend) to the figure. A heatmap takes
  * one run; a retention CDF of one run is split by region type. 0 or -errno (-ENODATA: the
  * trace holds nothing for this kind). */
-int mt_plot_add(struct mt_plot *p, struct mt_reader *r, const char *path, const char *label,
+int mt_plot_add(struct mt_plot *p, struct mt_reader *r, const char *label,
 		const struct mt_access_opts *ao, bool split_types);
 void mt_plot_release(struct mt_plot *p);
 

@@ -31,7 +31,6 @@ struct view {
 	uint64_t t0;
 };
 
-
 /* data as a JSON string of base64 (JSON has no binary; the page decodes typed arrays). */
 static void json_b64(struct mt_json *j, const char *key, const void *data, size_t n)
 {

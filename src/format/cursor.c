@@ -484,6 +484,9 @@ int mt_cursor_next(struct mt_cursor *c, struct mt_event *ev)
 	const struct mt_event *src, *evs;
 	int n;
 
+	/* one thread: straight from the merge, no batch in between */
+	if (!c->threaded && (!c->cur || c->pos == c->cur->n))
+		return merge_next(c, ev);
 	while (!c->cur || c->pos == c->cur->n) {
 		n = mt_cursor_next_batch(c, &evs);
 		if (n <= 0)
