@@ -69,7 +69,7 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	mt_json_kv_str(j, "mrm", mt_mrm_name(b->mrm));
 }
 
-static void json_type(struct mt_json *j, const struct mt_type_metrics *m)
+void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
 {
 	mt_json_begin_object(j);
 	mt_json_kv_str(j, "region_type", m->name);
@@ -242,7 +242,7 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_begin_array(j);
 	for (size_t i = 0; i < st->ntypes; i++)
 		if (st->types[i].regions)
-			json_type(j, &st->types[i]);
+			mt_report_type_json(j, &st->types[i]);
 	mt_json_end_array(j);
 	mt_json_key(j, "by_site");
 	mt_json_begin_array(j);

@@ -156,6 +156,8 @@ const char *mt_report_region_type(const struct mt_report *rep, const struct mt_a
 const struct mt_alloc_site *mt_report_alloc_site(const struct mt_report *rep,
 						 const struct mt_access_site *s);
 size_t *mt_report_ranked_sites(const struct mt_access_stats *st, size_t *n);
+/* One region type's object of metrics.by_type. */
+void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m);
 const char *mt_report_region_label(const struct mt_report *rep, const struct mt_access_region *g,
 				   char *buf, size_t size);
 /* report-metrics.c */

@@ -225,65 +225,14 @@ static void json_tables(struct mt_json *j, const struct mt_report *rep, const st
 {
 	const struct mt_access_stats *st = &rep->access.st;
 	const struct mt_report_alloc *a = &rep->alloc;
-	char label[512], name[64];
+	char name[64];
 
-	mt_json_key(j, "regions");
-	mt_json_begin_array(j);
-	for (size_t k = 0; k < rep->access.nregions; k++) {
-		const struct mt_access_region *g = &st->regions[rep->access.regions[k]];
-		const struct mt_region_behavior *b = &g->b;
-
-		mt_json_begin_object(j);
-		mt_json_kv_u64(j, "region_id", rep->access.regions[k]);
-		mt_json_kv_u64(j, "pid", g->pid);
-		mt_json_kv_str(j, "region_type", mt_report_region_type(rep, g));
-		mt_json_kv_str(j, "label", mt_report_region_label(rep, g, label, sizeof(label)));
-		if (g->end > g->start)
-			mt_json_kv_u64(j, "bytes", g->end - g->start);
-		else
-			mt_json_kv_null(j, "bytes");
-		mt_json_kv_u64(j, "samples", g->c.samples);
-		mt_json_kv_u64(j, "reads", g->c.read_samples);
-		mt_json_kv_u64(j, "writes", g->c.write_samples);
-		mt_json_kv_u64(j, "faults", g->faults_minor + g->faults_major);
-		mt_json_kv_double(j, "retention_s", (double)b->retention_ns / 1e9);
-		mt_json_kv_double(j, "lifetime_s", (double)b->lifetime_ns / 1e9);
-		if (b->write_once >= 0)
-			mt_json_kv_double(j, "write_once", b->write_once);
-		else
-			mt_json_kv_null(j, "write_once");
-		mt_json_kv_str(j, "write_once_basis", mt_wo_basis_name(b->wo_basis));
-		mt_json_kv_u64(j, "wss_peak_pages", b->wss_peak_pages);
-		mt_json_kv_str(j, "mrm", mt_mrm_name(b->mrm));
-		mt_json_end_object(j);
-	}
-	mt_json_end_array(j);
+	mt_report_regions_json(rep, j); /* as memtap report --format json has them */
 	mt_json_key(j, "types");
 	mt_json_begin_array(j);
-	for (size_t i = 0; i < st->ntypes; i++) {
-		const struct mt_type_metrics *m = &st->types[i];
-
-		if (!m->regions)
-			continue;
-		mt_json_begin_object(j);
-		mt_json_kv_str(j, "region_type", m->name);
-		mt_json_kv_u64(j, "regions", m->regions);
-		mt_json_kv_u64(j, "samples", m->samples);
-		mt_json_kv_double(j, "read_fraction", m->read_fraction);
-		mt_json_kv_double(j, "retention_p50_s", m->retention_s[0]);
-		mt_json_kv_double(j, "retention_p99_s", m->retention_s[2]);
-		mt_json_kv_double(j, "lifetime_p50_s", m->lifetime_s[0]);
-		if (m->write_once >= 0)
-			mt_json_kv_double(j, "write_once", m->write_once);
-		else
-			mt_json_kv_null(j, "write_once");
-		mt_json_kv_double(j, "mean_stride_bytes", m->stride_mean);
-		mt_json_kv_double(j, "same_page_fraction", m->same_page_fraction);
-		mt_json_kv_u64(j, "iai_p50_ns", m->iai_ns[0]);
-		mt_json_kv_u64(j, "wss_peak_pages", m->wss_peak_pages);
-		mt_json_kv_str(j, "mrm", mt_mrm_name(m->mrm));
-		mt_json_end_object(j);
-	}
+	for (size_t i = 0; i < st->ntypes; i++)
+		if (st->types[i].regions)
+			mt_report_type_json(j, &st->types[i]);
 	mt_json_end_array(j);
 	mt_json_key(j, "sites"); /* the allocation sites ranked by bytes at the peak */
 	mt_json_begin_array(j);

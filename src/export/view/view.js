@@ -119,15 +119,15 @@
     { key: 'region_type', label: 'type' }, { key: 'label', label: 'label' },
     { key: 'bytes', label: 'size', num: true, fmt: fmtBytes },
     { key: 'samples', label: 'samples', num: true, fmt: fmtNum },
-    { key: 'reads', label: 'reads', num: true, fmt: fmtNum }, { key: 'writes', label: 'writes', num: true, fmt: fmtNum },
+    { key: 'total_reads', label: 'loads', num: true, fmt: fmtNum }, { key: 'total_writes', label: 'stores', num: true, fmt: fmtNum },
     { key: 'faults', label: 'faults', num: true, fmt: fmtNum },
     { key: 'retention_s', label: 'retention', num: true, fmt: fmtSec },
     { key: 'lifetime_s', label: 'lifetime', num: true, fmt: fmtSec },
-    { key: 'write_once', label: 'write-once', num: true, fmt: fmtFrac },
+    { key: 'write_once_ratio', label: 'write-once', num: true, fmt: fmtFrac },
     { key: 'write_once_basis', label: 'basis' },
     { key: 'wss_peak_pages', label: 'WSS peak', num: true, fmt: v => fmtBytes(v * 4096) },
     { key: 'mrm', label: 'MRM', cls: mrmCls },
-  ], D.regions, { sort: 'samples', empty: 'no regions with samples or faults' });
+  ], D.regions.map(r => Object.assign({ faults: r.faults_minor + r.faults_major }, r)), { sort: 'samples', empty: 'no regions with samples or faults' });
   $('regions-note').textContent = D.regions.length + ' regions with samples or faults; click a heading to sort.';
   table($('t-types'), [
     { key: 'region_type', label: 'type' }, { key: 'regions', label: 'regions', num: true, fmt: fmtNum },
@@ -136,7 +136,7 @@
     { key: 'retention_p50_s', label: 'retention p50', num: true, fmt: fmtSec },
     { key: 'retention_p99_s', label: 'p99', num: true, fmt: fmtSec },
     { key: 'lifetime_p50_s', label: 'lifetime p50', num: true, fmt: fmtSec },
-    { key: 'write_once', label: 'write-once', num: true, fmt: fmtFrac },
+    { key: 'write_once_ratio', label: 'write-once', num: true, fmt: fmtFrac },
     { key: 'mean_stride_bytes', label: 'stride mean', num: true, fmt: fmtBytes },
     { key: 'same_page_fraction', label: 'same page', num: true, fmt: v => v.toFixed(2) },
     { key: 'iai_p50_ns', label: 'IAI p50', num: true, fmt: v => fmtSec(v / 1e9) },
