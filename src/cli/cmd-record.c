@@ -29,7 +29,7 @@ static struct {
 	.flush_ms = 1000,
 	.stack_depth = 128,
 	.rt_slots = 1024,
-	.time_every = 32,
+	.time_every = 1,
 	.alloc = true,
 	.faults = true,
 	.rss = true,
@@ -62,8 +62,9 @@ static const struct mt_option options[] = {
 	{ "stack-depth", 0, MT_OPT_U64, &o.stack_depth, "N",
 	  "frames per allocation stack, at most 256; 0 records no stacks (default 128)" },
 	{ "time-every", 0, MT_OPT_U64, &o.time_every, "N",
-	  "read the clock on every Nth allocation event of a busy thread, 1 to 256, and interpolate "
-	  "the others (default 32)" },
+	  "read the clock on every Nth allocation event of a busy thread, 1 to 256 (default 1: "
+	  "every event, within 10 us of its call); above 1 the others are interpolated, and an "
+	  "idle gap makes their times wrong by up to the gap" },
 	{ "rt-slots", 0, MT_OPT_U64, &o.rt_slots, "N",
 	  "64 KiB shared-memory slots per traced process (default 1024)" },
 	{ "zstd-level", 0, MT_OPT_U64, &o.zstd_level, "N",

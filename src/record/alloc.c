@@ -100,11 +100,11 @@ struct mt_alloc_state {
 		uint64_t tsc, ns;
 	} * cal;
 	size_t ncal, cal_cap;
-	uint64_t last_cal_ns;
+	uint64_t cal_gen; /* changes with every pair taken or moved */
 	/* the segment last used by tsc_to_ns: [seg_tsc, seg_end) at seg_rate ns per tick */
 	uint64_t seg_tsc, seg_end, seg_ns;
 	double seg_rate;
-	size_t seg_ncal; /* ncal when the segment was chosen */
+	uint64_t seg_gen; /* cal_gen when the segment was chosen */
 	struct proc_rt *procs;
 	size_t nprocs, procs_cap;
 	/* totals over closed connections */
@@ -285,27 +285,46 @@ void mt_alloc_child_env(struct mt_session *s)
 
 /* ---- time ---- */
 
-void mt_alloc_calibrate(struct mt_session *s)
+/*
+ * A calibration pair: the TSC around one CLOCK_MONOTONIC reading, the narrowest of three
+ * tries (a pair is as exact as it is narrow: ~20 ns here). Pairs stay at least 50 ms apart
+ * in the history; the newest one slides forward at every collection round instead, so
+ * that every row drained was stamped before the last pair and is converted by
+ * interpolation between two measured pairs, never by extrapolating a rate.
+ */
+static void calibrate(struct mt_alloc_state *a)
 {
-	struct mt_alloc_state *a = s->alloc;
-	uint64_t t0, t1, ns;
+	struct cal best = { 0, 0 };
+	uint64_t width = UINT64_MAX;
 
-	if (!a || !a->tsc)
+	for (int i = 0; i < 3; i++) {
+		uint64_t t0 = __rdtsc(), ns = mt_now_ns(), t1 = __rdtsc();
+
+		if (t1 - t0 < width) {
+			width = t1 - t0;
+			best = (struct cal){ .tsc = t0 + (t1 - t0) / 2, .ns = ns };
+		}
+	}
+	a->cal_gen++;
+	if (a->ncal >= 2 && a->cal[a->ncal - 1].ns - a->cal[a->ncal - 2].ns < 50000000ull) {
+		a->cal[a->ncal - 1] = best;
 		return;
-	t0 = __rdtsc();
-	ns = mt_now_ns();
-	t1 = __rdtsc();
-	if (a->ncal && ns - a->last_cal_ns < 50000000ull)
-		return;
+	}
 	if (mt_grow_array(&a->cal, &a->cal_cap, a->ncal + 1, sizeof(*a->cal)) < 0)
 		return;
-	a->cal[a->ncal++] = (struct cal){ .tsc = t0 + (t1 - t0) / 2, .ns = ns };
-	a->last_cal_ns = ns;
+	a->cal[a->ncal++] = best;
 }
 
-/* TSC to CLOCK_MONOTONIC: linear between the bracketing calibration pairs, extrapolated
- * from the last segment past the end. */
-#define RT_SEG_OK(a, t) ((a)->seg_ncal == (a)->ncal && (t) >= (a)->seg_tsc && (t) < (a)->seg_end)
+void mt_alloc_calibrate(struct mt_session *s)
+{
+	if (s->alloc && s->alloc->tsc)
+		calibrate(s->alloc);
+}
+
+/* TSC to CLOCK_MONOTONIC: linear between the bracketing calibration pairs. A time past the
+ * last pair (a row drained before the round's calibration) gets a new pair first: every
+ * row's time is in the past, so it then lies between two pairs. */
+#define RT_SEG_OK(a, t) ((a)->seg_gen == (a)->cal_gen && (t) >= (a)->seg_tsc && (t) < (a)->seg_end)
 static uint64_t tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t);
 
 static inline uint64_t tsc_to_ns(struct mt_alloc_state *a, uint64_t t)
@@ -319,19 +338,14 @@ static inline uint64_t tsc_to_ns(struct mt_alloc_state *a, uint64_t t)
 
 static uint64_t tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t)
 {
-	size_t lo = 0, hi = a->ncal;
+	size_t lo = 0, hi;
 	double rate;
 
-	if (a->ncal < 2) {
-		/* One pair: the nominal rate measured so far is not known yet; take a second. */
-		uint64_t t0 = __rdtsc(), ns = mt_now_ns();
-
-		if (!a->ncal)
-			return ns;
-		rate = (double)(ns - a->cal[0].ns) /
-		       (double)(t0 - a->cal[0].tsc ? t0 - a->cal[0].tsc : 1);
-		return a->cal[0].ns + (uint64_t)((double)(int64_t)(t - a->cal[0].tsc) * rate);
-	}
+	if (a->ncal < 2 || t >= a->cal[a->ncal - 1].tsc)
+		calibrate(a);
+	if (a->ncal < 2) /* no memory for a second pair */
+		return a->ncal ? a->cal[0].ns : mt_now_ns();
+	hi = a->ncal;
 	while (hi - lo > 1) {
 		size_t mid = (lo + hi) / 2;
 
@@ -347,9 +361,10 @@ static uint64_t tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t)
 	a->seg_tsc = a->cal[lo].tsc;
 	a->seg_ns = a->cal[lo].ns;
 	a->seg_rate = rate;
-	/* The last segment extends to the future (extrapolation) until a new pair arrives. */
-	a->seg_end = lo + 2 < a->ncal ? a->cal[lo + 1].tsc : UINT64_MAX;
-	a->seg_ncal = a->ncal;
+	/* The last segment ends at its pair too: later times take a new one. A time before the
+	 * first pair (rows stamped as the recording began) extends the first segment back. */
+	a->seg_end = a->cal[lo + 1].tsc;
+	a->seg_gen = a->cal_gen;
 	return a->cal[lo].ns + (uint64_t)(int64_t)((double)(int64_t)(t - a->cal[lo].tsc) * rate);
 }
 

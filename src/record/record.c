@@ -49,7 +49,7 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->alloc = true;
 	o->stack_depth = 128;
 	o->rt_slots = 1024;
-	o->time_every = 32;
+	o->time_every = 1;
 	o->zstd_level = 1;
 	o->faults = true;
 	o->rss = true;

@@ -129,14 +129,19 @@ static inline uint64_t rt_now(void)
 }
 
 /*
- * Event times. Reading the TSC costs 8-15 ns in a VM (rdtsc is microcoded and scaled), as
- * much as the rest of an event, so a busy thread reads it on every Nth event only
- * (--alloc-time-every) and writes 0 into the rows in between; the recorder interpolates
- * those linearly between their slot's stamps. The interval adapts: a span whose events
- * were not dense (more than RT_GAP_NS apart on average, the thread blocked or computed for
- * a while) makes the next events stamped one by one, so interpolation spans only dense
- * stretches of at most N events. A slot's first row is always stamped, and its end time is
- * written when it is handed over.
+ * Event times. By default every row carries its own clock reading (the TSC where it is
+ * invariant, else CLOCK_MONOTONIC through the vDSO), taken inside the hook: after the real
+ * call returned for an allocation, before the real call for a free. That order is what
+ * makes joins exact by construction: a block's address can be handed out again only after
+ * its free's stamp, and no access through the pointer can precede its allocation's stamp.
+ * The error against the real call is the hook's own few nanoseconds plus the recorder's
+ * TSC conversion (docs/metrics.md, "Event times").
+ *
+ * --time-every N > 1 trades that for speed (a TSC read costs ~10 ns here): a busy thread
+ * reads the clock on every Nth event only and writes 0 into the rows in between, which the
+ * recorder interpolates between their slot's stamps. The interval adapts (a sparse span
+ * makes the next events stamped one by one), but an idle gap inside a span still moves the
+ * events before it by up to the gap: that mode's times carry no bound, and say so.
  */
 #define RT_GAP_NS 2000u
 
@@ -156,6 +161,8 @@ static RT_COLD uint64_t stamp(struct rt_thread *t)
 
 static RT_INLINE uint64_t ev_time(struct rt_thread *t)
 {
+	if (RT_LIKELY(rt_cfg.time_every == 1))
+		return rt_now();
 	if (RT_LIKELY(--t->until != 0))
 		return 0;
 	return stamp(t);
@@ -298,7 +305,7 @@ static void hide_environment(void)
 /* ---- the region and the connection ---- */
 
 #define SLOT_WORDS 8184u /* 64-byte header + 8184 words = 64 KiB */
-#define NODES_CAP (1u << 21)
+#define NODES_CAP (1u << 24)
 
 static int region_create(void)
 {
