@@ -159,14 +159,31 @@ static uint32_t find(const struct pool *p, uint32_t t, uint64_t addr)
 	return n && addr < p->v[n].end ? n : 0;
 }
 
-/* Cuts [lo, hi) out of the ranges (munmap, or room for a new mapping). */
+/*
+ * Cuts [lo, hi) out of the ranges, as the kernel splits its vmas (munmap, mprotect, a new
+ * mapping over part of an old one): a range reaching past either end keeps what lies
+ * outside, under its own region.
+ */
 static void punch(struct pool *p, uint32_t *root, uint64_t lo, uint64_t hi)
 {
-	uint32_t prev;
+	uint32_t prev, last;
 
-	erase_starts(p, root, lo, hi);
+	if (hi <= lo)
+		return;
+	/* The last range starting inside [lo, hi) may reach past hi: keep its tail. */
+	last = find_le(p, *root, hi - 1);
+	if (last && p->v[last].start >= lo && p->v[last].end > hi) {
+		uint32_t tail = new_node(p, hi, p->v[last].end, p->v[last].a, p->v[last].b);
+
+		erase_starts(p, root, lo, hi);
+		if (tail)
+			insert(p, root, tail);
+	} else {
+		erase_starts(p, root, lo, hi);
+	}
+	/* A range starting before lo: cut at lo, and keep its part past hi. */
 	prev = find_le(p, *root, lo);
-	if (prev && p->v[prev].end > lo) {
+	if (prev && p->v[prev].start < lo && p->v[prev].end > lo) {
 		uint64_t end = p->v[prev].end;
 
 		p->v[prev].end = lo;
