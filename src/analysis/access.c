@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -821,13 +822,6 @@ static uint32_t region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t 
 
 /* ---- memory behaviour: types, windows, phases, page writes (docs/metrics.md) ---- */
 
-const char *mt_mrm_name(unsigned m)
-{
-	static const char *const n[] = { "low_mrm", "medium_mrm", "high_mrm" };
-
-	return m < 3 ? n[m] : "?";
-}
-
 const char *mt_wo_basis_name(unsigned b)
 {
 	static const char *const n[] = { "unknown", "read-only", "page-writes" };
@@ -1236,7 +1230,8 @@ static void behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *
 			b->first_write_ns = t;
 		b->last_write_ns = t;
 	}
-	if (g->c.samples > 1) { /* count() has counted this one */
+	/* Locality within one mapping or block: the catch-all of unmapped addresses has none. */
+	if (g->c.samples > 1 && g->type != MT_REGION_UNKNOWN) { /* count() counted this one */
 		uint64_t stride = addr > b->last_addr ? addr - b->last_addr : b->last_addr - addr;
 
 		b->strides++;
@@ -1362,13 +1357,22 @@ static bool pw_lost(struct pass *ps, uint32_t pid)
 	return ix && ps->procs[*ix].pw_lost;
 }
 
-static unsigned classify(const struct mt_mrm_rule *r, double wo, double p99_s, double p50_s)
+/* A quantile of a non-empty set, NaN for an empty one. */
+static double qs_q(struct mt_qs *q, double p, double scale)
 {
-	if (wo >= r->high_write_once && p99_s >= r->high_retention_p99_s)
-		return MT_MRM_HIGH;
-	if (wo >= r->medium_write_once && p50_s >= r->medium_retention_p50_s)
-		return MT_MRM_MEDIUM;
-	return MT_MRM_LOW;
+	return q->n ? mt_qs_quantile(q, p) / scale : NAN;
+}
+
+/*
+ * An upper bound of the type's retention quantile p, in s: nothing is read after it is gone,
+ * so no retention exceeds the longest lifetime, and the quantile over the regions with a read
+ * does not exceed the same quantile of their lifetimes.
+ */
+static double life_bound(struct mt_type_metrics *m, double p)
+{
+	double all = (double)m->life_max_ns / 1e9, q = qs_q(&m->life_read, p, 1e9);
+
+	return isnan(q) || q > all ? all : q;
 }
 
 /* A type's figures from its sums and distributions, and its MRM label. */
@@ -1376,27 +1380,100 @@ static void settle_type(struct mt_type_metrics *m, const struct mt_mrm_rule *rul
 {
 	static const double q[3] = { 0.5, 0.9, 0.99 };
 	uint64_t n = m->read_samples + m->write_samples;
-	double lr = (double)(m->locality_regions ? m->locality_regions : 1);
+	double lr = (double)m->locality_regions;
+	struct mt_mrm_verdict v;
 
+	/* Known only when every region of the type has a basis; else partial, shown apart. */
 	if (m->wo_pages)
 		m->write_once = (double)m->wo_once_pages / (double)m->wo_pages;
-	m->read_fraction = n ? (double)m->read_samples / (double)n : 0.0;
+	m->read_fraction = n ? (double)m->read_samples / (double)n : NAN;
 	/* mrm-trace's reads_per_write: 0 when nothing was written */
-	m->reads_per_write = m->write_samples ? (double)m->read_samples / (double)m->write_samples
-					      : 0.0;
+	m->reads_per_write = !n		      ? NAN
+			     : m->write_samples ? (double)m->read_samples / (double)m->write_samples
+						: 0.0;
 	for (int k = 0; k < 3; k++) {
-		m->retention_s[k] = mt_qs_quantile(&m->retention, q[k]) / 1e9;
-		m->lifetime_s[k] = mt_qs_quantile(&m->lifetime, q[k]) / 1e9;
-		m->iai_ns[k] =
-			(uint64_t)mt_qs_quantile(&m->iai, q[k]); /* truncated, as mrm-trace */
-		m->reuse_lines[k] = (uint64_t)mt_qs_quantile(&m->reuse, q[k]);
+		m->retention_s[k] = qs_q(&m->retention, q[k], 1e9);
+		m->lifetime_s[k] = qs_q(&m->lifetime, q[k], 1e9);
+		m->iai_ns[k] = m->iai.n ? floor(mt_qs_quantile(&m->iai, q[k])) /* as mrm-trace */
+					: NAN;
+		m->reuse_lines[k] = m->reuse.n ? floor(mt_qs_quantile(&m->reuse, q[k])) : NAN;
 	}
-	m->stride_mean = m->stride_mean_sum / lr;
-	m->stride_median = m->stride_median_sum / lr;
-	m->same_page_fraction = m->same_page_sum / lr;
-	m->iai_mean_ns = mt_qs_mean(&m->iai);
-	m->wss_mean_pages = m->wss_windows ? m->wss_sum / (double)m->wss_windows : 0;
-	m->mrm = (uint8_t)classify(rule, m->write_once, m->retention_s[2], m->retention_s[0]);
+	m->stride_mean = lr > 0 ? m->stride_mean_sum / lr : NAN;
+	m->stride_median = lr > 0 ? m->stride_median_sum / lr : NAN;
+	m->same_page_fraction = lr > 0 ? m->same_page_sum / lr : NAN;
+	m->iai_mean_ns = m->iai.n ? mt_qs_mean(&m->iai) : NAN;
+	m->wss_mean_pages = m->wss_windows ? m->wss_sum / (double)m->wss_windows : NAN;
+	if (m->kernel_regions == m->regions) {
+		m->mrm = MT_MRM_NOT_APPLICABLE;
+		return;
+	}
+	v = mt_mrm_classify(
+		rule, &(struct mt_mrm_input){
+			      .write_once = m->wo_regions == m->regions && m->wo_pages
+						    ? m->write_once
+						    : NAN,
+			      .retention_p99_s = m->retention_s[2],
+			      .retention_p50_s = m->retention_s[0],
+			      .read_samples = m->read_samples,
+			      .lifetime_p99_s = life_bound(m, 0.99),
+			      .lifetime_p50_s = life_bound(m, 0.5),
+		      });
+	m->mrm = v.label;
+	m->mrm_by = v.by;
+}
+
+/* A region's own figures, write-once basis and MRM label; *wo_pages gets the pages its
+ * write-once ratio covers. */
+static void settle_region(struct pass *ps, struct mt_access_region *g, uint64_t *wo_pages)
+{
+	struct mt_access_stats *st = ps->st;
+	struct mt_region_behavior *b = &g->b;
+	uint64_t born, end = b->end_ns ? b->end_ns : st->t_end, n = g->c.samples;
+	struct mt_mrm_verdict v;
+
+	settle_stride(b);
+	*wo_pages = 0;
+	b->lifetime_s = NAN;
+	if (g->t_start && end > g->t_start) {
+		b->lifetime_ns = end - g->t_start;
+		b->lifetime_s = (double)b->lifetime_ns / 1e9;
+	}
+	born = b->first_write_ns ? b->first_write_ns : g->t_start;
+	if (b->last_read_ns > born)
+		b->retention_ns = b->last_read_ns - born;
+	b->retention_s = g->c.read_samples ? (double)b->retention_ns / 1e9 : NAN;
+	b->read_fraction = n ? (double)g->c.read_samples / (double)n : NAN;
+	b->same_page_fraction = b->strides ? (double)b->same_page / (double)b->strides : NAN;
+	if (!b->strides)
+		b->stride_mean = b->stride_median = NAN;
+	b->write_once = -1;
+	b->wo_basis = MT_WO_NONE;
+	if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED && b->wp_pages &&
+	    pw_lost(ps, g->pid)) {
+		st->page_writes_incomplete++; /* an epoch of its process went unseen */
+	} else if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED && b->wp_pages) {
+		b->wo_basis = MT_WO_PAGE_WRITES;
+		*wo_pages = b->wp_pages;
+		b->write_once = (double)(b->wp_pages - b->pages_rewritten) / (double)b->wp_pages;
+	} else if (b->readonly && g->end > g->start) {
+		b->wo_basis = MT_WO_READONLY;
+		*wo_pages = (g->end - g->start + 4095) / 4096;
+		b->write_once = 1.0;
+	}
+	if (g->type == MT_REGION_SPECIAL) {
+		b->mrm = MT_MRM_NOT_APPLICABLE;
+		return;
+	}
+	v = mt_mrm_classify(&ps->o.mrm, &(struct mt_mrm_input){
+						.write_once = b->write_once < 0 ? NAN : b->write_once,
+						.retention_p99_s = b->retention_s,
+						.retention_p50_s = b->retention_s,
+						.read_samples = g->c.read_samples,
+						.lifetime_p99_s = b->lifetime_s,
+						.lifetime_p50_s = b->lifetime_s,
+					});
+	b->mrm = v.label;
+	b->mrm_by = v.by;
 }
 
 /* Settles what only the end knows: page-write runs, windows, per-region and per-type
@@ -1430,36 +1507,13 @@ static void finish(struct pass *ps)
 	for (size_t i = 0; i < st->nregions; i++) {
 		struct mt_access_region *g = &st->regions[i];
 		struct mt_region_behavior *b = &g->b;
-		uint64_t born, end, pages = 0;
+		uint64_t pages = 0;
 		struct mt_type_metrics *m;
 		int32_t tix;
 
 		if (b->cur_pages > b->wss_peak_pages)
 			b->wss_peak_pages = b->cur_pages;
-		settle_stride(b);
-		end = b->end_ns ? b->end_ns : st->t_end;
-		if (g->t_start && end > g->t_start)
-			b->lifetime_ns = end - g->t_start;
-		born = b->first_write_ns ? b->first_write_ns : g->t_start;
-		if (b->last_read_ns > born)
-			b->retention_ns = b->last_read_ns - born;
-		b->write_once = -1;
-		b->wo_basis = MT_WO_NONE;
-		if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED && b->wp_pages &&
-		    pw_lost(ps, g->pid)) {
-			st->page_writes_incomplete++; /* an epoch of its process went unseen */
-		} else if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED &&
-			   b->wp_pages) {
-			b->wo_basis = MT_WO_PAGE_WRITES;
-			pages = b->wp_pages;
-			b->write_once = (double)(pages - b->pages_rewritten) / (double)pages;
-		} else if (b->readonly && g->end > g->start) {
-			b->wo_basis = MT_WO_READONLY;
-			pages = (g->end - g->start + 4095) / 4096;
-			b->write_once = 1.0;
-		}
-		b->mrm = (uint8_t)classify(rule, b->write_once, (double)b->retention_ns / 1e9,
-					   (double)b->retention_ns / 1e9);
+		settle_region(ps, g, &pages);
 		/* A region counts for its type when the run touched it, or the workload named it. */
 		if (g->type != MT_REGION_LABEL && !g->c.samples && !b->pages_written &&
 		    !g->faults_minor && !g->faults_major)
@@ -1475,17 +1529,33 @@ static void finish(struct pass *ps)
 		m->write_samples += g->c.write_samples;
 		m->reads += g->c.reads;
 		m->writes += g->c.writes;
-		if (g->type != MT_REGION_HEAP_OBJECTS && g->type != MT_REGION_UNKNOWN) {
-			mt_qs_add(&m->retention, b->retention_ns);
-			mt_qs_add(&m->lifetime, b->lifetime_ns);
+		m->touches += g->c.samples + g->faults_minor + g->faults_major + b->pages_written;
+		if (g->type == MT_REGION_SPECIAL)
+			m->kernel_regions++;
+		{
+			uint64_t life = isnan(b->lifetime_s) ? st->t_end - st->t0 : b->lifetime_ns;
+
+			if (life > m->life_max_ns)
+				m->life_max_ns = life;
 		}
-		if (g->c.samples) {
+		/* Retention only where a read was sampled: a region never seen read has an
+		 * unknown retention, not 0. The lifetime is known from its events. */
+		if (g->c.read_samples && g->type != MT_REGION_HEAP_OBJECTS &&
+		    g->type != MT_REGION_UNKNOWN) {
+			mt_qs_add(&m->retention, b->retention_ns);
+			mt_qs_add(&m->life_read, isnan(b->lifetime_s) ? st->t_end - st->t0
+								      : b->lifetime_ns);
+			m->retention_regions++;
+		}
+		if (!isnan(b->lifetime_s) && g->type != MT_REGION_HEAP_OBJECTS) {
+			mt_qs_add(&m->lifetime, b->lifetime_ns);
+			m->lifetime_regions++;
+		}
+		if (g->c.samples && b->strides) {
 			m->locality_regions++;
-			if (b->strides) {
-				m->stride_mean_sum += b->stride_mean;
-				m->stride_median_sum += b->stride_median;
-				m->same_page_sum += (double)b->same_page / (double)b->strides;
-			}
+			m->stride_mean_sum += b->stride_mean;
+			m->stride_median_sum += b->stride_median;
+			m->same_page_sum += b->same_page_fraction;
 		}
 		if (b->wo_basis != MT_WO_NONE) {
 			m->wo_regions++;
@@ -1781,6 +1851,7 @@ void mt_access_release(struct mt_access_stats *st)
 		free(st->types[i].name);
 		mt_qs_release(&st->types[i].retention);
 		mt_qs_release(&st->types[i].lifetime);
+		mt_qs_release(&st->types[i].life_read);
 		mt_qs_release(&st->types[i].iai);
 		mt_qs_release(&st->types[i].reuse);
 	}

@@ -9,6 +9,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/mrm.h"
 #include "analysis/quantile.h"
 
 struct mt_reader;
@@ -47,14 +48,6 @@ enum mt_wo_basis {
 	MT_WO_PAGE_WRITES, /* exact per page and epoch (the pagewrites collector) */
 };
 
-enum mt_mrm { MT_MRM_LOW, MT_MRM_MEDIUM, MT_MRM_HIGH };
-
-/* The seed's MRM suitability rule (mrm-trace), its thresholds configurable. */
-struct mt_mrm_rule {
-	double high_write_once, high_retention_p99_s;
-	double medium_write_once, medium_retention_p50_s;
-};
-
 /* Memory-behaviour metrics of one region (see docs/metrics.md). */
 struct mt_region_behavior {
 	uint64_t end_ns; /* freed, unmapped or unlabelled then; 0: alive at the end */
@@ -69,11 +62,16 @@ struct mt_region_behavior {
 	double stride_mean, stride_median; /* settled when it ends (its store freed) */
 	bool stride_settled;
 	uint64_t cur_window, cur_pages, wss_peak_pages; /* distinct pages per window */
-	/* Derived at the end. */
+	/* Derived at the end; a double is NaN when nothing backs it (docs/metrics.md). */
 	uint64_t retention_ns, lifetime_ns;
+	double retention_s; /* from its sampled reads: NaN without one */
+	double lifetime_s; /* NaN when its start is unknown */
+	double read_fraction; /* NaN without samples */
+	double same_page_fraction; /* NaN without two samples */
 	double write_once; /* ratio; < 0 when not known */
 	uint8_t wo_basis; /* enum mt_wo_basis */
 	uint8_t mrm; /* enum mt_mrm */
+	uint8_t mrm_by; /* MT_MRM_BY_*: what decided it */
 };
 
 /* The metrics of one region type (a workload's label type, or a built-in one). */
@@ -81,6 +79,8 @@ struct mt_type_metrics {
 	char *name;
 	uint64_t regions, samples, read_samples, write_samples, reads, writes;
 	struct mt_qs retention, lifetime; /* ns, one value per region */
+	struct mt_qs life_read; /* lifetimes of the regions in retention: its upper bound */
+	uint64_t life_max_ns; /* the longest lifetime (the run's for an unknown one): a bound */
 	struct mt_qs iai; /* ns between accesses to the same exact address */
 	struct mt_qs reuse; /* sampled reuse distance in 64-byte lines (SHARDS, scaled) */
 	uint64_t reuse_cold, reuse_far; /* first sample of a line; reuse beyond the window */
@@ -89,13 +89,18 @@ struct mt_type_metrics {
 	uint64_t wo_pages, wo_once_pages, wo_regions; /* regions whose write-once is known */
 	uint64_t cur_pages, wss_peak_pages, wss_windows;
 	double wss_sum;
+	uint64_t retention_regions; /* regions with a sampled read (the retention's) */
+	uint64_t lifetime_regions; /* regions whose lifetime is known */
+	uint64_t kernel_regions; /* kernel-provided mappings: no MRM candidates */
+	uint64_t touches; /* samples, faults and written pages: the working set's evidence */
 	double write_once; /* pages-weighted over wo_regions; < 0 when none */
-	uint8_t mrm;
-	/* Settled at the end, for every output (docs/metrics.md). */
+	uint8_t mrm, mrm_by; /* enum mt_mrm, MT_MRM_BY_* */
+	/* Settled at the end, for every output (docs/metrics.md); NaN when nothing backs the
+	 * figure (no sample, no interval, no region with a read). */
 	double read_fraction, reads_per_write;
 	double retention_s[3], lifetime_s[3]; /* p50, p90, p99 */
 	double stride_mean, stride_median, same_page_fraction; /* means over its regions */
-	uint64_t iai_ns[3], reuse_lines[3]; /* p50, p90, p99 */
+	double iai_ns[3], reuse_lines[3]; /* p50, p90, p99 */
 	double iai_mean_ns, wss_mean_pages;
 };
 

@@ -112,7 +112,7 @@ static int add_access(struct mt_plot *p, struct mt_reader *r, const char *label,
 		if (s)
 			s->n = st.nwss;
 	} else if (p->kind == MT_PLOT_RETENTION_CDF) {
-		/* regions with samples: one CDF, or one per region type */
+		/* regions with a sampled read (a known retention): one CDF, or one per type */
 		size_t ngroups = split_types ? st.ntypes : 1;
 
 		rc = -ENODATA;
@@ -121,7 +121,7 @@ static int add_access(struct mt_plot *p, struct mt_reader *r, const char *label,
 			size_t n = 0;
 
 			for (size_t i = 0; i < st.nregions; i++)
-				n += st.regions[i].c.samples &&
+				n += st.regions[i].c.read_samples &&
 				     (!split_types || st.regions[i].b.type_ix == (int32_t)gi);
 			if (!n)
 				continue;
@@ -132,9 +132,9 @@ static int add_access(struct mt_plot *p, struct mt_reader *r, const char *label,
 			}
 			s->n = 1; /* the curve starts at 0 at the smallest value */
 			for (size_t i = 0; i < st.nregions; i++)
-				if (st.regions[i].c.samples &&
+				if (st.regions[i].c.read_samples &&
 				    (!split_types || st.regions[i].b.type_ix == (int32_t)gi))
-					s->x[s->n++] = (double)st.regions[i].b.retention_ns / 1e9;
+					s->x[s->n++] = st.regions[i].b.retention_s;
 			qsort(s->x + 1, n, sizeof(double), cmp_double);
 			s->x[0] = s->x[1];
 			s->y[0] = 0;

@@ -22,17 +22,35 @@ static void json_opt_ratio(struct mt_json *j, const char *key, double v)
 		mt_json_kv_double(j, key, v);
 }
 
-static double read_fraction(const struct mt_access_counts *c)
+/* What decided a label, or null: "write_once+retention", "lifetime", ... */
+static void json_mrm(struct mt_json *j, unsigned label, unsigned by)
 {
-	uint64_t n = c->read_samples + c->write_samples;
+	char buf[64];
 
-	return n ? (double)c->read_samples / (double)n : 0.0;
+	mt_json_kv_str(j, "mrm", mt_mrm_name(label));
+	if (by)
+		mt_json_kv_str(j, "mrm_decided_by", mt_mrm_by_name(by, buf, sizeof(buf)));
+	else
+		mt_json_kv_null(j, "mrm_decided_by");
 }
 
-/* mrm-trace's reads_per_write: 0 when nothing was written. */
-static double reads_per_write(uint64_t reads, uint64_t writes)
+const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf,
+			       size_t size)
 {
-	return writes ? (double)reads / (double)writes : 0.0;
+	char b1[64], b2[32];
+
+	mt_fmt_count(reads, b2, sizeof(b2));
+	if (label == MT_MRM_NOT_APPLICABLE)
+		snprintf(buf, size, "%s (kernel mapping)", mt_mrm_name(label));
+	else if (label == MT_MRM_INSUFFICIENT)
+		snprintf(buf, size, "%s (%s reads%s)", mt_mrm_name(label), b2,
+			 reads < MT_MRM_MIN_READS ? ", < 10" : "; write-once unknown");
+	else if (by & MT_MRM_BY_RETENTION)
+		snprintf(buf, size, "%s (%s, %s reads)", mt_mrm_name(label),
+			 mt_mrm_by_name(by, b1, sizeof(b1)), b2);
+	else
+		snprintf(buf, size, "%s (%s)", mt_mrm_name(label), mt_mrm_by_name(by, b1, sizeof(b1)));
+	return buf;
 }
 
 void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g)
@@ -47,8 +65,8 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	mt_json_kv_u64(j, "last_write_ns", b->last_write_ns);
 	mt_json_kv_u64(j, "first_read_ns", b->first_read_ns);
 	mt_json_kv_u64(j, "last_read_ns", b->last_read_ns);
-	mt_json_kv_double(j, "retention_s", (double)b->retention_ns / 1e9);
-	mt_json_kv_double(j, "lifetime_s", (double)b->lifetime_ns / 1e9);
+	mt_json_kv_double(j, "retention_s", b->retention_s);
+	mt_json_kv_double(j, "lifetime_s", b->lifetime_s);
 	json_opt_ratio(j, "write_once_ratio", b->write_once);
 	mt_json_kv_str(j, "write_once_basis", mt_wo_basis_name(b->wo_basis));
 	if (b->wo_basis == MT_WO_PAGE_WRITES) {
@@ -58,15 +76,20 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	}
 	mt_json_kv_u64(j, "total_reads", g->c.read_samples);
 	mt_json_kv_u64(j, "total_writes", g->c.write_samples);
-	mt_json_kv_double(j, "read_fraction", read_fraction(&g->c));
+	mt_json_kv_double(j, "read_fraction", b->read_fraction);
 	mt_json_kv_double(j, "reads_per_write",
-			  reads_per_write(g->c.read_samples, g->c.write_samples));
+			  !g->c.samples ? NAN
+			  : g->c.write_samples
+				  ? (double)g->c.read_samples / (double)g->c.write_samples
+				  : 0.0);
 	mt_json_kv_double(j, "mean_stride_bytes", b->stride_mean);
 	mt_json_kv_double(j, "median_stride_bytes", b->stride_median);
-	mt_json_kv_double(j, "same_page_fraction",
-			  b->strides ? (double)b->same_page / (double)b->strides : 0.0);
-	mt_json_kv_u64(j, "wss_peak_pages", b->wss_peak_pages);
-	mt_json_kv_str(j, "mrm", mt_mrm_name(b->mrm));
+	mt_json_kv_double(j, "same_page_fraction", b->same_page_fraction);
+	if (g->c.samples || g->faults_minor || g->faults_major || b->pages_written)
+		mt_json_kv_u64(j, "wss_peak_pages", b->wss_peak_pages);
+	else
+		mt_json_kv_null(j, "wss_peak_pages");
+	json_mrm(j, b->mrm, b->mrm_by);
 }
 
 void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
@@ -82,12 +105,15 @@ void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
 	mt_json_kv_double(j, "reads_per_write", m->reads_per_write);
 	mt_json_kv_u64(j, "reads_estimated", m->reads);
 	mt_json_kv_u64(j, "writes_estimated", m->writes);
+	mt_json_kv_u64(j, "retention_regions", m->retention_regions);
 	mt_json_kv_double(j, "retention_p50_s", m->retention_s[0]);
 	mt_json_kv_double(j, "retention_p90_s", m->retention_s[1]);
 	mt_json_kv_double(j, "retention_p99_s", m->retention_s[2]);
 	mt_json_kv_double(j, "lifetime_p50_s", m->lifetime_s[0]);
 	mt_json_kv_double(j, "lifetime_p90_s", m->lifetime_s[1]);
 	mt_json_kv_double(j, "lifetime_p99_s", m->lifetime_s[2]);
+	/* the bound of every retention: the longest lifetime (the run's, where one is unknown) */
+	mt_json_kv_double(j, "lifetime_max_s", (double)m->life_max_ns / 1e9);
 	json_opt_ratio(j, "write_once_ratio", m->write_once);
 	mt_json_kv_u64(j, "write_once_regions", m->wo_regions);
 	mt_json_kv_u64(j, "write_once_pages", m->wo_pages);
@@ -95,20 +121,23 @@ void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
 	mt_json_kv_double(j, "median_stride_bytes", m->stride_median);
 	mt_json_kv_double(j, "same_page_fraction", m->same_page_fraction);
 	mt_json_kv_u64(j, "n_intervals", m->iai.n);
-	mt_json_kv_u64(j, "iai_p50_ns", m->iai_ns[0]);
-	mt_json_kv_u64(j, "iai_p90_ns", m->iai_ns[1]);
-	mt_json_kv_u64(j, "iai_p99_ns", m->iai_ns[2]);
+	mt_json_kv_double(j, "iai_p50_ns", m->iai_ns[0]);
+	mt_json_kv_double(j, "iai_p90_ns", m->iai_ns[1]);
+	mt_json_kv_double(j, "iai_p99_ns", m->iai_ns[2]);
 	mt_json_kv_double(j, "iai_mean_ns", m->iai_mean_ns);
 	mt_json_kv_bool(j, "iai_exact", mt_qs_exact(&m->iai));
 	mt_json_kv_u64(j, "reuses", m->reuse.n);
-	mt_json_kv_u64(j, "reuse_p50_lines", m->reuse_lines[0]);
-	mt_json_kv_u64(j, "reuse_p90_lines", m->reuse_lines[1]);
-	mt_json_kv_u64(j, "reuse_p99_lines", m->reuse_lines[2]);
+	mt_json_kv_double(j, "reuse_p50_lines", m->reuse_lines[0]);
+	mt_json_kv_double(j, "reuse_p90_lines", m->reuse_lines[1]);
+	mt_json_kv_double(j, "reuse_p99_lines", m->reuse_lines[2]);
 	mt_json_kv_u64(j, "reuse_cold", m->reuse_cold);
 	mt_json_kv_u64(j, "reuse_far", m->reuse_far);
-	mt_json_kv_u64(j, "wss_peak_pages", m->wss_peak_pages);
-	mt_json_kv_double(j, "wss_mean_pages", m->wss_mean_pages);
-	mt_json_kv_str(j, "mrm", mt_mrm_name(m->mrm));
+	if (m->touches)
+		mt_json_kv_u64(j, "wss_peak_pages", m->wss_peak_pages);
+	else
+		mt_json_kv_null(j, "wss_peak_pages");
+	mt_json_kv_double(j, "wss_mean_pages", m->touches ? m->wss_mean_pages : NAN);
+	json_mrm(j, m->mrm, m->mrm_by);
 	mt_json_end_object(j);
 }
 
@@ -207,6 +236,7 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_double(j, "high_retention_p99_s", rule->high_retention_p99_s);
 	mt_json_kv_double(j, "medium_write_once", rule->medium_write_once);
 	mt_json_kv_double(j, "medium_retention_p50_s", rule->medium_retention_p50_s);
+	mt_json_kv_u64(j, "min_read_samples", MT_MRM_MIN_READS);
 	mt_json_end_object(j);
 	mt_json_key(j, "page_writes");
 	mt_json_begin_object(j);
@@ -330,13 +360,42 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 
 static const char *secs(double s, char *buf, size_t size)
 {
-	if (s >= 100)
+	if (isnan(s))
+		snprintf(buf, size, "-");
+	else if (s >= 100)
 		snprintf(buf, size, "%.0f s", s);
 	else if (s >= 1)
 		snprintf(buf, size, "%.2f s", s);
 	else
 		snprintf(buf, size, "%.1f ms", s * 1e3);
 	return buf;
+}
+
+/* A ratio for people: "-" when nothing backs it. */
+static void add_ratio(struct mt_table *t, double v)
+{
+	if (isnan(v))
+		mt_table_add(t, "-");
+	else
+		mt_table_addf(t, "%.2f", v);
+}
+
+/* A figure for scripts: empty (null) when nothing backs it. */
+static void add_raw(struct mt_table *t, double v)
+{
+	if (isnan(v))
+		mt_table_add(t, "");
+	else
+		mt_table_addf(t, "%.10g", v);
+}
+
+/* An integral figure for scripts (ns, lines): no exponent. */
+static void add_raw_int(struct mt_table *t, double v)
+{
+	if (isnan(v))
+		mt_table_add(t, "");
+	else
+		mt_table_addf(t, "%.0f", v);
 }
 
 /* The joined per-site view: heap bytes (alloc) vs pages touched and faults vs samples. */
@@ -389,17 +448,19 @@ static void region_table(const struct mt_report *rep, bool raw, size_t limit, st
 	static const char *const heads[] = {
 		"region_id",	    "region_type",	 "label",	   "bytes",
 		"samples",	    "retention_s",	 "lifetime_s",	   "write_once_ratio",
-		"write_once_basis", "mean_stride_bytes", "wss_peak_pages", "mrm"
+		"write_once_basis", "mean_stride_bytes", "wss_peak_pages", "mrm",
+		"mrm_decided_by"
 	};
 	static const char *const human[] = { "region",	"type",	       "label",	   "size",
 					     "samples", "retention",   "lifetime", "write-once",
-					     "basis",	"stride mean", "WSS peak", "MRM" };
+					     "basis",	"stride mean", "WSS peak", "MRM (evidence)" };
 	const struct mt_report_access *ra = &rep->access;
-	char label[512], b[4][64];
+	char label[512], b[5][64];
 
-	mt_table_init(t, 12, raw ? heads : human);
+	mt_table_init(t, raw ? 13 : 12, raw ? heads : human);
 	for (size_t k = 0; k < ra->nregions && k < limit; k++) {
 		const struct mt_access_region *g = &ra->st.regions[ra->regions[k]];
+		const struct mt_region_behavior *bh = &g->b;
 
 		mt_table_addf(t, "%zu", ra->regions[k]);
 		mt_table_add(t, mt_report_region_type(rep, g));
@@ -412,23 +473,31 @@ static void region_table(const struct mt_report *rep, bool raw, size_t limit, st
 			mt_table_add(t, mt_fmt_bytes(g->end - g->start, b[0], 64));
 		mt_table_addf(t, "%" PRIu64, g->c.samples);
 		if (raw) {
-			mt_table_addf(t, "%.10g", (double)g->b.retention_ns / 1e9);
-			mt_table_addf(t, "%.10g", (double)g->b.lifetime_ns / 1e9);
+			add_raw(t, bh->retention_s);
+			add_raw(t, bh->lifetime_s);
 		} else {
-			mt_table_add(t, secs((double)g->b.retention_ns / 1e9, b[1], 64));
-			mt_table_add(t, secs((double)g->b.lifetime_ns / 1e9, b[2], 64));
+			mt_table_add(t, secs(bh->retention_s, b[1], 64));
+			mt_table_add(t, secs(bh->lifetime_s, b[2], 64));
 		}
-		if (g->b.write_once < 0)
+		if (bh->write_once < 0)
 			mt_table_add(t, raw ? "" : "unknown");
 		else
-			mt_table_addf(t, raw ? "%.10g" : "%.2f", g->b.write_once);
-		mt_table_add(t, mt_wo_basis_name(g->b.wo_basis));
+			mt_table_addf(t, raw ? "%.10g" : "%.2f", bh->write_once);
+		mt_table_add(t, mt_wo_basis_name(bh->wo_basis));
 		if (raw)
-			mt_table_addf(t, "%.10g", g->b.stride_mean);
+			add_raw(t, bh->stride_mean);
+		else if (isnan(bh->stride_mean))
+			mt_table_add(t, "-");
 		else
-			mt_table_add(t, mt_fmt_bytes((uint64_t)g->b.stride_mean, b[3], 64));
-		mt_table_addf(t, "%" PRIu64, g->b.wss_peak_pages);
-		mt_table_add(t, mt_mrm_name(g->b.mrm));
+			mt_table_add(t, mt_fmt_bytes((uint64_t)bh->stride_mean, b[3], 64));
+		mt_table_addf(t, "%" PRIu64, bh->wss_peak_pages);
+		if (raw) {
+			mt_table_add(t, mt_mrm_name(bh->mrm));
+			mt_table_add(t, mt_mrm_by_name(bh->mrm_by, b[4], 64));
+		} else {
+			mt_table_add(t, mt_report_mrm_text(bh->mrm, bh->mrm_by, g->c.read_samples,
+							   b[4], 64));
+		}
 	}
 }
 
@@ -489,7 +558,7 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 					  "read frac",	  "retention p50", "p99",
 					  "lifetime p50", "write-once",	   "stride mean",
 					  "same page",	  "IAI p50",	   "WSS peak",
-					  "MRM" };
+					  "MRM (evidence)" };
 	static const char *const by_name[] = { "region type", "region", "allocation site",
 					       "phase" };
 	const struct mt_access_stats *st = &rep->access.st;
@@ -547,21 +616,28 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 			mt_table_add(&t, m->name);
 			mt_table_addf(&t, "%" PRIu64, m->regions);
 			mt_table_add(&t, mt_fmt_count(m->samples, b[0], 64));
-			mt_table_addf(&t, "%.2f", m->read_fraction);
+			add_ratio(&t, m->read_fraction);
 			mt_table_add(&t, secs(m->retention_s[0], b[1], 64));
 			mt_table_add(&t, secs(m->retention_s[2], b[2], 64));
 			mt_table_add(&t, secs(m->lifetime_s[0], b[3], 64));
 			if (m->write_once < 0)
 				mt_table_add(&t, "unknown");
+			else if (m->wo_regions < m->regions)
+				mt_table_addf(&t, "%.2f (%" PRIu64 "/%" PRIu64 ")", m->write_once,
+					      m->wo_regions, m->regions);
 			else
 				mt_table_addf(&t, "%.2f", m->write_once);
-			mt_table_add(&t, m->locality_regions
-						 ? mt_fmt_bytes((uint64_t)m->stride_mean, b[4], 64)
-						 : "-");
-			mt_table_addf(&t, "%.2f", m->same_page_fraction);
-			mt_table_add(&t, m->iai.n ? mt_fmt_duration(m->iai_ns[0], b[5], 64) : "-");
-			mt_table_add(&t, mt_fmt_bytes(m->wss_peak_pages * 4096, b[6], 64));
-			mt_table_add(&t, mt_mrm_name(m->mrm));
+			mt_table_add(&t, isnan(m->stride_mean)
+						 ? "-"
+						 : mt_fmt_bytes((uint64_t)m->stride_mean, b[4], 64));
+			add_ratio(&t, m->same_page_fraction);
+			mt_table_add(&t, isnan(m->iai_ns[0])
+						 ? "-"
+						 : mt_fmt_duration((uint64_t)m->iai_ns[0], b[5], 64));
+			mt_table_add(&t, m->touches ? mt_fmt_bytes(m->wss_peak_pages * 4096, b[6], 64)
+						    : "-");
+			mt_table_add(&t, mt_report_mrm_text(m->mrm, m->mrm_by, m->read_samples, b[7],
+							    64));
 		}
 		print_table(&t, md, f);
 		if (st->nphases > 1) {
@@ -589,8 +665,10 @@ static void type_csv(const struct mt_report *rep, struct mt_table *t)
 		"median_stride_bytes", "same_page_fraction",
 		"iai_p50_ns",	       "iai_p99_ns",
 		"wss_peak_pages",      "mrm",
+		"mrm_decided_by",
 	};
 	const struct mt_access_stats *st = &rep->access.st;
+	char by[64];
 
 	mt_table_init(t, sizeof(heads) / sizeof(heads[0]), heads);
 	for (size_t i = 0; i < st->ntypes; i++) {
@@ -602,22 +680,26 @@ static void type_csv(const struct mt_report *rep, struct mt_table *t)
 		mt_table_addf(t, "%" PRIu64, m->regions);
 		mt_table_addf(t, "%" PRIu64, m->read_samples);
 		mt_table_addf(t, "%" PRIu64, m->write_samples);
-		mt_table_addf(t, "%.10g", m->read_fraction);
-		mt_table_addf(t, "%.10g", m->reads_per_write);
+		add_raw(t, m->read_fraction);
+		add_raw(t, m->reads_per_write);
 		for (int k = 0; k < 3; k++)
-			mt_table_addf(t, "%.10g", m->retention_s[k]);
-		mt_table_addf(t, "%.10g", m->lifetime_s[0]);
+			add_raw(t, m->retention_s[k]);
+		add_raw(t, m->lifetime_s[0]);
 		if (m->write_once < 0)
 			mt_table_add(t, "");
 		else
 			mt_table_addf(t, "%.10g", m->write_once);
-		mt_table_addf(t, "%.10g", m->stride_mean);
-		mt_table_addf(t, "%.10g", m->stride_median);
-		mt_table_addf(t, "%.10g", m->same_page_fraction);
-		mt_table_addf(t, "%" PRIu64, m->iai_ns[0]);
-		mt_table_addf(t, "%" PRIu64, m->iai_ns[2]);
-		mt_table_addf(t, "%" PRIu64, m->wss_peak_pages);
+		add_raw(t, m->stride_mean);
+		add_raw(t, m->stride_median);
+		add_raw(t, m->same_page_fraction);
+		add_raw_int(t, m->iai_ns[0]);
+		add_raw_int(t, m->iai_ns[2]);
+		if (m->touches)
+			mt_table_addf(t, "%" PRIu64, m->wss_peak_pages);
+		else
+			mt_table_add(t, "");
 		mt_table_add(t, mt_mrm_name(m->mrm));
+		mt_table_add(t, mt_mrm_by_name(m->mrm_by, by, sizeof(by)));
 	}
 }
 

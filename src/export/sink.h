@@ -47,9 +47,11 @@ static inline void mt_sink_u64(struct mt_sink *s, unsigned col, uint64_t v)
 	s->ops->u64(s, col, v);
 }
 
+/* NaN (a figure nothing backs) is null: the column must be optional. */
 static inline void mt_sink_dbl(struct mt_sink *s, unsigned col, double v)
 {
-	s->ops->dbl(s, col, v);
+	if (v == v)
+		s->ops->dbl(s, col, v);
 }
 
 /* NULL: null. */

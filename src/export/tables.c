@@ -265,6 +265,7 @@ static int region_map(struct out *o)
 		WOB,
 		WSS,
 		MRM,
+		MRMBY,
 		NCOLS
 	};
 	static const struct mt_col cols[NCOLS] = {
@@ -285,16 +286,17 @@ static int region_map(struct out *o)
 		[FMAJ] = { "faults_major", MT_COL_I64, false },
 		[T_START] = { "start_ns", MT_COL_I64, false },
 		[T_END] = { "end_ns", MT_COL_I64, true },
-		[RET] = { "retention_s", MT_COL_DOUBLE, false },
-		[LIFE] = { "lifetime_s", MT_COL_DOUBLE, false },
+		[RET] = { "retention_s", MT_COL_DOUBLE, true },
+		[LIFE] = { "lifetime_s", MT_COL_DOUBLE, true },
 		[WO] = { "write_once_ratio", MT_COL_DOUBLE, true },
 		[WOB] = { "write_once_basis", MT_COL_STRING, false },
 		[WSS] = { "wss_peak_pages", MT_COL_I64, false },
 		[MRM] = { "mrm", MT_COL_STRING, false },
+		[MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
 	};
 	const struct mt_report_access *ra = &o->rep->access;
 	struct mt_sink *s = NULL;
-	char label[512];
+	char label[512], by[64];
 	int rc = open_table(o, "region_map", cols, NCOLS, &s);
 
 	for (size_t k = 0; rc == 0 && k < ra->nregions; k++) {
@@ -321,13 +323,15 @@ static int region_map(struct out *o)
 		mt_sink_i64(s, FMAJ, (int64_t)g->faults_major);
 		mt_sink_i64(s, T_START, (int64_t)g->t_start);
 		mt_sink_ns(s, T_END, b->end_ns);
-		mt_sink_dbl(s, RET, (double)b->retention_ns / 1e9);
-		mt_sink_dbl(s, LIFE, (double)b->lifetime_ns / 1e9);
+		mt_sink_dbl(s, RET, b->retention_s);
+		mt_sink_dbl(s, LIFE, b->lifetime_s);
 		if (b->write_once >= 0)
 			mt_sink_dbl(s, WO, b->write_once);
 		mt_sink_str(s, WOB, mt_wo_basis_name(b->wo_basis));
 		mt_sink_i64(s, WSS, (int64_t)b->wss_peak_pages);
 		mt_sink_str(s, MRM, mt_mrm_name(b->mrm));
+		if (b->mrm_by)
+			mt_sink_str(s, MRMBY, mt_mrm_by_name(b->mrm_by, by, sizeof(by)));
 		rc = row(o, s);
 	}
 	return close_table(o, s, rc);
@@ -464,6 +468,7 @@ static int metrics(struct out *o)
 		RD50,
 		WSS,
 		MRM,
+		MRMBY,
 		NCOLS
 	};
 	static const struct mt_col cols[NCOLS] = {
@@ -471,25 +476,27 @@ static int metrics(struct out *o)
 		[REGIONS] = { "regions", MT_COL_I64, false },
 		[READS] = { "total_reads", MT_COL_I64, false },
 		[WRITES] = { "total_writes", MT_COL_I64, false },
-		[RF] = { "read_fraction", MT_COL_DOUBLE, false },
-		[RPW] = { "reads_per_write", MT_COL_DOUBLE, false },
-		[R50] = { "retention_p50_s", MT_COL_DOUBLE, false },
-		[R90] = { "retention_p90_s", MT_COL_DOUBLE, false },
-		[R99] = { "retention_p99_s", MT_COL_DOUBLE, false },
-		[L50] = { "lifetime_p50_s", MT_COL_DOUBLE, false },
+		[RF] = { "read_fraction", MT_COL_DOUBLE, true },
+		[RPW] = { "reads_per_write", MT_COL_DOUBLE, true },
+		[R50] = { "retention_p50_s", MT_COL_DOUBLE, true },
+		[R90] = { "retention_p90_s", MT_COL_DOUBLE, true },
+		[R99] = { "retention_p99_s", MT_COL_DOUBLE, true },
+		[L50] = { "lifetime_p50_s", MT_COL_DOUBLE, true },
 		[WO] = { "write_once_ratio", MT_COL_DOUBLE, true },
-		[MS] = { "mean_stride_bytes", MT_COL_DOUBLE, false },
-		[MDS] = { "median_stride_bytes", MT_COL_DOUBLE, false },
-		[SP] = { "same_page_fraction", MT_COL_DOUBLE, false },
-		[I50] = { "iai_p50_ns", MT_COL_I64, false },
-		[I90] = { "iai_p90_ns", MT_COL_I64, false },
-		[I99] = { "iai_p99_ns", MT_COL_I64, false },
-		[RD50] = { "reuse_p50_lines", MT_COL_I64, false },
-		[WSS] = { "wss_peak_pages", MT_COL_I64, false },
+		[MS] = { "mean_stride_bytes", MT_COL_DOUBLE, true },
+		[MDS] = { "median_stride_bytes", MT_COL_DOUBLE, true },
+		[SP] = { "same_page_fraction", MT_COL_DOUBLE, true },
+		[I50] = { "iai_p50_ns", MT_COL_I64, true },
+		[I90] = { "iai_p90_ns", MT_COL_I64, true },
+		[I99] = { "iai_p99_ns", MT_COL_I64, true },
+		[RD50] = { "reuse_p50_lines", MT_COL_I64, true },
+		[WSS] = { "wss_peak_pages", MT_COL_I64, true },
 		[MRM] = { "mrm", MT_COL_STRING, false },
+		[MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
 	};
 	const struct mt_access_stats *st = &o->rep->access.st;
 	struct mt_sink *s = NULL;
+	char by[64];
 	int rc = open_table(o, "metrics", cols, NCOLS, &s);
 
 	for (size_t i = 0; rc == 0 && i < st->ntypes; i++) {
@@ -512,12 +519,18 @@ static int metrics(struct out *o)
 		mt_sink_dbl(s, MS, m->stride_mean);
 		mt_sink_dbl(s, MDS, m->stride_median);
 		mt_sink_dbl(s, SP, m->same_page_fraction);
-		mt_sink_i64(s, I50, (int64_t)m->iai_ns[0]);
-		mt_sink_i64(s, I90, (int64_t)m->iai_ns[1]);
-		mt_sink_i64(s, I99, (int64_t)m->iai_ns[2]);
-		mt_sink_i64(s, RD50, (int64_t)m->reuse_lines[0]);
-		mt_sink_i64(s, WSS, (int64_t)m->wss_peak_pages);
+		if (m->iai.n) {
+			mt_sink_i64(s, I50, (int64_t)m->iai_ns[0]);
+			mt_sink_i64(s, I90, (int64_t)m->iai_ns[1]);
+			mt_sink_i64(s, I99, (int64_t)m->iai_ns[2]);
+		}
+		if (m->reuse.n)
+			mt_sink_i64(s, RD50, (int64_t)m->reuse_lines[0]);
+		if (m->touches)
+			mt_sink_i64(s, WSS, (int64_t)m->wss_peak_pages);
 		mt_sink_str(s, MRM, mt_mrm_name(m->mrm));
+		if (m->mrm_by)
+			mt_sink_str(s, MRMBY, mt_mrm_by_name(m->mrm_by, by, sizeof(by)));
 		rc = row(o, s);
 	}
 	return close_table(o, s, rc);

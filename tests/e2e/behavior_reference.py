@@ -76,8 +76,9 @@ def compute_locality(trace):  # seed: analyser/locality.py
     for region_id, grp in trace.sort_values(["region_id", "timestamp_ns"]).groupby("region_id"):
         rtype = grp["region_type"].iloc[0]
         if len(grp) < 2:
-            per.append(dict(region_type=rtype, mean_stride_bytes=0.0, median_stride_bytes=0.0,
-                            same_page_fraction=0.0))
+            # The seed appends zeros here, pulling its type's means towards 0 for regions with
+            # no stride at all; memtap leaves them out (a figure nothing backs is null), the
+            # one deliberate difference from the seed's formula.
             continue
         addrs = grp["address"].to_numpy()
         pages = grp["address_page"].to_numpy()
@@ -85,6 +86,8 @@ def compute_locality(trace):  # seed: analyser/locality.py
         per.append(dict(region_type=rtype, mean_stride_bytes=float(strides.mean()),
                         median_stride_bytes=float(np.median(strides)),
                         same_page_fraction=float(np.sum(pages[1:] == pages[:-1]) / len(strides))))
+    if not per:
+        return {}
     summary = pd.DataFrame(per).groupby("region_type").mean()
     return {t: dict(r) for t, r in summary.iterrows()}
 

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of the allocation pass on hand-made traces: every figure known in advance. */
+#include <math.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -566,4 +567,61 @@ TEST(iai_spatial_sampling)
 	mt_access_release(&st);
 	mt_reader_free(r);
 	close(fd);
+}
+
+/* MRM labels are decided by evidence only (analysis/mrm.c). */
+TEST(mrm_evidence)
+{
+	const struct mt_mrm_rule r = { 0.8, 10, 0.5, 1 };
+	struct mt_mrm_input in = { .write_once = NAN,
+				   .retention_p99_s = NAN,
+				   .retention_p50_s = NAN,
+				   .lifetime_p99_s = NAN,
+				   .lifetime_p50_s = NAN };
+	struct mt_mrm_verdict v;
+	char buf[64];
+
+	/* nothing known: no label */
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_INSUFFICIENT);
+	/* a lifetime below both retention thresholds decides low alone */
+	in.lifetime_p99_s = in.lifetime_p50_s = 0.6;
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_LOW);
+	ASSERT_STREQ(mt_mrm_by_name(v.by, buf, sizeof(buf)), "lifetime");
+	/* long-lived, read 30 s with enough samples, but write-once unknown: undecided */
+	in.lifetime_p99_s = in.lifetime_p50_s = 31;
+	in.retention_p99_s = in.retention_p50_s = 30;
+	in.read_samples = 30;
+	ASSERT_EQ(mt_mrm_classify(&r, &in).label, MT_MRM_INSUFFICIENT);
+	/* with an exact write-once of 1: high, by both */
+	in.write_once = 1;
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_HIGH);
+	ASSERT_STREQ(mt_mrm_by_name(v.by, buf, sizeof(buf)), "write_once+retention");
+	/* too few reads: the same retention decides nothing */
+	in.read_samples = MT_MRM_MIN_READS - 1;
+	ASSERT_EQ(mt_mrm_classify(&r, &in).label, MT_MRM_INSUFFICIENT);
+	/* rewritten memory is low whatever the retention: write-once decides */
+	in.write_once = 0;
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_LOW);
+	ASSERT_STREQ(mt_mrm_by_name(v.by, buf, sizeof(buf)), "write_once");
+	/* medium: write-once 0.6, retention p50 2 s, p99 5 s */
+	in.write_once = 0.6;
+	in.read_samples = 100;
+	in.retention_p99_s = 5;
+	in.retention_p50_s = 2;
+	ASSERT_EQ(mt_mrm_classify(&r, &in).label, MT_MRM_MEDIUM);
+	/* thresholds of 0 hold without any evidence */
+	{
+		const struct mt_mrm_rule zero = { 0, 0, 0, 0 };
+		struct mt_mrm_input none = { .write_once = NAN,
+					     .retention_p99_s = NAN,
+					     .retention_p50_s = NAN,
+					     .lifetime_p99_s = NAN,
+					     .lifetime_p50_s = NAN };
+
+		ASSERT_EQ(mt_mrm_classify(&zero, &none).label, MT_MRM_HIGH);
+	}
 }

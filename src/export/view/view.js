@@ -31,7 +31,7 @@
     return (s * 1e9).toFixed(0) + ' ns';
   }
   function fmtNum(n) { return n === null || n === undefined ? '-' : Number(n).toLocaleString('en-US'); }
-  function fmtFrac(x) { return x === null || x === undefined ? 'unknown' : x.toFixed(3); }
+  function fmtFrac(x) { return x.toFixed(3); }
   function b64(s, Type) {
     if (!s) return new Type(0);
     const bin = atob(s), u8 = new Uint8Array(bin.length);
@@ -94,7 +94,8 @@
         for (const c of cols) {
           const td = el('td', null, c.num ? 'n' : '');
           if (c.node) td.appendChild(c.node(row));
-          else td.textContent = c.fmt ? c.fmt(row[c.key], row) : (row[c.key] === null || row[c.key] === undefined ? '-' : row[c.key]);
+          else if (row[c.key] === null || row[c.key] === undefined) td.textContent = '-'; // nothing backs it
+          else td.textContent = c.fmt ? c.fmt(row[c.key], row) : row[c.key];
           if (c.cls) td.className += ' ' + c.cls(row);
           tr.appendChild(td);
         }
@@ -127,6 +128,7 @@
     { key: 'write_once_basis', label: 'basis' },
     { key: 'wss_peak_pages', label: 'WSS peak', num: true, fmt: v => fmtBytes(v * 4096) },
     { key: 'mrm', label: 'MRM', cls: mrmCls },
+    { key: 'mrm_decided_by', label: 'decided by', title: 'the figures that decided the MRM label' },
   ], D.regions.map(r => Object.assign({ faults: r.faults_minor + r.faults_major }, r)), { sort: 'samples', empty: 'no regions with samples or faults' });
   $('regions-note').textContent = D.regions.length + ' regions with samples or faults; click a heading to sort.';
   table($('t-types'), [
@@ -142,6 +144,7 @@
     { key: 'iai_p50_ns', label: 'IAI p50', num: true, fmt: v => fmtSec(v / 1e9) },
     { key: 'wss_peak_pages', label: 'WSS peak', num: true, fmt: v => fmtBytes(v * 4096) },
     { key: 'mrm', label: 'MRM', cls: mrmCls },
+    { key: 'mrm_decided_by', label: 'decided by', title: 'the figures that decided the MRM label' },
   ], D.types, { sort: 'samples' });
   table($('t-sites'), [
     { key: 'stack', label: 'site', node: r => {
