@@ -623,19 +623,35 @@ static void on_brk(struct pass *ps, const struct mt_event *ev)
 static int64_t site_of(struct pass *ps, const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
-	uint64_t key = (uint64_t)ev->stream << 40 | (ev->v[MT_F_ALLOC_STACK] & ((1ull << 40) - 1));
+	uint64_t stack = ev->v[MT_F_ALLOC_STACK] & ((1ull << 40) - 1);
+	uint64_t key = (uint64_t)ev->stream << 40 | stack, canon;
 	uint64_t *ix = mt_map64_get(&ps->site_ix, key);
 
 	if (ix)
 		return (int64_t)*ix;
+	/* A stack interned again under a new id is the same site (format/reader.c). */
+	canon = mt_reader_stack_canon(ps->r, ev->stream, stack) & ((1ull << 40) - 1);
+	if (canon != stack && (ix = mt_map64_get(&ps->site_ix, (uint64_t)ev->stream << 40 | canon))) {
+		int64_t site = (int64_t)*ix;
+
+		if (mt_map64_put(&ps->site_ix, key, &ix) < 0)
+			return -1;
+		*ix = (uint64_t)site;
+		return site;
+	}
 	if (mt_grow_array(&st->sites, &ps->sites_cap, st->nsites + 1, sizeof(*st->sites)) < 0 ||
 	    mt_map64_put(&ps->site_ix, key, &ix) < 0)
 		return -1;
 	*ix = st->nsites;
+	if (canon != stack) {
+		if (mt_map64_put(&ps->site_ix, (uint64_t)ev->stream << 40 | canon, &ix) < 0)
+			return -1;
+		*ix = st->nsites;
+	}
 	st->sites[st->nsites] = (struct mt_access_site){
 		.stream = ev->stream,
 		.pid = (uint32_t)ev->v[MT_F_PID],
-		.stack = ev->v[MT_F_ALLOC_STACK],
+		.stack = canon,
 		.first_ns = ev->v[MT_F_TIME],
 		.objects_region = -1,
 	};

@@ -12,56 +12,8 @@
 #include "common/hash.h"
 #include "format/reader.h"
 
-/* Lifetime histograms are kept for at most this many sites (about 50 MB). */
-#define MAX_LIFE_SITES 65536
-
-unsigned mt_life_bucket(uint64_t ns)
-{
-	unsigned e, b;
-
-	if (ns < 8)
-		return (unsigned)ns;
-	e = 63u - (unsigned)__builtin_clzll(ns);
-	b = 8 + (e - 3) * 4 + (unsigned)((ns >> (e - 2)) & 3);
-	return b < MT_LIFE_BUCKETS ? b : MT_LIFE_BUCKETS - 1;
-}
-
-/* The range of bucket b: [lo, lo + width). */
-static void bucket_range(unsigned b, uint64_t *lo, uint64_t *width)
-{
-	unsigned e, sub;
-
-	if (b < 8) {
-		*lo = b;
-		*width = 1;
-		return;
-	}
-	e = (b - 8) / 4 + 3;
-	sub = (b - 8) % 4;
-	*width = 1ull << (e - 2);
-	*lo = (1ull << e) + sub * *width;
-}
-
-uint64_t mt_life_percentile(const struct mt_lifetimes *l, double p)
-{
-	uint64_t rank, seen = 0, lo, w;
-
-	if (!l->hist || !l->n)
-		return 0;
-	rank = (uint64_t)((p / 100.0) * (double)l->n + 0.999999);
-	if (rank < 1)
-		rank = 1;
-	if (rank > l->n)
-		rank = l->n;
-	for (unsigned b = 0; b < MT_LIFE_BUCKETS; b++) {
-		seen += l->hist[b];
-		if (seen >= rank) {
-			bucket_range(b, &lo, &w);
-			return lo + w / 2;
-		}
-	}
-	return 0;
-}
+/* Buckets the sites' lifetime sketches may hold together: 32 MiB (analysis/sketch.h). */
+#define LIFE_BUDGET_PAIRS (4u << 20)
 
 struct block {
 	uint64_t t;
@@ -93,6 +45,7 @@ struct pending_fork {
 };
 
 struct pass {
+	const struct mt_reader *r;
 	struct mt_alloc_stats *st;
 	struct stream_state *ss; /* compact: the trace's stream ids are any u32 */
 	size_t nss, ss_cap;
@@ -104,7 +57,6 @@ struct pass {
 	size_t sites_cap, procs_cap;
 	uint64_t live, live_usable, live_blocks; /* over the streams still running */
 	uint64_t gen; /* bumped at each new overall peak */
-	size_t life_sites;
 	struct pending_fork *forks;
 	size_t nforks, forks_cap;
 	struct mt_map64 by_pid; /* pid -> its running stream + 1 (lookups stay O(1) per event) */
@@ -173,6 +125,28 @@ static struct mt_alloc_site *site_get(struct pass *p, uint32_t stream, uint32_t 
 		*idx = (uint32_t)(*v - 1);
 		return &st->sites[*idx];
 	}
+	{
+		/* A stack seen before under another id (interned again by the runtime): the
+		 * same site. Only on the first sight of an id: the hot path is the lookup above. */
+		uint64_t canon = mt_reader_stack_canon(p->r, stream, stack), *cv;
+
+		if (canon != stack && canon < (1ull << 40) &&
+		    (cv = mt_map64_get(&p->site_of, (uint64_t)stream << 40 | canon)) && *cv) {
+			*idx = (uint32_t)(*cv - 1);
+			*mt_map64_get(&p->site_of, (uint64_t)stream << 40 | stack) = *idx + 1;
+			return &st->sites[*idx];
+		}
+		if (canon != stack && canon < (1ull << 40)) {
+			uint64_t *w;
+
+			/* the canonical id names it from now on */
+			if (mt_map64_put(&p->site_of, (uint64_t)stream << 40 | canon, &w) < 0)
+				return NULL;
+			*w = st->nsites + 1;
+			v = mt_map64_get(&p->site_of, (uint64_t)stream << 40 | stack);
+			stack = canon;
+		}
+	}
 	if (mt_grow_array(&st->sites, &p->sites_cap, st->nsites + 1, sizeof(*st->sites)) < 0)
 		return NULL;
 	*idx = (uint32_t)st->nsites;
@@ -214,22 +188,6 @@ static void block_put(struct pass *p, uint64_t idx)
 	p->free_head = idx + 1;
 }
 
-static void life_add(struct pass *p, struct mt_lifetimes *l, uint64_t ns, bool site)
-{
-	if (!l->hist) {
-		if (site && p->life_sites >= MAX_LIFE_SITES)
-			return;
-		l->hist = calloc(MT_LIFE_BUCKETS, sizeof(*l->hist));
-		if (!l->hist)
-			return;
-		if (site)
-			p->life_sites++;
-	}
-	l->hist[mt_life_bucket(ns)]++;
-	l->n++;
-	l->sum_ns += ns;
-}
-
 /* A block leaves the heap: off its site's, its process's and the running totals. */
 static void unlive(struct pass *p, struct stream_state *s, const struct block *b)
 {
@@ -253,15 +211,23 @@ static void unlive(struct pass *p, struct stream_state *s, const struct block *b
 	pr->live_blocks--;
 }
 
-/* A freed block's lifetime, into its site's histogram and the overall one. */
+/* A freed block's lifetime, into its site's sketch and the overall one. Every free counts:
+ * when the sites' sketches outgrow their budget, all of them lose resolution together. */
 static void lifetime(struct pass *p, struct mt_alloc_site *site, uint64_t from, uint64_t to)
 {
+	struct mt_alloc_stats *st = p->st;
+
 	if (to < from)
 		return;
-	life_add(p, &site->life, to - from, true);
-	if (!site->life.hist)
-		p->st->life_capped++;
-	life_add(p, &p->st->life, to - from, false);
+	if (mt_sketch_add(&st->life_family, &site->life, to - from) < 0)
+		st->life_lost++;
+	if (mt_sketch_over(&st->life_family)) {
+		for (size_t i = 0; i < st->nsites; i++)
+			mt_sketch_collapse(&st->life_family, &st->sites[i].life);
+		mt_sketch_collapsed(&st->life_family);
+	}
+	if (mt_sketch_add(&st->life_overall, &st->life, to - from) < 0)
+		st->life_lost++;
 }
 
 /* Releases addr in stream s at time t (a free, or the old block of a realloc). */
@@ -436,6 +402,8 @@ static int on_alloc(struct pass *p, const struct mt_event *ev)
 	st->truncated += (flags & MT_ALLOC_F_TRUNCATED) != 0;
 	if (kind > MT_ALLOC_FREE)
 		return 0; /* a kind from a newer format: not understood, not guessed at */
+	if (kind != MT_ALLOC_FREE && addr && !ev->v[MT_F_ALLOC_STACK])
+		st->no_frames++;
 	if (kind == MT_ALLOC_FREE) {
 		if (!addr)
 			return 0; /* free(NULL): the runtime does not record it; a no-op anyway */
@@ -548,10 +516,12 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 				     .ahead = true };
 	struct mt_cursor *c = NULL;
 	struct mt_event ev;
-	struct pass p = { .st = st, .inherited_budget = 16u << 20 };
+	struct pass p = { .r = r, .st = st, .inherited_budget = 16u << 20 };
 	int rc;
 
 	memset(st, 0, sizeof(*st));
+	mt_sketch_family_init(&st->life_overall, SIZE_MAX);
+	mt_sketch_family_init(&st->life_family, LIFE_BUDGET_PAIRS);
 	st->present = mt_reader_event_count(r, MT_EV_ALLOC) > 0;
 	if (!st->present)
 		return 0;
@@ -615,9 +585,9 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 void mt_alloc_release(struct mt_alloc_stats *st)
 {
 	for (size_t i = 0; i < st->nsites; i++)
-		free(st->sites[i].life.hist);
+		mt_sketch_release(&st->sites[i].life);
 	free(st->sites);
 	free(st->procs);
-	free(st->life.hist);
+	mt_sketch_release(&st->life);
 	memset(st, 0, sizeof(*st));
 }

@@ -7,23 +7,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/sketch.h"
+
 struct mt_reader;
-
-/*
- * Lifetimes (ns from allocation to free) in a log histogram: exact below 8 ns, then four
- * buckets per power of two (at most 19% relative error), up to 2^50 ns.
- */
-#define MT_LIFE_BUCKETS 196
-
-struct mt_lifetimes {
-	uint64_t n; /* freed blocks measured */
-	uint64_t sum_ns;
-	uint32_t *hist; /* MT_LIFE_BUCKETS counts, or NULL when none was measured */
-};
-
-/* The nearest-rank percentile p (0..100) of a histogram, as its bucket's midpoint. */
-uint64_t mt_life_percentile(const struct mt_lifetimes *l, double p);
-unsigned mt_life_bucket(uint64_t ns);
 
 /* One allocation site: a call stack in one process stream (stack 0: recorded without one). */
 struct mt_alloc_site {
@@ -40,7 +26,7 @@ struct mt_alloc_site {
 	uint64_t leaked_bytes, leaked_blocks; /* live when their process exited or exec'd */
 	uint64_t max_live_bytes; /* this site's own maximum */
 	uint64_t peak_bytes; /* bytes live from this site at the moment of the overall peak */
-	struct mt_lifetimes life;
+	struct mt_sketch life; /* lifetimes of its freed blocks, ns (st->life_family) */
 	/* private: lazy snapshot of live_bytes at the overall peak */
 	uint64_t saved_live, saved_epoch, mod_epoch;
 };
@@ -73,9 +59,13 @@ struct mt_alloc_stats {
 	uint64_t peak_usable; /* usable bytes live at that moment */
 	uint64_t peak_blocks;
 	uint64_t events, time_estimated, nested, truncated;
+	uint64_t no_frames; /* allocations recorded without a single frame */
 	uint64_t size_hist[65]; /* calls by requested size: [0] is 0 bytes, [k] is 2^(k-1)..2^k-1 */
-	struct mt_lifetimes life; /* every freed block */
-	uint64_t life_capped; /* frees whose site keeps no lifetimes (memory cap) */
+	/* Lifetimes (free time - allocation time, ns) of every freed block, overall and per site:
+	 * quantile sketches within life_family's stated relative error. */
+	struct mt_sketch life;
+	struct mt_sketch_family life_overall, life_family;
+	uint64_t life_lost; /* frees whose lifetime found no memory (counted, never dropped silently) */
 	struct mt_alloc_site *sites;
 	size_t nsites;
 	struct mt_alloc_proc *procs;

@@ -13,6 +13,7 @@
 #include "export/report.h"
 #include "export/table.h"
 #include "format/reader.h"
+#include "format/rt-proto.h"
 
 #define MAX_FRAMES 512
 
@@ -206,16 +207,20 @@ static double pct(uint64_t a, uint64_t b)
 
 /* ---- JSON ---- */
 
-static void json_life(struct mt_json *j, const char *key, const struct mt_lifetimes *l)
+static void json_life(struct mt_json *j, const char *key, const struct mt_sketch_family *f,
+		      const struct mt_sketch *l)
 {
 	mt_json_key(j, key);
 	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "count", l->n);
-	if (l->n && l->hist) {
-		mt_json_kv_u64(j, "mean", l->sum_ns / l->n);
-		mt_json_kv_u64(j, "p50", mt_life_percentile(l, 50));
-		mt_json_kv_u64(j, "p90", mt_life_percentile(l, 90));
-		mt_json_kv_u64(j, "p99", mt_life_percentile(l, 99));
+	mt_json_kv_double(j, "relative_error", mt_sketch_rel_error(f));
+	if (l->n) {
+		mt_json_kv_u64(j, "mean", l->sum / l->n);
+		mt_json_kv_u64(j, "p50", mt_sketch_quantile(f, l, 0.50));
+		mt_json_kv_u64(j, "p90", mt_sketch_quantile(f, l, 0.90));
+		mt_json_kv_u64(j, "p99", mt_sketch_quantile(f, l, 0.99));
+		mt_json_kv_u64(j, "min", l->min);
+		mt_json_kv_u64(j, "max", l->max);
 	} else {
 		mt_json_kv_null(j, "mean");
 		mt_json_kv_null(j, "p50");
@@ -297,9 +302,9 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	for (int k = 0; k < MT_ALLOC_FREE; k++)
 		mt_json_kv_u64(j, kind_names[k], st->by_kind[k]);
 	mt_json_end_object(j);
-	json_life(j, "lifetime_ns", &st->life);
-	/* frees whose site got no histogram (a cap on memory): absent from site percentiles */
-	mt_json_kv_u64(j, "lifetimes_not_kept", st->life_capped);
+	json_life(j, "lifetime_ns", &st->life_overall, &st->life);
+	/* frees whose lifetime found no memory: counted, so that a gap is never silent */
+	mt_json_kv_u64(j, "lifetimes_not_kept", st->life_lost);
 	mt_json_key(j, "size_histogram");
 	mt_json_begin_array(j);
 	for (int k = 0; k < 65; k++) {
@@ -316,6 +321,18 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "events_time_interpolated", st->time_estimated);
 	mt_json_kv_u64(j, "events_without_stack_nested", st->nested);
 	mt_json_kv_u64(j, "stacks_truncated", st->truncated);
+	mt_json_key(j, "stacks_truncated_by_reason");
+	mt_json_begin_object(j);
+	for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {
+		char key[64];
+
+		snprintf(key, sizeof(key), "stacks_truncated_%s", mt_rt_trunc_name(k));
+		if (kv(a, key))
+			mt_json_kv_u64(j, mt_rt_trunc_name(k), kv_u64(a, key));
+	}
+	mt_json_end_object(j);
+	mt_json_kv_u64(j, "stacks_depth_limited", kv_u64(a, "stacks_depth_limited"));
+	mt_json_kv_u64(j, "allocations_without_frames", st->no_frames);
 	mt_json_kv_u64(j, "processes_traced", st->nprocs);
 	mt_json_kv_u64(j, "processes_untraced", kv_u64(a, "processes_untraced"));
 	if (kv(a, "untraced"))
@@ -372,7 +389,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "leaked_bytes", s->leaked_bytes);
 		mt_json_kv_u64(j, "leaked_blocks", s->leaked_blocks);
 		mt_json_kv_u64(j, "slack_bytes", s->slack);
-		json_life(j, "lifetime_ns", &s->life);
+		json_life(j, "lifetime_ns", &a->st.life_family, &s->life);
 		mt_json_key(j, "ranks");
 		mt_json_begin_object(j);
 		for (int r = 0; r < MT_NRANKS; r++)
@@ -451,10 +468,10 @@ static void print_sites_ranking(const struct mt_report *rep, int r, bool md, FIL
 		mt_table_add(&t, mt_fmt_bytes(s->peak_bytes, b1, sizeof(b1)));
 		mt_table_add(&t, mt_fmt_bytes(s->leaked_bytes, b1, sizeof(b1)));
 		mt_table_addf(&t, "%.1f%%", pct(s->temporary, s->calls));
-		mt_table_add(&t, s->life.n && s->life.hist
-					 ? mt_fmt_duration(mt_life_percentile(&s->life, 50), b1,
-							   sizeof(b1))
-					 : "-");
+		mt_table_add(&t, s->life.n ? mt_fmt_duration(mt_sketch_quantile(&a->st.life_family,
+										     &s->life, 0.5),
+							     b1, sizeof(b1))
+					   : "-");
 		mt_table_addf(&t, "%s %u", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns),
 			      s->pid);
 		mt_table_add(&t, site_label(a, rs, label, sizeof(label)));
@@ -491,11 +508,14 @@ static void print_site_detail(const struct mt_report *rep, const struct mt_repor
 	fprintf(f, "%stemporary %.1f%%, slack %s (%.1f%% of its bytes)", md ? "" : "    ",
 		pct(s->temporary, s->calls), mt_fmt_bytes(s->slack, b1, sizeof(b1)),
 		pct(s->slack, s->bytes));
-	if (s->life.n && s->life.hist)
+	if (s->life.n)
 		fprintf(f, ", lifetime p50 %s, p90 %s, p99 %s",
-			mt_fmt_duration(mt_life_percentile(&s->life, 50), b2, sizeof(b2)),
-			mt_fmt_duration(mt_life_percentile(&s->life, 90), b3, sizeof(b3)),
-			mt_fmt_duration(mt_life_percentile(&s->life, 99), b4, sizeof(b4)));
+			mt_fmt_duration(mt_sketch_quantile(&a->st.life_family, &s->life, 0.5), b2,
+					sizeof(b2)),
+			mt_fmt_duration(mt_sketch_quantile(&a->st.life_family, &s->life, 0.9), b3,
+					sizeof(b3)),
+			mt_fmt_duration(mt_sketch_quantile(&a->st.life_family, &s->life, 0.99), b4,
+					sizeof(b4)));
 	fputs(md ? "\n\n```\n" : "\n", f);
 	if (!s->stack)
 		fprintf(f, "%s(no stack recorded: --stack-depth 0, or a nested call)\n",
@@ -563,26 +583,55 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 	    mt_fmt_count(st->leaked_blocks, b2, sizeof(b2)));
 	ROW("temporary allocations", "%s (%.1f%% of calls)",
 	    mt_fmt_count(st->temporary, b1, sizeof(b1)), pct(st->temporary, st->calls));
-	if (life_n && st->life.hist)
-		ROW("lifetime of freed blocks", "p50 %s, p90 %s, p99 %s",
-		    mt_fmt_duration(mt_life_percentile(&st->life, 50), b1, sizeof(b1)),
-		    mt_fmt_duration(mt_life_percentile(&st->life, 90), b2, sizeof(b2)),
-		    mt_fmt_duration(mt_life_percentile(&st->life, 99), b3, sizeof(b3)));
-	if (st->life_capped)
-		ROW("lifetimes not kept", "%s frees (sites beyond the histogram memory cap)",
-		    mt_fmt_count(st->life_capped, b1, sizeof(b1)));
+	if (life_n)
+		ROW("lifetime of freed blocks",
+		    "p50 %s, p90 %s, p99 %s (every free; within %.1f%%, per site within %.1f%%)",
+		    mt_fmt_duration(mt_sketch_quantile(&st->life_overall, &st->life, 0.5), b1,
+				    sizeof(b1)),
+		    mt_fmt_duration(mt_sketch_quantile(&st->life_overall, &st->life, 0.9), b2,
+				    sizeof(b2)),
+		    mt_fmt_duration(mt_sketch_quantile(&st->life_overall, &st->life, 0.99), b3,
+				    sizeof(b3)),
+		    100 * mt_sketch_rel_error(&st->life_overall),
+		    100 * mt_sketch_rel_error(&st->life_family));
+	if (st->life_lost)
+		ROW("lifetimes not kept", "%s frees (no memory)",
+		    mt_fmt_count(st->life_lost, b1, sizeof(b1)));
 	if (st->untracked_frees)
 		ROW("frees of unseen blocks",
 		    "%s (allocated before tracing, or by an unhooked path)",
 		    mt_fmt_count(st->untracked_frees, b1, sizeof(b1)));
-	if (st->events)
-		ROW("event times", "%.1f%% interpolated between clock reads (every %s)",
+	if (st->events && st->time_estimated)
+		ROW("event times",
+		    "%.1f%% interpolated between clock reads (--time-every %s): not bounded across "
+		    "idle gaps",
 		    pct(st->time_estimated, st->events),
 		    kv(a, "time_every") ? kv(a, "time_every") : "?");
-	if (kv(a, "stack_depth"))
-		ROW("stacks", "up to %s frames; %s truncated, %s without a stack (nested)",
-		    kv(a, "stack_depth"), mt_fmt_count(st->truncated, b1, sizeof(b1)),
-		    mt_fmt_count(st->nested, b2, sizeof(b2)));
+	else if (st->events)
+		ROW("event times", "every event read the clock in its hook (%s)",
+		    kv(a, "time") && !strncmp(kv(a, "time"), "tsc", 3) ? "TSC" : "CLOCK_MONOTONIC");
+	if (kv(a, "stack_depth")) {
+		char why[256] = "";
+		size_t off = 0;
+
+		for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {
+			char key[64], n[32];
+
+			snprintf(key, sizeof(key), "stacks_truncated_%s", mt_rt_trunc_name(k));
+			if (kv_u64(a, key) && off < sizeof(why))
+				off += (size_t)snprintf(why + off, sizeof(why) - off, "%s%s %s",
+							off ? ", " : " (", mt_rt_trunc_name(k),
+							mt_fmt_count(kv_u64(a, key), n, sizeof(n)));
+		}
+		if (off && off < sizeof(why))
+			snprintf(why + off, sizeof(why) - off, ")");
+		ROW("stacks",
+		    "up to %s frames; %s truncated%s (frames walked kept), %s cut at the depth "
+		    "(innermost kept), %s without any frame",
+		    kv(a, "stack_depth"), mt_fmt_count(st->truncated, b1, sizeof(b1)), why,
+		    mt_fmt_count(kv_u64(a, "stacks_depth_limited"), b2, sizeof(b2)),
+		    mt_fmt_count(st->no_frames, b3, sizeof(b3)));
+	}
 	if (a->sym.addresses)
 		ROW("symbolized addresses", "%s of %s (%s with a source line)",
 		    mt_fmt_count(a->sym.resolved, b1, sizeof(b1)),
@@ -645,7 +694,7 @@ void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t
 	for (size_t k = 0; k < a->nsel; k++) {
 		const struct mt_report_site *rs = &a->sel[k];
 		const struct mt_alloc_site *s = &a->st.sites[rs->site];
-		bool life = s->life.n && s->life.hist;
+		bool life = s->life.n != 0;
 
 		mt_table_addf(t, "%zu", rs->site);
 		mt_table_addf(t, "%u", s->pid);
@@ -658,10 +707,11 @@ void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t
 		mt_table_addf(t, "%" PRIu64, s->leaked_blocks);
 		mt_table_addf(t, "%" PRIu64, s->slack);
 		for (int p = 0; p < 3; p++) {
-			static const double ps[3] = { 50, 90, 99 };
+			static const double ps[3] = { 0.5, 0.9, 0.99 };
 
 			if (life)
-				mt_table_addf(t, "%" PRIu64, mt_life_percentile(&s->life, ps[p]));
+				mt_table_addf(t, "%" PRIu64,
+					      mt_sketch_quantile(&a->st.life_family, &s->life, ps[p]));
 			else
 				mt_table_add(t, "");
 		}

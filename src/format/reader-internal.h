@@ -24,10 +24,14 @@ struct mt_stream {
 	uint64_t *str_off; /* offset into the reader's arena */
 	uint32_t *str_len;
 	size_t nstr, str_cap, str_len_cap;
-	struct mt_map64 stk_ix; /* stack node id -> index */
+	struct mt_map64 stk_ix; /* stack node id -> index, for ids beyond the dense run */
+	size_t dense; /* nodes 0..dense-1 have ids 1..dense: no map entry */
 	uint64_t *stk_parent; /* parent node id, 0 for a root */
 	uint64_t *stk_ip;
 	size_t nstk, stk_cap, stk_ip_cap;
+	uint64_t *stk_id; /* by index: the node's id */
+	size_t stk_id_cap;
+	uint64_t *stk_canon; /* by index: the first id with the same frames (built at open) */
 };
 
 struct mt_reader {

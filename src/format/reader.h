@@ -104,6 +104,10 @@ const char *mt_reader_str(const struct mt_reader *r, uint32_t stream, uint64_t i
 int mt_reader_stack(const struct mt_reader *r, uint32_t stream, uint64_t id, uint64_t *ips,
 		    unsigned max);
 
+/* The stack's canonical id: the first id of the same chain of frames (a stack interned
+ * again after the runtime emptied its trie has a second id). id itself when unknown. */
+uint64_t mt_reader_stack_canon(const struct mt_reader *r, uint32_t stream, uint64_t id);
+
 /* Event cursors: every event of the selected types in time order (ties in file order). */
 struct mt_cursor_opts {
 	uint64_t type_mask; /* bit t selects type t; 0 selects all */

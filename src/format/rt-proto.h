@@ -29,7 +29,7 @@
  */
 
 #define MT_RT_ENV "MEMTAP_RT"
-#define MT_RT_PROTO_VERSION 1
+#define MT_RT_PROTO_VERSION 2
 #define MT_RT_REGION_MAGIC 0x6d745254u /* "TRtm" */
 
 enum mt_rt_msg {
@@ -170,12 +170,40 @@ struct mt_rt_slot {
 	uint64_t words[]; /* count of them committed */
 };
 
-/* A stack-trie node: ip of a frame and the id of the node of its caller (0 for a root). */
+/*
+ * A stack-trie node: ip of a frame and the id of the node of its caller (0 for a root).
+ * Nodes live in a ring: id i at index i % nodes_cap. The runtime writes a node only when
+ * the recorder has taken the one cap ids before it (i - nodes_done < nodes_cap), and
+ * publishes it by storing its id last, with release.
+ */
 struct mt_rt_node {
-	uint64_t ip; /* written last, with release: 0 means not yet written */
+	uint64_t ip;
 	uint32_t parent;
-	uint32_t pad;
+	uint32_t id; /* stored last: the node at this index is id's once it equals id */
 };
+
+/* Why a stack walk stopped before the outermost frame; the frames walked are kept. */
+enum mt_rt_trunc {
+	MT_RT_TRUNC_NO_CFI, /* code without unwind information (no FDE covers the pc) */
+	MT_RT_TRUNC_NOT_IN_OBJECT, /* a return address in no loaded object: JIT code, or bad */
+	MT_RT_TRUNC_CFI_UNSUPPORTED, /* CFI the walker cannot follow (CFA expressions, DRAP) */
+	MT_RT_TRUNC_BAD_CFA, /* a CFA or saved register outside the thread's stack */
+	MT_RT_TRUNC_SIGNAL_FRAME, /* a signal frame whose context lies outside the stack */
+	MT_RT_TRUNC_OFF_STACK, /* the hook ran on another stack (a fiber, sigaltstack) */
+	MT_RT_TRUNC_TABLE_FULL, /* the node ring stayed full for a second (recorder stuck) */
+	MT_RT_TRUNC_MAX,
+};
+
+/* The reasons' names, as the trace's collector keys (stacks_truncated_NAME) and reports say. */
+static inline const char *mt_rt_trunc_name(unsigned why)
+{
+	static const char *const n[MT_RT_TRUNC_MAX] = {
+		"no_cfi",    "not_in_object", "cfi_unsupported", "bad_cfa",
+		"signal_frame", "off_stack",	 "table_full",
+	};
+
+	return why < MT_RT_TRUNC_MAX ? n[why] : "?";
+}
 
 struct mt_rt_region {
 	uint32_t magic;
@@ -213,7 +241,11 @@ struct mt_rt_region {
 	uint64_t labels_dropped; /* memtap.h calls the socket had no room for */
 	uint64_t wp_ranges; /* labelled ranges put under page-write tracking */
 	uint64_t wp_failed; /* labelled ranges that could not be (the label says why) */
-	uint8_t reserved[4096 - 240];
+	uint64_t nodes_done; /* the recorder has written every node below this id */
+	uint64_t trie_resets; /* times the runtime's trie index was full and started afresh */
+	uint64_t node_waits; /* times a thread waited for room in the node ring */
+	uint64_t trunc[MT_RT_TRUNC_MAX]; /* truncated stacks by reason */
+	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

@@ -37,7 +37,7 @@
 #include "record/pagewrites.h"
 #include "record/session.h"
 
-#define RT_VERSION "memtap-rt " MEMTAP_VERSION " proto 1"
+#define RT_VERSION "memtap-rt " MEMTAP_VERSION " proto 2"
 
 /* The event types a runtime connection produces, one block each. */
 enum { B_ALLOC, B_MMAP, B_MUNMAP, B_MREMAP, B_BRK, NBLOCKS };
@@ -110,6 +110,7 @@ struct mt_alloc_state {
 	/* totals over closed connections */
 	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
 		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows,
+		trie_resets, node_waits, trunc[MT_RT_TRUNC_MAX],
 		notifies, labels, labels_dropped, bad_labels;
 	char untraced[1024];
 	uint64_t nuntraced;
@@ -272,6 +273,12 @@ int mt_alloc_open(struct mt_session *s)
 		 MT_RT_PROTO_VERSION, a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock",
 		 s->o->time_every, s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE,
 		 s->pagewrites != NULL);
+	/* Tests shrink the runtime's tables to exercise their full paths (tbits=N;nodes=N). */
+	if (getenv("MEMTAP_RT_TEST")) {
+		size_t len = strlen(a->env_conf);
+
+		snprintf(a->env_conf + len, sizeof(a->env_conf) - len, ";%s", getenv("MEMTAP_RT_TEST"));
+	}
 	a->next_stream = 1;
 	mt_alloc_calibrate(s);
 	return 0;
@@ -423,6 +430,7 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 		    sizeof(struct mt_rt_slot) + (uint64_t)hdr.slot_words * sizeof(uint64_t) ||
 	    hdr.slots_off < sizeof(struct mt_rt_region) || hdr.nslots == 0 || hdr.nslots > 65536 ||
 	    hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size > c->size ||
+	    hdr.nodes_cap == 0 || hdr.nodes_cap > (1ull << 28) ||
 	    hdr.nodes_off + hdr.nodes_cap * sizeof(struct mt_rt_node) > c->size ||
 	    hdr.nodes_off < hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size ||
 	    hdr.ready_off < sizeof(struct mt_rt_region) || hdr.ready_off % 8 ||
@@ -718,23 +726,26 @@ static void send_nodes(struct mt_session *s, struct conn *c)
 	uint64_t parents[4096], ips[4096];
 	size_t n = 0;
 
-	while (id < c->nodes_cap) {
-		uint64_t ip = __atomic_load_n(&nodes[id].ip, __ATOMIC_ACQUIRE);
-		uint32_t parent = nodes[id].parent;
+	/* A ring: id's node is at id % cap once its id field says so (stored last). */
+	for (;;) {
+		const struct mt_rt_node *nd = &nodes[id % c->nodes_cap];
+		uint32_t parent;
 
-		if (!ip)
+		if (id > UINT32_MAX || __atomic_load_n(&nd->id, __ATOMIC_ACQUIRE) != (uint32_t)id)
 			break;
+		parent = nd->parent;
 		if (parent >= id)
-			parent =
-				0; /* corrupt: make it a root rather than break the format's rule */
+			parent = 0; /* corrupt: make it a root rather than break the format's rule */
 		parents[n] = parent;
-		ips[n++] = ip;
+		ips[n++] = nd->ip;
 		id++;
 		if (n == 4096) {
 			mt_writer_stacks(s->w, c->stream, first, n, parents, ips);
 			s->alloc->nodes += n;
 			first = id;
 			n = 0;
+			/* The writer holds its copy: the runtime may reuse these places. */
+			__atomic_store_n(&c->region->nodes_done, id, __ATOMIC_RELEASE);
 		}
 	}
 	if (n) {
@@ -742,6 +753,7 @@ static void send_nodes(struct mt_session *s, struct conn *c)
 		s->alloc->nodes += n;
 	}
 	c->nodes_sent = id;
+	__atomic_store_n(&c->region->nodes_done, id, __ATOMIC_RELEASE);
 }
 
 /* Slot acquisition order; the workload wrote seq, so it only orders, never indexes. */
@@ -859,6 +871,10 @@ static void conn_close(struct mt_session *s, struct conn *c)
 		a->rule_misses += r->rule_misses;
 		a->unsupported += r->unsupported;
 		a->trie_full += r->trie_full;
+		a->trie_resets += r->trie_resets;
+		a->node_waits += r->node_waits;
+		for (int k = 0; k < MT_RT_TRUNC_MAX; k++)
+			a->trunc[k] += r->trunc[k];
 		a->memo_hits += r->memo_hits;
 		a->walked += r->frames_walked;
 		a->reused += r->frames_reused;
@@ -1187,7 +1203,15 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "events_without_stack_nested", a->guard);
 		mt_kv_add_u64(kv, "unwind_rule_misses", a->rule_misses);
 		mt_kv_add_u64(kv, "unwind_unsupported", a->unsupported);
+		for (int k = 0; k < MT_RT_TRUNC_MAX; k++) {
+			char key[64];
+
+			snprintf(key, sizeof(key), "stacks_truncated_%s", mt_rt_trunc_name((unsigned)k));
+			mt_kv_add_u64(kv, key, a->trunc[k]);
+		}
 		mt_kv_add_u64(kv, "unwind_trie_full", a->trie_full);
+		mt_kv_add_u64(kv, "unwind_trie_resets", a->trie_resets);
+		mt_kv_add_u64(kv, "unwind_node_waits", a->node_waits);
 		mt_kv_add_u64(kv, "unwind_frames_walked", a->walked);
 		mt_kv_add_u64(kv, "unwind_frames_reused", a->reused);
 		mt_kv_add_u64(kv, "unwind_memo_hits", a->memo_hits);

@@ -102,6 +102,8 @@ struct rt_config {
 	unsigned time_every; /* read the clock on every Nth event at most */
 	bool page_writes; /* track writes to labelled ranges (userfaultfd WP async) */
 	uint64_t gap_ticks; /* RT_GAP_NS in clock ticks */
+	unsigned trie_bits; /* the trie index's largest size, 2^bits (tests shrink it) */
+	unsigned nodes_cap; /* the shared node ring's size, a power of two */
 	char sock[108];
 };
 
@@ -151,6 +153,8 @@ RT_HIDDEN long mt_rt_sys(long nr, long a0, long a1, long a2, long a3, long a4, l
 #define rt_sys_failed(r) ((unsigned long)(r) > -4096ul)
 
 RT_HIDDEN void *rt_mmap_anon(size_t size);
+/* Wakes the recorder (one datagram, never blocking). */
+RT_HIDDEN void rt_notify_recorder(void);
 RT_HIDDEN void rt_munmap(void *p, size_t size);
 
 #endif

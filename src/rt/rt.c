@@ -210,6 +210,8 @@ static size_t boot_size(const void *p)
 
 /* ---- configuration ---- */
 
+#define NODES_CAP (1u << 20) /* the stack node ring: 16 MiB */
+
 /* Reads "v=1;sock=NAME;depth=N;time=tsc;slots=N" without allocating. */
 static bool parse_config(const char *s)
 {
@@ -219,6 +221,8 @@ static bool parse_config(const char *s)
 	rt_cfg.tsc = false;
 	rt_cfg.nslots = 1024;
 	rt_cfg.time_every = 1;
+	rt_cfg.trie_bits = 22;
+	rt_cfg.nodes_cap = NODES_CAP;
 	while (s && *s) {
 		const char *end = strchr(s, ';'), *eq = strchr(s, '=');
 		size_t len = end ? (size_t)(end - s) : strlen(s);
@@ -247,13 +251,25 @@ static bool parse_config(const char *s)
 					rt_cfg.time_every = 1;
 				if (rt_cfg.time_every > 256)
 					rt_cfg.time_every = 256;
+			} else if (klen == 5 && !memcmp(s, "tbits", 5)) {
+				/* tests: a small trie index, emptied often */
+				unsigned b = (unsigned)strtoul(v, NULL, 10);
+
+				rt_cfg.trie_bits = b < 6 ? 6 : b > 22 ? 22 : b;
+			} else if (klen == 5 && !memcmp(s, "nodes", 5)) {
+				/* tests: a small node ring, so that threads wait for the recorder */
+				unsigned long n = strtoul(v, NULL, 10);
+
+				if (n >= 16 && n <= NODES_CAP && !(n & (n - 1)))
+					rt_cfg.nodes_cap = (unsigned)n;
 			} else if (klen == 5 && !memcmp(s, "slots", 5)) {
 				rt_cfg.nslots = (unsigned)strtoul(v, NULL, 10);
 				if (rt_cfg.nslots < 4)
 					rt_cfg.nslots = 4;
 				if (rt_cfg.nslots > 65536)
 					rt_cfg.nslots = 65536;
-			} else if (klen == 1 && *s == 'v' && (vlen != 1 || *v != '1')) {
+			} else if (klen == 1 && *s == 'v' &&
+				   strtoul(v, NULL, 10) != MT_RT_PROTO_VERSION) {
 				return false; /* a protocol this runtime does not speak */
 			}
 		}
@@ -305,7 +321,6 @@ static void hide_environment(void)
 /* ---- the region and the connection ---- */
 
 #define SLOT_WORDS 8184u /* 64-byte header + 8184 words = 64 KiB */
-#define NODES_CAP (1u << 24)
 
 static int region_create(void)
 {
@@ -314,7 +329,7 @@ static int region_create(void)
 	size_t bitmap = ((rt_cfg.nslots + 511) / 512) * 64;
 	size_t slots_off = sizeof(struct mt_rt_region) + 2 * bitmap;
 	size_t size = slots_off + (size_t)rt_cfg.nslots * slot_size +
-		      (size_t)NODES_CAP * sizeof(struct mt_rt_node);
+		      (size_t)rt_cfg.nodes_cap * sizeof(struct mt_rt_node);
 	long fd = rt_sys2(SYS_memfd_create, "memtap-rt", MFD_CLOEXEC), rc;
 	struct mt_rt_region *r;
 
@@ -351,7 +366,7 @@ static int region_create(void)
 	r->slots_off = slots_off;
 	r->slot_size = slot_size;
 	r->nodes_off = r->slots_off + (uint64_t)rt_cfg.nslots * slot_size;
-	r->nodes_cap = NODES_CAP;
+	r->nodes_cap = rt_cfg.nodes_cap;
 	r->nodes_next = 1;
 	rt_region = r;
 	rt_region_size = size;
@@ -444,7 +459,7 @@ static struct mt_rt_slot *slot_at(uint32_t i)
 				     (uint64_t)i * rt_region->slot_size);
 }
 
-static void notify(void)
+void rt_notify_recorder(void)
 {
 	char b = MT_RT_MSG_NOTIFY;
 
@@ -489,7 +504,7 @@ static RT_COLD void slot_finish(struct rt_thread *t)
 	t->slot = NULL;
 	t->cnt = 0;
 	if (__atomic_add_fetch(&r->ready_pending, 1, __ATOMIC_ACQ_REL) == r->wake_at)
-		notify();
+		rt_notify_recorder();
 }
 
 static bool slot_try_acquire(struct rt_thread *t)
@@ -553,7 +568,7 @@ static RT_COLD bool slot_reserve(struct rt_thread *t, unsigned need)
 		}
 		if (!waited)
 			__atomic_add_fetch(&rt_region->stalls, 1, __ATOMIC_RELAXED);
-		notify();
+		rt_notify_recorder();
 		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
 		waited += 50000;
 		__atomic_add_fetch(&rt_region->stall_ns, 50000, __ATOMIC_RELAXED);
@@ -1491,4 +1506,4 @@ RT_EXPORT int memtap__phase(const char *name)
 
 /* The runtime's version, which `memtap record` checks before starting the workload. */
 RT_EXPORT __attribute__((used)) const char memtap_rt_version[] = "memtap-rt " MEMTAP_VERSION
-								 " proto 1";
+								 " proto 2";

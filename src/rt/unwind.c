@@ -4,7 +4,9 @@
 #include <link.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "rt/rt-internal.h"
@@ -515,6 +517,10 @@ static const uint8_t *find_fde(const uint8_t *hdr, uint64_t pc)
 	return hdr + table[2 * lo + 1];
 }
 
+/* A frame the walker cannot step past, and why (enum mt_rt_trunc, in the offset field). */
+#define UNSUPPORTED(why) rule_pack(RULE_UNSUPPORTED, 0, 0, 0, (why))
+#define R_WHY(r) ((unsigned)R_CFA_OFF(r))
+
 /* Computes the rule for a pc (the call site, or the exact pc after a signal frame). */
 static uint64_t compute_rule(uint64_t pc)
 {
@@ -527,11 +533,13 @@ static uint64_t compute_rule(uint64_t pc)
 	uint32_t l32, cie_off;
 	bool ok = true;
 
-	if (_dl_find_object((void *)pc, &dlfo) != 0 || !dlfo.dlfo_eh_frame)
-		return rule_pack(RULE_UNSUPPORTED, 0, 0, 0, 0);
+	if (_dl_find_object((void *)pc, &dlfo) != 0)
+		return UNSUPPORTED(MT_RT_TRUNC_NOT_IN_OBJECT);
+	if (!dlfo.dlfo_eh_frame)
+		return UNSUPPORTED(MT_RT_TRUNC_NO_CFI);
 	fde = find_fde(dlfo.dlfo_eh_frame, pc);
 	if (!fde)
-		return rule_pack(RULE_UNSUPPORTED, 0, 0, 0, 0);
+		return UNSUPPORTED(MT_RT_TRUNC_NO_CFI);
 	p = fde;
 	memcpy(&l32, p, 4);
 	p += 4;
@@ -544,25 +552,27 @@ static uint64_t compute_rule(uint64_t pc)
 	end = p + len;
 	memcpy(&cie_off, p, 4);
 	if (!cie_off)
-		return rule_pack(RULE_UNSUPPORTED, 0, 0, 0, 0);
+		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	cie = p - cie_off;
 	p += 4;
 	if (!parse_cie(cie, &ci))
-		return rule_pack(RULE_UNSUPPORTED, 0, 0, 0, 0);
+		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	start = read_enc(&p, end, ci.fde_enc, NULL, &ok);
 	range = read_enc(&p, end, ci.fde_enc & 0x0f, NULL, &ok);
-	if (!ok || pc < start || pc >= start + range)
-		return rule_pack(RULE_UNSUPPORTED, 0, 0, 0, 0);
+	if (!ok)
+		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
+	if (pc < start || pc >= start + range) /* the nearest FDE ends before pc */
+		return UNSUPPORTED(MT_RT_TRUNC_NO_CFI);
 	if (ci.has_z) {
 		uint64_t alen = uleb(&p, end);
 
 		p += alen;
 	}
 	if (!run_cfi(ci.insns, ci.end, &ci, 0, UINT64_MAX, &init, &init))
-		return rule_pack(RULE_UNSUPPORTED, 0, 0, 0, 0);
+		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	st = init;
 	if (!run_cfi(p, end, &ci, start, pc, &st, &init))
-		return rule_pack(RULE_UNSUPPORTED, 0, 0, 0, 0);
+		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	if (ci.signal)
 		return rule_pack(RULE_SIGNAL, 0, 0, 0, 0);
 	if (st.ra_how == 2)
@@ -570,7 +580,7 @@ static uint64_t compute_rule(uint64_t pc)
 	if (st.cfa_expr || (st.cfa_reg != REG_RSP && st.cfa_reg != REG_RBP) || st.ra_how != 1 ||
 	    st.ra_off != -8 || st.rbp_how == 2 || st.cfa_off <= 0 || st.cfa_off > INT32_MAX ||
 	    (st.rbp_how == 1 && (st.rbp_off < INT16_MIN || st.rbp_off > INT16_MAX)))
-		return rule_pack(RULE_UNSUPPORTED, 0, 0, 0, 0);
+		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	return rule_pack(RULE_NORMAL, st.cfa_reg == REG_RBP, st.rbp_how == 1, (int)st.rbp_off,
 			 (int)st.cfa_off);
 }
@@ -666,6 +676,14 @@ void rt_unwind_flush_rules(void)
  * (parent, ip) -> id. Ids and nodes live in the shared region, where the recorder reads
  * them; this private hash table only finds existing ids. Lookups are lock-free; insertion
  * takes a spinlock (about 2.5 new frames per event on CPython, far fewer once warm).
+ *
+ * Memory stays bounded however many distinct stacks a program has (a PyTorch import makes
+ * over two million nodes): when the largest table is half full it is emptied in place and
+ * interning starts afresh with new ids. An id is a fact ("node id is ip under parent")
+ * that stays true in the trace, so ids handed out before, in the threads' caches and
+ * memos, remain valid parents; the same stack may just get a second id, which the reader
+ * folds back into one (format/reader.c). Readers check a generation counter around their
+ * lookup (a seqlock): one that raced with the emptying looks again.
  */
 struct trie_ent {
 	uint64_t ip; /* published last; 0 = empty */
@@ -679,10 +697,10 @@ struct trie_table {
 	struct trie_ent e[];
 };
 
-#define TRIE_BITS_MIN 14
-#define TRIE_BITS_MAX 24
+#define TRIE_BITS_MIN 14 /* at most rt_cfg.trie_bits: 22 (64 MiB), emptied at 2 Mi entries */
 static struct trie_table *trie;
 static int trie_lock;
+static uint32_t trie_gen; /* odd while the table is being emptied */
 
 static struct trie_table *trie_table_new(uint32_t bits)
 {
@@ -698,13 +716,14 @@ static inline uint32_t trie_hash(uint32_t parent, uint64_t ip)
 	return (uint32_t)hash64(ip * 31 + parent);
 }
 
-/* Looks (parent, ip) up in t; returns its slot, or the empty slot where it would go. */
+/* Looks (parent, ip) up in t; returns its slot, or the empty slot where it would go. The
+ * probe ends: a table is never more than half full. */
 static inline uint32_t trie_find(const struct trie_table *t, uint32_t parent, uint64_t ip,
 				 bool *found)
 {
 	uint32_t mask = (1u << t->bits) - 1, i = trie_hash(parent, ip) & mask;
 
-	for (;; i = (i + 1) & mask) {
+	for (uint32_t n = 0; n <= mask; n++, i = (i + 1) & mask) {
 		uint64_t k = __atomic_load_n(&t->e[i].ip, __ATOMIC_ACQUIRE);
 
 		if (!k) {
@@ -716,6 +735,8 @@ static inline uint32_t trie_find(const struct trie_table *t, uint32_t parent, ui
 			return i;
 		}
 	}
+	*found = false; /* only a reader racing with the emptying gets here */
+	return 0;
 }
 
 static void trie_put(struct trie_table *t, uint32_t slot, uint32_t parent, uint64_t ip, uint32_t id)
@@ -726,50 +747,101 @@ static void trie_put(struct trie_table *t, uint32_t slot, uint32_t parent, uint6
 	t->used++;
 }
 
-static uint32_t intern(uint32_t parent, uint64_t ip)
+/* Under the lock: a table with room for one more entry, grown or emptied; NULL if none. */
+static struct trie_table *trie_room(void)
 {
-	struct trie_table *t = __atomic_load_n(&trie, __ATOMIC_ACQUIRE);
-	struct mt_rt_region *r = rt_region;
-	struct mt_rt_node *nodes = (struct mt_rt_node *)((char *)r + r->nodes_off);
-	uint32_t i, id;
-	bool found;
+	struct trie_table *t = trie;
 
-	i = trie_find(t, parent, ip, &found);
-	if (found)
-		return t->e[i].id;
-	spin_lock(&trie_lock);
-	t = trie;
-	/* Grow first, then re-probe under the lock: another thread may have inserted it. */
-	if ((t->used + 1) * 2 > (1u << t->bits) && t->bits < TRIE_BITS_MAX) {
+	if ((t->used + 1) * 2 <= (1u << t->bits))
+		return t;
+	if (t->bits < rt_cfg.trie_bits) {
 		struct trie_table *n = trie_table_new(t->bits + 1);
+		bool found;
 
 		if (n) {
-			for (uint32_t k = 0; k < (1u << t->bits); k++) {
-				if (t->e[k].ip) {
-					uint32_t j =
-						trie_find(n, t->e[k].parent, t->e[k].ip, &found);
-
-					trie_put(n, j, t->e[k].parent, t->e[k].ip, t->e[k].id);
-				}
-			}
+			/* Readers may still probe the old table: it is never unmapped (the sizes
+			 * add up to less than the largest). */
+			for (uint32_t k = 0; k < (1u << t->bits); k++)
+				if (t->e[k].ip)
+					trie_put(n, trie_find(n, t->e[k].parent, t->e[k].ip, &found),
+						 t->e[k].parent, t->e[k].ip, t->e[k].id);
 			__atomic_store_n(&trie, n, __ATOMIC_RELEASE);
-			t = n;
+			return n;
 		}
 	}
-	i = trie_find(t, parent, ip, &found);
+	/* Empty it in place; the pages go back to the kernel and come back zeroed. */
+	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	(void)rt_sys3(SYS_madvise, (char *)t->e, sizeof(struct trie_ent) << t->bits, MADV_DONTNEED);
+	t->used = 0;
+	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&rt_region->trie_resets, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+/*
+ * Room in the shared node ring for id: the recorder must have written the node cap ids
+ * before it. Waits for it (telling it so), at most a second. Caller holds the trie lock.
+ */
+static bool node_room(struct mt_rt_region *r, uint64_t id)
+{
+	struct timespec nap = { 0, 50000 };
+
+	if (RT_LIKELY(id - __atomic_load_n(&r->nodes_done, __ATOMIC_ACQUIRE) < r->nodes_cap))
+		return true;
+	__atomic_add_fetch(&r->node_waits, 1, __ATOMIC_RELAXED);
+	for (int i = 0; i < 20000; i++) {
+		rt_notify_recorder();
+		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
+		if (id - __atomic_load_n(&r->nodes_done, __ATOMIC_ACQUIRE) < r->nodes_cap)
+			return true;
+		if (!__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
+			break;
+	}
+	return false;
+}
+
+/* The id of (parent, ip), interned if new; 0 when it cannot be (the ring stayed full). */
+static uint32_t intern(uint32_t parent, uint64_t ip)
+{
+	struct mt_rt_region *r = rt_region;
+	struct mt_rt_node *nodes = (struct mt_rt_node *)((char *)r + r->nodes_off), *nd;
+	struct trie_table *t;
+	uint32_t i, id, g;
+	bool found;
+
+	for (;;) {
+		g = __atomic_load_n(&trie_gen, __ATOMIC_ACQUIRE);
+		if (g & 1)
+			break; /* being emptied: take the lock and wait for it */
+		t = __atomic_load_n(&trie, __ATOMIC_ACQUIRE);
+		i = trie_find(t, parent, ip, &found);
+		id = found ? t->e[i].id : 0;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&trie_gen, __ATOMIC_RELAXED) != g)
+			continue;
+		if (found)
+			return id;
+		break;
+	}
+	spin_lock(&trie_lock);
+	t = trie_room();
+	i = trie_find(t, parent, ip, &found); /* another thread may have inserted it */
 	if (found) {
 		id = t->e[i].id;
 		spin_unlock(&trie_lock);
 		return id;
 	}
-	if ((t->used + 1) * 2 > (1u << t->bits) || r->nodes_next >= r->nodes_cap) {
+	if (r->nodes_next > UINT32_MAX || !node_room(r, r->nodes_next)) {
 		spin_unlock(&trie_lock);
 		__atomic_add_fetch(&r->trie_full, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
 	id = (uint32_t)r->nodes_next++;
-	nodes[id].parent = parent;
-	__atomic_store_n(&nodes[id].ip, ip, __ATOMIC_RELEASE);
+	nd = &nodes[id % r->nodes_cap];
+	nd->parent = parent;
+	nd->ip = ip;
+	__atomic_store_n(&nd->id, id, __ATOMIC_RELEASE);
 	trie_put(t, i, parent, ip, id);
 	spin_unlock(&trie_lock);
 	return id;
@@ -778,7 +850,7 @@ static uint32_t intern(uint32_t parent, uint64_t ip)
 void rt_unwind_init(void)
 {
 	rules = rule_table_new(RULE_BITS_MIN);
-	trie = trie_table_new(TRIE_BITS_MIN);
+	trie = trie_table_new(rt_cfg.trie_bits < TRIE_BITS_MIN ? rt_cfg.trie_bits : TRIE_BITS_MIN);
 	if (!rules || !trie)
 		rt_cfg.depth = 0; /* no memory for stacks: record without them */
 }
@@ -787,8 +859,9 @@ void rt_unwind_fork_child(void)
 {
 	/* The parent's trie ids mean nothing in the child's new stream. The parent's tables
 	 * are simply abandoned (copy-on-write pages the child never touches again). */
-	trie = trie_table_new(TRIE_BITS_MIN);
+	trie = trie_table_new(rt_cfg.trie_bits < TRIE_BITS_MIN ? rt_cfg.trie_bits : TRIE_BITS_MIN);
 	trie_lock = 0;
+	trie_gen = 0;
 	rules_lock = 0; /* a thread that died in fork may have held it; the rules stay valid */
 	if (!trie)
 		rt_cfg.depth = 0;
@@ -947,6 +1020,15 @@ uint32_t rt_capture1(struct rt_thread *t, uint64_t entry_sp)
 	return intern_cached(m, 0, ip);
 }
 
+/* A walk that stopped early: flagged on the row, counted by reason. */
+static RT_COLD void truncated(struct rt_thread *t, uint8_t *flags, unsigned why)
+{
+	*flags |= MT_RT_ROW_TRUNCATED;
+	t->c_truncated++;
+	__atomic_add_fetch(&rt_region->trunc[why < MT_RT_TRUNC_MAX ? why : MT_RT_TRUNC_CFI_UNSUPPORTED],
+			   1, __ATOMIC_RELAXED);
+}
+
 uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t *flags)
 {
 	struct rt_memo *m = t->memo;
@@ -957,6 +1039,7 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 	bool exact = false, crossed = false;
 	enum rt_walk_end end = END_NONE;
 	uint32_t parent = 0, nc;
+	unsigned why = MT_RT_TRUNC_MAX; /* enum mt_rt_trunc, when END_BAD */
 
 	if (RT_UNLIKELY(!m)) {
 		m = rt_mmap_anon(sizeof(struct rt_memo));
@@ -975,6 +1058,7 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 		scratch[0] = (struct rt_frame){ .ip = ip, .sp = entry_sp + 8 };
 		n = 1;
 		end = END_BAD;
+		why = MT_RT_TRUNC_OFF_STACK;
 		goto full;
 	}
 	sp = entry_sp + 8;
@@ -1019,6 +1103,7 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 			goto walked;
 		case RULE_UNSUPPORTED:
 			end = END_BAD;
+			why = R_WHY(rule);
 			goto walked;
 		case RULE_SIGNAL: {
 			/* sp is the interrupted context's ucontext_t: rip, rsp, rbp at these offsets. */
@@ -1026,6 +1111,7 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 
 			if (sp + 176 > hi) {
 				end = END_BAD;
+				why = MT_RT_TRUNC_SIGNAL_FRAME;
 				goto walked;
 			}
 			ip = load64(sp + 168);
@@ -1033,6 +1119,7 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 			bp = load64(sp + 120);
 			if (nsp <= sp || nsp >= hi) {
 				end = END_BAD;
+				why = MT_RT_TRUNC_SIGNAL_FRAME;
 				goto walked;
 			}
 			sp = nsp;
@@ -1046,6 +1133,7 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 		cfa = (R_CFA_RBP(rule) ? bp : sp) + (uint64_t)(int64_t)R_CFA_OFF(rule);
 		if (cfa <= sp || cfa > hi || cfa - sp > (64ull << 20)) {
 			end = END_BAD;
+			why = MT_RT_TRUNC_BAD_CFA;
 			goto walked;
 		}
 		if (R_SAVES_RBP(rule)) {
@@ -1053,6 +1141,7 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 
 			if (slot < sp || slot + 8 > hi) {
 				end = END_BAD;
+				why = MT_RT_TRUNC_BAD_CFA;
 				goto walked;
 			}
 			f->bp_slot = slot;
@@ -1087,10 +1176,8 @@ walked:
 		/* A signal frame among the new frames cannot be re-verified by word checks. */
 		if (crossed)
 			m->valid = false;
-		if (!parent) {
-			*flags |= MT_RT_ROW_TRUNCATED;
-			t->c_truncated++;
-		}
+		if (!parent)
+			truncated(t, flags, MT_RT_TRUNC_TABLE_FULL);
 		return parent;
 	}
 full:
@@ -1124,9 +1211,10 @@ full:
 	/* A stack cut at --stack-depth is what was asked for: counted, not flagged. */
 	if (end == END_DEPTH && parent) {
 		t->c_depth++;
-	} else if (end == END_BAD || !parent) {
-		*flags |= MT_RT_ROW_TRUNCATED;
-		t->c_truncated++;
+	} else if (!parent) {
+		truncated(t, flags, MT_RT_TRUNC_TABLE_FULL);
+	} else if (end == END_BAD) {
+		truncated(t, flags, why);
 	}
 	return parent;
 }

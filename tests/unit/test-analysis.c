@@ -10,6 +10,7 @@
 #include "analysis/access.h"
 #include "analysis/alloc.h"
 #include "analysis/rereads.h"
+#include "analysis/sketch.h"
 #include "analysis/symbols.h"
 #include "format/block.h"
 #include "format/reader.h"
@@ -135,7 +136,7 @@ TEST(alloc_totals)
 	ASSERT_EQ_U(st.nprocs, 2);
 	ASSERT_EQ_U(st.nsites, 2); /* one per stream: no stacks */
 	ASSERT_EQ_U(st.life.n, 3); /* A 10 ns, B 15 ns, C 10 ns */
-	ASSERT_EQ_U(st.life.sum_ns, 35);
+	ASSERT_EQ_U(st.life.sum, 35);
 	mt_alloc_release(&st);
 	mt_reader_free(r);
 }
@@ -175,28 +176,72 @@ TEST(alloc_sites_and_processes)
 	mt_reader_free(r);
 }
 
-TEST(lifetime_histogram)
+static int cmp_u64(const void *a, const void *b)
 {
-	struct mt_lifetimes l = { 0 };
-	uint32_t hist[MT_LIFE_BUCKETS] = { 0 };
-	uint64_t p50;
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
 
-	/* Buckets are exact below 8 ns, then four per power of two. */
-	ASSERT_EQ(mt_life_bucket(0), 0);
-	ASSERT_EQ(mt_life_bucket(7), 7);
-	ASSERT_EQ(mt_life_bucket(8), 8);
-	ASSERT_EQ(mt_life_bucket(10), 9);
-	ASSERT_EQ(mt_life_bucket(16), 12);
-	ASSERT_EQ(mt_life_bucket(UINT64_MAX), MT_LIFE_BUCKETS - 1);
-	l.hist = hist;
-	for (uint64_t v = 1000; v < 2000; v++) {
-		hist[mt_life_bucket(v)]++;
-		l.n++;
+	return x < y ? -1 : x > y;
+}
+
+/* The sketch's quantiles against the exact nearest-rank ones, within its stated error. */
+static void check_sketch(const struct mt_sketch_family *f, const struct mt_sketch *s,
+			 uint64_t *v, size_t n)
+{
+	static const double ps[] = { 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 1.0 };
+
+	qsort(v, n, sizeof(*v), cmp_u64);
+	for (size_t k = 0; k < sizeof(ps) / sizeof(ps[0]); k++) {
+		size_t rank = (size_t)ceil(ps[k] * (double)n);
+		double want = (double)v[rank ? rank - 1 : 0];
+		double got = (double)mt_sketch_quantile(f, s, ps[k]);
+
+		ASSERT_TRUE(fabs(got - want) <= mt_sketch_rel_error(f) * want + 0.5);
 	}
-	p50 = mt_life_percentile(&l, 50);
-	/* The median, 1500, lies in [1280, 1536): the midpoint is 1408 (within 19%). */
-	ASSERT_EQ_U(p50, 1408);
-	ASSERT_TRUE(mt_life_percentile(&l, 99) >= 1792);
+}
+
+TEST(lifetime_sketch)
+{
+	struct mt_sketch_family f;
+	struct mt_sketch a = { 0 }, b = { 0 };
+	uint64_t *v = malloc(200000 * sizeof(*v)), x = 88172645463325252ull;
+	size_t n = 0;
+
+	ASSERT_TRUE(v != NULL);
+	mt_sketch_family_init(&f, 1000);
+	ASSERT_TRUE(fabs(mt_sketch_rel_error(&f) - 1.0 / 64) < 1e-12);
+	/* small values are exact */
+	for (uint64_t i = 0; i < 32; i++)
+		mt_sketch_add(&f, &a, i);
+	ASSERT_EQ_U(mt_sketch_quantile(&f, &a, 0.5), 15);
+	ASSERT_EQ_U(mt_sketch_quantile(&f, &a, 1.0), 31);
+	mt_sketch_release(&a);
+	f.pairs = 0;
+	/* log-uniform values over 12 decades: every quantile within the stated error */
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v[n] = (uint64_t)exp((double)(x % 27000) / 1000.0);
+		mt_sketch_add(&f, &a, v[n++]);
+	}
+	ASSERT_TRUE(f.pairs <= 64u * 32);
+	check_sketch(&f, &a, v, n);
+	/* a second sketch past the budget: both collapse, and stay within the new bound */
+	for (int i = 0; i < 100000; i++) {
+		x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+		v[n] = x % 1000000007u;
+		mt_sketch_add(&f, &b, v[n++]);
+		if (mt_sketch_over(&f)) {
+			mt_sketch_collapse(&f, &a);
+			mt_sketch_collapse(&f, &b);
+			mt_sketch_collapsed(&f);
+		}
+	}
+	ASSERT_TRUE(f.collapses > 0 && f.pairs <= 1000);
+	ASSERT_EQ_U(a.n + b.n, n); /* every value counted */
+	check_sketch(&f, &a, v, 100000);
+	check_sketch(&f, &b, v + 100000, 100000);
+	mt_sketch_release(&a);
+	mt_sketch_release(&b);
+	free(v);
 }
 
 TEST(symbolize_without_mappings)
