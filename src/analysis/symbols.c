@@ -49,6 +49,13 @@ struct module {
 	unsigned nloads;
 };
 
+/* A process created by fork (no exec yet): it holds its parent's mappings as they were then. */
+struct forked {
+	uint32_t pid, ppid;
+	uint64_t t; /* the fork */
+	uint64_t exec_t; /* its first exec after the fork: a new image (UINT64_MAX: none) */
+};
+
 /* A resolved address: the key it was asked with, and its frames in the frames array. */
 struct result {
 	uint64_t ip;
@@ -61,6 +68,8 @@ struct mt_symbolizer {
 	struct mt_reader *r;
 	struct map *maps;
 	size_t nmaps;
+	struct forked *forks; /* by pid */
+	size_t nforks;
 	struct module *mods;
 	size_t nmods, mods_cap;
 	struct mt_frame *frames;
@@ -90,6 +99,69 @@ static int map_cmp(const void *a, const void *b)
 	if (x->t != y->t)
 		return x->t < y->t ? -1 : 1;
 	return 0;
+}
+
+static int fork_cmp(const void *a, const void *b)
+{
+	const struct forked *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->t < y->t ? -1 : x->t > y->t;
+}
+
+static struct forked *fork_of(const struct mt_symbolizer *s, uint32_t pid, uint64_t t)
+{
+	size_t lo = 0, hi = s->nforks;
+	struct forked *f = NULL;
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (s->forks[mid].pid < pid)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* pids are reused: the latest fork of this pid at or before t */
+	for (; lo < s->nforks && s->forks[lo].pid == pid && s->forks[lo].t <= t; lo++)
+		f = &s->forks[lo];
+	return f;
+}
+
+/* Process creations (fork, clone without CLONE_THREAD) and the execs that end what a child
+ * inherited. */
+static int load_forks(struct mt_symbolizer *s, struct mt_block *b)
+{
+	size_t pos = 0, cap = 0;
+	uint32_t stream;
+	int rc;
+
+	while ((rc = mt_reader_next_block(s->r, &pos, 1ull << MT_EV_TASK_NEW, b, &stream)) == 1)
+		for (uint32_t i = 0; i < b->count; i++) {
+			uint32_t pid = (uint32_t)b->col[MT_F_PID][i];
+			uint32_t ppid = (uint32_t)b->col[MT_F_NEW_PPID][i];
+
+			if (b->col[MT_F_NEW_KIND][i] == MT_TASK_THREAD || pid == ppid)
+				continue;
+			if (mt_grow_array(&s->forks, &cap, s->nforks + 1, sizeof(*s->forks)) < 0)
+				return -ENOMEM;
+			s->forks[s->nforks++] = (struct forked){ pid, ppid, b->col[MT_F_TIME][i],
+								 UINT64_MAX };
+		}
+	if (rc < 0 || !s->nforks)
+		return rc;
+	qsort(s->forks, s->nforks, sizeof(*s->forks), fork_cmp);
+	pos = 0;
+	while ((rc = mt_reader_next_block(s->r, &pos, 1ull << MT_EV_TASK_EXEC, b, &stream)) == 1)
+		for (uint32_t i = 0; i < b->count; i++) {
+			uint64_t t = b->col[MT_F_TIME][i];
+			struct forked *f = fork_of(s, (uint32_t)b->col[MT_F_PID][i], t);
+
+			if (f && t < f->exec_t)
+				f->exec_t = t;
+		}
+	return rc;
 }
 
 int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret)
@@ -127,6 +199,8 @@ int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret)
 				m->build_id = "";
 		}
 	}
+	if (rc >= 0)
+		rc = load_forks(s, &b);
 out:
 	mt_block_release(&b);
 	if (rc < 0) {
@@ -153,6 +227,7 @@ void mt_sym_close(struct mt_symbolizer *s)
 	free(s->strs);
 	free(s->mods);
 	free(s->maps);
+	free(s->forks);
 	free(s->frames);
 	free(s->results);
 	mt_map64_release(&s->cache);
@@ -164,13 +239,15 @@ const struct mt_sym_stats *mt_sym_stats(const struct mt_symbolizer *s)
 	return &s->stats;
 }
 
-/* The mapping that held ip in pid at time t: the latest one before t, else the earliest. */
-static const struct map *find_map(const struct mt_symbolizer *s, uint32_t pid, uint64_t t,
-				  uint64_t ip)
+/* The mapping of pid's own records that held ip: the latest at or before t, or the first
+ * after t (*after). */
+static const struct map *own_map(const struct mt_symbolizer *s, uint32_t pid, uint64_t t,
+				 uint64_t ip, const struct map **after)
 {
 	size_t lo = 0, hi = s->nmaps;
-	const struct map *before = NULL, *after = NULL;
+	const struct map *before = NULL;
 
+	*after = NULL;
 	while (lo < hi) {
 		size_t mid = (lo + hi) / 2;
 
@@ -186,10 +263,33 @@ static const struct map *find_map(const struct mt_symbolizer *s, uint32_t pid, u
 			continue;
 		if (m->t <= t)
 			before = m;
-		else if (!after)
-			after = m;
+		else if (!*after)
+			*after = m;
 	}
-	return before ? before : after;
+	return before;
+}
+
+/*
+ * The mapping that held ip in pid at time t: the process's own latest one before t; else,
+ * in a child of fork that has not exec'd since, what its parent held at the fork (a
+ * pre-fork server's workers, Python multiprocessing: their mappings were never recorded
+ * apart); else the process's earliest one after t.
+ */
+static const struct map *find_map(const struct mt_symbolizer *s, uint32_t pid, uint64_t t,
+				  uint64_t ip)
+{
+	const struct map *after, *m = own_map(s, pid, t, ip, &after), *first_after = after;
+
+	for (int depth = 0; !m && depth < 64; depth++) {
+		const struct forked *f = fork_of(s, pid, t);
+
+		if (!f || t >= f->exec_t)
+			break;
+		pid = f->ppid;
+		t = f->t;
+		m = own_map(s, pid, t, ip, &after);
+	}
+	return m ? m : first_after;
 }
 
 static char *keep(struct mt_symbolizer *s, const char *str)
