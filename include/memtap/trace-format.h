@@ -310,6 +310,7 @@ enum mt_syscall_flag {
 	MT_SYSCALL_NO_EXIT = 1, /* no exit seen (exit, exit_group, execve that failed late...) */
 	MT_SYSCALL_NO_ENTRY = 2, /* no entry seen (entered before tracing began: execve) */
 	MT_SYSCALL_RUNTIME = 4, /* made by memtap's preload runtime for itself, not the workload */
+	MT_SYSCALL_RT_LOADER = 8, /* the dynamic loader's work loading the runtime (also RUNTIME) */
 };
 
 enum {

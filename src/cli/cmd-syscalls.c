@@ -111,7 +111,8 @@ static void text_table(const struct mt_syscall_table *tb)
 			       mt_syscall_name(tb->v[i].nr, buf, sizeof(buf)), tb->v[i].no_return);
 }
 
-static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns, const char *mech)
+static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns, const char *mech,
+		    bool loader_unknown)
 {
 	if (o.format == 1) {
 		struct mt_json j;
@@ -129,6 +130,8 @@ static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns, const 
 		/* memtap's preload runtime's own calls inside the workload, never in "syscalls" */
 		mt_json_kv_u64(&j, "runtime_calls", st->rt.calls);
 		mt_report_syscall_list_json(&j, "runtime_syscalls", &st->rt, true);
+		/* false when the loader's work for the runtime could not be told apart (no paths) */
+		mt_json_kv_bool(&j, "runtime_loader_apart", !loader_unknown);
 		mt_json_end_object(&j);
 		fputc('\n', stdout);
 		return;
@@ -147,6 +150,9 @@ static void summary(const struct mt_syscalls_stats *st, uint64_t cost_ns, const 
 	if (cost_ns)
 		printf(", measured at the start: %" PRIu64 " ns per call", cost_ns);
 	printf(")\n");
+	if (loader_unknown)
+		printf("(the dynamic loader's work loading memtap's runtime, about 10 calls per "
+		       "process, is in these counts: without BPF no path tells it apart)\n");
 	if (st->rt.n) {
 		printf("\nmemtap's preload runtime inside the workload (not counted above):\n");
 		text_table(&st->rt);
@@ -529,6 +535,7 @@ int cmd_syscalls(int argc, char **argv)
 		if (rc == 0) {
 			uint64_t cost = 0;
 			const char *mech = NULL;
+			bool loader_unknown = false;
 
 			for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
 				const struct mt_kvlist *kv = mt_reader_collector(r, i);
@@ -540,8 +547,14 @@ int cmd_syscalls(int argc, char **argv)
 				if (v)
 					cost = strtoull(v, NULL, 10);
 				mech = mt_kvlist_get(kv, "mechanism");
+				/* per call without paths, and the runtime on */
+				{
+					const char *pp = mt_kvlist_get(kv, "paths");
+
+					loader_unknown = pp && strncmp(pp, "bpf", 3) && st.rt.calls;
+				}
 			}
-			summary(&st, cost, mech);
+			summary(&st, cost, mech, loader_unknown);
 			mt_syscalls_release(&st);
 		}
 	}

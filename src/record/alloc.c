@@ -284,6 +284,11 @@ int mt_alloc_open(struct mt_session *s)
 	return 0;
 }
 
+const char *mt_alloc_rt_path(const struct mt_session *s)
+{
+	return s->alloc ? s->alloc->lib : NULL;
+}
+
 void mt_alloc_child_env(struct mt_session *s)
 {
 	setenv("LD_PRELOAD", s->alloc->env_preload, 1);

@@ -20,6 +20,8 @@ struct mt_kv;
 int mt_alloc_open(struct mt_session *s);
 /* In the child, before exec: LD_PRELOAD and MEMTAP_RT. */
 void mt_alloc_child_env(struct mt_session *s);
+/* The preload runtime's path as LD_PRELOAD names it, or NULL without one. */
+const char *mt_alloc_rt_path(const struct mt_session *s);
 /* Fills poll entries for the listening socket and every connection; returns the count. */
 int mt_alloc_pollfds(struct mt_session *s, struct pollfd *fds, int max);
 int mt_alloc_npollfds(struct mt_session *s);

@@ -16,6 +16,8 @@
 #include "common/clock.h"
 #include "format/chunk.h"
 #include "format/writer.h"
+#include "decode/rt-load.h"
+#include "record/alloc.h"
 #include "record/session.h"
 #include "record/syscalls.h"
 #include "syscount.skel.h" /* generated: src/record/bpf/syscount.bpf.c */
@@ -33,10 +35,14 @@ struct count {
 	uint64_t calls, errors, ns;
 };
 
+/* syscount.bpf.c's task state: the initial value the recorder gives a task. */
 struct tstate {
 	uint64_t start;
 	int64_t id;
 	uint64_t armed, runtime;
+	struct mt_rtload load;
+	uint64_t args[6];
+	uint64_t rt_path;
 };
 
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
@@ -95,9 +101,20 @@ int mt_syscalls_bpf_open(struct mt_session *s)
 	int r;
 
 	libbpf_set_print(quiet_print);
-	skel = syscount_bpf__open_and_load();
+	skel = syscount_bpf__open();
 	if (!skel)
 		return errno ? -errno : -EPERM;
+	/* The loader's calls that open and map this file are the runtime's (decode/rt-load.h). */
+	if (mt_alloc_rt_path(s) && strlen(mt_alloc_rt_path(s)) < sizeof(skel->rodata->rt_path)) {
+		memcpy((char *)skel->rodata->rt_path, mt_alloc_rt_path(s),
+		       strlen(mt_alloc_rt_path(s)));
+		skel->rodata->rt_path_len = (uint32_t)strlen(mt_alloc_rt_path(s));
+	}
+	r = syscount_bpf__load(skel);
+	if (r < 0) {
+		syscount_bpf__destroy(skel);
+		return r;
+	}
 	bare = mt_syscall_ns(1000);
 	r = syscount_bpf__attach(skel);
 	if (r < 0) {

@@ -24,6 +24,8 @@
 #include "format/rt-mark.h"
 #include "format/writer.h"
 #include "record/perf.h"
+#include "decode/rt-load.h"
+#include "record/alloc.h"
 #include "record/session.h"
 #include "record/probe.h"
 #include "record/sysinfo.h"
@@ -118,6 +120,13 @@ struct mt_syscalls_state {
 	struct mt_map64 tq_ix; /* tid -> index + 1 into tq */
 	uint64_t npaths; /* queued in all */
 	uint64_t paths_joined, paths_missing, paths_unmatched, paths_truncated, paths_faulted;
+	/* Threads whose new image's loader is watched for its work for the runtime. */
+	struct watch {
+		uint32_t tid;
+		struct mt_rtload load;
+	} * watch;
+	size_t nwatch, watch_cap;
+	uint64_t loader_calls;
 };
 
 static int read_format(const char *tp, char *buf, size_t size)
@@ -246,6 +255,7 @@ static void free_state(struct mt_syscalls_state *c)
 	free(c->rings);
 	free(c->recs);
 	free(c->pend);
+	free(c->watch);
 #ifdef MEMTAP_BPF
 	mt_syspaths_close(c->paths_bpf);
 	mt_sysrec_close(c->sysrec);
@@ -492,7 +502,15 @@ static void drop_head(struct mt_syscalls_state *c, struct tpaths *q)
 
 /* The path of the call that thread tid entered at time t with number nr: the head of the
  * thread's queue once older entries are dropped; 0 when there is none. */
-static uint32_t take_path(struct mt_session *s, uint64_t t, uint32_t tid, int nr)
+/* Is the path (len bytes) the preload runtime's, as LD_PRELOAD names it? */
+static bool rt_path_is(const struct mt_session *s, const char *path, size_t len)
+{
+	const char *rt = mt_alloc_rt_path(s);
+
+	return rt && path && strlen(rt) == len && !memcmp(rt, path, len);
+}
+
+static uint32_t take_path(struct mt_session *s, uint64_t t, uint32_t tid, int nr, bool *is_rt)
 {
 	struct mt_syscalls_state *c = s->syscalls;
 	struct tpaths *q = queue_of(c, tid, false);
@@ -508,6 +526,7 @@ static uint32_t take_path(struct mt_session *s, uint64_t t, uint32_t tid, int nr
 	}
 	p = &q->v[q->head];
 	id = mt_writer_strn(s->w, p->s, p->len);
+	*is_rt = rt_path_is(s, p->s, p->len);
 	free(p->s);
 	q->head++;
 	c->npaths--;
@@ -570,15 +589,59 @@ static int cmp_rec(const void *a, const void *b)
 	return (int)x->exit - (int)y->exit; /* an entry before an exit at the same time */
 }
 
+/*
+ * Is this completed call the dynamic loader's work for the preload runtime (decode/rt-load.h)?
+ * Watched from each successful exec until the runtime's first own call.
+ */
+static bool loader_call(struct mt_syscalls_state *c, uint32_t tid, int64_t nr, int64_t ret,
+			const uint64_t *args, unsigned flags, bool is_rt)
+{
+	struct watch *w = NULL;
+	bool hit;
+
+	for (size_t i = 0; i < c->nwatch; i++)
+		if (c->watch[i].tid == tid)
+			w = &c->watch[i];
+	if ((nr == 59 || nr == 322) && ret == 0) {
+		if (!w && mt_grow_array(&c->watch, &c->watch_cap, c->nwatch + 1,
+					sizeof(*c->watch)) == 0) {
+			w = &c->watch[c->nwatch++];
+			w->tid = tid;
+		}
+		if (w)
+			mt_rtload_exec(&w->load);
+		return false;
+	}
+	if (!w || !args || (flags & (MT_SYSCALL_NO_EXIT | MT_SYSCALL_NO_ENTRY)))
+		return false;
+	hit = mt_rtload_call(&w->load, (long)nr, (const unsigned long long *)args, ret, is_rt,
+			     (flags & MT_SYSCALL_RUNTIME) != 0);
+	if (w->load.state == MT_RTLOAD_IDLE)
+		*w = c->watch[--c->nwatch]; /* done: the runtime runs */
+	return hit;
+}
+
 static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, int64_t nr,
 		 int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags, uint64_t stack)
 {
 	/* flags may carry MT_SYSCALL_RUNTIME: the preload runtime's own call */
 	struct mt_syscalls_state *c = s->syscalls;
 	uint64_t row[_MT_F_SYSCALL_MAX];
+	bool is_rt = false;
 
 	if (nr < 0)
 		return; /* -1: a syscall restarted or a non-syscall entry */
+	row[MT_F_SYSCALL_PATH] = 0;
+	if (c->cur_path) {
+		row[MT_F_SYSCALL_PATH] = mt_writer_strn(s->w, c->cur_path, c->cur_plen);
+		is_rt = rt_path_is(s, c->cur_path, c->cur_plen);
+	} else if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0) {
+		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr, &is_rt);
+	}
+	if (loader_call(c, tid, nr, ret, args, flags, is_rt)) {
+		flags |= MT_SYSCALL_RUNTIME | MT_SYSCALL_RT_LOADER;
+		c->loader_calls++;
+	}
 	if (c->classes != MT_SC_ALL && !(mt_syscall_classes((unsigned)nr) & c->classes)) {
 		c->filtered++;
 		return;
@@ -592,12 +655,7 @@ static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, i
 	for (int i = 0; i < 6; i++)
 		row[MT_F_SYSCALL_A0 + i] = args ? args[i] : 0;
 	row[MT_F_SYSCALL_FLAGS] = flags;
-	row[MT_F_SYSCALL_PATH] = 0;
 	row[MT_F_SYSCALL_STACK] = stack;
-	if (c->cur_path)
-		row[MT_F_SYSCALL_PATH] = mt_writer_strn(s->w, c->cur_path, c->cur_plen);
-	else if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0)
-		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr);
 	c->calls++;
 	if (flags & MT_SYSCALL_RUNTIME)
 		c->runtime_calls++;
@@ -721,6 +779,8 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "classes", c->classes);
 		mt_kv_add_u64(kv, "calls", c->calls);
 		mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
+	mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
+		mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
 		mt_kv_add_u64(kv, "records", c->records);
 		mt_kv_add_u64(kv, "without_exit", c->no_exit);
 		mt_kv_add_u64(kv, "filtered", c->filtered);
@@ -758,6 +818,7 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "classes", c->classes);
 	mt_kv_add_u64(kv, "calls", c->calls);
 	mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
+	mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
 	mt_kv_add_u64(kv, "records", c->records);
 	mt_kv_add_u64(kv, "without_exit", c->no_exit);
 	mt_kv_add_u64(kv, "without_entry", c->no_entry);

@@ -89,7 +89,10 @@ struct rt_thread {
 	uint16_t until; /* events until the next stamp */
 	struct rt_memo *memo;
 	unsigned nside; /* words */
-	uint64_t side[RT_SIDE_WORDS]; /* rows of nested hooks, moved to the slot later */
+	/* Rows of nested hooks, moved to the slot later: RT_SIDE_WORDS, mapped when the thread
+	 * starts recording. Outside TLS: a large static TLS block makes the loader map one more
+	 * page in every program, a system call the workload would not make. */
+	uint64_t *side;
 	/* counters, added to the region header when the slot changes */
 	uint64_t c_walked, c_reused, c_memo_hits, c_truncated, c_depth, c_guard;
 };

@@ -647,7 +647,7 @@ static RT_COLD void side_drain(struct rt_thread *t)
  * until the interrupted hook has committed its own row. */
 static void side_put(struct rt_thread *t, const uint64_t *w, unsigned n)
 {
-	if (t->nside + n > RT_SIDE_WORDS) {
+	if (!t->side || t->nside + n > RT_SIDE_WORDS) {
 		__atomic_add_fetch(&rt_region->dropped, 1, __ATOMIC_RELAXED);
 		return;
 	}
@@ -906,6 +906,8 @@ static int slow_mode(struct rt_thread *t)
 			pthread_setspecific(rt_key, t);
 		}
 	}
+	if (!t->side && !t->dead)
+		t->side = rt_mmap_anon(RT_SIDE_WORDS * sizeof(uint64_t)); /* none: nested rows drop */
 	t->mode = TM_READY;
 	return __atomic_load_n(&rt_live, __ATOMIC_ACQUIRE) ? TM_READY : TM_OFF;
 }
@@ -1267,6 +1269,9 @@ static void thread_exit(void *arg)
 		side_drain(t);
 	slot_finish(t);
 	rt_unwind_thread_exit(t);
+	rt_munmap(t->side, RT_SIDE_WORDS * sizeof(uint64_t));
+	t->side = NULL;
+	t->nside = 0;
 	t->dead = true;
 	t->mode = mode;
 	/* Events after this (later destructors, the thread's own teardown) go to a new slot that

@@ -2,10 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Syscall counts: per syscall, calls and errors equal strace -f -c's on deterministic
 # workloads (dd bs=1, find over a generated tree, an mmap/madvise/munmap loop, a shell
-# pipeline of several processes). Recorded with --no-alloc (strace injects no library),
-# and with the preload runtime on against strace -f -c of the same command with the
-# runtime preloaded but not recording (ld.so loads it alike): the runtime's own calls are
-# marked and shown apart, and what is left equals strace's count.
+# pipeline of several processes). Recorded with --no-alloc, and with default options (the
+# preload runtime on) against strace -f -c of the bare command: the runtime's own calls and
+# the dynamic loader's work loading it (open, read, stat, mmaps of its file, close, its
+# RELRO mprotect) are marked and shown apart, and what is left equals strace's count
+# (issue 14, item 7). One thing no record can tell apart: ld.so keeps its bookkeeping of
+# every loaded object in anonymous pages it maps as it goes, and one more object can cost
+# one more such mmap per process image; mmap may exceed strace's count by that, no more.
 . "$(dirname "$0")/lib.sh"
 need perf-ring tp-syscalls
 command -v strace >/dev/null || skip "strace is not installed"
@@ -25,9 +28,7 @@ same() {
 	for mode in all perf summary; do
 		compare "$name ($mode)" "$mode" --no-alloc "$@"
 	done
-	# The runtime preloaded, idle without a recorder to talk to.
-	strace -f -c -o st.txt -E LD_PRELOAD="$(dirname "$MEMTAP")/libmemtap-rt.so" "$@" \
-		>/dev/null 2>&1 || true
+	# Default options: the runtime on, compared with the bare command.
 	for mode in all summary; do
 		compare "$name (runtime on, $mode)" "$mode" --alloc "$@"
 		check_json s.json '{"memfd_create", "connect", "sendmsg"} <= {s["name"] for s in j["runtime_syscalls"]}' \
@@ -62,6 +63,12 @@ for line in open("st.txt"):
         st[f[-1]] = (calls, errors)
 mt = {s["name"]: (s["calls"], s["errors"]) for s in json.load(open("s.json"))["syscalls"] if s["calls"]}
 bad = {k: (mt.get(k), st.get(k)) for k in set(st) | set(mt) if mt.get(k) != st.get(k)}
+# ld.so's bookkeeping for one more object: at most one more anonymous mmap per exec'd image
+if "runtime on" in name and "mmap" in bad and mt.get("execve"):
+    (m, me), (s_, se) = bad["mmap"]
+    if me == se and 0 < m - s_ <= mt["execve"][0]:
+        print("mmap: %d, strace %d (ld.so's bookkeeping of the runtime's object)" % (m, s_))
+        del bad["mmap"]
 lost = [c["lost"] for c in json.load(open("i.json"))["collectors"] if c["name"] == "syscalls"][0]
 own = sum(s["calls"] for s in json.load(open("s.json"))["runtime_syscalls"])
 print("%s: %d syscalls, %d calls in strace's count; %d runtime calls apart; %d records lost; differences: %s" % (

@@ -16,11 +16,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "../../decode/rt-load.h"
+
 struct task_struct;
 
 /* Only the field read here; CO-RE relocates its offset against the kernel's BTF. */
 struct pt_regs {
-	unsigned long r12;
+	unsigned long di, si, dx, r10, r8, r9, r12;
 } __attribute__((preserve_access_index));
 
 #define NR_SLOTS 1024 /* slot NR_SLOTS - 1 collects numbers beyond the table */
@@ -32,7 +34,43 @@ struct tstate {
 	__s64 id;
 	__u64 armed; /* the command before its execve */
 	__u64 runtime; /* the call in flight is the preload runtime's */
+	/* The dynamic loader's work for the runtime (decode/rt-load.h), while it is watched. */
+	struct mt_rtload load;
+	__u64 args[6];
+	__u64 rt_path; /* the call in flight opens the runtime's file */
 };
+
+/* The runtime's path as LD_PRELOAD names it; set before loading (empty: no runtime). */
+const volatile char rt_path[256] = { 0 };
+const volatile __u32 rt_path_len = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, char[256]);
+} scratch SEC(".maps");
+
+/* Does the user string at p equal rt_path? Read only while a loader is watched. */
+static __always_inline int is_rt_path(const void *p)
+{
+	__u32 k = 0;
+	char *buf = bpf_map_lookup_elem(&scratch, &k);
+	long n;
+
+	if (!buf || !rt_path_len || rt_path_len >= 256)
+		return 0;
+	n = bpf_probe_read_user_str(buf, 256, p);
+	if (n != rt_path_len + 1)
+		return 0;
+	for (int i = 0; i < 255; i++) {
+		if (i >= rt_path_len)
+			break;
+		if (buf[i] != rt_path[i])
+			return 0;
+	}
+	return 1;
+}
 
 struct count {
 	__u64 calls, errors, ns;
@@ -61,6 +99,16 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		return 0;
 	t->id = id;
 	t->runtime = regs->r12 == RT_MARK;
+	if (t->load.state == MT_RTLOAD_WATCH) {
+		t->args[0] = regs->di;
+		t->args[1] = regs->si;
+		t->args[2] = regs->dx;
+		t->args[3] = regs->r10;
+		t->args[4] = regs->r8;
+		t->args[5] = regs->r9;
+		t->rt_path = (id == 257 || id == 2) &&
+			     is_rt_path((const void *)(id == 257 ? regs->si : regs->di));
+	}
 	t->start = bpf_ktime_get_ns();
 	return 0;
 }
@@ -86,8 +134,12 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	now = bpf_ktime_get_ns();
 	slot = t->id >= 0 && t->id < NR_SLOTS - 1 ? (__u32)t->id : NR_SLOTS - 1;
-	if (t->runtime)
+	/* The loader's work for the runtime counts with the runtime's own calls. */
+	if (t->runtime || mt_rtload_call(&t->load, t->id, t->args, ret, (int)t->rt_path,
+					 (int)t->runtime))
 		slot += NR_SLOTS;
+	if ((t->id == 59 || t->id == 322) && ret == 0)
+		mt_rtload_exec(&t->load); /* a new image: watch its loader */
 	c = bpf_map_lookup_elem(&counts, &slot);
 	if (c) {
 		c->calls++;
