@@ -251,6 +251,37 @@ static void json_stack(struct mt_json *j, struct mt_reader *r, struct mt_symboli
 	mt_json_end_array(j);
 }
 
+/* A call's arguments: "args" {name: "0x..."} for those it takes (the kernel's names), and
+ * "call", the same line as the text list prints. */
+static void json_args(struct mt_json *j, unsigned nr, const uint64_t *a, const char *path,
+		      const char *(*fdname)(void *, int), void *fctx)
+{
+	int n = mt_syscall_nargs(nr);
+	char hex[24], text[768], nb[32];
+
+	mt_json_key(j, "args");
+	mt_json_begin_object(j);
+	for (int i = 0; i < (n < 0 ? 6 : n); i++) {
+		const char *an = mt_syscall_arg_name(nr, i);
+		char key[16];
+
+		if (!an) {
+			snprintf(key, sizeof(key), "a%d", i);
+			an = key;
+		}
+		snprintf(hex, sizeof(hex), "0x%" PRIx64, a[i]);
+		mt_json_kv_str(j, an, hex);
+	}
+	mt_json_end_object(j);
+	mt_syscall_format_call(nr, a, path, fdname, fctx, text, sizeof(text));
+	{
+		char call[900];
+
+		snprintf(call, sizeof(call), "%s(%s)", mt_syscall_name(nr, nb, sizeof(nb)), text);
+		mt_json_kv_str(j, "call", call);
+	}
+}
+
 static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t t0)
 {
 	/* Every process's calls and creations: the descriptor tables follow forks. */
@@ -272,7 +303,7 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 		sym = NULL; /* stacks then print as addresses */
 	if (o.format == 2)
 		printf("time_ns,pid,tid,syscall,ret,duration_ns,a0,a1,a2,a3,a4,a5,returned,runtime,"
-		       "path\n");
+		       "runtime_loader,path\n");
 	if (o.format == 1)
 		printf("[");
 	while ((rc = mt_cursor_next(c, &ev)) == 1) {
@@ -301,14 +332,23 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 			continue;
 		}
 		if (o.format == 2) {
+			int n = mt_syscall_nargs(nr);
+
 			printf("%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%s,%" PRId64 ",%" PRIu64,
 			       ev.v[MT_F_TIME], ev.v[MT_F_PID], ev.v[MT_F_TID], name, ret,
 			       ev.v[MT_F_SYSCALL_DURATION]);
+			/* the arguments the call takes; the others are empty (null) */
 			for (int i = 0; i < 6; i++)
-				printf(",0x%" PRIx64, a[i]);
-			printf(",%d,%d,", returned, own);
+				if (n < 0 || i < n)
+					printf(",0x%" PRIx64, a[i]);
+				else
+					fputc(',', stdout);
+			printf(",%d,%d,%d", returned, own,
+			       (ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_RT_LOADER) != 0);
 			if (path)
 				mt_csv_cell(stdout, path, plen, false);
+			else
+				fputc(',', stdout);
 			fputc('\n', stdout);
 		} else if (o.format == 1) {
 			struct mt_json j;
@@ -327,6 +367,9 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 			mt_json_bool(&j, returned);
 			mt_json_key(&j, "runtime");
 			mt_json_bool(&j, own);
+			mt_json_key(&j, "runtime_loader");
+			mt_json_bool(&j, (ev.v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_RT_LOADER) != 0);
+			json_args(&j, nr, a, path, fd_name, fctx);
 			if (path) {
 				mt_json_key(&j, "path");
 				mt_json_strn(&j, path, plen);

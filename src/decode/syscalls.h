@@ -25,6 +25,10 @@ const char *mt_syscall_name(unsigned nr, char *buf, size_t size);
 int mt_syscall_by_name(const char *name);
 /* The argument (0-based) holding a path for the syscalls whose path memtap captures, or -1. */
 int mt_syscall_path_arg(unsigned nr);
+/* How many arguments nr takes (the kernel's own list), or -1 when unknown. */
+int mt_syscall_nargs(unsigned nr);
+/* The kernel's name of argument i of nr ("pathname"), or NULL. */
+const char *mt_syscall_arg_name(unsigned nr, int i);
 /* The up to n (≤ 8) syscall names nearest to name by edit distance, nearest first. */
 size_t mt_syscall_closest(const char *name, const char **best, size_t n);
 /* The classes of syscall nr (0: in none but "all"). */
