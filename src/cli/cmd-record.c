@@ -76,7 +76,7 @@ static const struct mt_option options[] = {
 	  access_choices },
 	{ "access-freq", 0, MT_OPT_U64, &o.access_freq, "HZ",
 	  "access samples per second of CPU time per thread (default: for decoded samples, "
-	  "what keeps the measured cost per sample near 2%, at most 10000)" },
+	  "1000, the same on every run; the cost it has here is measured and said when above 5%)" },
 	{ "access-period", 0, MT_OPT_U64, &o.access_period, "N",
 	  "sample every N events instead (ns for timer, cycles for regs, loads for pebs, ops "
 	  "for ibs)" },

@@ -79,6 +79,24 @@ static int add_timeline(struct mt_plot *p, struct mt_reader *r, const char *labe
 	return s ? 0 : -ENOMEM;
 }
 
+/* Names the sampling behind a run's figure in the plot's note: its event and period. */
+static void note_sampling(struct mt_plot *p, struct mt_reader *r, const char *label)
+{
+	for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
+		const struct mt_kvlist *kv = mt_reader_collector(r, i);
+		const char *n = mt_kvlist_get(kv, "name"), *ev = mt_kvlist_get(kv, "event");
+		const char *per = mt_kvlist_get(kv, "period"), *hz = mt_kvlist_get(kv, "frequency_hz");
+		const char *unit = mt_kvlist_get(kv, "weight_unit");
+		size_t len = strlen(p->note);
+
+		if (!n || strcmp(n, "access") || (!per && !hz) || len + 2 >= sizeof(p->note))
+			continue;
+		snprintf(p->note + len, sizeof(p->note) - len, "%s%s: %s samples %s %s %s", len ? "; " : "",
+			 label, ev ? ev : "?", per ? "every" : "at", per ? per : hz,
+			 per ? (unit ? unit : "") : "Hz");
+	}
+}
+
 static int add_access(struct mt_plot *p, struct mt_reader *r, const char *label,
 		      const struct mt_access_opts *ao, bool split_types)
 {
@@ -89,6 +107,7 @@ static int add_access(struct mt_plot *p, struct mt_reader *r, const char *label,
 	int rc = 0;
 
 	mt_reader_time_range(r, &lo, &hi);
+	note_sampling(p, r, label);
 	if (p->kind == MT_PLOT_HEATMAP) {
 		rc = mt_addrmap_init(&m, r, 500000); /* binned: 1 in k past that */
 		if (rc < 0)
@@ -322,10 +341,17 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 		}
 		fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" fill=\"#555\">", L,
 			(double)h - 8);
-		fprintf(f, "%llu of %llu samples and faults binned; colour: log of the count",
+		fprintf(f, "%llu of %llu samples and faults binned; colour: log of the count; ",
 			p->drawn, p->points);
+		mt_markup_text(f, p->note);
 		fputs("</text>\n", f);
 	} else {
+		if (p->note[0]) {
+			fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" fill=\"#555\">", L,
+				(double)h - 8);
+			mt_markup_text(f, p->note);
+			fputs("</text>\n", f);
+		}
 		for (size_t s = 0; s < p->nseries; s++)
 			for (size_t i = 0; i < p->series[s].n; i++) {
 				if (p->series[s].x[i] > xmax)
@@ -489,6 +515,11 @@ void mt_plot_script(const struct mt_plot *p, FILE *f, const char *data, const ch
 	gp_str(f, out);
 	fputs("\nset title ", f);
 	gp_str(f, p->title);
+	if (p->note[0]) { /* the sampling behind the figure */
+		fputs("\nset label 99 ", f);
+		gp_str(f, p->note);
+		fputs(" at screen 0.01, screen 0.015 font ',8'", f);
+	}
 	fputs("\nset xlabel ", f);
 	gp_str(f, p->xlabel ? p->xlabel : "");
 	snprintf(ylabel, sizeof(ylabel), "%s%s%s%s", p->ylabel ? p->ylabel : "", *uname ? " (" : "",

@@ -44,6 +44,7 @@ struct mt_plot {
 	} bands[32]; /* the address bands' starts, largest first (at most 32) */
 	size_t nbands;
 	unsigned long long points, drawn;
+	char note[512]; /* the sampling behind sample-based figures, per run */
 };
 
 /* Adds run r (label: its name in the legend) to the figure. A heatmap takes

@@ -185,6 +185,23 @@ static const struct mt_collector_info *collector(const struct mt_report *rep, co
 	return NULL;
 }
 
+void mt_report_sampling(const struct mt_report *rep, uint64_t *period, uint64_t *hz,
+			const char **unit)
+{
+	const struct mt_collector_info *a = collector(rep, "access");
+	const char *v;
+
+	*period = *hz = 0;
+	*unit = NULL;
+	if (!a || !a->kv || !strcmp(a->status ? a->status : "off", "off"))
+		return;
+	if ((v = mt_kvlist_get(a->kv, "period")))
+		*period = strtoull(v, NULL, 10);
+	if ((v = mt_kvlist_get(a->kv, "frequency_hz")))
+		*hz = strtoull(v, NULL, 10);
+	*unit = mt_kvlist_get(a->kv, "weight_unit");
+}
+
 /* What every figure rests on: each collector's mechanism, status and rate. */
 static void json_sources(const struct mt_report *rep, struct mt_json *j)
 {
@@ -665,12 +682,16 @@ static void type_csv(const struct mt_report *rep, struct mt_table *t)
 		"median_stride_bytes", "same_page_fraction",
 		"iai_p50_ns",	       "iai_p99_ns",
 		"wss_peak_pages",      "mrm",
-		"mrm_decided_by",
+		"mrm_decided_by",      "sample_period",
+		"sample_frequency_hz", "sample_unit",
 	};
 	const struct mt_access_stats *st = &rep->access.st;
+	uint64_t period, hz;
+	const char *unit;
 	char by[64];
 
 	mt_table_init(t, sizeof(heads) / sizeof(heads[0]), heads);
+	mt_report_sampling(rep, &period, &hz, &unit);
 	for (size_t i = 0; i < st->ntypes; i++) {
 		const struct mt_type_metrics *m = &st->types[i];
 
@@ -700,6 +721,16 @@ static void type_csv(const struct mt_report *rep, struct mt_table *t)
 			mt_table_add(t, "");
 		mt_table_add(t, mt_mrm_name(m->mrm));
 		mt_table_add(t, mt_mrm_by_name(m->mrm_by, by, sizeof(by)));
+		/* the sampling every sample-based figure rests on, in every row */
+		if (period)
+			mt_table_addf(t, "%" PRIu64, period);
+		else
+			mt_table_add(t, "");
+		if (hz)
+			mt_table_addf(t, "%" PRIu64, hz);
+		else
+			mt_table_add(t, "");
+		mt_table_add(t, unit ? unit : "");
 	}
 }
 

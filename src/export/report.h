@@ -168,6 +168,10 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f);
 void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t);
 /* A region's behaviour fields, inside its object of the regions list. */
 void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g);
+/* The access sampling behind sample-based figures: its period or frequency (0 when none)
+ * and the period's unit ("ns", "cycles", "loads"; NULL without sampling). */
+void mt_report_sampling(const struct mt_report *rep, uint64_t *period, uint64_t *hz,
+			const char **unit);
 /* An MRM label with its evidence, for people: "high_mrm (write_once+retention, 2,345 reads)". */
 const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf,
 			       size_t size);

@@ -266,6 +266,9 @@ static int region_map(struct out *o)
 		WSS,
 		MRM,
 		MRMBY,
+		SPER,
+		SHZ,
+		SUNIT,
 		NCOLS
 	};
 	static const struct mt_col cols[NCOLS] = {
@@ -293,12 +296,18 @@ static int region_map(struct out *o)
 		[WSS] = { "wss_peak_pages", MT_COL_I64, false },
 		[MRM] = { "mrm", MT_COL_STRING, false },
 		[MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
+		[SPER] = { "sample_period", MT_COL_I64, true },
+		[SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
+		[SUNIT] = { "sample_unit", MT_COL_STRING, true },
 	};
 	const struct mt_report_access *ra = &o->rep->access;
 	struct mt_sink *s = NULL;
 	char label[512], by[64];
+	uint64_t period, hz;
+	const char *unit;
 	int rc = open_table(o, "region_map", cols, NCOLS, &s);
 
+	mt_report_sampling(o->rep, &period, &hz, &unit);
 	for (size_t k = 0; rc == 0 && k < ra->nregions; k++) {
 		const struct mt_access_region *g = &ra->st.regions[ra->regions[k]];
 		const struct mt_region_behavior *b = &g->b;
@@ -332,6 +341,12 @@ static int region_map(struct out *o)
 		mt_sink_str(s, MRM, mt_mrm_name(b->mrm));
 		if (b->mrm_by)
 			mt_sink_str(s, MRMBY, mt_mrm_by_name(b->mrm_by, by, sizeof(by)));
+		if (period)
+			mt_sink_i64(s, SPER, (int64_t)period);
+		if (hz)
+			mt_sink_i64(s, SHZ, (int64_t)hz);
+		if (unit)
+			mt_sink_str(s, SUNIT, unit);
 		rc = row(o, s);
 	}
 	return close_table(o, s, rc);
@@ -469,6 +484,9 @@ static int metrics(struct out *o)
 		WSS,
 		MRM,
 		MRMBY,
+		SPER,
+		SHZ,
+		SUNIT,
 		NCOLS
 	};
 	static const struct mt_col cols[NCOLS] = {
@@ -493,12 +511,18 @@ static int metrics(struct out *o)
 		[WSS] = { "wss_peak_pages", MT_COL_I64, true },
 		[MRM] = { "mrm", MT_COL_STRING, false },
 		[MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
+		[SPER] = { "sample_period", MT_COL_I64, true },
+		[SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
+		[SUNIT] = { "sample_unit", MT_COL_STRING, true },
 	};
 	const struct mt_access_stats *st = &o->rep->access.st;
+	uint64_t period, hz;
+	const char *unit;
 	struct mt_sink *s = NULL;
 	char by[64];
 	int rc = open_table(o, "metrics", cols, NCOLS, &s);
 
+	mt_report_sampling(o->rep, &period, &hz, &unit);
 	for (size_t i = 0; rc == 0 && i < st->ntypes; i++) {
 		const struct mt_type_metrics *m = &st->types[i];
 
@@ -531,6 +555,12 @@ static int metrics(struct out *o)
 		mt_sink_str(s, MRM, mt_mrm_name(m->mrm));
 		if (m->mrm_by)
 			mt_sink_str(s, MRMBY, mt_mrm_by_name(m->mrm_by, by, sizeof(by)));
+		if (period)
+			mt_sink_i64(s, SPER, (int64_t)period);
+		if (hz)
+			mt_sink_i64(s, SHZ, (int64_t)hz);
+		if (unit)
+			mt_sink_str(s, SUNIT, unit);
 		rc = row(o, s);
 	}
 	return close_table(o, s, rc);
