@@ -189,6 +189,18 @@ static int on_read(struct state *st, struct mt_fdtab *fd, const struct mt_event 
 	struct mt_fd_ent *e;
 	long f;
 
+	if (nr == 9 && (a[2] & 4 /* PROT_EXEC */) && (int64_t)a[4] >= 0 && ret > 0) {
+		/* An executable mmap of a descriptor: the file is a loaded object, under the path
+		 * it was opened by (the loader reads /lib/... that the kernel names /usr/lib/...) */
+		e = mt_fdtab_get(fd, (uint32_t)ev->v[MT_F_PID], (int)a[4]);
+		if (e) {
+			f = file_of(st, e->path, e->len);
+			if (f < 0)
+				return (int)f;
+			st->out->files[f].exec = true;
+		}
+		return 0;
+	}
 	if (nr != 0 && nr != 17 && nr != 19 && nr != 295 && nr != 327)
 		return 0;
 	if (ret <= 0 || (ev->v[MT_F_SYSCALL_FLAGS] & (MT_SYSCALL_NO_EXIT | MT_SYSCALL_RUNTIME)))
@@ -252,11 +264,61 @@ static int on_mmap(struct state *st, struct mt_reader *r, const struct mt_event 
 			return (int)f;
 		f++;
 	}
+	if (f && (ev->v[MT_F_MMAP_PROT] & 4 /* PROT_EXEC */))
+		st->out->files[f - 1].exec = true;
 	pm->v[pm->n++] = (struct map){ .start = ev->v[MT_F_MMAP_ADDR],
 				       .end = ev->v[MT_F_MMAP_ADDR] + ev->v[MT_F_MMAP_LEN],
 				       .pgoff = ev->v[MT_F_MMAP_PGOFF],
 				       .file = (size_t)f };
 	return 0;
+}
+
+const char *mt_reread_kind_name(unsigned kind)
+{
+	static const char *const n[MT_RR_NKINDS] = { "data", "code", "system", "memtap" };
+
+	return kind < MT_RR_NKINDS ? n[kind] : "?";
+}
+
+static bool has_prefix(const struct mt_reread_file *f, const char *p)
+{
+	size_t n = strlen(p);
+
+	return f->len >= n && !memcmp(f->path, p, n);
+}
+
+/* What a file is to the workload (rt: the preload runtime's path, or NULL). */
+static unsigned classify(const struct mt_reread_file *f, const char *rt)
+{
+	static const char *const system[] = { "/etc/ld.so.cache", "/usr/lib/locale/",
+					      "/usr/lib/x86_64-linux-gnu/gconv/",
+					      "/usr/share/locale/" };
+	const char *base = memrchr(f->path, '/', f->len);
+
+	if (has_prefix(f, "/memfd:memtap") ||
+	    (rt && f->len == strlen(rt) && !memcmp(f->path, rt, f->len)) ||
+	    (base && (size_t)(f->path + f->len - base) == sizeof("/libmemtap-rt.so") - 1 &&
+	     !memcmp(base, "/libmemtap-rt.so", sizeof("/libmemtap-rt.so") - 1)))
+		return MT_RR_MEMTAP;
+	if (f->exec)
+		return MT_RR_CODE;
+	for (size_t i = 0; i < sizeof(system) / sizeof(system[0]); i++)
+		if (has_prefix(f, system[i]))
+			return MT_RR_SYSTEM;
+	return MT_RR_DATA;
+}
+
+/* The preload runtime's path the trace names, or NULL. */
+static const char *rt_path(struct mt_reader *r)
+{
+	for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
+		const struct mt_kvlist *kv = mt_reader_collector(r, i);
+		const char *n = mt_kvlist_get(kv, "name");
+
+		if (n && !strcmp(n, "alloc"))
+			return mt_kvlist_get(kv, "runtime");
+	}
+	return NULL;
 }
 
 static int cmp_files(const void *a, const void *b)
@@ -320,11 +382,14 @@ int mt_rereads_analyze(struct mt_reader *r, uint32_t pid, struct mt_rereads *out
 		mt_rereads_release(out);
 		return rc;
 	}
-	for (size_t i = 0; i < out->nfiles; i++)
+	for (size_t i = 0; i < out->nfiles; i++) {
 		for (size_t k = 0; k < out->files[i].nsegs; k++)
 			if (out->files[i].segs[k].times > 1)
 				out->files[i].reread_bytes +=
 					out->files[i].segs[k].end - out->files[i].segs[k].start;
+		out->files[i].kind = (unsigned char)classify(&out->files[i], rt_path(r));
+		out->files_by_kind[out->files[i].kind]++;
+	}
 	qsort(out->files, out->nfiles, sizeof(*out->files), cmp_files);
 	return 0;
 }

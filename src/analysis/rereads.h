@@ -4,6 +4,7 @@
 #ifndef MEMTAP_ANALYSIS_REREADS_H
 #define MEMTAP_ANALYSIS_REREADS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,9 +15,22 @@ struct mt_reread_seg {
 	uint64_t times; /* how often they were read */
 };
 
+/* What a file is to the workload: only its data files' re-reads are its own doing. */
+enum mt_reread_kind {
+	MT_RR_DATA, /* a file the workload reads or maps for its data */
+	MT_RR_CODE, /* a loaded object (mapped executable): the loader's and the page cache's */
+	MT_RR_SYSTEM, /* the loader's cache, locale data: libc reads them for every program */
+	MT_RR_MEMTAP, /* memtap's own: its preload runtime, its shared memory */
+	MT_RR_NKINDS,
+};
+
+const char *mt_reread_kind_name(unsigned kind);
+
 struct mt_reread_file {
 	const char *path;
 	size_t len;
+	unsigned char kind; /* enum mt_reread_kind */
+	bool exec; /* mapped executable by some process */
 	uint64_t reads, faults; /* read-type calls and page faults that read it */
 	uint64_t bytes_read; /* summed over calls and fault windows (a re-read counts again) */
 	uint64_t reread_bytes; /* bytes read more than once, each counted once */
@@ -30,6 +44,7 @@ struct mt_rereads {
 	uint64_t reads_unknown_fd; /* reads of descriptors with no known file (no path capture,
 				    * pipes, sockets, inherited descriptors) */
 	uint64_t fault_window; /* bytes one fault stands for: its page */
+	uint64_t files_by_kind[MT_RR_NKINDS];
 };
 
 /* The pass over syscall, task_new, mmap and fault events (in time order); pid: only one

@@ -30,7 +30,7 @@ static struct {
 	const char *name;
 	const char *classes;
 	bool list;
-	bool rereads;
+	bool rereads, all_files;
 } o;
 
 static const char *const formats[] = { "text", "json", "csv", NULL };
@@ -45,7 +45,10 @@ static const struct mt_option options[] = {
 	  "print every call with its result and duration instead of the summary" },
 	{ "rereads", 0, MT_OPT_FLAG, &o.rereads, NULL,
 	  "per file, the byte ranges read more than once (read/pread offsets, page faults on "
-	  "file mappings)" },
+	  "file mappings); the workload's data files only" },
+	{ "all-files", 0, MT_OPT_FLAG, &o.all_files, NULL,
+	  "with --rereads: also loaded objects (libraries, executables), the loader's cache and "
+	  "locale data, and memtap's own files, each with its kind" },
 	{ NULL },
 };
 
@@ -405,9 +408,19 @@ static int list(struct mt_reader *r, const struct mt_syscall_filter *f, uint64_t
 	return rc < 0 ? rc : 0;
 }
 
+/* Is f shown: the workload's data files, or every file with --all-files. */
+static bool shown(const struct mt_reread_file *f)
+{
+	return o.all_files || f->kind == MT_RR_DATA;
+}
+
 static void rereads(const struct mt_rereads *rr)
 {
 	char b1[32], b2[32];
+	uint64_t hidden = 0;
+
+	for (size_t i = 0; i < rr->nfiles; i++)
+		hidden += !shown(&rr->files[i]) && rr->files[i].reread_bytes;
 
 	if (o.format == 1) {
 		struct mt_json j;
@@ -416,14 +429,19 @@ static void rereads(const struct mt_rereads *rr)
 		mt_json_begin_object(&j);
 		mt_json_kv_u64(&j, "fault_window_bytes", rr->fault_window);
 		mt_json_kv_u64(&j, "reads_unknown_fd", rr->reads_unknown_fd);
+		mt_json_kv_bool(&j, "all_files", o.all_files);
+		mt_json_kv_u64(&j, "files_left_out", hidden); /* re-read, but not data files */
 		mt_json_key(&j, "files");
 		mt_json_begin_array(&j);
 		for (size_t i = 0; i < rr->nfiles; i++) {
 			const struct mt_reread_file *f = &rr->files[i];
 
+			if (!shown(f))
+				continue;
 			mt_json_begin_object(&j);
 			mt_json_key(&j, "path");
 			mt_json_strn(&j, f->path, f->len);
+			mt_json_kv_str(&j, "kind", mt_reread_kind_name(f->kind));
 			mt_json_kv_u64(&j, "reads", f->reads);
 			mt_json_kv_u64(&j, "faults", f->faults);
 			mt_json_kv_u64(&j, "bytes_read", f->bytes_read);
@@ -448,32 +466,33 @@ static void rereads(const struct mt_rereads *rr)
 		return;
 	}
 	if (o.format == 2) {
-		printf("path,start,end,times\n");
+		printf("path,kind,start,end,times\n");
 		for (size_t i = 0; i < rr->nfiles; i++)
-			for (size_t k = 0; k < rr->files[i].nsegs; k++) {
+			for (size_t k = 0; shown(&rr->files[i]) && k < rr->files[i].nsegs; k++) {
 				const struct mt_reread_seg *g = &rr->files[i].segs[k];
 
 				if (g->times < 2)
 					continue;
 				mt_csv_cell(stdout, rr->files[i].path, rr->files[i].len, true);
-				printf(",%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n", g->start, g->end,
-				       g->times);
+				printf(",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
+				       mt_reread_kind_name(rr->files[i].kind), g->start, g->end, g->times);
 			}
 		return;
 	}
-	printf("%-10s %8s %8s %10s %10s  %s\n", "re-read", "reads", "faults", "read", "ranges",
-	       "file");
+	printf("%-10s %8s %8s %10s %10s  %-6s  %s\n", "re-read", "reads", "faults", "read",
+	       "ranges", "kind", "file");
 	for (size_t i = 0; i < rr->nfiles; i++) {
 		const struct mt_reread_file *f = &rr->files[i];
 		size_t nr = 0;
 
-		if (!f->reread_bytes)
+		if (!f->reread_bytes || !shown(f))
 			continue;
 		for (size_t k = 0; k < f->nsegs; k++)
 			nr += f->segs[k].times > 1;
-		printf("%-10s %8" PRIu64 " %8" PRIu64 " %10s %10zu  %.*s\n",
+		printf("%-10s %8" PRIu64 " %8" PRIu64 " %10s %10zu  %-6s  %.*s\n",
 		       mt_fmt_bytes(f->reread_bytes, b1, sizeof(b1)), f->reads, f->faults,
-		       mt_fmt_bytes(f->bytes_read, b2, sizeof(b2)), nr, (int)f->len, f->path);
+		       mt_fmt_bytes(f->bytes_read, b2, sizeof(b2)), nr, mt_reread_kind_name(f->kind),
+		       (int)f->len, f->path);
 		for (size_t k = 0, shown = 0; k < f->nsegs && shown < 8; k++) {
 			const struct mt_reread_seg *g = &f->segs[k];
 
@@ -487,6 +506,11 @@ static void rereads(const struct mt_rereads *rr)
 				       nr - 8);
 		}
 	}
+	if (hidden)
+		printf("(%" PRIu64 " re-read files that are not the workload's data are left out: "
+		       "libraries, the loader's cache, locale data, memtap's own; --all-files "
+		       "shows them)\n",
+		       hidden);
 	printf("(files read only once are left out. A fault on a file mapping counts its page "
 	       "(%" PRIu64
 	       " bytes);\n the kernel maps cached neighbours with it, whose reads raise "

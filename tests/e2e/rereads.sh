@@ -66,3 +66,27 @@ PY
 "$MEMTAP" syscalls s.mtap --list --name pread64 | grep -q "at main (.*rereads.c:$line)" ||
 	fail "--list does not show the caller's line"
 ok "--syscall-stacks: each pread64 is attributed to rereads.c:$line in main"
+
+# Default options across processes (issue 14, item 10): several processes load the same
+# libraries (the loader reads and maps them in each), and the preload runtime is on. Only
+# the workload's data file is a re-read by default; --all-files shows the rest, each with
+# its kind (code: loaded objects; memtap: the runtime and its shared memory).
+"$MEMTAP" record -q -f --syscalls -o p.mtap -- sh -c "cat $PWD/data.bin >/dev/null; cat $PWD/data.bin >/dev/null; ls / >/dev/null" ||
+	fail "record (processes) failed"
+"$MEMTAP" syscalls p.mtap --rereads --format json >p.json || fail "--rereads (processes) failed"
+"$MEMTAP" syscalls p.mtap --rereads --all-files --format json >pa.json || fail "--rereads --all-files failed"
+python3 - "$PWD/data.bin" <<'PY' || fail "re-reads of libraries or memtap's files are listed as the workload's (above)"
+import json, sys
+path = sys.argv[1]
+d, a = json.load(open("p.json")), json.load(open("pa.json"))
+listed = [(f["path"], f["kind"]) for f in d["files"] if f["reread_bytes"]]
+print("default:", listed, "left out:", d["files_left_out"])
+assert listed == [(path, "data")], listed
+kinds = {f["path"]: f["kind"] for f in a["files"] if f["reread_bytes"]}
+print("--all-files:", sorted(set(kinds.values())))
+assert kinds[path] == "data"
+assert any(k == "code" and "libc.so" in p for p, k in kinds.items()), kinds
+assert any(k == "memtap" for k in kinds.values()), kinds
+assert d["files_left_out"] == sum(1 for k in kinds.values() if k != "data")
+PY
+ok "only the workload's data files are re-reads by default; --all-files shows libraries and memtap's files by kind"
