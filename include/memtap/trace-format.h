@@ -140,6 +140,7 @@ enum mt_mmap_origin {
 	MT_MMAP_PROCFS = 0, /* a /proc/PID/maps snapshot taken at the event's time */
 	MT_MMAP_PERF = 1, /* the kernel's PERF_RECORD_MMAP2 */
 	MT_MMAP_RT = 2, /* the preload runtime's mmap hook */
+	MT_MMAP_MEMTAP = 3, /* memtap's own memory in the process (its runtime's region, arena) */
 };
 
 /* MT_EV_MMAP */
@@ -302,7 +303,9 @@ enum {
 	_MT_F_RSS_MAX,
 };
 
-enum mt_rss_source { MT_RSS_TRACEPOINT = 0, MT_RSS_STATM = 1 };
+/* MT_RSS_MEMTAP: not the process's total but the part of it that is memtap's own (its
+ * runtime's region as shmem, its arena as anon), measured from /proc/PID/pagemap. */
+enum mt_rss_source { MT_RSS_TRACEPOINT = 0, MT_RSS_STATM = 1, MT_RSS_MEMTAP = 2 };
 
 /* MT_EV_SYSCALL: one per call (raw_syscalls enter + exit paired by thread); the time is
  * the entry's. */

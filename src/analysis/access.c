@@ -34,6 +34,7 @@ static const char *const region_names[MT_NREGION_TYPES] = {
 	[MT_REGION_ANON] = "anon",
 	[MT_REGION_SPECIAL] = "special",
 	[MT_REGION_LABEL] = "labeled",
+	[MT_REGION_MEMTAP] = "memtap",
 };
 
 const char *mt_region_type_name(unsigned type)
@@ -474,8 +475,10 @@ static void end_region(struct mt_access_stats *st, uint32_t reg, uint64_t t)
 	settle_stride(&st->regions[reg].b);
 }
 
-static unsigned mapping_type(const char *path, uint64_t prot)
+static unsigned mapping_type(const char *path, uint64_t prot, uint64_t origin)
 {
+	if (origin == MT_MMAP_MEMTAP || (path && !strncmp(path, "/memfd:memtap-rt", 16)))
+		return MT_REGION_MEMTAP;
 	if (!path || !path[0])
 		return MT_REGION_ANON;
 	if (!strcmp(path, "[heap]"))
@@ -501,7 +504,8 @@ static void on_mmap(struct pass *ps, const struct mt_event *ev)
 	if (ev->v[MT_F_MMAP_ORIGIN] == MT_MMAP_RT && (n = find(&ps->pool, pr->maps, start)) &&
 	    ps->pool.v[n].start == start && ps->pool.v[n].end == end)
 		return;
-	reg = new_region(ps, (uint32_t)ev->v[MT_F_PID], mapping_type(path, ev->v[MT_F_MMAP_PROT]),
+	reg = new_region(ps, (uint32_t)ev->v[MT_F_PID],
+			 mapping_type(path, ev->v[MT_F_MMAP_PROT], ev->v[MT_F_MMAP_ORIGIN]),
 			 ev->stream, start, end, ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
 	if (reg == NONE)
 		return;
@@ -1592,6 +1596,15 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 	uint64_t *ix;
 
 	st->faults_present = true;
+	reg = region_at(ps, pid, ev->v[MT_F_FAULT_ADDR], &site);
+	if (reg != NONE && st->regions[reg].type == MT_REGION_MEMTAP) {
+		/* memtap's own page: its runtime's slots or tables */
+		if (kind)
+			st->memtap_faults_major++;
+		else
+			st->memtap_faults_minor++;
+		return;
+	}
 	if (kind)
 		st->faults_major++;
 	else
@@ -1611,7 +1624,6 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 		st->fault_procs[*ix].major++;
 	else
 		st->fault_procs[*ix].minor++;
-	reg = region_at(ps, pid, ev->v[MT_F_FAULT_ADDR], &site);
 	if (reg == NONE)
 		return;
 	if (kind)
@@ -1663,6 +1675,11 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		if (how < 4)
 			st->by_how[how]++;
 	}
+	reg = region_at(ps, pid, addr, &site);
+	if (reg != NONE && st->regions[reg].type == MT_REGION_MEMTAP) {
+		st->memtap_accesses++; /* the runtime at work inside a hook */
+		return;
+	}
 	st->accesses++;
 	if (kind == MT_ACCESS_LOAD) {
 		st->read_samples++;
@@ -1671,7 +1688,6 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		st->write_samples++;
 		st->writes += ev->v[MT_F_ACCESS_WEIGHT];
 	}
-	reg = region_at(ps, pid, addr, &site);
 	if (site >= 0) {
 		st->in_blocks++;
 		count(&st->sites[site].c, ev);

@@ -26,6 +26,7 @@ enum mt_region_type {
 	MT_REGION_ANON, /* anonymous memory outside any live tracked block */
 	MT_REGION_SPECIAL, /* [vdso], [vvar], ... */
 	MT_REGION_LABEL, /* a range the workload named (memtap.h): user_type says what */
+	MT_REGION_MEMTAP, /* memtap's own memory in the process: never the workload's figures */
 	MT_NREGION_TYPES,
 };
 
@@ -175,6 +176,8 @@ struct mt_access_stats {
 	uint64_t unlabels_unmatched; /* memtap_unlabel of a start no label had */
 	uint64_t faults_minor, faults_major;
 	uint64_t faults_in_kernel; /* taken in kernel mode (a syscall touching user memory) */
+	/* memtap's own memory (its runtime's region and arena): kept out of every other figure */
+	uint64_t memtap_faults_minor, memtap_faults_major, memtap_accesses;
 	uint64_t faults_by_type[MT_NREGION_TYPES][2]; /* [type][enum mt_fault_kind] */
 	struct mt_fault_proc *fault_procs;
 	size_t nfault_procs;

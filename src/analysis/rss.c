@@ -61,24 +61,49 @@ int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st)
 			st->procs[st->nprocs++].pid = (uint32_t)ev.v[MT_F_PID];
 		}
 		p = &st->procs[*i];
+		if (ev.v[MT_F_RSS_SOURCE] == MT_RSS_MEMTAP) {
+			/* memtap's own part from now on: out of the workload's figures */
+			p->own[0] = ev.v[MT_F_RSS_ANON];
+			p->own[1] = ev.v[MT_F_RSS_SHMEM];
+			p->own_events++;
+			st->own_measured = true;
+			if (p->own[0] + p->own[1] > p->own_peak) {
+				p->own_peak = p->own[0] + p->own[1];
+				p->own_peak_ns = t;
+			}
+			if (p->own_peak > st->own_peak)
+				st->own_peak = p->own_peak;
+			continue;
+		}
 		st->present = true;
 		st->events++;
 		p->events++;
-		if (ev.v[MT_F_RSS_PEAK] > p->peak) {
-			p->peak = ev.v[MT_F_RSS_PEAK];
-			p->peak_ns = t;
-		}
-		for (unsigned k = 0; k < 4; k++)
-			if (ev.v[fields[k]] > p->max[k]) {
-				p->max[k] = ev.v[fields[k]];
-				p->max_ns[k] = t;
+		{
+			uint64_t v[4], own = p->own[0] + p->own[1], peak;
+
+			for (unsigned k = 0; k < 4; k++)
+				v[k] = ev.v[fields[k]];
+			v[1] = v[1] > p->own[0] ? v[1] - p->own[0] : 0;
+			v[2] = v[2] > p->own[1] ? v[2] - p->own[1] : 0;
+			peak = ev.v[MT_F_RSS_PEAK] > own ? ev.v[MT_F_RSS_PEAK] - own : 0;
+			if (peak > p->peak) {
+				p->peak = peak;
+				p->peak_ns = t;
 			}
-		total = ev.v[MT_F_RSS_FILE] + ev.v[MT_F_RSS_ANON] + ev.v[MT_F_RSS_SHMEM];
-		tree = tree - p->last + total;
-		p->last = total;
-		if (tree > st->tree_peak) {
-			st->tree_peak = tree;
-			st->tree_peak_ns = t;
+			for (unsigned k = 0; k < 4; k++)
+				if (v[k] > p->max[k]) {
+					p->max[k] = v[k];
+					p->max_ns[k] = t;
+				}
+			total = v[0] + v[1] + v[2];
+			/* The processes together: the others' latest, with this one at its largest
+			 * since its previous record (so never below one process's own peak). */
+			if (tree - p->last + (peak > total ? peak : total) > st->tree_peak) {
+				st->tree_peak = tree - p->last + (peak > total ? peak : total);
+				st->tree_peak_ns = t;
+			}
+			tree = tree - p->last + total;
+			p->last = total;
 		}
 	}
 	mt_cursor_free(c);

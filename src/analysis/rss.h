@@ -15,6 +15,9 @@ struct mt_rss_proc {
 	uint64_t max[4], max_ns[4]; /* largest file, anon, shmem, swap, and when */
 	uint64_t last; /* file + anon + shmem of its latest record (during the pass) */
 	uint64_t events;
+	/* memtap's own part (its runtime's region and arena): measured apart, taken out of
+	 * every figure above; own[0] anon, own[1] shmem as last measured, own_peak the largest */
+	uint64_t own[2], own_peak, own_peak_ns, own_events;
 };
 
 struct mt_rss_stats {
@@ -24,6 +27,8 @@ struct mt_rss_stats {
 	size_t nprocs;
 	size_t peak_proc; /* index of the process with the largest peak */
 	uint64_t tree_peak, tree_peak_ns; /* largest sum of the live processes' latest records */
+	uint64_t own_peak; /* memtap's own resident memory, the largest in one process */
+	bool own_measured; /* the trace has measurements of memtap's own memory */
 };
 
 int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st);

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Bucketed time series of resident memory, live heap and faults, and the phases. */
 #include "analysis/timeline.h"
+#include "analysis/own.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -129,9 +130,10 @@ int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
 {
 	struct mt_cursor_opts co = {
 		.type_mask = 1ull << MT_EV_RSS | 1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT |
-			     1ull << MT_EV_PHASE | 1ull << MT_EV_TASK_EXIT,
+			     1ull << MT_EV_PHASE | 1ull << MT_EV_TASK_EXIT | MT_OWN_EVENTS,
 		.ahead = true,
 	};
+	struct mt_own own; /* memtap's own memory: out of every series */
 	struct mt_heap_tracker heap;
 	struct open_phases op;
 	struct mt_map64 rss_ix; /* pid -> index + 1 into rss */
@@ -150,6 +152,7 @@ int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
 	if (rc < 0)
 		return rc;
 	mt_heap_init(&heap);
+	mt_own_init(&own, r);
 	mt_map64_init(&rss_ix);
 	mt_map64_init(&op.name);
 	mt_map64_init(&op.since);
@@ -159,12 +162,13 @@ int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
 		struct mt_tl_bucket *b = bucket(tl, t);
 
 		last = t;
+		mt_own_event(&own, &ev);
 		switch (ev.type) {
 		case MT_EV_RSS: {
-			static const unsigned f[4] = { MT_F_RSS_FILE, MT_F_RSS_ANON, MT_F_RSS_SHMEM,
-						       MT_F_RSS_SWAP };
-			uint64_t *ix, total;
+			uint64_t *ix, total, v[4];
 
+			if (!mt_own_rss(&own, &ev, v))
+				break; /* memtap's own part, taken out of what follows */
 			if (mt_map64_put(&rss_ix, pid, &ix) < 0) {
 				rc = -ENOMEM;
 				break;
@@ -185,8 +189,8 @@ int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
 				*ix = ++nrss;
 			}
 			for (int k = 0; k < 4; k++) {
-				rss_sum[k] += ev.v[f[k]] - rss[*ix - 1].v[k];
-				rss[*ix - 1].v[k] = ev.v[f[k]];
+				rss_sum[k] += v[k] - rss[*ix - 1].v[k];
+				rss[*ix - 1].v[k] = v[k];
 			}
 			total = rss_sum[0] + rss_sum[1] + rss_sum[2];
 			memcpy(b->rss, rss_sum, sizeof(rss_sum));
@@ -209,6 +213,8 @@ int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
 			tl->has_heap = true;
 			break;
 		case MT_EV_FAULT:
+			if (mt_own_has(&own, pid, ev.v[MT_F_FAULT_ADDR]))
+				break;
 			if (ev.v[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
 				b->faults_major++;
 			else
@@ -277,6 +283,7 @@ int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
 	tl->unknown_frees = heap.unknown_frees;
 	mt_heap_release(&heap);
 	mt_map64_release(&rss_ix);
+	mt_own_release(&own);
 	mt_map64_release(&op.name);
 	mt_map64_release(&op.since);
 	free(rss);

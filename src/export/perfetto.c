@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "analysis/access.h"
+#include "analysis/own.h"
 #include "analysis/procs.h"
 #include "analysis/timeline.h"
 #include "common/hash.h"
@@ -47,6 +48,7 @@ struct pf {
 	struct mt_map64 proc_ix; /* pid -> index + 1 */
 	struct mt_heap_tracker heap;
 	struct mt_map64 thread_named; /* tid -> 1 */
+	struct mt_own own; /* memtap's own memory: out of the counters */
 	bool first;
 };
 
@@ -262,14 +264,17 @@ static void on_syscall(struct pf *p, const struct mt_event *ev)
 
 static void on_rss(struct pf *p, const struct mt_event *ev)
 {
+	uint64_t v[4];
+
+	if (!mt_own_rss(&p->own, ev, v))
+		return; /* memtap's own part, out of the counters that follow */
 	begin(p, 'C', (uint32_t)ev->v[MT_F_PID], (uint32_t)ev->v[MT_F_PID]);
 	name(p, "rss");
 	ts(p, "ts", ev->v[MT_F_TIME]);
 	fprintf(p->f,
 		",\"args\":{\"file\":%" PRIu64 ",\"anon\":%" PRIu64 ",\"shmem\":%" PRIu64
 		",\"swap\":%" PRIu64 "}}",
-		ev->v[MT_F_RSS_FILE], ev->v[MT_F_RSS_ANON], ev->v[MT_F_RSS_SHMEM],
-		ev->v[MT_F_RSS_SWAP]);
+		v[0], v[1], v[2], v[3]);
 	p->st->counters++;
 }
 
@@ -314,7 +319,7 @@ static int pass(struct pf *p)
 		.type_mask = 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC |
 			     1ull << MT_EV_TASK_COMM | 1ull << MT_EV_TASK_EXIT |
 			     1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT | 1ull << MT_EV_RSS |
-			     1ull << MT_EV_SYSCALL | 1ull << MT_EV_PHASE,
+			     1ull << MT_EV_SYSCALL | 1ull << MT_EV_PHASE | MT_OWN_EVENTS,
 		.ahead = true,
 	};
 	struct mt_cursor *c;
@@ -328,12 +333,14 @@ static int pass(struct pf *p)
 		uint32_t pid = (uint32_t)ev.v[MT_F_PID], tid = (uint32_t)ev.v[MT_F_TID];
 
 		last = ev.v[MT_F_TIME];
+		mt_own_event(&p->own, &ev);
 		switch (ev.type) {
 		case MT_EV_ALLOC:
 			on_alloc(p, &ev);
 			break;
 		case MT_EV_FAULT:
-			on_fault(p, &ev);
+			if (!mt_own_has(&p->own, pid, ev.v[MT_F_FAULT_ADDR]))
+				on_fault(p, &ev);
 			break;
 		case MT_EV_RSS:
 			on_rss(p, &ev);
@@ -388,19 +395,23 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	memset(st, 0, sizeof(*st));
 	if (!to_stdout && !o->force && access(out, F_OK) == 0)
 		return -EEXIST;
+	mt_own_init(&p.own, r);
 	mt_reader_time_range(r, &lo, &hi);
 	p.t0 = lo;
 	p.window_ns = ao.window_ns ? ao.window_ns : 100000000;
 	p.heap_step = (hi - lo) / HEAP_POINTS ? (hi - lo) / HEAP_POINTS : 1;
 	rc = mt_procs_build(r, &procs);
-	if (rc < 0)
+	if (rc < 0) {
+		mt_own_release(&p.own);
 		return rc;
+	}
 	if (procs.n)
 		root = procs.v[0].pid;
 	/* the working set comes from the analysis pass (the same figures as memtap report) */
 	rc = mt_access_analyze(r, &ao, &as);
 	if (rc < 0) {
 		mt_procs_release(&procs);
+		mt_own_release(&p.own);
 		return rc;
 	}
 	if (to_stdout) {
@@ -471,5 +482,6 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 out:
 	mt_access_release(&as);
 	mt_procs_release(&procs);
+	mt_own_release(&p.own);
 	return rc;
 }

@@ -280,6 +280,8 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, mt_field_enum_name(rf, r), st->unresolved[r]);
 	mt_json_end_object(j);
 	mt_json_kv_u64(j, "lost", ra->coll ? ra->coll->lost : 0);
+	/* samples of memtap's runtime touching its own memory inside a hook: in no figure */
+	mt_json_kv_u64(j, "memtap_own_accesses", st->memtap_accesses);
 	mt_json_kv_u64(j, "throttles", kv_u64(ra, "throttles"));
 	mt_json_kv_u64(j, "perf_event_max_sample_rate", kv_u64(ra, "perf_event_max_sample_rate"));
 	mt_json_kv_u64(j, "perf_cpu_time_max_percent", kv_u64(ra, "perf_cpu_time_max_percent"));
@@ -517,6 +519,9 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "minor", st->faults_minor);
 	mt_json_kv_u64(j, "major", st->faults_major);
 	mt_json_kv_u64(j, "in_syscalls", st->faults_in_kernel);
+	/* on memtap's own pages (its runtime's region and arena): in no figure above */
+	mt_json_kv_u64(j, "memtap_own_minor", st->memtap_faults_minor);
+	mt_json_kv_u64(j, "memtap_own_major", st->memtap_faults_major);
 	mt_json_kv_u64(j, "lost", ra->faults_coll ? ra->faults_coll->lost : 0);
 	mt_json_key(j, "by_region_type");
 	mt_json_begin_object(j);
@@ -581,6 +586,12 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_fmt_count(st->faults_major, b2, sizeof(b2)), md ? " |\n" : "\n");
 	fprintf(f, "%s%-30s%s%s%s", lead, "in syscalls (kernel mode)", sep,
 		mt_fmt_count(st->faults_in_kernel, b1, sizeof(b1)), md ? " |\n" : "\n");
+	if (st->memtap_faults_minor || st->memtap_faults_major)
+		fprintf(f, "%s%-30s%s%s minor, %" PRIu64 " major (its runtime's region and arena): "
+			   "not counted above%s",
+			lead, "on memtap's own pages", sep,
+			mt_fmt_count(st->memtap_faults_minor, b1, sizeof(b1)), st->memtap_faults_major,
+			md ? " |\n" : "\n");
 	fprintf(f, "%s%-30s%s%" PRIu64 "%s", lead, "lost", sep,
 		ra->faults_coll ? ra->faults_coll->lost : 0, md ? " |\n" : "\n");
 	if (st->labels || st->labels_invalid || st->unlabels_unmatched)

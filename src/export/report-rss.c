@@ -63,6 +63,9 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "tree_peak_bytes", st->tree_peak);
 	mt_json_kv_u64(j, "tree_peak_ns", st->tree_peak_ns);
 	mt_json_kv_u64(j, "events", st->events);
+	/* memtap's own resident memory, measured apart and not in any figure above */
+	mt_json_kv_bool(j, "memtap_own_measured", st->own_measured);
+	mt_json_kv_u64(j, "memtap_own_peak_bytes", st->own_peak);
 	mt_json_key(j, "processes");
 	mt_json_begin_array(j);
 	for (size_t i = 0; i < st->nprocs; i++) {
@@ -80,6 +83,7 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 			mt_json_kv_u64(j, key, p->max_ns[k]);
 		}
 		mt_json_kv_u64(j, "events", p->events);
+		mt_json_kv_u64(j, "memtap_own_peak_bytes", p->own_peak);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
@@ -88,8 +92,8 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 {
-	static const char *const heads[] = { "pid",  "peak",  "at",   "anon",
-					     "file", "shmem", "swap", "records" };
+	static const char *const heads[] = { "pid",   "peak", "at",	 "anon",   "file",
+					     "shmem", "swap", "records", "memtap" };
 	const struct mt_report_rss *rr = &rep->rss;
 	const struct mt_rss_stats *st = &rr->st;
 	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
@@ -115,10 +119,16 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 			md ? " |\n" : "\n");
 		fprintf(f, "%s%-30s%s%s%s", lead, "peak (processes together)", sep,
 			mt_fmt_bytes(st->tree_peak, b[0], 64), md ? " |\n" : "\n");
+		if (st->own_measured)
+			fprintf(f,
+				"%s%-30s%s%s at most in one process (its runtime's region and "
+				"arena, from pagemap): not in the figures here%s",
+				lead, "memtap's own (apart)", sep, mt_fmt_bytes(st->own_peak, b[0], 64),
+				md ? " |\n" : "\n");
 	}
 	if (!st->nprocs)
 		return;
-	mt_table_init(&t, 8, heads);
+	mt_table_init(&t, 9, heads);
 	for (size_t i = 0; i < st->nprocs; i++) {
 		const struct mt_rss_proc *p = &st->procs[i];
 
@@ -134,13 +144,15 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_table_add(&t, mt_fmt_bytes(p->max[2], b[4], 64));
 		mt_table_add(&t, mt_fmt_bytes(p->max[3], b[5], 64));
 		mt_table_add(&t, mt_fmt_count(p->events, b[6], 64));
+		mt_table_add(&t, p->own_events ? mt_fmt_bytes(p->own_peak, b[7], 64) : "-");
 	}
 	if (md) {
 		fprintf(f, "\n");
 		mt_report_md_table(&t, f);
 	} else {
 		fprintf(f,
-			"\n  per process (largest of each type; peak = largest anon+file+shmem)\n");
+			"\n  per process (largest of each type; peak = largest anon+file+shmem; memtap: "
+			"its own, apart)\n");
 		mt_table_print(&t, f, 4, true);
 	}
 	mt_table_release(&t);

@@ -68,6 +68,13 @@ struct mt_rt_hello {
 	uint32_t ppid;
 	uint64_t region_size;
 	uint64_t time_ns; /* CLOCK_MONOTONIC when the runtime started in this process */
+	/* memtap's own memory in the process: the shared region, and the arena every private
+	 * table of the runtime comes from (reserved, touched as used) */
+	uint64_t region_addr;
+	uint64_t arena_addr, arena_size;
+	/* memtap's own resident memory as the greeting leaves (mincore), and the time the
+	 * runtime started using memory (its arena): the analysis counts it out from then on */
+	uint64_t own_anon, own_shmem, own_ns;
 };
 
 enum mt_rt_slot_state {
@@ -245,7 +252,10 @@ struct mt_rt_region {
 	uint64_t trie_resets; /* times the runtime's trie index was full and started afresh */
 	uint64_t node_waits; /* times a thread waited for room in the node ring */
 	uint64_t trunc[MT_RT_TRUNC_MAX]; /* truncated stacks by reason */
-	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX];
+	uint64_t arena_used; /* bytes of the arena handed out (its touched part lies below) */
+	uint64_t slots_hwm; /* slots ever used: the region's touched part */
+	uint64_t own_outside; /* bytes the runtime had to map outside the arena (it was full) */
+	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 24];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

@@ -13,7 +13,7 @@
 	}
 
 static const char *const task_kinds[] = { "process", "vfork", "thread" };
-static const char *const mmap_origins[] = { "procfs", "perf", "rt" };
+static const char *const mmap_origins[] = { "procfs", "perf", "rt", "memtap" };
 
 static const struct mt_field_desc task_new_fields[] = {
 	COMMON_FIELDS,
@@ -56,8 +56,8 @@ static const struct mt_field_desc mmap_fields[] = {
 	{ "ino", MT_FK_U64, NULL, 0, "inode" },
 	{ "build_id", MT_FK_STR, NULL, 0, "GNU build-id (hex)" },
 	{ "path", MT_FK_STR, NULL, 0, "file path or [heap]/[stack]/...; empty if anonymous" },
-	{ "origin", MT_FK_ENUM, mmap_origins, 3,
-	  "procfs snapshot, perf MMAP2 record or runtime hook" },
+	{ "origin", MT_FK_ENUM, mmap_origins, 4,
+	  "procfs snapshot, perf MMAP2 record, runtime hook, or memtap's own memory" },
 	{ "stack", MT_FK_STACK, NULL, 0, "call stack of the mmap call (runtime hook only)" },
 };
 
@@ -135,7 +135,7 @@ static const struct mt_field_desc fault_fields[] = {
 	{ "addr", MT_FK_HEX, NULL, 0, "faulting data address" },
 };
 
-static const char *const rss_sources[] = { "kmem:rss_stat", "statm" };
+static const char *const rss_sources[] = { "kmem:rss_stat", "statm", "memtap" };
 
 static const struct mt_field_desc rss_fields[] = {
 	COMMON_FIELDS,
@@ -144,7 +144,8 @@ static const struct mt_field_desc rss_fields[] = {
 	{ "shmem", MT_FK_U64, NULL, 0, "resident shared-memory bytes" },
 	{ "swap", MT_FK_U64, NULL, 0, "swapped-out bytes" },
 	{ "peak", MT_FK_U64, NULL, 0, "largest file+anon+shmem since the previous event" },
-	{ "source", MT_FK_ENUM, rss_sources, 2, "kmem:rss_stat tracepoint or statm polling" },
+	{ "source", MT_FK_ENUM, rss_sources, 3,
+	  "kmem:rss_stat tracepoint, statm polling, or memtap: memtap's own part (pagemap)" },
 };
 
 static const struct mt_field_desc syscall_fields[] = {

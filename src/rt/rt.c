@@ -100,11 +100,32 @@ static void rt_debug(const char *msg)
 	}
 }
 
+/*
+ * memtap's own memory in the workload: every private table of the runtime (stack tries, rule
+ * caches, per-thread memos and side buffers) comes from one arena reserved at start-up, so
+ * that the recorder knows exactly which addresses are memtap's (the hello names the arena
+ * and the shared region) and keeps them out of the workload's figures. Reserved with
+ * MAP_NORESERVE: only the pages used become resident. Blocks given back (a thread's memo at
+ * its exit) return their pages to the kernel and wait, by size, for the next taker.
+ */
+#define RT_ARENA_SIZE (1ull << 30)
+
+struct rt_free {
+	struct rt_free *next;
+	size_t size;
+};
+
+static char *rt_arena;
+static uint64_t rt_arena_used;
+static uint64_t rt_arena_ns; /* CLOCK_MONOTONIC when it was reserved */
+static struct rt_free *rt_freed;
+static int rt_free_lock;
+
 /* The raw syscall: calling mmap() here would enter the runtime's own mmap hook. Every int
  * argument is passed as a long, or the kernel reads the upper half of its register as
  * whatever was left there (a file offset far beyond the memfd's end, and SIGBUS on the first
  * write, with clang's code). */
-void *rt_mmap_anon(size_t size)
+static void *raw_mmap(size_t size)
 {
 	long p = mt_rt_sys(SYS_mmap, 0, (long)size, (long)(PROT_READ | PROT_WRITE),
 			   (long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE), -1L, 0L);
@@ -112,10 +133,76 @@ void *rt_mmap_anon(size_t size)
 	return rt_sys_failed(p) ? NULL : (void *)p;
 }
 
+static void free_lock(void)
+{
+	while (__atomic_exchange_n(&rt_free_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+}
+
+static void free_unlock(void)
+{
+	__atomic_store_n(&rt_free_lock, 0, __ATOMIC_RELEASE);
+}
+
+static bool in_arena(const void *p)
+{
+	return rt_arena && (uintptr_t)p - (uintptr_t)rt_arena < RT_ARENA_SIZE;
+}
+
+void *rt_mmap_anon(size_t size)
+{
+	uint64_t off;
+
+	size = (size + 4095) & ~(size_t)4095;
+	if (!rt_arena) {
+		/* the first call, at start-up: reserve the arena */
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		rt_arena_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		rt_arena = raw_mmap(RT_ARENA_SIZE);
+		if (!rt_arena)
+			return raw_mmap(size);
+	}
+	free_lock();
+	for (struct rt_free **f = &rt_freed; *f; f = &(*f)->next)
+		if ((*f)->size == size) {
+			void *p = *f;
+
+			*f = (*f)->next;
+			free_unlock();
+			memset(p, 0, sizeof(struct rt_free)); /* the rest came back zeroed */
+			return p;
+		}
+	free_unlock();
+	off = __atomic_fetch_add(&rt_arena_used, size, __ATOMIC_RELAXED);
+	if (off + size > RT_ARENA_SIZE) {
+		if (rt_region)
+			__atomic_add_fetch(&rt_region->own_outside, size, __ATOMIC_RELAXED);
+		return raw_mmap(size);
+	}
+	if (rt_region)
+		__atomic_store_n(&rt_region->arena_used, off + size, __ATOMIC_RELAXED);
+	return rt_arena + off;
+}
+
 void rt_munmap(void *p, size_t size)
 {
-	if (p)
-		(void)rt_sys2(SYS_munmap, p, size);
+	if (!p)
+		return;
+	size = (size + 4095) & ~(size_t)4095;
+	if (in_arena(p)) {
+		struct rt_free *f = p;
+
+		(void)rt_sys3(SYS_madvise, p, size, MADV_DONTNEED);
+		f->size = size;
+		free_lock();
+		f->next = rt_freed;
+		rt_freed = f;
+		free_unlock();
+		return;
+	}
+	(void)rt_sys2(SYS_munmap, p, size);
 }
 
 static inline uint64_t rt_now(void)
@@ -221,7 +308,7 @@ static bool parse_config(const char *s)
 	rt_cfg.tsc = false;
 	rt_cfg.nslots = 1024;
 	rt_cfg.time_every = 1;
-	rt_cfg.trie_bits = 22;
+	rt_cfg.trie_bits = 21;
 	rt_cfg.nodes_cap = NODES_CAP;
 	while (s && *s) {
 		const char *end = strchr(s, ';'), *eq = strchr(s, '=');
@@ -255,7 +342,7 @@ static bool parse_config(const char *s)
 				/* tests: a small trie index, emptied often */
 				unsigned b = (unsigned)strtoul(v, NULL, 10);
 
-				rt_cfg.trie_bits = b < 6 ? 6 : b > 22 ? 22 : b;
+				rt_cfg.trie_bits = b < 6 ? 6 : b > 21 ? 21 : b;
 			} else if (klen == 5 && !memcmp(s, "nodes", 5)) {
 				/* tests: a small node ring, so that threads wait for the recorder */
 				unsigned long n = strtoul(v, NULL, 10);
@@ -368,9 +455,27 @@ static int region_create(void)
 	r->nodes_off = r->slots_off + (uint64_t)rt_cfg.nslots * slot_size;
 	r->nodes_cap = rt_cfg.nodes_cap;
 	r->nodes_next = 1;
+	r->arena_used = __atomic_load_n(&rt_arena_used, __ATOMIC_RELAXED);
 	rt_region = r;
 	rt_region_size = size;
 	return (int)fd;
+}
+
+/* Resident pages of [p, p + len), by mincore (the page cache's view for the region). */
+static uint64_t resident(const void *p, uint64_t len)
+{
+	unsigned char v[512];
+	uint64_t n = 0;
+
+	for (uint64_t off = 0; off < len; off += sizeof(v) * 4096) {
+		uint64_t chunk = len - off < sizeof(v) * 4096 ? len - off : sizeof(v) * 4096;
+
+		if (rt_sys_failed(rt_sys3(SYS_mincore, (const char *)p + off, chunk, v)))
+			return n;
+		for (uint64_t i = 0; i < (chunk + 4095) / 4096; i++)
+			n += v[i] & 1;
+	}
+	return n * 4096;
 }
 
 static int connect_recorder(int memfd)
@@ -402,6 +507,14 @@ static int connect_recorder(int memfd)
 	hello.pid = (uint32_t)rt_pid;
 	hello.ppid = (uint32_t)rt_sys0(SYS_getppid);
 	hello.region_size = rt_region_size;
+	hello.region_addr = (uint64_t)rt_region;
+	hello.arena_addr = (uint64_t)rt_arena;
+	hello.arena_size = rt_arena ? RT_ARENA_SIZE : 0;
+	hello.own_anon = rt_arena ? resident(rt_arena, __atomic_load_n(&rt_arena_used,
+								       __ATOMIC_RELAXED))
+				  : 0;
+	hello.own_shmem = resident(rt_region, rt_region->slots_off);
+	hello.own_ns = rt_arena_ns ? rt_arena_ns : hello.time_ns;
 	hello.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	memset(cbuf, 0, sizeof(cbuf));
 	cm = CMSG_FIRSTHDR(&mh);
@@ -433,7 +546,7 @@ static void attach(void)
 	(void)rt_sys1(SYS_close, memfd); /* the recorder holds its own reference now */
 	if (s < 0) {
 		rt_debug("cannot reach the recorder; not recording");
-		rt_munmap(rt_region, rt_region_size);
+		(void)rt_sys2(SYS_munmap, rt_region, rt_region_size);
 		rt_region = NULL;
 		__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
 		return;
@@ -528,6 +641,15 @@ static bool slot_try_acquire(struct rt_thread *t)
 			if (i >= n)
 				return false;
 			s = slot_at(i);
+			{
+				/* the region's touched part: the recorder measures it as memtap's */
+				uint64_t h = __atomic_load_n(&rt_region->slots_hwm, __ATOMIC_RELAXED);
+
+				while (i + 1 > h && !__atomic_compare_exchange_n(
+							    &rt_region->slots_hwm, &h, i + 1, false,
+							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+					;
+			}
 			__atomic_store_n(&s->state, MT_RT_SLOT_FILLING, __ATOMIC_RELAXED);
 			s->tid = t->tid;
 			s->seq = __atomic_add_fetch(&rt_region->slot_seq, 1, __ATOMIC_RELAXED);
@@ -1295,11 +1417,12 @@ static void fork_child(void)
 	rt_uffd = rt_pagemap = -1;
 	rt_wp_lock = 0;
 	rt_wp_ranges = 0;
+	rt_free_lock = 0; /* a thread that died in fork may have held it */
 	if (rt_sock >= 0)
 		(void)rt_sys1(SYS_close, rt_sock);
 	rt_sock = -1;
 	if (rt_region)
-		rt_munmap(rt_region, rt_region_size);
+		(void)rt_sys2(SYS_munmap, rt_region, rt_region_size);
 	rt_region = NULL;
 	t->slot = NULL;
 	t->cnt = 0;

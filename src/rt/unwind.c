@@ -697,7 +697,7 @@ struct trie_table {
 	struct trie_ent e[];
 };
 
-#define TRIE_BITS_MIN 14 /* at most rt_cfg.trie_bits: 22 (64 MiB), emptied at 2 Mi entries */
+#define TRIE_BITS_MIN 14 /* at most rt_cfg.trie_bits: 21 (32 MiB), emptied at 1 Mi entries */
 static struct trie_table *trie;
 static int trie_lock;
 static uint32_t trie_gen; /* odd while the table is being emptied */
@@ -747,6 +747,23 @@ static void trie_put(struct trie_table *t, uint32_t slot, uint32_t parent, uint6
 	t->used++;
 }
 
+/* Gives a table's entry pages back to the kernel: zero when next touched. madvise wants
+ * whole pages; the entries start just after the table's header, so the partial pages at
+ * either end are zeroed by hand. */
+static void trie_zero(struct trie_table *t)
+{
+	uintptr_t lo = (uintptr_t)t->e, hi = lo + (sizeof(struct trie_ent) << t->bits);
+	uintptr_t a = (lo + 4095) & ~(uintptr_t)4095, b = hi & ~(uintptr_t)4095;
+
+	if (b <= a) {
+		memset((void *)lo, 0, hi - lo);
+		return;
+	}
+	memset((void *)lo, 0, a - lo);
+	(void)rt_sys3(SYS_madvise, a, b - a, MADV_DONTNEED);
+	memset((void *)b, 0, hi - b);
+}
+
 /* Under the lock: a table with room for one more entry, grown or emptied; NULL if none. */
 static struct trie_table *trie_room(void)
 {
@@ -759,20 +776,24 @@ static struct trie_table *trie_room(void)
 		bool found;
 
 		if (n) {
-			/* Readers may still probe the old table: it is never unmapped (the sizes
-			 * add up to less than the largest). */
 			for (uint32_t k = 0; k < (1u << t->bits); k++)
 				if (t->e[k].ip)
 					trie_put(n, trie_find(n, t->e[k].parent, t->e[k].ip, &found),
 						 t->e[k].parent, t->e[k].ip, t->e[k].id);
 			__atomic_store_n(&trie, n, __ATOMIC_RELEASE);
+			/* The old table's pages go back (readers still in it look again: the
+			 * generation changes around it); its address range stays reserved. */
+			__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
+			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			trie_zero(t);
+			__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
 			return n;
 		}
 	}
 	/* Empty it in place; the pages go back to the kernel and come back zeroed. */
 	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	(void)rt_sys3(SYS_madvise, (char *)t->e, sizeof(struct trie_ent) << t->bits, MADV_DONTNEED);
+	trie_zero(t);
 	t->used = 0;
 	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&rt_region->trie_resets, 1, __ATOMIC_RELAXED);
