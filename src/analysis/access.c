@@ -11,6 +11,7 @@
 
 #include "common/array.h"
 #include "common/hash.h"
+#include "analysis/own.h"
 #include "analysis/rules.h"
 #include "analysis/symbols.h"
 #include "format/reader.h"
@@ -477,7 +478,7 @@ static void end_region(struct mt_access_stats *st, uint32_t reg, uint64_t t)
 
 static unsigned mapping_type(const char *path, uint64_t prot, uint64_t origin)
 {
-	if (origin == MT_MMAP_MEMTAP || (path && !strncmp(path, "/memfd:memtap-rt", 16)))
+	if (origin == MT_MMAP_MEMTAP || mt_own_path(path))
 		return MT_REGION_MEMTAP;
 	if (!path || !path[0])
 		return MT_REGION_ANON;

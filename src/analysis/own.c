@@ -8,6 +8,14 @@
 #include "common/array.h"
 #include "format/reader.h"
 
+bool mt_own_path(const char *path)
+{
+	size_t n = path ? strlen(path) : 0;
+
+	return path && (!strncmp(path, "/memfd:memtap-rt", 16) ||
+			(n >= 16 && !strcmp(path + n - 16, "/libmemtap-rt.so")));
+}
+
 void mt_own_init(struct mt_own *o, const struct mt_reader *r)
 {
 	memset(o, 0, sizeof(*o));
@@ -45,8 +53,7 @@ void mt_own_event(struct mt_own *o, const struct mt_event *ev)
 	case MT_EV_MMAP: {
 		const char *path = mt_reader_str(o->r, ev->stream, ev->v[MT_F_MMAP_PATH], NULL);
 
-		if (ev->v[MT_F_MMAP_ORIGIN] != MT_MMAP_MEMTAP &&
-		    !(path && !strncmp(path, "/memfd:memtap-rt", 16)))
+		if (ev->v[MT_F_MMAP_ORIGIN] != MT_MMAP_MEMTAP && !mt_own_path(path))
 			return;
 		p = proc(o, pid, true);
 		if (!p)

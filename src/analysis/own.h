@@ -25,6 +25,9 @@ struct mt_own {
 	size_t nv, cap;
 };
 
+/* Is a mapping of this path memtap's own (its runtime's library, its shared memory)? */
+bool mt_own_path(const char *path);
+
 /* The event types mt_own_event follows (MMAP, TASK_NEW, TASK_EXEC). */
 #define MT_OWN_EVENTS (1ull << MT_EV_MMAP | 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC)
 

@@ -36,6 +36,7 @@ enum mt_rt_msg {
 	MT_RT_MSG_HELLO = 1, /* struct mt_rt_hello + the region's memfd */
 	MT_RT_MSG_NOTIFY = 2, /* one byte: a slot became READY */
 	MT_RT_MSG_LABEL = 3, /* struct mt_rt_label + the strings: memtap.h's calls */
+	MT_RT_MSG_OWN = 4, /* struct mt_rt_own: memtap's own resident memory changed */
 };
 
 /* memtap_label / memtap_unlabel / memtap_phase from the workload (include/memtap/memtap.h),
@@ -61,6 +62,19 @@ struct mt_rt_label {
 
 #define MT_RT_WP_TRACKED 1
 
+/*
+ * memtap's own resident memory in the process, exact: the runtime populates every page it
+ * takes for itself (a new slot, a new stretch of the node ring, an arena block) as it takes
+ * it, and gives pages back only by whole blocks, so its resident part is the sum of what it
+ * holds. Sent with the time of each change; totals, so a message lost costs only a time.
+ */
+struct mt_rt_own {
+	uint32_t type; /* MT_RT_MSG_OWN */
+	uint32_t reserved;
+	uint64_t time_ns; /* CLOCK_MONOTONIC */
+	uint64_t anon, shmem; /* bytes: the arena's blocks, the shared region's taken part */
+};
+
 struct mt_rt_hello {
 	uint32_t type; /* MT_RT_MSG_HELLO */
 	uint32_t version;
@@ -75,6 +89,7 @@ struct mt_rt_hello {
 	/* memtap's own resident memory as the greeting leaves (mincore), and the time the
 	 * runtime started using memory (its arena): the analysis counts it out from then on */
 	uint64_t own_anon, own_shmem, own_ns;
+	uint64_t image_lo, image_hi; /* the runtime library itself: its code, data and .bss */
 };
 
 enum mt_rt_slot_state {
@@ -104,6 +119,7 @@ enum mt_rt_kind {
 	MT_RT_MUNMAP = 17,
 	MT_RT_MREMAP = 18,
 	MT_RT_BRK = 19,
+	MT_RT_OWN = 20, /* memtap's own resident memory now (struct mt_rt_own's totals) */
 };
 
 /*
@@ -123,6 +139,7 @@ enum mt_rt_kind {
  *   MUNMAP           length, stack
  *   MREMAP           new length, old address, old length | flags << 48, stack
  *   BRK              old break, stack
+ *   OWN              anon bytes, shmem bytes (always timed)
  * A busy free is one word, a malloc three: half the bytes of fixed-size rows.
  */
 #define MT_RT_W0_ADDR ((1ull << 56) - 1)
@@ -154,6 +171,7 @@ static inline unsigned mt_rt_row_words(uint64_t w0)
 		return 1 + t + 4;
 	case MT_RT_MUNMAP:
 	case MT_RT_BRK:
+	case MT_RT_OWN:
 		return 1 + t + 2;
 	default:
 		return 0;
@@ -255,7 +273,8 @@ struct mt_rt_region {
 	uint64_t arena_used; /* bytes of the arena handed out (its touched part lies below) */
 	uint64_t slots_hwm; /* slots ever used: the region's touched part */
 	uint64_t own_outside; /* bytes the runtime had to map outside the arena (it was full) */
-	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 24];
+	uint64_t own_reports_lost; /* own-memory messages the socket had no room for */
+	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

@@ -68,8 +68,7 @@ struct conn {
 	uint64_t slots_off, slot_size, nodes_off, nodes_cap, ready_off, free_off;
 	uint64_t nodes_sent; /* nodes with smaller ids are in the trace */
 	uint64_t region_addr, arena_addr; /* memtap's own memory, in the workload */
-	uint64_t own_sampled_ns, own_key; /* the last own-memory measurement, and its inputs */
-	int pagemap_fd; /* /proc/PID/pagemap, opened at the first measurement */
+
 	struct mt_block blocks[NBLOCKS];
 	uint64_t events, bad_rows;
 	/* Each thread's last event time: converting TSC values of slots drained at different
@@ -113,7 +112,7 @@ struct mt_alloc_state {
 	/* totals over closed connections */
 	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
 		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows,
-		trie_resets, node_waits, trunc[MT_RT_TRUNC_MAX],
+		trie_resets, node_waits, trunc[MT_RT_TRUNC_MAX], own_lost, own_outside,
 		notifies, labels, labels_dropped, bad_labels;
 	char untraced[1024];
 	uint64_t nuntraced;
@@ -473,6 +472,22 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	return 0;
 }
 
+/* memtap's own resident memory in the process from time t (the runtime's exact totals, see
+ * struct mt_rt_own): an RSS event of source MEMTAP, which the analysis takes out of the
+ * process's figures. */
+static void own_rss(struct mt_session *s, struct conn *c, uint64_t t, uint64_t anon, uint64_t shmem)
+{
+	uint64_t row[_MT_F_RSS_MAX] = { 0 };
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = (uint64_t)c->pid;
+	row[MT_F_RSS_ANON] = anon;
+	row[MT_F_RSS_SHMEM] = shmem;
+	row[MT_F_RSS_PEAK] = anon + shmem;
+	row[MT_F_RSS_SOURCE] = MT_RSS_MEMTAP;
+	(void)mt_writer_event(s->w, MT_EV_RSS, row);
+}
+
 /* memtap's own memory in the process, as mappings of origin MEMTAP: the analysis keeps its
  * faults, samples and resident pages apart from the workload's. */
 static void own_maps(struct mt_session *s, struct conn *c, const struct mt_rt_hello *h)
@@ -480,10 +495,12 @@ static void own_maps(struct mt_session *s, struct conn *c, const struct mt_rt_he
 	const struct {
 		uint64_t addr, len;
 		const char *name;
-	} m[2] = { { h->region_addr, h->region_size, "[memtap-rt region]" },
-		   { h->arena_addr, h->arena_size, "[memtap-rt arena]" } };
+	} m[3] = { { h->region_addr, h->region_size, "[memtap-rt region]" },
+		   { h->arena_addr, h->arena_size, "[memtap-rt arena]" },
+		   { h->image_lo, h->image_hi > h->image_lo ? h->image_hi - h->image_lo : 0,
+		     "[memtap-rt image]" } };
 
-	for (int i = 0; i < 2; i++) {
+	for (int i = 0; i < 3; i++) {
 		uint64_t row[MT_MAX_FIELDS] = { 0 };
 
 		if (!m[i].addr || !m[i].len)
@@ -495,25 +512,14 @@ static void own_maps(struct mt_session *s, struct conn *c, const struct mt_rt_he
 		row[MT_F_MMAP_LEN] = m[i].len;
 		row[MT_F_MMAP_PROT] = PROT_READ | PROT_WRITE;
 		row[MT_F_MMAP_FLAGS] = i ? MAP_PRIVATE : MAP_SHARED;
+		if (i == 2) /* its image: mapped by the loader before the greeting */
+			row[MT_F_TIME] = h->own_ns;
 		row[MT_F_MMAP_ORIGIN] = MT_MMAP_MEMTAP;
 		row[MT_F_MMAP_PATH] = mt_writer_strn(s->w, m[i].name, strlen(m[i].name));
 		(void)mt_writer_event(s->w, MT_EV_MMAP, row); /* in the recorder's stream, as labels */
 	}
-	c->region_addr = h->region_addr;
-	c->arena_addr = h->arena_addr;
-	{
-		/* what the runtime held when it greeted, from the time it started using memory */
-		uint64_t row[_MT_F_RSS_MAX] = { 0 };
-
-		row[MT_F_TIME] = h->own_ns;
-		row[MT_F_PID] = row[MT_F_TID] = (uint64_t)c->pid;
-		row[MT_F_RSS_ANON] = h->own_anon;
-		row[MT_F_RSS_SHMEM] = h->own_shmem;
-		row[MT_F_RSS_PEAK] = h->own_anon + h->own_shmem;
-		row[MT_F_RSS_SOURCE] = MT_RSS_MEMTAP;
-		(void)mt_writer_event(s->w, MT_EV_RSS, row);
-		c->own_sampled_ns = mt_now_ns();
-	}
+	/* what the runtime held when it greeted, from the time it started taking memory */
+	own_rss(s, c, h->own_ns, h->own_anon, h->own_shmem);
 }
 
 static void on_hello(struct mt_session *s, struct conn *c)
@@ -579,7 +585,6 @@ static void conn_accept(struct mt_session *s)
 		c = &a->conns[a->nconns++];
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
-		c->pagemap_fd = -1;
 	}
 }
 
@@ -764,6 +769,10 @@ static void drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *
 			row[MT_F_BRK_STACK] = x[1] & 0xffffffffu;
 			emit(s, c, B_BRK, row);
 			break;
+		case MT_RT_OWN:
+			/* memtap's own resident memory from t: the runtime's exact totals */
+			own_rss(s, c, t, x[0], x[1]);
+			break;
 		default:
 			c->bad_rows++;
 			break;
@@ -829,74 +838,6 @@ static void slot_release(struct conn *c, struct mt_rt_slot *sl)
 	__atomic_or_fetch(&fb[i / 64], 1ull << (i % 64), __ATOMIC_RELEASE);
 }
 
-/* Resident (present) and swapped pages of [addr, addr + len) in pid, from its pagemap. */
-static int pagemap_count(int fd, uint64_t addr, uint64_t len, uint64_t *present, uint64_t *swapped)
-{
-	uint64_t e[512];
-
-	for (uint64_t pg = addr / 4096, end = (addr + len + 4095) / 4096; pg < end;) {
-		size_t n = end - pg < 512 ? (size_t)(end - pg) : 512;
-		ssize_t r = pread(fd, e, n * 8, (off_t)(pg * 8));
-
-		if (r <= 0)
-			return r < 0 ? -errno : -EIO;
-		for (size_t i = 0; i < (size_t)r / 8; i++) {
-			*present += e[i] >> 63;
-			*swapped += (e[i] >> 62) & 1;
-		}
-		pg += (uint64_t)r / 8;
-	}
-	return 0;
-}
-
-/*
- * memtap's own resident memory in the process (its region's touched part as shmem, its
- * arena's as anon), measured when what the runtime uses grows, at most every 5 ms and at
- * least every second, as an RSS event of source MEMTAP: the analysis takes it out of the
- * process's resident memory.
- */
-static void own_rss(struct mt_session *s, struct conn *c)
-{
-	const struct mt_rt_region *r = c->region;
-	uint64_t now = mt_now_ns(), row[_MT_F_RSS_MAX] = { 0 }, shm = 0, anon = 0, sw = 0;
-	uint64_t hwm = __atomic_load_n(&r->slots_hwm, __ATOMIC_RELAXED);
-	uint64_t used = __atomic_load_n(&r->arena_used, __ATOMIC_RELAXED);
-	uint64_t nodes = __atomic_load_n(&r->nodes_next, __ATOMIC_RELAXED);
-	uint64_t key = hwm * 1000003 ^ used * 31 ^ (nodes / 256) ^ r->trie_resets << 40;
-	char path[64];
-
-	if (!c->region_addr || now - c->own_sampled_ns < (key == c->own_key ? 1000000000 : 5000000))
-		return;
-	if (c->pagemap_fd < 0) {
-		snprintf(path, sizeof(path), "/proc/%d/pagemap", (int)c->pid);
-		c->pagemap_fd = open(path, O_RDONLY | O_CLOEXEC);
-		if (c->pagemap_fd < 0) {
-			c->region_addr = 0; /* not readable here: the report says so */
-			return;
-		}
-	}
-	c->own_sampled_ns = now;
-	c->own_key = key;
-	if (hwm > c->nslots)
-		hwm = c->nslots;
-	if (nodes > c->nodes_cap)
-		nodes = c->nodes_cap;
-	if (pagemap_count(c->pagemap_fd, c->region_addr, c->slots_off + hwm * c->slot_size, &shm,
-			  &sw) < 0 ||
-	    pagemap_count(c->pagemap_fd, c->region_addr + c->nodes_off,
-			  nodes * sizeof(struct mt_rt_node), &shm, &sw) < 0 ||
-	    (c->arena_addr && pagemap_count(c->pagemap_fd, c->arena_addr, used, &anon, &sw) < 0))
-		return; /* the process is going: its last measurement stands */
-	row[MT_F_TIME] = now;
-	row[MT_F_PID] = row[MT_F_TID] = (uint64_t)c->pid;
-	row[MT_F_RSS_SHMEM] = shm * 4096;
-	row[MT_F_RSS_ANON] = anon * 4096;
-	row[MT_F_RSS_SWAP] = sw * 4096;
-	row[MT_F_RSS_PEAK] = (shm + anon) * 4096;
-	row[MT_F_RSS_SOURCE] = MT_RSS_MEMTAP;
-	(void)mt_writer_event(s->w, MT_EV_RSS, row);
-}
-
 /*
  * Drains the READY slots the ready bitmap names; with all set, every slot holding rows (the
  * process is gone); with dead_tid, also the FILLING slots of that exited thread. Returns the
@@ -957,7 +898,6 @@ static unsigned conn_drain(struct mt_session *s, struct conn *c, bool all, uint3
 		}
 	}
 	send_nodes(s, c);
-	own_rss(s, c);
 	return n;
 }
 
@@ -994,6 +934,8 @@ static void conn_close(struct mt_session *s, struct conn *c)
 		a->unsupported += r->unsupported;
 		a->trie_full += r->trie_full;
 		a->trie_resets += r->trie_resets;
+		a->own_lost += r->own_reports_lost;
+		a->own_outside += r->own_outside;
 		a->node_waits += r->node_waits;
 		for (int k = 0; k < MT_RT_TRUNC_MAX; k++)
 			a->trunc[k] += r->trunc[k];
@@ -1017,9 +959,7 @@ static void conn_close(struct mt_session *s, struct conn *c)
 	c->evs = NULL;
 	close(c->fd);
 	c->fd = -1;
-	if (c->pagemap_fd >= 0)
-		close(c->pagemap_fd);
-	c->pagemap_fd = -1;
+
 }
 
 int mt_alloc_npollfds(struct mt_session *s)
@@ -1091,6 +1031,11 @@ static void read_conn(struct mt_session *s, struct conn *c)
 
 		if (r >= (ssize_t)sizeof(buf.h) && buf.h.type == MT_RT_MSG_LABEL)
 			on_label(s, c, &buf.h, (size_t)r);
+		else if (r == (ssize_t)sizeof(struct mt_rt_own) &&
+			 ((const struct mt_rt_own *)&buf)->type == MT_RT_MSG_OWN)
+			own_rss(s, c, ((const struct mt_rt_own *)&buf)->time_ns,
+				((const struct mt_rt_own *)&buf)->anon,
+				((const struct mt_rt_own *)&buf)->shmem);
 		if (r > 0)
 			continue;
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
@@ -1337,6 +1282,10 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "unwind_trie_full", a->trie_full);
 		mt_kv_add_u64(kv, "unwind_trie_resets", a->trie_resets);
 		mt_kv_add_u64(kv, "unwind_node_waits", a->node_waits);
+		/* memtap's own memory: its reports the socket lost (their times only), and bytes
+		 * the runtime had to map outside its arena (not identified as memtap's) */
+		mt_kv_add_u64(kv, "own_memory_reports_lost", a->own_lost);
+		mt_kv_add_u64(kv, "own_memory_outside_arena", a->own_outside);
 		mt_kv_add_u64(kv, "unwind_frames_walked", a->walked);
 		mt_kv_add_u64(kv, "unwind_frames_reused", a->reused);
 		mt_kv_add_u64(kv, "unwind_memo_hits", a->memo_hits);

@@ -159,5 +159,9 @@ RT_HIDDEN void *rt_mmap_anon(size_t size);
 /* Wakes the recorder (one datagram, never blocking). */
 RT_HIDDEN void rt_notify_recorder(void);
 RT_HIDDEN void rt_munmap(void *p, size_t size);
+/* An arena block never used again (an outgrown table): its pages go back to the kernel. */
+RT_HIDDEN void rt_arena_drop(void *p, size_t size);
+/* The node ring is about to hold id: its pages ahead become memtap's (populated). */
+RT_HIDDEN void rt_own_ring(uint64_t id);
 
 #endif

@@ -117,6 +117,9 @@ struct rt_free {
 
 static char *rt_arena;
 static uint64_t rt_arena_used;
+static uint64_t rt_own_anon; /* memtap's resident bytes in the arena (rt-proto.h) */
+static uint64_t rt_shm_slots, rt_shm_ring; /* the region's populated prefix, and the ring's */
+static int rt_own_lock;
 static uint64_t rt_arena_ns; /* CLOCK_MONOTONIC when it was reserved */
 static struct rt_free *rt_freed;
 static int rt_free_lock;
@@ -132,6 +135,23 @@ static void *raw_mmap(size_t size)
 
 	return rt_sys_failed(p) ? NULL : (void *)p;
 }
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
+
+/* Makes [p, p + size) resident now (the pages it takes are memtap's from this moment): one
+ * madvise, or a write per page where the kernel predates MADV_POPULATE_WRITE. */
+static void populate(void *p, size_t size)
+{
+	if (!rt_sys_failed(rt_sys3(SYS_madvise, p, size, MADV_POPULATE_WRITE)))
+		return;
+	for (size_t off = 0; off < size; off += 4096)
+		__atomic_fetch_add((volatile char *)p + off, 0, __ATOMIC_RELAXED);
+}
+
+static void rt_own_report(void);
+static inline void commit(struct rt_thread *t, unsigned words);
 
 static void free_lock(void)
 {
@@ -172,6 +192,9 @@ void *rt_mmap_anon(size_t size)
 			*f = (*f)->next;
 			free_unlock();
 			memset(p, 0, sizeof(struct rt_free)); /* the rest came back zeroed */
+			populate(p, size);
+			__atomic_add_fetch(&rt_own_anon, size, __ATOMIC_RELAXED);
+			rt_own_report();
 			return p;
 		}
 	free_unlock();
@@ -183,6 +206,9 @@ void *rt_mmap_anon(size_t size)
 	}
 	if (rt_region)
 		__atomic_store_n(&rt_region->arena_used, off + size, __ATOMIC_RELAXED);
+	populate(rt_arena + off, size);
+	__atomic_add_fetch(&rt_own_anon, size, __ATOMIC_RELAXED);
+	rt_own_report();
 	return rt_arena + off;
 }
 
@@ -195,6 +221,8 @@ void rt_munmap(void *p, size_t size)
 		struct rt_free *f = p;
 
 		(void)rt_sys3(SYS_madvise, p, size, MADV_DONTNEED);
+		__atomic_sub_fetch(&rt_own_anon, size, __ATOMIC_RELAXED);
+		rt_own_report();
 		f->size = size;
 		free_lock();
 		f->next = rt_freed;
@@ -203,6 +231,58 @@ void rt_munmap(void *p, size_t size)
 		return;
 	}
 	(void)rt_sys2(SYS_munmap, p, size);
+}
+
+void rt_arena_drop(void *p, size_t size)
+{
+	size = (size + 4095) & ~(size_t)4095;
+	if (!in_arena(p))
+		return;
+	(void)rt_sys3(SYS_madvise, p, size, MADV_DONTNEED);
+	__atomic_sub_fetch(&rt_own_anon, size, __ATOMIC_RELAXED);
+	rt_own_report();
+}
+
+/* memtap's resident part of the shared region: the populated prefix (header, bitmaps, the
+ * slots ever taken) and the populated start of the node ring, a page shared by both once. */
+static uint64_t own_shmem(void)
+{
+	uint64_t ring_lo, lo;
+
+	if (!rt_region)
+		return 0;
+	ring_lo = rt_region->nodes_off & ~4095ull;
+	lo = ring_lo > rt_shm_slots ? ring_lo : rt_shm_slots;
+	return rt_shm_slots + (rt_shm_ring > lo ? rt_shm_ring - lo : 0);
+}
+
+/* Populates the region's [from, to) (offsets; whole pages) and moves *mark to its end. */
+static void own_grow(uint64_t *mark, uint64_t to)
+{
+	uint64_t from;
+
+	to = (to + 4095) & ~4095ull;
+	while (__atomic_exchange_n(&rt_own_lock, 1, __ATOMIC_ACQUIRE))
+		__builtin_ia32_pause();
+	from = *mark;
+	if (to > from) {
+		populate((char *)rt_region + from, to - from);
+		*mark = to;
+	}
+	__atomic_store_n(&rt_own_lock, 0, __ATOMIC_RELEASE);
+	if (to > from)
+		rt_own_report();
+}
+
+void rt_own_ring(uint64_t id)
+{
+	uint64_t at;
+
+	if (!rt_region || id >= rt_region->nodes_cap)
+		return; /* the ring went round: all of it is resident already */
+	at = rt_region->nodes_off + (id + 4096) * sizeof(struct mt_rt_node);
+	if (at > rt_shm_ring)
+		own_grow(&rt_shm_ring, at < rt_region_size ? at : rt_region_size);
 }
 
 static inline uint64_t rt_now(void)
@@ -458,25 +538,18 @@ static int region_create(void)
 	r->arena_used = __atomic_load_n(&rt_arena_used, __ATOMIC_RELAXED);
 	rt_region = r;
 	rt_region_size = size;
+	/* memtap's from now: the header and bitmaps, and the node ring's first stretch */
+	rt_shm_slots = rt_shm_ring = 0;
+	own_grow(&rt_shm_slots, slots_off);
+	rt_shm_ring = r->nodes_off & ~4095ull;
+	rt_own_ring(0);
 	return (int)fd;
 }
 
-/* Resident pages of [p, p + len), by mincore (the page cache's view for the region). */
-static uint64_t resident(const void *p, uint64_t len)
-{
-	unsigned char v[512];
-	uint64_t n = 0;
-
-	for (uint64_t off = 0; off < len; off += sizeof(v) * 4096) {
-		uint64_t chunk = len - off < sizeof(v) * 4096 ? len - off : sizeof(v) * 4096;
-
-		if (rt_sys_failed(rt_sys3(SYS_mincore, (const char *)p + off, chunk, v)))
-			return n;
-		for (uint64_t i = 0; i < (chunk + 4095) / 4096; i++)
-			n += v[i] & 1;
-	}
-	return n * 4096;
-}
+/* The runtime's own image, from its ELF header to the end of its .bss (hidden: ours, not
+ * the program's symbols of the same names). */
+extern const char __ehdr_start[] __attribute__((visibility("hidden")));
+extern char _end[] __attribute__((visibility("hidden")));
 
 static int connect_recorder(int memfd)
 {
@@ -510,11 +583,11 @@ static int connect_recorder(int memfd)
 	hello.region_addr = (uint64_t)rt_region;
 	hello.arena_addr = (uint64_t)rt_arena;
 	hello.arena_size = rt_arena ? RT_ARENA_SIZE : 0;
-	hello.own_anon = rt_arena ? resident(rt_arena, __atomic_load_n(&rt_arena_used,
-								       __ATOMIC_RELAXED))
-				  : 0;
-	hello.own_shmem = resident(rt_region, rt_region->slots_off);
+	hello.own_anon = __atomic_load_n(&rt_own_anon, __ATOMIC_RELAXED);
+	hello.own_shmem = own_shmem();
 	hello.own_ns = rt_arena_ns ? rt_arena_ns : hello.time_ns;
+	hello.image_lo = (uint64_t)__ehdr_start;
+	hello.image_hi = ((uint64_t)_end + 4095) & ~4095ull;
 	hello.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	memset(cbuf, 0, sizeof(cbuf));
 	cm = CMSG_FIRSTHDR(&mh);
@@ -562,6 +635,37 @@ static void go_passive(void)
 	__atomic_store_n(&rt_live, false, __ATOMIC_RELEASE);
 	__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
 	rt_debug("lost the recorder; recording stops");
+}
+
+/* Tells the recorder memtap's resident memory now: a row in the calling thread's slot (in
+ * order, timed, never lost), or a datagram when the thread has no slot at hand (a full
+ * socket then costs the time of this change only: the next report carries the totals). */
+static void rt_own_report(void)
+{
+	struct rt_thread *t = &rt_self;
+	struct mt_rt_own m = { .type = MT_RT_MSG_OWN };
+	struct timespec ts;
+
+	if (rt_sock < 0 || !__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
+		return; /* the greeting carries the totals */
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	m.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	m.anon = __atomic_load_n(&rt_own_anon, __ATOMIC_RELAXED);
+	m.shmem = own_shmem();
+	if (t->slot && t->cnt + MT_RT_ROW_MAX_WORDS <= SLOT_WORDS) {
+		uint64_t *w = &t->slot->words[t->cnt];
+
+		w[0] = (uint64_t)MT_RT_OWN << 56 | MT_RT_W0_TIME;
+		w[1] = rt_now();
+		w[2] = m.anon;
+		w[3] = m.shmem;
+		commit(t, 4);
+		return;
+	}
+	if (rt_sys_failed(mt_rt_sys(SYS_sendto, rt_sock, (long)&m, sizeof(m),
+				    MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0)) &&
+	    rt_region)
+		__atomic_add_fetch(&rt_region->own_reports_lost, 1, __ATOMIC_RELAXED);
 }
 
 /* ---- slots ---- */
@@ -641,15 +745,6 @@ static bool slot_try_acquire(struct rt_thread *t)
 			if (i >= n)
 				return false;
 			s = slot_at(i);
-			{
-				/* the region's touched part: the recorder measures it as memtap's */
-				uint64_t h = __atomic_load_n(&rt_region->slots_hwm, __ATOMIC_RELAXED);
-
-				while (i + 1 > h && !__atomic_compare_exchange_n(
-							    &rt_region->slots_hwm, &h, i + 1, false,
-							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-					;
-			}
 			__atomic_store_n(&s->state, MT_RT_SLOT_FILLING, __ATOMIC_RELAXED);
 			s->tid = t->tid;
 			s->seq = __atomic_add_fetch(&rt_region->slot_seq, 1, __ATOMIC_RELAXED);
@@ -658,6 +753,19 @@ static bool slot_try_acquire(struct rt_thread *t)
 			t->slot = s;
 			t->cnt = 0;
 			t->until = 1; /* a slot's first row is stamped */
+			{
+				/* a slot never taken before: its pages become memtap's, said in its
+				 * first row */
+				uint64_t h = __atomic_load_n(&rt_region->slots_hwm, __ATOMIC_RELAXED);
+
+				while (i + 1 > h && !__atomic_compare_exchange_n(
+							    &rt_region->slots_hwm, &h, i + 1, false,
+							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+					;
+				if (i + 1 > h)
+					own_grow(&rt_shm_slots,
+						 rt_region->slots_off + (uint64_t)(i + 1) * rt_region->slot_size);
+			}
 			return true;
 		}
 	}
@@ -1418,6 +1526,7 @@ static void fork_child(void)
 	rt_wp_lock = 0;
 	rt_wp_ranges = 0;
 	rt_free_lock = 0; /* a thread that died in fork may have held it */
+	rt_own_lock = 0;
 	if (rt_sock >= 0)
 		(void)rt_sys1(SYS_close, rt_sock);
 	rt_sock = -1;

@@ -747,23 +747,6 @@ static void trie_put(struct trie_table *t, uint32_t slot, uint32_t parent, uint6
 	t->used++;
 }
 
-/* Gives a table's entry pages back to the kernel: zero when next touched. madvise wants
- * whole pages; the entries start just after the table's header, so the partial pages at
- * either end are zeroed by hand. */
-static void trie_zero(struct trie_table *t)
-{
-	uintptr_t lo = (uintptr_t)t->e, hi = lo + (sizeof(struct trie_ent) << t->bits);
-	uintptr_t a = (lo + 4095) & ~(uintptr_t)4095, b = hi & ~(uintptr_t)4095;
-
-	if (b <= a) {
-		memset((void *)lo, 0, hi - lo);
-		return;
-	}
-	memset((void *)lo, 0, a - lo);
-	(void)rt_sys3(SYS_madvise, a, b - a, MADV_DONTNEED);
-	memset((void *)b, 0, hi - b);
-}
-
 /* Under the lock: a table with room for one more entry, grown or emptied; NULL if none. */
 static struct trie_table *trie_room(void)
 {
@@ -785,15 +768,15 @@ static struct trie_table *trie_room(void)
 			 * generation changes around it); its address range stays reserved. */
 			__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
 			__atomic_thread_fence(__ATOMIC_SEQ_CST);
-			trie_zero(t);
+			rt_arena_drop(t, sizeof(*t) + (sizeof(struct trie_ent) << t->bits));
 			__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
 			return n;
 		}
 	}
-	/* Empty it in place; the pages go back to the kernel and come back zeroed. */
+	/* Empty it in place (its pages stay memtap's, resident: rt-proto.h, mt_rt_own). */
 	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-	trie_zero(t);
+	memset(t->e, 0, sizeof(struct trie_ent) << t->bits);
 	t->used = 0;
 	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&rt_region->trie_resets, 1, __ATOMIC_RELAXED);
@@ -859,6 +842,8 @@ static uint32_t intern(uint32_t parent, uint64_t ip)
 		return 0;
 	}
 	id = (uint32_t)r->nodes_next++;
+	if (!(id & 4095))
+		rt_own_ring(id); /* the ring's next stretch becomes memtap's */
 	nd = &nodes[id % r->nodes_cap];
 	nd->parent = parent;
 	nd->ip = ip;
