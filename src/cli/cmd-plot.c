@@ -212,7 +212,9 @@ int cmd_plot(int argc, char **argv)
 			rc = 1;
 			break;
 		}
+		mt_cli_progress(r, "reading");
 		e = mt_plot_add(&p, r, lab ? lab : base, &ao, o.by_type || nargs == 1);
+		mt_cli_progress_done();
 		if (e == -ENODATA)
 			mt_err("'%s' holds nothing for a %s figure (its collector was off or found "
 			       "nothing; see memtap info)",

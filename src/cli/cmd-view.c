@@ -2,11 +2,12 @@
 /* memtap view: the trace's report as one self-contained HTML page. */
 #include <errno.h>
 #include <inttypes.h>
+#include <fcntl.h>
 #include <spawn.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include "analysis/access.h"
@@ -71,16 +72,36 @@ static void default_output(const char *path, char *buf, size_t size)
 	snprintf(buf, size, "%.*s.html", (int)n, base);
 }
 
-static void open_page(const char *file)
+/* Hands the page to the desktop's opener, its chatter silenced; 0, or -1 after one line
+ * saying why not. */
+static int open_page(const char *file)
 {
 	const char *browser = getenv("BROWSER");
 	char *argv[] = { (char *)(browser && browser[0] ? browser : "xdg-open"), (char *)file,
 			 NULL };
+	posix_spawn_file_actions_t fa;
 	pid_t pid;
+	int st = 0, rc;
 
-	if (posix_spawnp(&pid, argv[0], NULL, NULL, argv, environ) != 0)
-		mt_warn("cannot open '%s' with %s (hint: open it in a browser yourself)", file,
-			argv[0]);
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 1, "/dev/null", O_WRONLY, 0);
+	posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+	rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	if (rc != 0) {
+		mt_err("cannot open '%s': %s is not available (hint: open the file in a browser, or "
+		       "set BROWSER)",
+		       file, argv[0]);
+		return -1;
+	}
+	/* xdg-open returns once the browser has it (or fails at once) */
+	if (waitpid(pid, &st, 0) < 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		mt_err("cannot open '%s': %s failed (exit status %d; hint: no desktop here? open "
+		       "the file in a browser, or set BROWSER)",
+		       file, argv[0], WIFEXITED(st) ? WEXITSTATUS(st) : -1);
+		return -1;
+	}
+	return 0;
 }
 
 int cmd_view(int argc, char **argv)
@@ -132,8 +153,8 @@ int cmd_view(int argc, char **argv)
 				" samples and faults drawn, %u address bands)",
 				mt_fmt_bytes(vs.bytes, b, sizeof(b)), out, vs.points,
 				vs.points_total, vs.segments);
-		if (o.open)
-			open_page(out);
+		if (o.open && open_page(out) < 0)
+			rc = -1; /* the page is written; opening it failed, and said so */
 	}
 	mt_reader_free(r);
 	mt_rules_release(&rules);

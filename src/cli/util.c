@@ -27,27 +27,49 @@
 #include "format/schema.h"
 
 static const char *progress_what;
-static uint64_t progress_last;
+static uint64_t progress_last, progress_start, progress_prev;
+static unsigned progress_pass;
 static bool progress_shown;
 
+/*
+ * On a terminal, every 200 ms: the pass over the trace (an analysis may read it more than
+ * once), how much of it is read, the rate and the time left for this pass.
+ */
 static void progress_cb(void *ctx, uint64_t done, uint64_t total)
 {
 	uint64_t now = mt_now_ns();
+	char b1[32], b2[32], b3[32], eta[48] = "";
+	double rate;
 
 	(void)ctx;
-	if (now - progress_last < 200000000ull || !total)
+	if (done < progress_prev) { /* a new pass began */
+		progress_pass++;
+		progress_start = now;
+	}
+	progress_prev = done;
+	if (now - progress_last < 200000000ull || !total || now <= progress_start)
 		return;
 	progress_last = now;
 	progress_shown = true;
-	fprintf(stderr, "\rmemtap: %s %3d%%", progress_what, (int)(done * 100 / total));
+	rate = (double)done / ((double)(now - progress_start) / 1e9);
+	if (rate > 0 && done < total)
+		snprintf(eta, sizeof(eta), ", %s left",
+			 mt_fmt_duration((uint64_t)((double)(total - done) / rate * 1e9), b3,
+					 sizeof(b3)));
+	fprintf(stderr, "\rmemtap: %s, pass %u: %3d%% (%s of %s, %s/s%s)\033[K", progress_what,
+		progress_pass, (int)(done * 100 / total), mt_fmt_bytes(done, b1, sizeof(b1)),
+		mt_fmt_bytes(total, b2, sizeof(b2)), mt_fmt_bytes((uint64_t)rate, b3, sizeof(b3)),
+		eta);
 }
 
 void mt_cli_progress(struct mt_reader *r, const char *what)
 {
 	if (!isatty(STDERR_FILENO))
-		return;
+		return; /* silent when not a terminal */
 	progress_what = what;
-	progress_last = mt_now_ns();
+	progress_last = progress_start = mt_now_ns();
+	progress_prev = 0;
+	progress_pass = 1;
 	mt_reader_set_progress(r, progress_cb, NULL);
 }
 

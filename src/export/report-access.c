@@ -379,14 +379,41 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_end_array(j);
 }
 
-static void regions_table(const struct mt_report *rep, size_t limit, struct mt_table *t)
+/* The weighted sums' names and values for people: what a sample's weight is depends on
+ * the mechanism (ns of CPU time for cpu-clock, cycles, or loads/ops for PEBS/IBS). */
+static const char *weight_name(const struct mt_report_access *ra, bool load)
+{
+	const char *u = kv(ra, "weight_unit");
+
+	if (u && !strcmp(u, "ns"))
+		return load ? "CPU time at loads" : "CPU time at stores";
+	if (u && !strcmp(u, "cycles"))
+		return load ? "cycles at loads" : "cycles at stores";
+	return load ? "loads (est.)" : "stores (est.)";
+}
+
+static const char *weight_fmt(const struct mt_report_access *ra, uint64_t v, char *buf,
+			      size_t size)
+{
+	const char *u = kv(ra, "weight_unit");
+
+	if (u && !strcmp(u, "ns"))
+		return mt_fmt_duration(v, buf, size);
+	return mt_fmt_count(v, buf, size);
+}
+
+static void regions_table(const struct mt_report *rep, size_t limit, struct mt_table *t, bool human)
 {
 	static const char *const heads[] = { "region", "pid",	 "type",  "bytes",  "samples",
 					     "loads",  "stores", "reads", "writes", "label" };
+	const char *hh[10];
 	const struct mt_report_access *ra = &rep->access;
 	char b[5][64], label[512];
 
-	mt_table_init(t, 10, heads);
+	memcpy(hh, heads, sizeof(hh));
+	hh[7] = weight_name(ra, true);
+	hh[8] = weight_name(ra, false);
+	mt_table_init(t, 10, human ? hh : heads);
 	for (size_t k = 0; k < ra->nregions && k < limit; k++) {
 		const struct mt_access_region *g = &ra->st.regions[ra->regions[k]];
 
@@ -398,16 +425,20 @@ static void regions_table(const struct mt_report *rep, size_t limit, struct mt_t
 		mt_table_add(t, mt_fmt_count(g->c.samples, b[1], 64));
 		mt_table_add(t, mt_fmt_count(g->c.read_samples, b[2], 64));
 		mt_table_add(t, mt_fmt_count(g->c.write_samples, b[3], 64));
-		mt_table_addf(t, "%" PRIu64, g->c.reads);
-		mt_table_addf(t, "%" PRIu64, g->c.writes);
+		if (human) {
+			mt_table_add(t, weight_fmt(ra, g->c.reads, b[4], 64));
+			mt_table_add(t, weight_fmt(ra, g->c.writes, b[0], 64));
+		} else {
+			mt_table_addf(t, "%" PRIu64, g->c.reads);
+			mt_table_addf(t, "%" PRIu64, g->c.writes);
+		}
 		mt_table_add(t, mt_report_region_label(rep, g, label, sizeof(label)));
-		(void)b[4];
 	}
 }
 
 void mt_report_access_regions_table(const struct mt_report *rep, struct mt_table *t)
 {
-	regions_table(rep, (size_t)-1, t);
+	regions_table(rep, (size_t)-1, t, false);
 }
 
 void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
@@ -452,14 +483,23 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 	ROW("unresolved, by reason", "%s", len ? line : "none");
 	ROW("loads / stores (samples)", "%s / %s", mt_fmt_count(st->read_samples, b1, sizeof(b1)),
 	    mt_fmt_count(st->write_samples, b2, sizeof(b2)));
-	ROW("reads / writes (weighted)", "%" PRIu64 " / %" PRIu64 " %s", st->reads, st->writes,
-	    kv(ra, "weight_unit") ? kv(ra, "weight_unit") : "");
+	{
+		char w1[64], w2[64];
+
+		ROW(kv(ra, "weight_unit") && !strcmp(kv(ra, "weight_unit"), "ns")
+			    ? "CPU time at loads / stores"
+			    : "weighted loads / stores",
+		    "%s / %s (each sample stands for its period%s%s)",
+		    weight_fmt(ra, st->reads, w1, sizeof(w1)),
+		    weight_fmt(ra, st->writes, w2, sizeof(w2)), kv(ra, "weight_unit") ? ", in " : "",
+		    kv(ra, "weight_unit") ? kv(ra, "weight_unit") : "");
+	}
 	ROW("lost / throttled", "%" PRIu64 " / %" PRIu64, ra->coll ? ra->coll->lost : 0,
 	    kv_u64(ra, "throttles"));
 #undef ROW
 	if (!ra->nregions)
 		return;
-	regions_table(rep, rep->top, &t);
+	regions_table(rep, rep->top, &t, true);
 	if (md) {
 		fprintf(f, "\n### Hottest regions\n\n");
 		mt_report_md_table(&t, f);

@@ -205,6 +205,30 @@ static double pct(uint64_t a, uint64_t b)
 	return b ? 100.0 * (double)a / (double)b : 0.0;
 }
 
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/* Processes (pids) among the traced images. */
+static size_t distinct_pids(const struct mt_alloc_stats *st)
+{
+	uint32_t *v = malloc((st->nprocs ? st->nprocs : 1) * sizeof(*v));
+	size_t n = 0;
+
+	if (!v)
+		return st->nprocs;
+	for (size_t i = 0; i < st->nprocs; i++)
+		v[i] = st->procs[i].pid;
+	qsort(v, st->nprocs, sizeof(*v), cmp_u32);
+	for (size_t i = 0; i < st->nprocs; i++)
+		n += !i || v[i] != v[i - 1];
+	free(v);
+	return n;
+}
+
 /* ---- JSON ---- */
 
 static void json_life(struct mt_json *j, const char *key, const struct mt_sketch_family *f,
@@ -333,7 +357,8 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_end_object(j);
 	mt_json_kv_u64(j, "stacks_depth_limited", kv_u64(a, "stacks_depth_limited"));
 	mt_json_kv_u64(j, "allocations_without_frames", st->no_frames);
-	mt_json_kv_u64(j, "processes_traced", st->nprocs);
+	mt_json_kv_u64(j, "processes_traced", distinct_pids(st));
+	mt_json_kv_u64(j, "process_images_traced", st->nprocs);
 	mt_json_kv_u64(j, "processes_untraced", kv_u64(a, "processes_untraced"));
 	if (kv(a, "untraced"))
 		mt_json_kv_str(j, "untraced", kv(a, "untraced"));
@@ -637,7 +662,16 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		    mt_fmt_count(a->sym.resolved, b1, sizeof(b1)),
 		    mt_fmt_count(a->sym.addresses, b2, sizeof(b2)),
 		    mt_fmt_count(a->sym.with_line, b3, sizeof(b3)));
-	ROW("processes traced", "%zu", st->nprocs);
+	{
+		/* images are what the runtime traces (an exec starts a new one); people count pids */
+		size_t pids = distinct_pids(st);
+
+		if (pids == st->nprocs)
+			ROW("processes traced", "%zu", pids);
+		else
+			ROW("processes traced", "%zu (%zu process images: an exec starts a new one)", pids,
+			    st->nprocs);
+	}
 	if (kv_u64(a, "processes_untraced"))
 		ROW("processes not traced", "%s (%s)", kv(a, "processes_untraced"),
 		    kv(a, "untraced") ? kv(a, "untraced") : "reason unknown");

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,12 +18,14 @@
 #include "export/json.h"
 #include "export/parquet.h"
 #include "export/table.h"
+#include "analysis/own.h"
 #include "format/reader.h"
+#include "format/schema.h"
 
 const char *const mt_export_table_names[] = {
 	"runs",	   "collectors", "processes", "trace",	  "region_map", "kv_block_lifecycle",
 	"metrics", "sites",	 "phases",    "syscalls", "faults",	"rss",
-	NULL,
+	"rss_timeline", NULL,
 };
 
 struct out {
@@ -770,6 +773,58 @@ static int rss(struct out *o)
 	return close_table(o, s, rc);
 }
 
+/* rss_timeline: every resident-memory record of every process, the workload's part (memtap's
+ * own taken out, and given apart), in time order. */
+static int rss_timeline(struct out *o)
+{
+	enum { PID, TIME, FILE_, ANON, SHMEM, SWAP, OWN, SOURCE, NCOLS };
+	static const struct mt_col cols[NCOLS] = {
+		[PID] = { "pid", MT_COL_I64, false },
+		[TIME] = { "time_ns", MT_COL_I64, false },
+		[FILE_] = { "file_bytes", MT_COL_I64, false },
+		[ANON] = { "anon_bytes", MT_COL_I64, false },
+		[SHMEM] = { "shmem_bytes", MT_COL_I64, false },
+		[SWAP] = { "swap_bytes", MT_COL_I64, false },
+		[OWN] = { "memtap_own_bytes", MT_COL_I64, false },
+		[SOURCE] = { "source", MT_COL_STRING, false },
+	};
+	const struct mt_type_desc *d = mt_type_desc(MT_EV_RSS);
+	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_RSS | MT_OWN_EVENTS };
+	struct mt_cursor *c = NULL;
+	struct mt_sink *s = NULL;
+	struct mt_event ev;
+	struct mt_own own;
+	int rc = open_table(o, "rss_timeline", cols, NCOLS, &s), n;
+
+	mt_own_init(&own, o->rep->r);
+	if (rc == 0)
+		rc = mt_cursor_new(o->rep->r, &co, &c);
+	while (rc == 0 && (n = mt_cursor_next(c, &ev)) != 0) {
+		uint64_t v[4], *ix;
+
+		if (n < 0) {
+			rc = n;
+			break;
+		}
+		mt_own_event(&own, &ev);
+		if (ev.type != MT_EV_RSS || !mt_own_rss(&own, &ev, v))
+			continue;
+		ix = mt_map64_get(&own.by_pid, ev.v[MT_F_PID]);
+		mt_sink_i64(s, PID, (int64_t)ev.v[MT_F_PID]);
+		mt_sink_i64(s, TIME, (int64_t)ev.v[MT_F_TIME]);
+		for (int k = 0; k < 4; k++)
+			mt_sink_i64(s, FILE_ + (unsigned)k, (int64_t)v[k]);
+		mt_sink_i64(s, OWN, ix ? (int64_t)(own.v[*ix - 1].anon + own.v[*ix - 1].shmem) : 0);
+		mt_sink_str(s, SOURCE, mt_field_enum_name(&d->fields[MT_F_RSS_SOURCE],
+							 ev.v[MT_F_RSS_SOURCE]));
+		rc = row(o, s);
+	}
+	if (c)
+		mt_cursor_free(c);
+	mt_own_release(&own);
+	return close_table(o, s, rc);
+}
+
 /* DIR/NAME for writing, refusing an existing file unless force. */
 static FILE *create(struct out *o, const char *name, char *path, size_t size)
 {
@@ -953,12 +1008,42 @@ static void hive_value(char *dst, size_t size, const char *v)
 		snprintf(dst, size, "unknown");
 }
 
-/* OUT/workload=W/config=C/rep=R: W defaults to the command's base name, C to "default", R to
- * the first N >= 1 whose directory does not exist yet. */
-static int hive_dir(const struct mt_export_opts *eo, const struct mt_report *rep, char *dir,
-		    size_t size)
+#define RUN_MARK ".memtap-run-id" /* in each Hive leaf: the run it holds */
+
+/* The rep=* directory under parent that already holds run_id, into dir; false if none. */
+static bool hive_find_run(const char *parent, const char *run_id, char *dir, size_t size)
 {
-	char w[80], c[80], r[80], cmd[256];
+	DIR *d = opendir(parent);
+	struct dirent *e;
+	bool found = false;
+
+	while (d && !found && (e = readdir(d))) {
+		char path[4096], id[64] = "";
+		FILE *f;
+
+		if (strncmp(e->d_name, "rep=", 4) ||
+		    snprintf(path, sizeof(path), "%s/%s/" RUN_MARK, parent, e->d_name) >=
+			    (int)sizeof(path))
+			continue;
+		f = fopen(path, "re");
+		if (f && fgets(id, sizeof(id), f) && !strncmp(id, run_id, strlen(run_id)) &&
+		    snprintf(dir, size, "%s/%s", parent, e->d_name) < (int)size)
+			found = true;
+		if (f)
+			fclose(f);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+/* OUT/workload=W/config=C/rep=R: W defaults to the command's base name, C to "default", R to
+ * the first N >= 1 whose directory does not exist yet. A run already in the tree is not
+ * added twice: -EEXIST with dir naming where it is, unless force (then it is replaced). */
+static int hive_dir(const struct mt_export_opts *eo, const struct mt_report *rep,
+		    const char *run_id, char *dir, size_t size)
+{
+	char w[80], c[80], r[80], cmd[256], parent[4096];
 	const char *base;
 	struct stat sb;
 
@@ -966,6 +1051,10 @@ static int hive_dir(const struct mt_export_opts *eo, const struct mt_report *rep
 	base = strrchr(cmd, '/') ? strrchr(cmd, '/') + 1 : cmd;
 	hive_value(w, sizeof(w), eo->workload ? eo->workload : base);
 	hive_value(c, sizeof(c), eo->config ? eo->config : "default");
+	if (snprintf(parent, sizeof(parent), "%s/workload=%s/config=%s", eo->out, w, c) <
+		    (int)sizeof(parent) &&
+	    hive_find_run(parent, run_id, dir, size))
+		return eo->force ? 0 : -EEXIST;
 	if (eo->rep) {
 		hive_value(r, sizeof(r), eo->rep);
 		if (snprintf(dir, size, "%s/workload=%s/config=%s/rep=%s", eo->out, w, c, r) >=
@@ -1041,7 +1130,7 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	/* after the trace table, written during the pass, in mt_export_table_names' order */
 	static int (*const writers[])(
 		struct out *) = { runs,	 collectors, processes, region_map, lifecycle, metrics,
-				  sites, phases,     syscalls,	faults,	    rss };
+				  sites, phases,     syscalls,	faults,	    rss,       rss_timeline };
 	static const char *const keys[] = { "memtap_schema_version", "memtap_version", "run_id",
 					    "table" };
 	const struct mt_file_info *fi = mt_reader_file(r);
@@ -1071,7 +1160,7 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 		if (rc < 0)
 			return rc;
 		rep.run = run;
-		rc = hive_dir(eo, &rep, res->dir, sizeof(res->dir));
+		rc = hive_dir(eo, &rep, o.run_id, res->dir, sizeof(res->dir));
 		mt_run_release(&run);
 		if (rc < 0)
 			return rc;
@@ -1108,11 +1197,11 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 		rc = writers[i](&o);
 	if (rc == 0 && files && eo->layout == MT_LAYOUT_MRM) { /* the seed's run directory */
 		const char *ext = mt_sink_ext(eo->format);
-		char names[12][64], raw[4096];
-		const char *list[16];
+		char names[16][64], raw[4096];
+		const char *list[20];
 		size_t n = 0;
 
-		for (size_t i = 0; mt_export_table_names[i] && n < 12; i++) {
+		for (size_t i = 0; mt_export_table_names[i] && n < 16; i++) {
 			snprintf(names[n], sizeof(names[n]), "%s%s", mt_export_table_names[i], ext);
 			list[n] = names[n];
 			n++;
@@ -1128,6 +1217,18 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 			rc = copy_raw(&o, path, base);
 		if (rc == 0)
 			rc = manifest(&o, list, n);
+	}
+	if (rc == 0 && files && eo->layout == MT_LAYOUT_HIVE) {
+		/* which run this leaf holds: the same run is never added twice */
+		char mark[4200];
+		FILE *f;
+
+		snprintf(mark, sizeof(mark), "%s/" RUN_MARK, res->dir);
+		f = fopen(mark, "we");
+		if (!f || fprintf(f, "%s\n", o.run_id) < 0)
+			rc = -errno;
+		if (f && fclose(f) && rc == 0)
+			rc = -errno;
 	}
 out:
 	if (db) {

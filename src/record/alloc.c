@@ -1254,6 +1254,18 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 	for (size_t i = 0; i < a->nconns; i++)
 		conn_close(s, &a->conns[i]);
 	a->nconns = 0;
+	if (!a->processes && a->nuntraced) {
+		/* Nothing could take the runtime (a static binary, setuid): say so, never
+		 * "active" with no events. */
+		mt_strlcpy(s->alloc_coll.status, "unavailable", sizeof(s->alloc_coll.status));
+		size_t n = mt_strlcpy(s->alloc_coll.reason,
+				      "the runtime could not be preloaded into any process: ",
+				      sizeof(s->alloc_coll.reason));
+
+		if (n < sizeof(s->alloc_coll.reason))
+			mt_strlcpy(s->alloc_coll.reason + n, a->untraced,
+				   sizeof(s->alloc_coll.reason) - n);
+	}
 	if (kv) {
 		mt_kv_add(kv, "runtime", a->lib);
 		mt_kv_add(kv, "time",

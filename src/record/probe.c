@@ -427,11 +427,37 @@ static void probe_sw_faults(struct mt_probe_result *res)
 	set(res, true, NULL, "minor and major page faults with their data addresses");
 }
 
+/* Where tracefs is mounted (from /proc/self/mounts), whether readable or not. */
+static bool tracefs_mount(char *buf, size_t size)
+{
+	FILE *f = fopen("/proc/self/mounts", "re");
+	char line[1024], dev[256], dir[256], type[64];
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%255s %255s %63s", dev, dir, type) == 3 && !strcmp(type, "tracefs")) {
+			snprintf(buf, size, "%s", dir);
+			found = true;
+		}
+	if (f)
+		fclose(f);
+	return found;
+}
+
 static void probe_tracefs(struct mt_probe_result *res)
 {
 	char path[256];
 
 	if (mt_tracefs_path(path, sizeof(path)) < 0) {
+		char mnt[256];
+
+		/* Mounted, but its events unreadable (tracefs is 0700 root by default)? */
+		if (tracefs_mount(mnt, sizeof(mnt)))
+			return set(res, false,
+				   "run as root, or let this user read it (mount -o remount,mode=755 "
+				   "and the events' permissions)",
+				   "tracefs is mounted at %s but %s cannot read its events", mnt,
+				   geteuid() ? "this user" : "memtap");
 		if (geteuid() != 0)
 			return set(res, false,
 				   "mount it: mount -t tracefs nodev /sys/kernel/tracing",

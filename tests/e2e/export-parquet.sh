@@ -83,7 +83,7 @@ assert ru["num_rows"] == 1 and ru["rows"][0]["run_id"] == info["run_id"], ru["ro
 assert ru["rows"][0]["command"] == r["run"]["command"]
 assert pr["num_rows"] == len(r["processes"]) and co["num_rows"] == len(r["run"]["collectors"])
 assert sorted(x["phase"] or "" for x in ph["rows"]) == sorted(p["phase"] or "" for p in r["metrics"]["phases"])
-assert len(files) == 12, sorted(files)
+assert len(files) == 13, sorted(files)
 print("trace", tr["num_rows"], "region_map", rm["num_rows"], "kv_block_lifecycle",
       lc["num_rows"], "metrics", me["num_rows"], "rows: agree")
 PY
@@ -105,12 +105,20 @@ check_json d1.json "j[0]['n'] == '41' and j[0]['w'] == '41' and j[0]['t'] == 'UB
 duck "select decode(key) k, decode(value) v from parquet_kv_metadata('out/metrics.parquet')" >d2.json ||
 	fail "DuckDB cannot read the key/value metadata"
 check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.0'" "DuckDB: no schema version: $(cat d2.json)"
-# --layout hive names the directories: the repetition is the first number not taken.
+# --layout hive names the directories: the repetition is the first number not taken; three
+# runs (run ids differ), and the same run again is refused (--force replaces it in place).
 for rep in 1 2 3; do
-	"$MEMTAP" export b.mtap --to parquet --layout hive --workload toy --config base -o hive ||
+	"$TOOL" gen-text "$SRC/tests/data/behavior.txt" h$rep.mtap $rep || fail "gen-text $rep failed"
+	"$MEMTAP" export h$rep.mtap --to parquet --layout hive --workload toy --config base -o hive ||
 		fail "export into the Hive tree failed"
 	[ -s "hive/workload=toy/config=base/rep=$rep/trace.parquet" ] || fail "no rep=$rep: $(find hive)"
 done
+"$MEMTAP" export h2.mtap --to parquet --layout hive --workload toy --config base -o hive 2>he.txt &&
+	fail "the same run was added to the Hive tree twice"
+grep -q "rep=2' already holds these tables" he.txt && [ ! -e hive/workload=toy/config=base/rep=4 ] ||
+	fail "no clear refusal of the run already there: $(cat he.txt)"
+"$MEMTAP" export h2.mtap --to parquet --layout hive --workload toy --config base -o hive --force 2>/dev/null &&
+	[ ! -e hive/workload=toy/config=base/rep=4 ] || fail "--force did not replace the run in place"
 duck "select rep, count(*) n from read_parquet('hive/*/*/*/trace.parquet', hive_partitioning=true) group by rep order by rep" >d3.json ||
 	fail "DuckDB cannot read the Hive tree"
 check_json d3.json "[(r['rep'], r['n']) for r in j] == [(1, '41'), (2, '41'), (3, '41')] or [(str(r['rep']), r['n']) for r in j] == [('1', '41'), ('2', '41'), ('3', '41')]" \
@@ -147,7 +155,7 @@ python3 -c '
 import json
 for f in json.load(open("run1/manifest.json"))["files"]:
     print(f["sha256"] + "  " + f["path"])' >run1.sha256 || fail "manifest unreadable"
-[ "$(wc -l <run1.sha256)" = 15 ] || fail "the manifest does not list the 15 files (12 tables, metrics.csv, metadata.json, raw/): $(cat run1.sha256)"
+[ "$(wc -l <run1.sha256)" = 16 ] || fail "the manifest does not list the 16 files (13 tables, metrics.csv, metadata.json, raw/): $(cat run1.sha256)"
 (cd run1 && sha256sum -c --quiet ../run1.sha256) || fail "the manifest does not verify"
 "$MEMTAP" report b.mtap --section metrics --format csv >m.csv || fail "report csv failed"
 cmp -s m.csv run1/metrics.csv || fail "metrics.csv differs from the report's"

@@ -7,7 +7,7 @@
 # readable and says so; a failed export leaves no file that looks complete.
 . "$(dirname "$0")/lib.sh"
 
-TABLES="runs collectors processes trace region_map kv_block_lifecycle metrics sites phases syscalls faults rss"
+TABLES="runs collectors processes trace region_map kv_block_lifecycle metrics sites phases syscalls faults rss rss_timeline"
 "$TOOL" gen-text "$SRC/tests/data/behavior.txt" b.mtap || fail "gen-text failed"
 "$MEMTAP" report b.mtap --format json >r.json || fail "report failed"
 "$MEMTAP" export b.mtap --to csv -o csv 2>e.txt || fail "export csv failed: $(cat e.txt)"

@@ -318,12 +318,14 @@ static uint64_t parse_time(const char *s)
 	return strtoull(s, NULL, 0);
 }
 
-static void gen_text(const char *in, const char *out)
+/* seed: the run id's last byte (tests that need several distinct runs of one description) */
+static void gen_text(const char *in, const char *out, unsigned seed)
 {
-	struct mt_writer_opts o = { .run_id = run_id,
+	uint8_t id[16];
+	struct mt_writer_opts o = { .run_id = id,
 				    .realtime_ns = 1795000000000000000ull,
 				    .monotonic_ns = T0 };
-	FILE *f = fopen(in, "r");
+	FILE *f = (memcpy(id, run_id, 16), id[15] = (uint8_t)(id[15] + seed), fopen(in, "r"));
 	struct text_row *rows = NULL;
 	size_t nrows = 0, cap = 0, line = 0;
 	struct mt_writer *w;
@@ -618,7 +620,8 @@ static int usage(void)
 		"       mt-test-tool flip-payload IN K OUT   (flip a byte in the K-th event chunk)\n"
 		"       mt-test-tool cut-events IN K OUT     (cut inside the K-th event chunk)\n"
 		"       mt-test-tool set-major IN MAJOR OUT\n"
-		"       mt-test-tool gen-text DESCRIPTION OUT (events written by hand)\n"
+		"       mt-test-tool gen-text DESCRIPTION OUT [SEED] (events written by hand; SEED "
+		"varies the run id)\n"
 		"       mt-test-tool gen-synth N OUT          (an LLM-like trace of N events)\n"
 		"       mt-test-tool pq-write N OUT           (N trace-table rows into the Parquet writer)\n");
 	return 2;
@@ -634,8 +637,8 @@ int main(int argc, char **argv)
 		pq_write(strtoull(argv[2], NULL, 10), argv[3]);
 	else if (argc == 4 && !strcmp(argv[1], "gen-synth"))
 		gen_synth(strtoull(argv[2], NULL, 10), argv[3]);
-	else if (argc == 4 && !strcmp(argv[1], "gen-text"))
-		gen_text(argv[2], argv[3]);
+	else if ((argc == 4 || argc == 5) && !strcmp(argv[1], "gen-text"))
+		gen_text(argv[2], argv[3], argc == 5 ? (unsigned)atoi(argv[4]) : 0);
 	else if (argc == 3 && !strcmp(argv[1], "gen-small"))
 		gen_small(argv[2], true, false);
 	else if (argc == 3 && !strcmp(argv[1], "gen-small-raw"))
