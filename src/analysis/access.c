@@ -636,7 +636,8 @@ static int64_t site_of(struct pass *ps, const struct mt_event *ev)
 		return (int64_t)*ix;
 	/* A stack interned again under a new id is the same site (format/reader.c). */
 	canon = mt_reader_stack_canon(ps->r, ev->stream, stack) & ((1ull << 40) - 1);
-	if (canon != stack && (ix = mt_map64_get(&ps->site_ix, (uint64_t)ev->stream << 40 | canon))) {
+	if (canon != stack &&
+	    (ix = mt_map64_get(&ps->site_ix, (uint64_t)ev->stream << 40 | canon))) {
 		int64_t site = (int64_t)*ix;
 
 		if (mt_map64_put(&ps->site_ix, key, &ix) < 0)
@@ -1409,7 +1410,7 @@ static void settle_type(struct mt_type_metrics *m, const struct mt_mrm_rule *rul
 		m->write_once = (double)m->wo_once_pages / (double)m->wo_pages;
 	m->read_fraction = n ? (double)m->read_samples / (double)n : NAN;
 	/* mrm-trace's reads_per_write: 0 when nothing was written */
-	m->reads_per_write = !n		      ? NAN
+	m->reads_per_write = !n			? NAN
 			     : m->write_samples ? (double)m->read_samples / (double)m->write_samples
 						: 0.0;
 	for (int k = 0; k < 3; k++) {
@@ -1428,17 +1429,16 @@ static void settle_type(struct mt_type_metrics *m, const struct mt_mrm_rule *rul
 		m->mrm = MT_MRM_NOT_APPLICABLE;
 		return;
 	}
-	v = mt_mrm_classify(
-		rule, &(struct mt_mrm_input){
-			      .write_once = m->wo_regions == m->regions && m->wo_pages
-						    ? m->write_once
-						    : NAN,
-			      .retention_p99_s = m->retention_s[2],
-			      .retention_p50_s = m->retention_s[0],
-			      .read_samples = m->read_samples,
-			      .lifetime_p99_s = life_bound(m, 0.99),
-			      .lifetime_p50_s = life_bound(m, 0.5),
-		      });
+	v = mt_mrm_classify(rule, &(struct mt_mrm_input){
+					  .write_once = m->wo_regions == m->regions && m->wo_pages
+								? m->write_once
+								: NAN,
+					  .retention_p99_s = m->retention_s[2],
+					  .retention_p50_s = m->retention_s[0],
+					  .read_samples = m->read_samples,
+					  .lifetime_p99_s = life_bound(m, 0.99),
+					  .lifetime_p50_s = life_bound(m, 0.5),
+				  });
 	m->mrm = v.label;
 	m->mrm_by = v.by;
 }
@@ -1485,14 +1485,15 @@ static void settle_region(struct pass *ps, struct mt_access_region *g, uint64_t 
 		b->mrm = MT_MRM_NOT_APPLICABLE;
 		return;
 	}
-	v = mt_mrm_classify(&ps->o.mrm, &(struct mt_mrm_input){
-						.write_once = b->write_once < 0 ? NAN : b->write_once,
-						.retention_p99_s = b->retention_s,
-						.retention_p50_s = b->retention_s,
-						.read_samples = g->c.read_samples,
-						.lifetime_p99_s = b->lifetime_s,
-						.lifetime_p50_s = b->lifetime_s,
-					});
+	v = mt_mrm_classify(&ps->o.mrm,
+			    &(struct mt_mrm_input){
+				    .write_once = b->write_once < 0 ? NAN : b->write_once,
+				    .retention_p99_s = b->retention_s,
+				    .retention_p50_s = b->retention_s,
+				    .read_samples = g->c.read_samples,
+				    .lifetime_p99_s = b->lifetime_s,
+				    .lifetime_p50_s = b->lifetime_s,
+			    });
 	b->mrm = v.label;
 	b->mrm_by = v.by;
 }
@@ -1564,8 +1565,8 @@ static void finish(struct pass *ps)
 		if (g->c.read_samples && g->type != MT_REGION_HEAP_OBJECTS &&
 		    g->type != MT_REGION_UNKNOWN) {
 			mt_qs_add(&m->retention, b->retention_ns);
-			mt_qs_add(&m->life_read, isnan(b->lifetime_s) ? st->t_end - st->t0
-								      : b->lifetime_ns);
+			mt_qs_add(&m->life_read,
+				  isnan(b->lifetime_s) ? st->t_end - st->t0 : b->lifetime_ns);
 			m->retention_regions++;
 		}
 		if (!isnan(b->lifetime_s) && g->type != MT_REGION_HEAP_OBJECTS) {

@@ -82,6 +82,7 @@ const char *mt_mrm_by_name(unsigned by, char *buf, size_t size)
 		buf[0] = 0;
 	for (unsigned i = 0; i < 3; i++)
 		if (by & (1u << i) && off < size)
-			off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? "+" : "", n[i]);
+			off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? "+" : "",
+						n[i]);
 	return buf;
 }

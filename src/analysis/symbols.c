@@ -146,8 +146,8 @@ static int load_forks(struct mt_symbolizer *s, struct mt_block *b)
 				continue;
 			if (mt_grow_array(&s->forks, &cap, s->nforks + 1, sizeof(*s->forks)) < 0)
 				return -ENOMEM;
-			s->forks[s->nforks++] = (struct forked){ pid, ppid, b->col[MT_F_TIME][i],
-								 UINT64_MAX };
+			s->forks[s->nforks++] =
+				(struct forked){ pid, ppid, b->col[MT_F_TIME][i], UINT64_MAX };
 		}
 	if (rc < 0 || !s->nforks)
 		return rc;

@@ -475,7 +475,8 @@ static void rereads(const struct mt_rereads *rr)
 					continue;
 				mt_csv_cell(stdout, rr->files[i].path, rr->files[i].len, true);
 				printf(",%s,%" PRIu64 ",%" PRIu64 ",%" PRIu64 "\n",
-				       mt_reread_kind_name(rr->files[i].kind), g->start, g->end, g->times);
+				       mt_reread_kind_name(rr->files[i].kind), g->start, g->end,
+				       g->times);
 			}
 		return;
 	}
@@ -491,8 +492,8 @@ static void rereads(const struct mt_rereads *rr)
 			nr += f->segs[k].times > 1;
 		printf("%-10s %8" PRIu64 " %8" PRIu64 " %10s %10zu  %-6s  %.*s\n",
 		       mt_fmt_bytes(f->reread_bytes, b1, sizeof(b1)), f->reads, f->faults,
-		       mt_fmt_bytes(f->bytes_read, b2, sizeof(b2)), nr, mt_reread_kind_name(f->kind),
-		       (int)f->len, f->path);
+		       mt_fmt_bytes(f->bytes_read, b2, sizeof(b2)), nr,
+		       mt_reread_kind_name(f->kind), (int)f->len, f->path);
 		for (size_t k = 0, shown = 0; k < f->nsegs && shown < 8; k++) {
 			const struct mt_reread_seg *g = &f->segs[k];
 

@@ -68,7 +68,8 @@ static inline int mt_rtload_call(struct mt_rtload *s, long nr, const unsigned lo
 		return 1;
 	case 9: /* mmap */
 		if (s->fd >= 0 && (int)a[4] == s->fd) {
-			if (!(a[3] & 0x10) && !s->lo && ret > 0) { /* not MAP_FIXED: the reservation */
+			if (!(a[3] & 0x10) && !s->lo &&
+			    ret > 0) { /* not MAP_FIXED: the reservation */
 				s->lo = (unsigned long long)ret;
 				s->hi = (unsigned long long)ret + a[1];
 			}

@@ -85,15 +85,16 @@ static void note_sampling(struct mt_plot *p, struct mt_reader *r, const char *la
 	for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
 		const struct mt_kvlist *kv = mt_reader_collector(r, i);
 		const char *n = mt_kvlist_get(kv, "name"), *ev = mt_kvlist_get(kv, "event");
-		const char *per = mt_kvlist_get(kv, "period"), *hz = mt_kvlist_get(kv, "frequency_hz");
+		const char *per = mt_kvlist_get(kv, "period"),
+			   *hz = mt_kvlist_get(kv, "frequency_hz");
 		const char *unit = mt_kvlist_get(kv, "weight_unit");
 		size_t len = strlen(p->note);
 
 		if (!n || strcmp(n, "access") || (!per && !hz) || len + 2 >= sizeof(p->note))
 			continue;
-		snprintf(p->note + len, sizeof(p->note) - len, "%s%s: %s samples %s %s %s", len ? "; " : "",
-			 label, ev ? ev : "?", per ? "every" : "at", per ? per : hz,
-			 per ? (unit ? unit : "") : "Hz");
+		snprintf(p->note + len, sizeof(p->note) - len, "%s%s: %s samples %s %s %s",
+			 len ? "; " : "", label, ev ? ev : "?", per ? "every" : "at",
+			 per ? per : hz, per ? (unit ? unit : "") : "Hz");
 	}
 }
 

@@ -392,8 +392,7 @@ static const char *weight_name(const struct mt_report_access *ra, bool load)
 	return load ? "loads (est.)" : "stores (est.)";
 }
 
-static const char *weight_fmt(const struct mt_report_access *ra, uint64_t v, char *buf,
-			      size_t size)
+static const char *weight_fmt(const struct mt_report_access *ra, uint64_t v, char *buf, size_t size)
 {
 	const char *u = kv(ra, "weight_unit");
 
@@ -491,7 +490,8 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 			    : "weighted loads / stores",
 		    "%s / %s (each sample stands for its period%s%s)",
 		    weight_fmt(ra, st->reads, w1, sizeof(w1)),
-		    weight_fmt(ra, st->writes, w2, sizeof(w2)), kv(ra, "weight_unit") ? ", in " : "",
+		    weight_fmt(ra, st->writes, w2, sizeof(w2)),
+		    kv(ra, "weight_unit") ? ", in " : "",
 		    kv(ra, "weight_unit") ? kv(ra, "weight_unit") : "");
 	}
 	ROW("lost / throttled", "%" PRIu64 " / %" PRIu64, ra->coll ? ra->coll->lost : 0,
@@ -627,11 +627,12 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 	fprintf(f, "%s%-30s%s%s%s", lead, "in syscalls (kernel mode)", sep,
 		mt_fmt_count(st->faults_in_kernel, b1, sizeof(b1)), md ? " |\n" : "\n");
 	if (st->memtap_faults_minor || st->memtap_faults_major)
-		fprintf(f, "%s%-30s%s%s minor, %" PRIu64 " major (its runtime's region and arena): "
-			   "not counted above%s",
+		fprintf(f,
+			"%s%-30s%s%s minor, %" PRIu64 " major (its runtime's region and arena): "
+			"not counted above%s",
 			lead, "on memtap's own pages", sep,
-			mt_fmt_count(st->memtap_faults_minor, b1, sizeof(b1)), st->memtap_faults_major,
-			md ? " |\n" : "\n");
+			mt_fmt_count(st->memtap_faults_minor, b1, sizeof(b1)),
+			st->memtap_faults_major, md ? " |\n" : "\n");
 	fprintf(f, "%s%-30s%s%" PRIu64 "%s", lead, "lost", sep,
 		ra->faults_coll ? ra->faults_coll->lost : 0, md ? " |\n" : "\n");
 	if (st->labels || st->labels_invalid || st->unlabels_unmatched)

@@ -494,7 +494,7 @@ static void print_sites_ranking(const struct mt_report *rep, int r, bool md, FIL
 		mt_table_add(&t, mt_fmt_bytes(s->leaked_bytes, b1, sizeof(b1)));
 		mt_table_addf(&t, "%.1f%%", pct(s->temporary, s->calls));
 		mt_table_add(&t, s->life.n ? mt_fmt_duration(mt_sketch_quantile(&a->st.life_family,
-										     &s->life, 0.5),
+										&s->life, 0.5),
 							     b1, sizeof(b1))
 					   : "-");
 		mt_table_addf(&t, "%s %u", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns),
@@ -669,8 +669,8 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		if (pids == st->nprocs)
 			ROW("processes traced", "%zu", pids);
 		else
-			ROW("processes traced", "%zu (%zu process images: an exec starts a new one)", pids,
-			    st->nprocs);
+			ROW("processes traced",
+			    "%zu (%zu process images: an exec starts a new one)", pids, st->nprocs);
 	}
 	if (kv_u64(a, "processes_untraced"))
 		ROW("processes not traced", "%s (%s)", kv(a, "processes_untraced"),
@@ -745,7 +745,8 @@ void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t
 
 			if (life)
 				mt_table_addf(t, "%" PRIu64,
-					      mt_sketch_quantile(&a->st.life_family, &s->life, ps[p]));
+					      mt_sketch_quantile(&a->st.life_family, &s->life,
+								 ps[p]));
 			else
 				mt_table_add(t, "");
 		}

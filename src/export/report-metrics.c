@@ -34,8 +34,7 @@ static void json_mrm(struct mt_json *j, unsigned label, unsigned by)
 		mt_json_kv_null(j, "mrm_decided_by");
 }
 
-const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf,
-			       size_t size)
+const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf, size_t size)
 {
 	char b1[64], b2[32];
 
@@ -49,7 +48,8 @@ const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char
 		snprintf(buf, size, "%s (%s, %s reads)", mt_mrm_name(label),
 			 mt_mrm_by_name(by, b1, sizeof(b1)), b2);
 	else
-		snprintf(buf, size, "%s (%s)", mt_mrm_name(label), mt_mrm_by_name(by, b1, sizeof(b1)));
+		snprintf(buf, size, "%s (%s)", mt_mrm_name(label),
+			 mt_mrm_by_name(by, b1, sizeof(b1)));
 	return buf;
 }
 
@@ -468,9 +468,10 @@ static void region_table(const struct mt_report *rep, bool raw, size_t limit, st
 		"write_once_basis", "mean_stride_bytes", "wss_peak_pages", "mrm",
 		"mrm_decided_by"
 	};
-	static const char *const human[] = { "region",	"type",	       "label",	   "size",
-					     "samples", "retention",   "lifetime", "write-once",
-					     "basis",	"stride mean", "WSS peak", "MRM (evidence)" };
+	static const char *const human[] = {
+		"region",   "type",	  "label", "size",	  "samples",  "retention",
+		"lifetime", "write-once", "basis", "stride mean", "WSS peak", "MRM (evidence)"
+	};
 	const struct mt_report_access *ra = &rep->access;
 	char label[512], b[5][64];
 
@@ -571,10 +572,10 @@ static void print_table(struct mt_table *t, bool md, FILE *f)
 
 void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 {
-	static const char *const th[] = { "type",	  "regions",	   "samples",
-					  "read frac",	  "retention p50", "p99",
-					  "lifetime p50", "write-once",	   "stride mean",
-					  "same page",	  "IAI p50",	   "WSS peak",
+	static const char *const th[] = { "type",	   "regions",	    "samples",
+					  "read frac",	   "retention p50", "p99",
+					  "lifetime p50",  "write-once",    "stride mean",
+					  "same page",	   "IAI p50",	    "WSS peak",
 					  "MRM (evidence)" };
 	static const char *const by_name[] = { "region type", "region", "allocation site",
 					       "phase" };
@@ -644,17 +645,20 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 					      m->wo_regions, m->regions);
 			else
 				mt_table_addf(&t, "%.2f", m->write_once);
-			mt_table_add(&t, isnan(m->stride_mean)
-						 ? "-"
-						 : mt_fmt_bytes((uint64_t)m->stride_mean, b[4], 64));
+			mt_table_add(&t,
+				     isnan(m->stride_mean)
+					     ? "-"
+					     : mt_fmt_bytes((uint64_t)m->stride_mean, b[4], 64));
 			add_ratio(&t, m->same_page_fraction);
-			mt_table_add(&t, isnan(m->iai_ns[0])
-						 ? "-"
-						 : mt_fmt_duration((uint64_t)m->iai_ns[0], b[5], 64));
-			mt_table_add(&t, m->touches ? mt_fmt_bytes(m->wss_peak_pages * 4096, b[6], 64)
-						    : "-");
-			mt_table_add(&t, mt_report_mrm_text(m->mrm, m->mrm_by, m->read_samples, b[7],
-							    64));
+			mt_table_add(&t,
+				     isnan(m->iai_ns[0])
+					     ? "-"
+					     : mt_fmt_duration((uint64_t)m->iai_ns[0], b[5], 64));
+			mt_table_add(&t, m->touches
+						 ? mt_fmt_bytes(m->wss_peak_pages * 4096, b[6], 64)
+						 : "-");
+			mt_table_add(&t, mt_report_mrm_text(m->mrm, m->mrm_by, m->read_samples,
+							    b[7], 64));
 		}
 		print_table(&t, md, f);
 		if (st->nphases > 1) {

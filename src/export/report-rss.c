@@ -92,7 +92,7 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 {
-	static const char *const heads[] = { "pid",   "peak", "at",	 "anon",   "file",
+	static const char *const heads[] = { "pid",   "peak", "at",	 "anon",  "file",
 					     "shmem", "swap", "records", "memtap" };
 	const struct mt_report_rss *rr = &rep->rss;
 	const struct mt_rss_stats *st = &rr->st;
@@ -123,8 +123,8 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 			fprintf(f,
 				"%s%-30s%s%s at most in one process (its runtime's region and "
 				"arena, from pagemap): not in the figures here%s",
-				lead, "memtap's own (apart)", sep, mt_fmt_bytes(st->own_peak, b[0], 64),
-				md ? " |\n" : "\n");
+				lead, "memtap's own (apart)", sep,
+				mt_fmt_bytes(st->own_peak, b[0], 64), md ? " |\n" : "\n");
 	}
 	if (!st->nprocs)
 		return;

@@ -173,8 +173,7 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 void mt_report_sampling(const struct mt_report *rep, uint64_t *period, uint64_t *hz,
 			const char **unit);
 /* An MRM label with its evidence, for people: "high_mrm (write_once+retention, 2,345 reads)". */
-const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf,
-			       size_t size);
+const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf, size_t size);
 /* report-rss.c */
 int mt_report_rss_load(struct mt_report *rep);
 void mt_report_rss_release(struct mt_report *rep);

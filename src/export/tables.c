@@ -23,9 +23,8 @@
 #include "format/schema.h"
 
 const char *const mt_export_table_names[] = {
-	"runs",	   "collectors", "processes", "trace",	  "region_map", "kv_block_lifecycle",
-	"metrics", "sites",	 "phases",    "syscalls", "faults",	"rss",
-	"rss_timeline", NULL,
+	"runs",	 "collectors", "processes", "trace",  "region_map", "kv_block_lifecycle", "metrics",
+	"sites", "phases",     "syscalls",  "faults", "rss",	    "rss_timeline",	  NULL,
 };
 
 struct out {
@@ -815,8 +814,8 @@ static int rss_timeline(struct out *o)
 		for (int k = 0; k < 4; k++)
 			mt_sink_i64(s, FILE_ + (unsigned)k, (int64_t)v[k]);
 		mt_sink_i64(s, OWN, ix ? (int64_t)(own.v[*ix - 1].anon + own.v[*ix - 1].shmem) : 0);
-		mt_sink_str(s, SOURCE, mt_field_enum_name(&d->fields[MT_F_RSS_SOURCE],
-							 ev.v[MT_F_RSS_SOURCE]));
+		mt_sink_str(s, SOURCE,
+			    mt_field_enum_name(&d->fields[MT_F_RSS_SOURCE], ev.v[MT_F_RSS_SOURCE]));
 		rc = row(o, s);
 	}
 	if (c)
@@ -1128,9 +1127,10 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 		     struct mt_export_result *res)
 {
 	/* after the trace table, written during the pass, in mt_export_table_names' order */
-	static int (*const writers[])(
-		struct out *) = { runs,	 collectors, processes, region_map, lifecycle, metrics,
-				  sites, phases,     syscalls,	faults,	    rss,       rss_timeline };
+	static int (*const writers[])(struct out *) = { runs,	    collectors, processes,
+							region_map, lifecycle,	metrics,
+							sites,	    phases,	syscalls,
+							faults,	    rss,	rss_timeline };
 	static const char *const keys[] = { "memtap_schema_version", "memtap_version", "run_id",
 					    "table" };
 	const struct mt_file_info *fi = mt_reader_file(r);

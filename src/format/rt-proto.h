@@ -223,7 +223,7 @@ enum mt_rt_trunc {
 static inline const char *mt_rt_trunc_name(unsigned why)
 {
 	static const char *const n[MT_RT_TRUNC_MAX] = {
-		"no_cfi",    "not_in_object", "cfi_unsupported", "bad_cfa",
+		"no_cfi",	"not_in_object", "cfi_unsupported", "bad_cfa",
 		"signal_frame", "off_stack",	 "table_full",
 	};
 

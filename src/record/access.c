@@ -380,7 +380,8 @@ int mt_access_open(struct mt_session *s, int mech)
 		/* What the rate costs here, said when it is much; the rate itself never moves. */
 		a->cost_ns = calibrate(&at);
 		if (a->cost_ns > 0) {
-			double hz = at.freq ? (double)at.sample_freq : 1e9 / (double)at.sample_period;
+			double hz = at.freq ? (double)at.sample_freq
+					    : 1e9 / (double)at.sample_period;
 			double share = a->cost_ns * hz / 1e9;
 
 			if (share > CAL_BUDGET && !s->o->quiet)

@@ -112,8 +112,8 @@ struct mt_alloc_state {
 	/* totals over closed connections */
 	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
 		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows,
-		trie_resets, node_waits, trunc[MT_RT_TRUNC_MAX], own_lost, own_outside,
-		notifies, labels, labels_dropped, bad_labels;
+		trie_resets, node_waits, trunc[MT_RT_TRUNC_MAX], own_lost, own_outside, notifies,
+		labels, labels_dropped, bad_labels;
 	char untraced[1024];
 	uint64_t nuntraced;
 	unsigned interval_ms; /* the next collection round, while connections are open */
@@ -279,7 +279,8 @@ int mt_alloc_open(struct mt_session *s)
 	if (getenv("MEMTAP_RT_TEST")) {
 		size_t len = strlen(a->env_conf);
 
-		snprintf(a->env_conf + len, sizeof(a->env_conf) - len, ";%s", getenv("MEMTAP_RT_TEST"));
+		snprintf(a->env_conf + len, sizeof(a->env_conf) - len, ";%s",
+			 getenv("MEMTAP_RT_TEST"));
 	}
 	a->next_stream = 1;
 	mt_alloc_calibrate(s);
@@ -436,8 +437,8 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	    hdr.slot_size <
 		    sizeof(struct mt_rt_slot) + (uint64_t)hdr.slot_words * sizeof(uint64_t) ||
 	    hdr.slots_off < sizeof(struct mt_rt_region) || hdr.nslots == 0 || hdr.nslots > 65536 ||
-	    hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size > c->size ||
-	    hdr.nodes_cap == 0 || hdr.nodes_cap > (1ull << 28) ||
+	    hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size > c->size || hdr.nodes_cap == 0 ||
+	    hdr.nodes_cap > (1ull << 28) ||
 	    hdr.nodes_off + hdr.nodes_cap * sizeof(struct mt_rt_node) > c->size ||
 	    hdr.nodes_off < hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size ||
 	    hdr.ready_off < sizeof(struct mt_rt_region) || hdr.ready_off % 8 ||
@@ -516,7 +517,8 @@ static void own_maps(struct mt_session *s, struct conn *c, const struct mt_rt_he
 			row[MT_F_TIME] = h->own_ns;
 		row[MT_F_MMAP_ORIGIN] = MT_MMAP_MEMTAP;
 		row[MT_F_MMAP_PATH] = mt_writer_strn(s->w, m[i].name, strlen(m[i].name));
-		(void)mt_writer_event(s->w, MT_EV_MMAP, row); /* in the recorder's stream, as labels */
+		(void)mt_writer_event(s->w, MT_EV_MMAP,
+				      row); /* in the recorder's stream, as labels */
 	}
 	/* what the runtime held when it greeted, from the time it started taking memory */
 	own_rss(s, c, h->own_ns, h->own_anon, h->own_shmem);
@@ -797,7 +799,8 @@ static void send_nodes(struct mt_session *s, struct conn *c)
 			break;
 		parent = nd->parent;
 		if (parent >= id)
-			parent = 0; /* corrupt: make it a root rather than break the format's rule */
+			parent =
+				0; /* corrupt: make it a root rather than break the format's rule */
 		parents[n] = parent;
 		ips[n++] = nd->ip;
 		id++;
@@ -959,7 +962,6 @@ static void conn_close(struct mt_session *s, struct conn *c)
 	c->evs = NULL;
 	close(c->fd);
 	c->fd = -1;
-
 }
 
 int mt_alloc_npollfds(struct mt_session *s)
@@ -1288,7 +1290,8 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		for (int k = 0; k < MT_RT_TRUNC_MAX; k++) {
 			char key[64];
 
-			snprintf(key, sizeof(key), "stacks_truncated_%s", mt_rt_trunc_name((unsigned)k));
+			snprintf(key, sizeof(key), "stacks_truncated_%s",
+				 mt_rt_trunc_name((unsigned)k));
 			mt_kv_add_u64(kv, key, a->trunc[k]);
 		}
 		mt_kv_add_u64(kv, "unwind_trie_full", a->trie_full);

@@ -435,7 +435,8 @@ static bool tracefs_mount(char *buf, size_t size)
 	bool found = false;
 
 	while (f && !found && fgets(line, sizeof(line), f))
-		if (sscanf(line, "%255s %255s %63s", dev, dir, type) == 3 && !strcmp(type, "tracefs")) {
+		if (sscanf(line, "%255s %255s %63s", dev, dir, type) == 3 &&
+		    !strcmp(type, "tracefs")) {
 			snprintf(buf, size, "%s", dir);
 			found = true;
 		}
@@ -453,11 +454,12 @@ static void probe_tracefs(struct mt_probe_result *res)
 
 		/* Mounted, but its events unreadable (tracefs is 0700 root by default)? */
 		if (tracefs_mount(mnt, sizeof(mnt)))
-			return set(res, false,
-				   "run as root, or let this user read it (mount -o remount,mode=755 "
-				   "and the events' permissions)",
-				   "tracefs is mounted at %s but %s cannot read its events", mnt,
-				   geteuid() ? "this user" : "memtap");
+			return set(
+				res, false,
+				"run as root, or let this user read it (mount -o remount,mode=755 "
+				"and the events' permissions)",
+				"tracefs is mounted at %s but %s cannot read its events", mnt,
+				geteuid() ? "this user" : "memtap");
 		if (geteuid() != 0)
 			return set(res, false,
 				   "mount it: mount -t tracefs nodev /sys/kernel/tracing",

@@ -779,7 +779,7 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "classes", c->classes);
 		mt_kv_add_u64(kv, "calls", c->calls);
 		mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
-	mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
+		mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
 		mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
 		mt_kv_add_u64(kv, "records", c->records);
 		mt_kv_add_u64(kv, "without_exit", c->no_exit);

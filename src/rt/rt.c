@@ -756,7 +756,8 @@ static bool slot_try_acquire(struct rt_thread *t)
 			{
 				/* a slot never taken before: its pages become memtap's, said in its
 				 * first row */
-				uint64_t h = __atomic_load_n(&rt_region->slots_hwm, __ATOMIC_RELAXED);
+				uint64_t h =
+					__atomic_load_n(&rt_region->slots_hwm, __ATOMIC_RELAXED);
 
 				while (i + 1 > h && !__atomic_compare_exchange_n(
 							    &rt_region->slots_hwm, &h, i + 1, false,
@@ -764,7 +765,8 @@ static bool slot_try_acquire(struct rt_thread *t)
 					;
 				if (i + 1 > h)
 					own_grow(&rt_shm_slots,
-						 rt_region->slots_off + (uint64_t)(i + 1) * rt_region->slot_size);
+						 rt_region->slots_off +
+							 (uint64_t)(i + 1) * rt_region->slot_size);
 			}
 			return true;
 		}
@@ -1137,7 +1139,8 @@ static int slow_mode(struct rt_thread *t)
 		}
 	}
 	if (!t->side && !t->dead)
-		t->side = rt_mmap_anon(RT_SIDE_WORDS * sizeof(uint64_t)); /* none: nested rows drop */
+		t->side =
+			rt_mmap_anon(RT_SIDE_WORDS * sizeof(uint64_t)); /* none: nested rows drop */
 	t->mode = TM_READY;
 	return __atomic_load_n(&rt_live, __ATOMIC_ACQUIRE) ? TM_READY : TM_OFF;
 }

@@ -761,7 +761,8 @@ static struct trie_table *trie_room(void)
 		if (n) {
 			for (uint32_t k = 0; k < (1u << t->bits); k++)
 				if (t->e[k].ip)
-					trie_put(n, trie_find(n, t->e[k].parent, t->e[k].ip, &found),
+					trie_put(n,
+						 trie_find(n, t->e[k].parent, t->e[k].ip, &found),
 						 t->e[k].parent, t->e[k].ip, t->e[k].id);
 			__atomic_store_n(&trie, n, __ATOMIC_RELEASE);
 			/* The old table's pages go back (readers still in it look again: the
@@ -1031,8 +1032,9 @@ static RT_COLD void truncated(struct rt_thread *t, uint8_t *flags, unsigned why)
 {
 	*flags |= MT_RT_ROW_TRUNCATED;
 	t->c_truncated++;
-	__atomic_add_fetch(&rt_region->trunc[why < MT_RT_TRUNC_MAX ? why : MT_RT_TRUNC_CFI_UNSUPPORTED],
-			   1, __ATOMIC_RELAXED);
+	__atomic_add_fetch(
+		&rt_region->trunc[why < MT_RT_TRUNC_MAX ? why : MT_RT_TRUNC_CFI_UNSUPPORTED], 1,
+		__ATOMIC_RELAXED);
 }
 
 uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t *flags)

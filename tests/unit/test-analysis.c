@@ -184,8 +184,8 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* The sketch's quantiles against the exact nearest-rank ones, within its stated error. */
-static void check_sketch(const struct mt_sketch_family *f, const struct mt_sketch *s,
-			 uint64_t *v, size_t n)
+static void check_sketch(const struct mt_sketch_family *f, const struct mt_sketch *s, uint64_t *v,
+			 size_t n)
 {
 	static const double ps[] = { 0.01, 0.1, 0.5, 0.9, 0.99, 0.999, 1.0 };
 

@@ -135,8 +135,8 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	now = bpf_ktime_get_ns();
 	slot = t->id >= 0 && t->id < NR_SLOTS - 1 ? (__u32)t->id : NR_SLOTS - 1;
 	/* The loader's work for the runtime counts with the runtime's own calls. */
-	if (t->runtime || mt_rtload_call(&t->load, t->id, t->args, ret, (int)t->rt_path,
-					 (int)t->runtime))
+	if (t->runtime ||
+	    mt_rtload_call(&t->load, t->id, t->args, ret, (int)t->rt_path, (int)t->runtime))
 		slot += NR_SLOTS;
 	if ((t->id == 59 || t->id == 322) && ret == 0)
 		mt_rtload_exec(&t->load); /* a new image: watch its loader */

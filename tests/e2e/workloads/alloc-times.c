@@ -144,7 +144,8 @@ int main(int argc, char **argv)
 		else
 			printf("alloc %#lx %zu %llu %llu %s\n", (unsigned long)recs[i].p,
 			       recs[i].size, (unsigned long long)recs[i].t0,
-			       (unsigned long long)recs[i].t1, recs[i].what == 'a' ? "big" : "small");
+			       (unsigned long long)recs[i].t1,
+			       recs[i].what == 'a' ? "big" : "small");
 	}
 	return 0;
 }
