@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/array.h"
+
 #define COUNT_MASK ((1ull << 48) - 1)
 
 void mt_sketch_family_init(struct mt_sketch_family *f, size_t budget_pairs)
@@ -66,13 +68,11 @@ int mt_sketch_add(struct mt_sketch_family *f, struct mt_sketch *s, uint64_t x)
 		return 0;
 	}
 	if (s->len == s->cap) {
-		uint32_t cap = s->cap ? s->cap * 2 : 2;
-		uint64_t *v = realloc(s->v, cap * sizeof(*v));
+		size_t cap = s->cap;
 
-		if (!v)
+		if (mt_grow_array(&s->v, &cap, (size_t)s->len + 1, sizeof(*s->v)) < 0)
 			return -ENOMEM;
-		s->v = v;
-		s->cap = cap;
+		s->cap = (uint32_t)cap;
 	}
 	memmove(&s->v[lo + 1], &s->v[lo], (s->len - lo) * sizeof(*s->v));
 	s->v[lo] = b << 48 | 1;

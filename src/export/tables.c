@@ -241,6 +241,29 @@ static int processes(struct out *o)
 }
 
 /* region_map: one row per region, with its behaviour. */
+/* The access sampling behind a row's sample-based figures. */
+struct sampling {
+	uint64_t period, hz;
+	const char *unit;
+};
+
+/* An MRM label, what decided it, and the sampling: five consecutive columns from col. */
+static void sink_mrm(struct mt_sink *s, unsigned col, unsigned label, unsigned by,
+		     const struct sampling *smp)
+{
+	char b[64];
+
+	mt_sink_str(s, col, mt_mrm_name(label));
+	if (by)
+		mt_sink_str(s, col + 1, mt_mrm_by_name(by, b, sizeof(b)));
+	if (smp->period)
+		mt_sink_i64(s, col + 2, (int64_t)smp->period);
+	if (smp->hz)
+		mt_sink_i64(s, col + 3, (int64_t)smp->hz);
+	if (smp->unit)
+		mt_sink_str(s, col + 4, smp->unit);
+}
+
 static int region_map(struct out *o)
 {
 	enum {
@@ -304,12 +327,11 @@ static int region_map(struct out *o)
 	};
 	const struct mt_report_access *ra = &o->rep->access;
 	struct mt_sink *s = NULL;
-	char label[512], by[64];
-	uint64_t period, hz;
-	const char *unit;
+	char label[512];
+	struct sampling smp;
 	int rc = open_table(o, "region_map", cols, NCOLS, &s);
 
-	mt_report_sampling(o->rep, &period, &hz, &unit);
+	mt_report_sampling(o->rep, &smp.period, &smp.hz, &smp.unit);
 	for (size_t k = 0; rc == 0 && k < ra->nregions; k++) {
 		const struct mt_access_region *g = &ra->st.regions[ra->regions[k]];
 		const struct mt_region_behavior *b = &g->b;
@@ -340,15 +362,7 @@ static int region_map(struct out *o)
 			mt_sink_dbl(s, WO, b->write_once);
 		mt_sink_str(s, WOB, mt_wo_basis_name(b->wo_basis));
 		mt_sink_i64(s, WSS, (int64_t)b->wss_peak_pages);
-		mt_sink_str(s, MRM, mt_mrm_name(b->mrm));
-		if (b->mrm_by)
-			mt_sink_str(s, MRMBY, mt_mrm_by_name(b->mrm_by, by, sizeof(by)));
-		if (period)
-			mt_sink_i64(s, SPER, (int64_t)period);
-		if (hz)
-			mt_sink_i64(s, SHZ, (int64_t)hz);
-		if (unit)
-			mt_sink_str(s, SUNIT, unit);
+		sink_mrm(s, MRM, b->mrm, b->mrm_by, &smp);
 		rc = row(o, s);
 	}
 	return close_table(o, s, rc);
@@ -518,13 +532,11 @@ static int metrics(struct out *o)
 		[SUNIT] = { "sample_unit", MT_COL_STRING, true },
 	};
 	const struct mt_access_stats *st = &o->rep->access.st;
-	uint64_t period, hz;
-	const char *unit;
 	struct mt_sink *s = NULL;
-	char by[64];
+	struct sampling smp;
 	int rc = open_table(o, "metrics", cols, NCOLS, &s);
 
-	mt_report_sampling(o->rep, &period, &hz, &unit);
+	mt_report_sampling(o->rep, &smp.period, &smp.hz, &smp.unit);
 	for (size_t i = 0; rc == 0 && i < st->ntypes; i++) {
 		const struct mt_type_metrics *m = &st->types[i];
 
@@ -554,15 +566,7 @@ static int metrics(struct out *o)
 			mt_sink_i64(s, RD50, (int64_t)m->reuse_lines[0]);
 		if (m->touches)
 			mt_sink_i64(s, WSS, (int64_t)m->wss_peak_pages);
-		mt_sink_str(s, MRM, mt_mrm_name(m->mrm));
-		if (m->mrm_by)
-			mt_sink_str(s, MRMBY, mt_mrm_by_name(m->mrm_by, by, sizeof(by)));
-		if (period)
-			mt_sink_i64(s, SPER, (int64_t)period);
-		if (hz)
-			mt_sink_i64(s, SHZ, (int64_t)hz);
-		if (unit)
-			mt_sink_str(s, SUNIT, unit);
+		sink_mrm(s, MRM, m->mrm, m->mrm_by, &smp);
 		rc = row(o, s);
 	}
 	return close_table(o, s, rc);

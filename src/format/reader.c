@@ -862,7 +862,7 @@ uint64_t mt_reader_stack_canon(const struct mt_reader *r, uint32_t stream, uint6
 	struct mt_stream *s = stream_get((struct mt_reader *)r, stream, false);
 	size_t k = s && s->stk_canon ? stk_index(s, id) : SIZE_MAX;
 
-	return k < s->nstk ? s->stk_canon[k] : id;
+	return k != SIZE_MAX && k < s->nstk ? s->stk_canon[k] : id;
 }
 
 int mt_reader_stack(const struct mt_reader *r, uint32_t stream, uint64_t id, uint64_t *ips,

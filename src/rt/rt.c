@@ -638,13 +638,13 @@ static void go_passive(void)
 }
 
 /* Tells the recorder memtap's resident memory now: a row in the calling thread's slot (in
- * order, timed, never lost), or a datagram when the thread has no slot at hand (a full
- * socket then costs the time of this change only: the next report carries the totals). */
+ * order, timed, never lost), or a datagram when the thread has no slot at hand; a full
+ * socket is waited for (at most a second, counted as stall time), then counted as lost. */
 static void rt_own_report(void)
 {
 	struct rt_thread *t = &rt_self;
 	struct mt_rt_own m = { .type = MT_RT_MSG_OWN };
-	struct timespec ts;
+	struct timespec ts, nap = { 0, 50000 };
 
 	if (rt_sock < 0 || !__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
 		return; /* the greeting carries the totals */
@@ -662,9 +662,23 @@ static void rt_own_report(void)
 		commit(t, 4);
 		return;
 	}
-	if (rt_sys_failed(mt_rt_sys(SYS_sendto, rt_sock, (long)&m, sizeof(m),
-				    MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0)) &&
-	    rt_region)
+	/* A full socket: the recorder is behind; wait for it like for a slot, at most a second. */
+	for (int i = 0; i < 20000; i++) {
+		long rc = mt_rt_sys(SYS_sendto, rt_sock, (long)&m, sizeof(m),
+				    MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+
+		if (rc != -EAGAIN && rc != -ENOBUFS) {
+			if (!rt_sys_failed(rc))
+				return;
+			break;
+		}
+		if (!__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
+			break;
+		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
+		if (rt_region)
+			__atomic_add_fetch(&rt_region->stall_ns, 50000, __ATOMIC_RELAXED);
+	}
+	if (rt_region)
 		__atomic_add_fetch(&rt_region->own_reports_lost, 1, __ATOMIC_RELAXED);
 }
 

@@ -16,18 +16,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "regs.h"
+
 #include "../../decode/rt-load.h"
 
 struct task_struct;
 
-/* Only the field read here; CO-RE relocates its offset against the kernel's BTF. */
-struct pt_regs {
-	unsigned long di, si, dx, r10, r8, r9, r12;
-} __attribute__((preserve_access_index));
-
 #define NR_SLOTS 1024 /* slot NR_SLOTS - 1 collects numbers beyond the table */
-/* The preload runtime's own calls carry this in r12 (format/rt-mark.h): slots NR_SLOTS.. */
-#define RT_MARK 0x5452706174366d4dull
 
 struct tstate {
 	__u64 start;
@@ -100,12 +95,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	t->id = id;
 	t->runtime = regs->r12 == RT_MARK;
 	if (t->load.state == MT_RTLOAD_WATCH) {
-		t->args[0] = regs->di;
-		t->args[1] = regs->si;
-		t->args[2] = regs->dx;
-		t->args[3] = regs->r10;
-		t->args[4] = regs->r8;
-		t->args[5] = regs->r9;
+		mt_bpf_save_args(t->args, regs);
 		t->rt_path = (id == 257 || id == 2) &&
 			     is_rt_path((const void *)(id == 257 ? regs->si : regs->di));
 	}
@@ -134,7 +124,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	}
 	now = bpf_ktime_get_ns();
 	slot = t->id >= 0 && t->id < NR_SLOTS - 1 ? (__u32)t->id : NR_SLOTS - 1;
-	/* The loader's work for the runtime counts with the runtime's own calls. */
+	/* The runtime's own calls (marked in r12) and the loader's work for it: slots NR_SLOTS.. */
 	if (t->runtime ||
 	    mt_rtload_call(&t->load, t->id, t->args, ret, (int)t->rt_path, (int)t->runtime))
 		slot += NR_SLOTS;

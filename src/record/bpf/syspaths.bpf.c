@@ -15,13 +15,11 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "regs.h"
+
 #include "../../decode/path-args.h"
 
 struct task_struct;
-
-struct pt_regs {
-	unsigned long di, si;
-} __attribute__((preserve_access_index));
 
 #define PATH_CAP 256 /* bytes of a path kept (the recorder counts the longer ones) */
 

@@ -15,16 +15,13 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
+#include "regs.h"
+
 #include "../../decode/path-args.h"
 
 struct task_struct;
 
-struct pt_regs {
-	unsigned long di, si, dx, r10, r8, r9, r12;
-} __attribute__((preserve_access_index));
-
 #define PATH_CAP 256
-#define RT_MARK 0x5452706174366d4dull /* format/rt-mark.h */
 #define FLAG_NO_EXIT 1
 #define FLAG_RUNTIME 4
 
@@ -123,12 +120,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	if (!t)
 		return 0;
 	t->id = id;
-	t->args[0] = regs->di;
-	t->args[1] = regs->si;
-	t->args[2] = regs->dx;
-	t->args[3] = regs->r10;
-	t->args[4] = regs->r8;
-	t->args[5] = regs->r9;
+	mt_bpf_save_args(t->args, regs);
 	t->runtime = regs->r12 == RT_MARK;
 	t->plen = 0;
 	which = mt_path_arg_of(id);

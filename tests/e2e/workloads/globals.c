@@ -37,8 +37,18 @@ static void reads(const int *p, size_t n, double sec)
 
 	while (now() < end)
 		for (int i = 0; i < 100000; i++) {
+			unsigned long k;
+			long v;
+
 			x = x * 1103515245u + 12345u;
-			s += p[(x >> 4) % n];
+			k = (x >> 4) % n;
+			/* In assembly, so no compiler loads into the index register (the address
+			 * would then be gone from the registers at the sample). */
+			__asm__ volatile("movslq (%1,%2,4), %0"
+					 : "=&r"(v)
+					 : "r"(p), "r"(k)
+					 : "memory");
+			s += v;
 		}
 	sink = s;
 }
