@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# RSS over time: the peak within 2% of /usr/bin/time's maximum resident set size, by type;
+# RSS over time: the peak within 2% of the kernel's maximum resident set size, by type;
 # without the tracepoint, statm polling still records and says it is degraded.
 . "$(dirname "$0")/lib.sh"
 need perf-ring
@@ -9,19 +9,24 @@ W="$WORKLOADS/faults-truth"
 
 printf 'x = [bytes(1000) for _ in range(100000)]\nprint(len(x))\n' >w.py
 
-# peak_ok CMD...: memtap's peak RSS of CMD within 2% of /usr/bin/time's, anon and file > 0.
+# peak_ok CMD...: memtap's peak RSS of CMD within 2% of the maximum resident set size the
+# kernel gives /usr/bin/time for the same run (a bare run's peak varies from run to run
+# by more than that); anon and file > 0. The kernel's figure includes memtap's own pages
+# in the process, which memtap sets apart: within 2% of the two together.
 peak_ok() {
-	/usr/bin/time -f %M -o time.txt "$@" >/dev/null || fail "bare run failed: $*"
-	"$MEMTAP" record -q -f --access=off -o r.mtap -- "$@" >/dev/null || fail "record failed: $*"
+	"$MEMTAP" record -q -f --access=off -o r.mtap -- /usr/bin/time -f %M -o time.txt "$@" >/dev/null ||
+		fail "record failed: $*"
 	"$MEMTAP" report r.mtap --format json >r.json || fail "report failed"
 	python3 - "$(cat time.txt)" <<'PY' || fail "peak RSS off: $*"
 import json, sys
 kib = int(sys.argv[1])
-r = json.load(open("r.json"))["rss"]
-peak = r["peak_bytes"] / 1024
-print("rss: memtap peak %.0f KiB, /usr/bin/time %d KiB (%s)" % (peak, kib, r["mechanism"]))
-assert abs(peak - kib) <= 0.02 * kib, "more than 2% apart"
-p = [x for x in r["processes"] if x["peak_bytes"] == r["peak_bytes"]][0]
+j = json.load(open("r.json"))
+r = j["rss"]
+p = max(r["processes"], key=lambda x: x["peak_bytes"])
+peak, own = p["peak_bytes"] / 1024, (p["memtap_own_peak_bytes"] or 0) / 1024
+print("rss: memtap peak %.0f KiB (+ memtap's own %.0f KiB), /usr/bin/time %d KiB (%s, %d records)"
+      % (peak, own, kib, r["mechanism"], p["events"]))
+assert peak <= 1.02 * kib and peak + own >= 0.98 * kib, ("more than 2% apart", j["collectors"] if "collectors" in j else r)
 assert p["peak_anon_bytes"] > 0 and p["peak_file_bytes"] > 0
 PY
 	ok "peak within 2%: $*"
