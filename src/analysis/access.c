@@ -842,6 +842,16 @@ static uint32_t region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t 
 	return pr->unknown;
 }
 
+/* Was the instruction at ip memtap's own (the preload runtime's code, at work in a hook)? */
+static bool memtap_code(struct pass *ps, uint32_t pid, uint64_t ip)
+{
+	struct proc *pr = proc_of(ps, pid);
+	uint32_t n = pr && ip ? find(&ps->pool, pr->maps, ip) : 0;
+
+	return n && ps->pool.v[n].a != NONE &&
+	       ps->st->regions[ps->pool.v[n].a].type == MT_REGION_MEMTAP;
+}
+
 /* ---- memory behaviour: types, windows, phases, page writes (docs/metrics.md) ---- */
 
 const char *mt_wo_basis_name(unsigned b)
@@ -1677,9 +1687,14 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		if (how < 4)
 			st->by_how[how]++;
 	}
+	/* The runtime at work inside a hook: its own memory, or the workload's (the unwinder
+	 * reads the workload's stack) by memtap's code. Neither is the workload's access. */
 	reg = region_at(ps, pid, addr, &site);
-	if (reg != NONE && st->regions[reg].type == MT_REGION_MEMTAP) {
-		st->memtap_accesses++; /* the runtime at work inside a hook */
+	if ((reg != NONE && st->regions[reg].type == MT_REGION_MEMTAP) ||
+	    memtap_code(ps, pid,
+			ev->v[MT_F_ACCESS_INSN_IP] ? ev->v[MT_F_ACCESS_INSN_IP]
+						   : ev->v[MT_F_ACCESS_IP])) {
+		st->memtap_accesses++;
 		return;
 	}
 	st->accesses++;

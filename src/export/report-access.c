@@ -482,6 +482,9 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 	ROW("unresolved, by reason", "%s", len ? line : "none");
 	ROW("loads / stores (samples)", "%s / %s", mt_fmt_count(st->read_samples, b1, sizeof(b1)),
 	    mt_fmt_count(st->write_samples, b2, sizeof(b2)));
+	if (st->memtap_accesses)
+		ROW("memtap's own (left out)", "%s accesses by the runtime's code or in its memory",
+		    mt_fmt_count(st->memtap_accesses, b1, sizeof(b1)));
 	{
 		char w1[64], w2[64];
 

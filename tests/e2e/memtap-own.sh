@@ -4,7 +4,7 @@
 # shared region and private arena in a busy two-thread allocator are typed memtap, their
 # faults are counted apart and in no region, type or working set of the workload, and their
 # resident pages are measured and taken out of the process's RSS (its shmem was almost all
-# memtap's slots), shown apart.
+# memtap's slots), shown apart; the runtime's own accesses are not the workload's.
 . "$(dirname "$0")/lib.sh"
 need ptrace perf-ring sw-faults
 
@@ -50,6 +50,21 @@ alloc = [c for c in info["collectors"] if c["name"] == "alloc"][0]["details"]
 assert alloc["own_memory_reports_lost"] == "0" and alloc["own_memory_outside_arena"] == "0", alloc
 for t in j["metrics"]["by_type"]:
     assert t["region_type"] != "memtap", t
+PY
+# Samples of the runtime's code (the unwinder reads the workload's stack) are memtap's
+# accesses, whatever their address: none is the workload's, and they are counted apart.
+"$MEMTAP" export t.mtap --to csv -o csv >/dev/null || fail "export failed"
+python3 - <<'PY' || fail "the runtime's own accesses are counted as the workload's (above)"
+import csv, json
+code = [(int(e["addr"], 16), int(e["addr"], 16) + e["len"]) for e in map(json.loads, open("mm.jsonl"))
+        if "libmemtap-rt" in e["path"] and "x" in e["prot"]]
+assert code, "no mapping of the runtime's code"
+a = json.load(open("r.json"))["access"]
+mine = sum(1 for r in csv.DictReader(open("csv/trace.csv"))
+           if r["op_type"] in ("load", "store") and any(lo <= int(r["ip"]) < hi for lo, hi in code))
+print("accesses: workload's %d resolved samples, memtap's own %d; by the runtime's code in the workload's rows: %d"
+      % (a["resolved"], a["memtap_own_accesses"], mine))
+assert a["memtap_own_accesses"] > 0 and mine == 0
 PY
 "$MEMTAP" report t.mtap -s faults,rss >r.txt
 grep -q "on memtap's own pages" r.txt && grep -q "memtap's own (apart)" r.txt || fail "the text report does not show memtap's own memory apart"
