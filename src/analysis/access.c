@@ -497,6 +497,7 @@ static void on_mmap(struct pass *ps, const struct mt_event *ev)
 	uint64_t start = ev->v[MT_F_MMAP_ADDR], end = start + ev->v[MT_F_MMAP_LEN];
 	const char *path = mt_reader_str(ps->r, ev->stream, ev->v[MT_F_MMAP_PATH], NULL);
 	uint32_t reg, n;
+	unsigned type;
 
 	if (!pr || end <= start)
 		return;
@@ -505,11 +506,19 @@ static void on_mmap(struct pass *ps, const struct mt_event *ev)
 	if (ev->v[MT_F_MMAP_ORIGIN] == MT_MMAP_RT && (n = find(&ps->pool, pr->maps, start)) &&
 	    ps->pool.v[n].start == start && ps->pool.v[n].end == end)
 		return;
-	reg = new_region(ps, (uint32_t)ev->v[MT_F_PID],
-			 mapping_type(path, ev->v[MT_F_MMAP_PROT], ev->v[MT_F_MMAP_ORIGIN]),
-			 ev->stream, start, end, ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
-	if (reg == NONE)
-		return;
+	type = mapping_type(path, ev->v[MT_F_MMAP_PROT], ev->v[MT_F_MMAP_ORIGIN]);
+	/* A stack that grew down (the kernel reports the whole grown mapping): the same region. */
+	if (type == MT_REGION_STACK && (n = find(&ps->pool, pr->maps, end - 1)) &&
+	    ps->pool.v[n].end == end && ps->pool.v[n].start >= start &&
+	    ps->st->regions[ps->pool.v[n].a].type == MT_REGION_STACK) {
+		reg = ps->pool.v[n].a;
+		ps->st->regions[reg].start = start;
+	} else {
+		reg = new_region(ps, (uint32_t)ev->v[MT_F_PID], type, ev->stream, start, end,
+				 ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
+		if (reg == NONE)
+			return;
+	}
 	ps->st->regions[reg].b.readonly = !(ev->v[MT_F_MMAP_PROT] & PROT_WRITE);
 	punch(&ps->pool, &pr->maps, start, end);
 	n = new_node(&ps->pool, start, end, reg, 0);

@@ -3,9 +3,10 @@
  * Accesses to globals and to mappings the program splits. The loader's RELRO mprotect
  * splits the executable's data mapping, and this program splits an anonymous mapping with
  * mprotect, a partial munmap and an mremap; every access below must be attributed to the
- * mapping that holds it (the rest of a split mapping stays mapped, as in the kernel).
- * Prints one line per array: NAME START END (hex), runs each phase ~0.3 s, then prints
- * /proc/self/maps (each line after "map ").
+ * mapping that holds it (the rest of a split mapping stays mapped, as in the kernel). Then
+ * it recurses 4 MiB deep, so that the kernel grows its stack mapping down many times: one
+ * stack, one region. Prints one line per array: NAME START END (hex), runs each phase
+ * ~0.3 s, then prints /proc/self/maps (each line after "map ").
  */
 #define _GNU_SOURCE
 #include <stdint.h>
@@ -53,6 +54,25 @@ static void reads(const int *p, size_t n, double sec)
 	sink = s;
 }
 
+/* 4 KiB frames d deep; the deepest one reads its own buffer for sec seconds. */
+__attribute__((noinline)) static long deep(int d, double sec)
+{
+	int buf[1024];
+	long s;
+
+	for (int i = 0; i < 1024; i += 16)
+		((volatile int *)buf)[i] = d;
+	if (d > 0) {
+		s = deep(d - 1, sec);
+	} else {
+		printf("deep %#lx %#lx\n", (unsigned long)buf, (unsigned long)(buf + 1024));
+		fflush(stdout);
+		reads(buf, 1024, sec);
+		s = sink;
+	}
+	return s + ((volatile int *)buf)[d & 1023];
+}
+
 int main(void)
 {
 	size_t page = 4096, n = 256 * page;
@@ -81,6 +101,7 @@ int main(void)
 	reads(bss_arr, 1 << 18, 0.3);
 	reads((const int *)(m + 64 * page), (n - 64 * page) / sizeof(int), 0.3);
 	reads((const int *)r, 64 * page / sizeof(int), 0.3);
+	sink = deep(1024, 0.3);
 	/* The mappings as the kernel has them now: the test's ground truth. */
 	{
 		FILE *f = fopen("/proc/self/maps", "r");
