@@ -21,7 +21,7 @@
  * Instruction boundaries before the IP are found by a linear sweep started up to
  * MT_DECODE_BEFORE bytes earlier that must land exactly on the IP; x86 code
  * resynchronises within a few instructions, so the first start that lands is right
- * 99.9% of the time (measured on libc; ../shared/research/software-data-address-sampling.md).
+ * 99.9% of the time (measured on libc when this decoder was written).
  */
 
 #define MAX_BACK 3 /* instructions walked back from the IP */

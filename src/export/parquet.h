@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* A small streaming Parquet writer: flat schemas, REQUIRED and OPTIONAL columns, PLAIN or
  * dictionary-encoded values, RLE definition levels, ZSTD pages, key/value metadata (no C
- * Parquet library exists in Debian; the format pieces are in
- * ../shared/research/ecosystem-anchors.md). */
+ * Parquet library exists in Debian; the format is Apache's parquet-format specification and
+ * its Thrift compact protocol). */
 #ifndef MEMTAP_EXPORT_PARQUET_H
 #define MEMTAP_EXPORT_PARQUET_H
 
