@@ -658,11 +658,6 @@ static int64_t site_of(struct pass *ps, const struct mt_event *ev)
 	    mt_map64_put(&ps->site_ix, key, &ix) < 0)
 		return -1;
 	*ix = st->nsites;
-	if (canon != stack) {
-		if (mt_map64_put(&ps->site_ix, (uint64_t)ev->stream << 40 | canon, &ix) < 0)
-			return -1;
-		*ix = st->nsites;
-	}
 	st->sites[st->nsites] = (struct mt_access_site){
 		.stream = ev->stream,
 		.pid = (uint32_t)ev->v[MT_F_PID],
@@ -670,6 +665,10 @@ static int64_t site_of(struct pass *ps, const struct mt_event *ev)
 		.first_ns = ev->v[MT_F_TIME],
 		.objects_region = -1,
 	};
+	/* the canonical id names it too (without memory: a later id may make a second site) */
+	if (canon != stack &&
+	    mt_map64_put(&ps->site_ix, (uint64_t)ev->stream << 40 | canon, &ix) == 0)
+		*ix = st->nsites;
 	return (int64_t)st->nsites++;
 }
 

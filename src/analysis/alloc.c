@@ -115,7 +115,7 @@ static struct mt_alloc_site *site_get(struct pass *p, uint32_t stream, uint32_t 
 				      uint64_t t, uint32_t *idx)
 {
 	struct mt_alloc_stats *st = p->st;
-	uint64_t *v;
+	uint64_t *v, *cv, canon;
 
 	if (stack >= (1ull << 40))
 		stack = 0; /* not a stack id this format can hold: treat as none */
@@ -125,30 +125,23 @@ static struct mt_alloc_site *site_get(struct pass *p, uint32_t stream, uint32_t 
 		*idx = (uint32_t)(*v - 1);
 		return &st->sites[*idx];
 	}
-	{
-		/* A stack seen before under another id (interned again by the runtime): the
-		 * same site. Only on the first sight of an id: the hot path is the lookup above. */
-		uint64_t canon = mt_reader_stack_canon(p->r, stream, stack), *cv;
-
-		if (canon != stack && canon < (1ull << 40) &&
-		    (cv = mt_map64_get(&p->site_of, (uint64_t)stream << 40 | canon)) && *cv) {
-			*idx = (uint32_t)(*cv - 1);
-			*mt_map64_get(&p->site_of, (uint64_t)stream << 40 | stack) = *idx + 1;
-			return &st->sites[*idx];
-		}
-		if (canon != stack && canon < (1ull << 40)) {
-			uint64_t *w;
-
-			/* the canonical id names it from now on */
-			if (mt_map64_put(&p->site_of, (uint64_t)stream << 40 | canon, &w) < 0)
-				return NULL;
-			*w = st->nsites + 1;
-			v = mt_map64_get(&p->site_of, (uint64_t)stream << 40 | stack);
-			stack = canon;
-		}
-	}
 	if (mt_grow_array(&st->sites, &p->sites_cap, st->nsites + 1, sizeof(*st->sites)) < 0)
 		return NULL;
+	/* A stack seen before under another id (interned again by the runtime) is the same
+	 * site: both ids name it. Only on the first sight of an id: the hot path is above. */
+	canon = mt_reader_stack_canon(p->r, stream, stack);
+	if (canon != stack && canon < (1ull << 40)) {
+		if (mt_map64_put(&p->site_of, (uint64_t)stream << 40 | canon, &cv) < 0)
+			return NULL;
+		v = mt_map64_get(&p->site_of, (uint64_t)stream << 40 | stack); /* may have moved */
+		if (*cv) {
+			*v = *cv;
+			*idx = (uint32_t)(*cv - 1);
+			return &st->sites[*idx];
+		}
+		*cv = st->nsites + 1;
+		stack = canon;
+	}
 	*idx = (uint32_t)st->nsites;
 	*v = st->nsites + 1;
 	memset(&st->sites[*idx], 0, sizeof(st->sites[0]));

@@ -40,8 +40,6 @@ static inline void mt_rtload_exec(struct mt_rtload *s)
 static inline int mt_rtload_call(struct mt_rtload *s, long nr, const unsigned long long *a,
 				 long long ret, int rt_path, int own)
 {
-	int fd_arg = 0;
-
 	if (s->state != MT_RTLOAD_WATCH)
 		return 0;
 	if (own) {
@@ -59,8 +57,7 @@ static inline int mt_rtload_call(struct mt_rtload *s, long nr, const unsigned lo
 	case 17: /* pread64 */
 	case 5: /* fstat */
 	case 262: /* newfstatat(fd, "", ..., AT_EMPTY_PATH) */
-		fd_arg = s->fd >= 0 && (int)a[0] == s->fd;
-		return fd_arg;
+		return s->fd >= 0 && (int)a[0] == s->fd;
 	case 3: /* close */
 		if (s->fd < 0 || (int)a[0] != s->fd)
 			return 0;

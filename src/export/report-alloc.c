@@ -200,6 +200,15 @@ static uint64_t kv_u64(const struct mt_report_alloc *a, const char *key)
 	return v ? strtoull(v, NULL, 10) : 0;
 }
 
+/* Stacks truncated for reason k (enum mt_rt_trunc), or NULL when the trace does not say. */
+static const char *truncated_by(const struct mt_report_alloc *a, unsigned k)
+{
+	char key[64];
+
+	snprintf(key, sizeof(key), "stacks_truncated_%s", mt_rt_trunc_name(k));
+	return kv(a, key);
+}
+
 static double pct(uint64_t a, uint64_t b)
 {
 	return b ? 100.0 * (double)a / (double)b : 0.0;
@@ -348,11 +357,10 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_key(j, "stacks_truncated_by_reason");
 	mt_json_begin_object(j);
 	for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {
-		char key[64];
+		const char *v = truncated_by(a, k);
 
-		snprintf(key, sizeof(key), "stacks_truncated_%s", mt_rt_trunc_name(k));
-		if (kv(a, key))
-			mt_json_kv_u64(j, mt_rt_trunc_name(k), kv_u64(a, key));
+		if (v)
+			mt_json_kv_u64(j, mt_rt_trunc_name(k), strtoull(v, NULL, 10));
 	}
 	mt_json_end_object(j);
 	mt_json_kv_u64(j, "stacks_depth_limited", kv_u64(a, "stacks_depth_limited"));
@@ -640,13 +648,14 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		size_t off = 0;
 
 		for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {
-			char key[64], n[32];
+			const char *v = truncated_by(a, k);
+			uint64_t c = v ? strtoull(v, NULL, 10) : 0;
+			char n[32];
 
-			snprintf(key, sizeof(key), "stacks_truncated_%s", mt_rt_trunc_name(k));
-			if (kv_u64(a, key) && off < sizeof(why))
+			if (c && off < sizeof(why))
 				off += (size_t)snprintf(why + off, sizeof(why) - off, "%s%s %s",
 							off ? ", " : " (", mt_rt_trunc_name(k),
-							mt_fmt_count(kv_u64(a, key), n, sizeof(n)));
+							mt_fmt_count(c, n, sizeof(n)));
 		}
 		if (off && off < sizeof(why))
 			snprintf(why + off, sizeof(why) - off, ")");

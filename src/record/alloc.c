@@ -493,28 +493,27 @@ static void own_rss(struct mt_session *s, struct conn *c, uint64_t t, uint64_t a
  * faults, samples and resident pages apart from the workload's. */
 static void own_maps(struct mt_session *s, struct conn *c, const struct mt_rt_hello *h)
 {
+	/* The image was mapped by the loader before the greeting: from the runtime's start. */
 	const struct {
-		uint64_t addr, len;
+		uint64_t addr, len, time, flags;
 		const char *name;
-	} m[3] = { { h->region_addr, h->region_size, "[memtap-rt region]" },
-		   { h->arena_addr, h->arena_size, "[memtap-rt arena]" },
+	} m[3] = { { h->region_addr, h->region_size, h->time_ns, MAP_SHARED, "[memtap-rt region]" },
+		   { h->arena_addr, h->arena_size, h->time_ns, MAP_PRIVATE, "[memtap-rt arena]" },
 		   { h->image_lo, h->image_hi > h->image_lo ? h->image_hi - h->image_lo : 0,
-		     "[memtap-rt image]" } };
+		     h->own_ns, MAP_PRIVATE, "[memtap-rt image]" } };
 
 	for (int i = 0; i < 3; i++) {
 		uint64_t row[MT_MAX_FIELDS] = { 0 };
 
 		if (!m[i].addr || !m[i].len)
 			continue;
-		row[MT_F_TIME] = h->time_ns;
+		row[MT_F_TIME] = m[i].time;
 		row[MT_F_PID] = (uint64_t)c->pid;
 		row[MT_F_TID] = (uint64_t)c->pid;
 		row[MT_F_MMAP_ADDR] = m[i].addr;
 		row[MT_F_MMAP_LEN] = m[i].len;
 		row[MT_F_MMAP_PROT] = PROT_READ | PROT_WRITE;
-		row[MT_F_MMAP_FLAGS] = i ? MAP_PRIVATE : MAP_SHARED;
-		if (i == 2) /* its image: mapped by the loader before the greeting */
-			row[MT_F_TIME] = h->own_ns;
+		row[MT_F_MMAP_FLAGS] = m[i].flags;
 		row[MT_F_MMAP_ORIGIN] = MT_MMAP_MEMTAP;
 		row[MT_F_MMAP_PATH] = mt_writer_strn(s->w, m[i].name, strlen(m[i].name));
 		(void)mt_writer_event(s->w, MT_EV_MMAP,
@@ -1026,18 +1025,17 @@ static void read_conn(struct mt_session *s, struct conn *c)
 	for (;;) {
 		union {
 			struct mt_rt_label h;
+			struct mt_rt_own own;
 			char b[sizeof(struct mt_rt_label) + MT_RT_LABEL_TYPE_MAX +
 			       MT_RT_LABEL_NAME_MAX + 1];
 		} buf;
+		const struct mt_rt_own *own = &buf.own;
 		ssize_t r = recv(c->fd, &buf, sizeof(buf), MSG_DONTWAIT);
 
 		if (r >= (ssize_t)sizeof(buf.h) && buf.h.type == MT_RT_MSG_LABEL)
 			on_label(s, c, &buf.h, (size_t)r);
-		else if (r == (ssize_t)sizeof(struct mt_rt_own) &&
-			 ((const struct mt_rt_own *)&buf)->type == MT_RT_MSG_OWN)
-			own_rss(s, c, ((const struct mt_rt_own *)&buf)->time_ns,
-				((const struct mt_rt_own *)&buf)->anon,
-				((const struct mt_rt_own *)&buf)->shmem);
+		else if (r == (ssize_t)sizeof(*own) && own->type == MT_RT_MSG_OWN)
+			own_rss(s, c, own->time_ns, own->anon, own->shmem);
 		if (r > 0)
 			continue;
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))

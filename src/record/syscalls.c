@@ -500,8 +500,6 @@ static void drop_head(struct mt_syscalls_state *c, struct tpaths *q)
 		q->head = q->n = 0;
 }
 
-/* The path of the call that thread tid entered at time t with number nr: the head of the
- * thread's queue once older entries are dropped; 0 when there is none. */
 /* Is the path (len bytes) the preload runtime's, as LD_PRELOAD names it? */
 static bool rt_path_is(const struct mt_session *s, const char *path, size_t len)
 {
@@ -510,6 +508,9 @@ static bool rt_path_is(const struct mt_session *s, const char *path, size_t len)
 	return rt && path && strlen(rt) == len && !memcmp(rt, path, len);
 }
 
+/* The path of the call that thread tid entered at time t with number nr: the head of the
+ * thread's queue once older entries are dropped; 0 when there is none. *is_rt: it is the
+ * runtime's path. */
 static uint32_t take_path(struct mt_session *s, uint64_t t, uint32_t tid, int nr, bool *is_rt)
 {
 	struct mt_syscalls_state *c = s->syscalls;
@@ -599,7 +600,7 @@ static bool loader_call(struct mt_syscalls_state *c, uint32_t tid, int64_t nr, i
 	struct watch *w = NULL;
 	bool hit;
 
-	for (size_t i = 0; i < c->nwatch; i++)
+	for (size_t i = 0; i < c->nwatch && !w; i++)
 		if (c->watch[i].tid == tid)
 			w = &c->watch[i];
 	if ((nr == 59 || nr == 322) && ret == 0) {
@@ -779,7 +780,6 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "classes", c->classes);
 		mt_kv_add_u64(kv, "calls", c->calls);
 		mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
-		mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
 		mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
 		mt_kv_add_u64(kv, "records", c->records);
 		mt_kv_add_u64(kv, "without_exit", c->no_exit);

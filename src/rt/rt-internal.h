@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <time.h>
 
 #include "format/rt-proto.h"
 
@@ -125,6 +126,28 @@ static inline uint64_t rt_hash64(uint64_t x)
 	x *= 0xff51afd7ed558ccdULL;
 	x ^= x >> 29;
 	return x;
+}
+
+/* The runtime's locks: tiny critical sections, never held across a call into the program. */
+static inline void rt_spin_lock(int *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static inline void rt_spin_unlock(int *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+/* CLOCK_MONOTONIC in ns, through the vDSO (no system call). */
+static inline uint64_t rt_mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
 static inline struct rt_icache_ent *rt_icache_slot(struct rt_memo *m, uint32_t parent, uint64_t ip)

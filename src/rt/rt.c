@@ -153,63 +153,57 @@ static void populate(void *p, size_t size)
 static void rt_own_report(void);
 static inline void commit(struct rt_thread *t, unsigned words);
 
-static void free_lock(void)
-{
-	while (__atomic_exchange_n(&rt_free_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
-}
-
-static void free_unlock(void)
-{
-	__atomic_store_n(&rt_free_lock, 0, __ATOMIC_RELEASE);
-}
-
 static bool in_arena(const void *p)
 {
 	return rt_arena && (uintptr_t)p - (uintptr_t)rt_arena < RT_ARENA_SIZE;
 }
 
+/* A block given back earlier of exactly size bytes, zeroed, or NULL. */
+static void *arena_reuse(size_t size)
+{
+	void *p = NULL;
+
+	rt_spin_lock(&rt_free_lock);
+	for (struct rt_free **f = &rt_freed; *f; f = &(*f)->next)
+		if ((*f)->size == size) {
+			p = *f;
+			*f = (*f)->next;
+			break;
+		}
+	rt_spin_unlock(&rt_free_lock);
+	if (p)
+		memset(p, 0, sizeof(struct rt_free)); /* the rest came back zeroed */
+	return p;
+}
+
 void *rt_mmap_anon(size_t size)
 {
-	uint64_t off;
+	void *p;
 
 	size = (size + 4095) & ~(size_t)4095;
 	if (!rt_arena) {
 		/* the first call, at start-up: reserve the arena */
-		struct timespec ts;
-
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		rt_arena_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+		rt_arena_ns = rt_mono_ns();
 		rt_arena = raw_mmap(RT_ARENA_SIZE);
 		if (!rt_arena)
 			return raw_mmap(size);
 	}
-	free_lock();
-	for (struct rt_free **f = &rt_freed; *f; f = &(*f)->next)
-		if ((*f)->size == size) {
-			void *p = *f;
+	if (!(p = arena_reuse(size))) {
+		uint64_t off = __atomic_fetch_add(&rt_arena_used, size, __ATOMIC_RELAXED);
 
-			*f = (*f)->next;
-			free_unlock();
-			memset(p, 0, sizeof(struct rt_free)); /* the rest came back zeroed */
-			populate(p, size);
-			__atomic_add_fetch(&rt_own_anon, size, __ATOMIC_RELAXED);
-			rt_own_report();
-			return p;
+		if (off + size > RT_ARENA_SIZE) {
+			if (rt_region)
+				__atomic_add_fetch(&rt_region->own_outside, size, __ATOMIC_RELAXED);
+			return raw_mmap(size);
 		}
-	free_unlock();
-	off = __atomic_fetch_add(&rt_arena_used, size, __ATOMIC_RELAXED);
-	if (off + size > RT_ARENA_SIZE) {
 		if (rt_region)
-			__atomic_add_fetch(&rt_region->own_outside, size, __ATOMIC_RELAXED);
-		return raw_mmap(size);
+			__atomic_store_n(&rt_region->arena_used, off + size, __ATOMIC_RELAXED);
+		p = rt_arena + off;
 	}
-	if (rt_region)
-		__atomic_store_n(&rt_region->arena_used, off + size, __ATOMIC_RELAXED);
-	populate(rt_arena + off, size);
+	populate(p, size);
 	__atomic_add_fetch(&rt_own_anon, size, __ATOMIC_RELAXED);
 	rt_own_report();
-	return rt_arena + off;
+	return p;
 }
 
 void rt_munmap(void *p, size_t size)
@@ -224,10 +218,10 @@ void rt_munmap(void *p, size_t size)
 		__atomic_sub_fetch(&rt_own_anon, size, __ATOMIC_RELAXED);
 		rt_own_report();
 		f->size = size;
-		free_lock();
+		rt_spin_lock(&rt_free_lock);
 		f->next = rt_freed;
 		rt_freed = f;
-		free_unlock();
+		rt_spin_unlock(&rt_free_lock);
 		return;
 	}
 	(void)rt_sys2(SYS_munmap, p, size);
@@ -262,14 +256,13 @@ static void own_grow(uint64_t *mark, uint64_t to)
 	uint64_t from;
 
 	to = (to + 4095) & ~4095ull;
-	while (__atomic_exchange_n(&rt_own_lock, 1, __ATOMIC_ACQUIRE))
-		__builtin_ia32_pause();
+	rt_spin_lock(&rt_own_lock);
 	from = *mark;
 	if (to > from) {
 		populate((char *)rt_region + from, to - from);
 		*mark = to;
 	}
-	__atomic_store_n(&rt_own_lock, 0, __ATOMIC_RELEASE);
+	rt_spin_unlock(&rt_own_lock);
 	if (to > from)
 		rt_own_report();
 }
@@ -287,12 +280,7 @@ void rt_own_ring(uint64_t id)
 
 static inline uint64_t rt_now(void)
 {
-	struct timespec ts;
-
-	if (RT_LIKELY(rt_cfg.tsc))
-		return __rdtsc();
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	return RT_LIKELY(rt_cfg.tsc) ? __rdtsc() : rt_mono_ns();
 }
 
 /*
@@ -562,7 +550,6 @@ static int connect_recorder(int memfd)
 			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
-	struct timespec ts;
 	size_t n = strlen(rt_cfg.sock);
 	long s, rc;
 
@@ -576,7 +563,7 @@ static int connect_recorder(int memfd)
 		(void)rt_sys1(SYS_close, s);
 		return (int)rc;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &ts);
+	hello.time_ns = rt_mono_ns();
 	hello.pid = (uint32_t)rt_pid;
 	hello.ppid = (uint32_t)rt_sys0(SYS_getppid);
 	hello.region_size = rt_region_size;
@@ -588,7 +575,6 @@ static int connect_recorder(int memfd)
 	hello.own_ns = rt_arena_ns ? rt_arena_ns : hello.time_ns;
 	hello.image_lo = (uint64_t)__ehdr_start;
 	hello.image_hi = ((uint64_t)_end + 4095) & ~4095ull;
-	hello.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	memset(cbuf, 0, sizeof(cbuf));
 	cm = CMSG_FIRSTHDR(&mh);
 	cm->cmsg_level = SOL_SOCKET;
@@ -644,12 +630,10 @@ static void rt_own_report(void)
 {
 	struct rt_thread *t = &rt_self;
 	struct mt_rt_own m = { .type = MT_RT_MSG_OWN };
-	struct timespec ts, nap = { 0, 50000 };
+	struct timespec nap = { 0, 50000 };
 
 	if (rt_sock < 0 || !__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
 		return; /* the greeting carries the totals */
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	m.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 	m.anon = __atomic_load_n(&rt_own_anon, __ATOMIC_RELAXED);
 	m.shmem = own_shmem();
 	if (t->slot && t->cnt + MT_RT_ROW_MAX_WORDS <= SLOT_WORDS) {
@@ -662,6 +646,7 @@ static void rt_own_report(void)
 		commit(t, 4);
 		return;
 	}
+	m.time_ns = rt_mono_ns();
 	/* A full socket: the recorder is behind; wait for it like for a slot, at most a second. */
 	for (int i = 0; i < 20000; i++) {
 		long rc = mt_rt_sys(SYS_sendto, rt_sock, (long)&m, sizeof(m),
@@ -738,6 +723,20 @@ static RT_COLD void slot_finish(struct rt_thread *t)
 		rt_notify_recorder();
 }
 
+/* Slot i is taken: if it never was before, its pages become memtap's now (populated, and
+ * said in the taker's first row). */
+static void slot_first_use(uint32_t i)
+{
+	uint64_t h = __atomic_load_n(&rt_region->slots_hwm, __ATOMIC_RELAXED);
+
+	while (i + 1 > h && !__atomic_compare_exchange_n(&rt_region->slots_hwm, &h, i + 1, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (i + 1 > h)
+		own_grow(&rt_shm_slots,
+			 rt_region->slots_off + (uint64_t)(i + 1) * rt_region->slot_size);
+}
+
 static bool slot_try_acquire(struct rt_thread *t)
 {
 	uint64_t *fb = (uint64_t *)((char *)rt_region + rt_region->free_off);
@@ -767,21 +766,7 @@ static bool slot_try_acquire(struct rt_thread *t)
 			t->slot = s;
 			t->cnt = 0;
 			t->until = 1; /* a slot's first row is stamped */
-			{
-				/* a slot never taken before: its pages become memtap's, said in its
-				 * first row */
-				uint64_t h =
-					__atomic_load_n(&rt_region->slots_hwm, __ATOMIC_RELAXED);
-
-				while (i + 1 > h && !__atomic_compare_exchange_n(
-							    &rt_region->slots_hwm, &h, i + 1, false,
-							    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-					;
-				if (i + 1 > h)
-					own_grow(&rt_shm_slots,
-						 rt_region->slots_off +
-							 (uint64_t)(i + 1) * rt_region->slot_size);
-			}
+			slot_first_use(i);
 			return true;
 		}
 	}
@@ -1706,7 +1691,7 @@ static int send_label(uint32_t op, const void *addr, size_t len, const char *typ
 		struct mt_rt_label h;
 		char s[MT_RT_LABEL_TYPE_MAX + MT_RT_LABEL_NAME_MAX];
 	} m;
-	struct timespec ts, nap = { 0, 100000 };
+	struct timespec nap = { 0, 100000 };
 	size_t tl = type ? strnlen(type, MT_RT_LABEL_TYPE_MAX) : 0;
 	size_t nl = name ? strnlen(name, MT_RT_LABEL_NAME_MAX) : 0;
 	int saved = errno;
@@ -1714,11 +1699,10 @@ static int send_label(uint32_t op, const void *addr, size_t len, const char *typ
 
 	if (!(FAST(t) || slow_mode(t) == TM_READY) || rt_sock < 0)
 		return -1;
-	clock_gettime(CLOCK_MONOTONIC, &ts); /* the vDSO: no system call */
 	memset(&m.h, 0, sizeof(m.h));
 	m.h.type = MT_RT_MSG_LABEL;
 	m.h.op = op;
-	m.h.time_ns = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	m.h.time_ns = rt_mono_ns();
 	m.h.tid = t->tid;
 	m.h.addr = (uint64_t)(uintptr_t)addr;
 	m.h.len = len;

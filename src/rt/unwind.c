@@ -587,18 +587,6 @@ static uint64_t compute_rule(uint64_t pc)
 
 #define hash64 rt_hash64
 
-static void spin_lock(int *l)
-{
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(l, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
-}
-
-static void spin_unlock(int *l)
-{
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
 /* Places key in t (linear probing); caller holds the lock and t has room. */
 static void rule_put(struct rule_table *t, uint64_t key, uint64_t rule)
 {
@@ -637,7 +625,7 @@ static uint64_t rule_of(uint64_t key, struct mt_rt_region *reg)
 	__atomic_add_fetch(&reg->rule_misses, 1, __ATOMIC_RELAXED);
 	if (R_KIND(rule) == RULE_UNSUPPORTED)
 		__atomic_add_fetch(&reg->unsupported, 1, __ATOMIC_RELAXED);
-	spin_lock(&rules_lock);
+	rt_spin_lock(&rules_lock);
 	t = rules;
 	if ((t->used + 1) * 2 > (1u << t->bits) && t->bits < RULE_BITS_MAX) {
 		struct rule_table *n = rule_table_new(t->bits + 1);
@@ -652,7 +640,7 @@ static uint64_t rule_of(uint64_t key, struct mt_rt_region *reg)
 	}
 	if ((t->used + 1) * 2 <= (1u << t->bits))
 		rule_put(t, key, rule); /* a full table of the largest size: rules are recomputed */
-	spin_unlock(&rules_lock);
+	rt_spin_unlock(&rules_lock);
 	return rule;
 }
 
@@ -665,9 +653,9 @@ void rt_unwind_flush_rules(void)
 	n = rule_table_new(RULE_BITS_MIN);
 	if (!n)
 		return;
-	spin_lock(&rules_lock);
+	rt_spin_lock(&rules_lock);
 	__atomic_store_n(&rules, n, __ATOMIC_RELEASE);
-	spin_unlock(&rules_lock);
+	rt_spin_unlock(&rules_lock);
 }
 
 /* ---- the stack trie ---- */
@@ -747,7 +735,14 @@ static void trie_put(struct trie_table *t, uint32_t slot, uint32_t parent, uint6
 	t->used++;
 }
 
-/* Under the lock: a table with room for one more entry, grown or emptied; NULL if none. */
+/* Under the lock: makes the generation odd (a change begins) or even again (it is done). */
+static void trie_gen_bump(void)
+{
+	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
+	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Under the lock: a table with room for one more entry, grown or emptied. */
 static struct trie_table *trie_room(void)
 {
 	struct trie_table *t = trie;
@@ -767,19 +762,17 @@ static struct trie_table *trie_room(void)
 			__atomic_store_n(&trie, n, __ATOMIC_RELEASE);
 			/* The old table's pages go back (readers still in it look again: the
 			 * generation changes around it); its address range stays reserved. */
-			__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
-			__atomic_thread_fence(__ATOMIC_SEQ_CST);
+			trie_gen_bump();
 			rt_arena_drop(t, sizeof(*t) + (sizeof(struct trie_ent) << t->bits));
-			__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
+			trie_gen_bump();
 			return n;
 		}
 	}
 	/* Empty it in place (its pages stay memtap's, resident: rt-proto.h, mt_rt_own). */
-	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+	trie_gen_bump();
 	memset(t->e, 0, sizeof(struct trie_ent) << t->bits);
 	t->used = 0;
-	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
+	trie_gen_bump();
 	__atomic_add_fetch(&rt_region->trie_resets, 1, __ATOMIC_RELAXED);
 	return t;
 }
@@ -829,16 +822,16 @@ static uint32_t intern(uint32_t parent, uint64_t ip)
 			return id;
 		break;
 	}
-	spin_lock(&trie_lock);
+	rt_spin_lock(&trie_lock);
 	t = trie_room();
 	i = trie_find(t, parent, ip, &found); /* another thread may have inserted it */
 	if (found) {
 		id = t->e[i].id;
-		spin_unlock(&trie_lock);
+		rt_spin_unlock(&trie_lock);
 		return id;
 	}
 	if (r->nodes_next > UINT32_MAX || !node_room(r, r->nodes_next)) {
-		spin_unlock(&trie_lock);
+		rt_spin_unlock(&trie_lock);
 		__atomic_add_fetch(&r->trie_full, 1, __ATOMIC_RELAXED);
 		return 0;
 	}
@@ -850,7 +843,7 @@ static uint32_t intern(uint32_t parent, uint64_t ip)
 	nd->ip = ip;
 	__atomic_store_n(&nd->id, id, __ATOMIC_RELEASE);
 	trie_put(t, i, parent, ip, id);
-	spin_unlock(&trie_lock);
+	rt_spin_unlock(&trie_lock);
 	return id;
 }
 
