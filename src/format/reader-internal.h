@@ -66,6 +66,14 @@ struct mt_reader {
 	void *dctx; /* ZSTD_DCtx */
 };
 
+/* The stream's tables (created when create and absent), or NULL. */
+struct mt_stream *mt_stream_get(struct mt_reader *r, uint32_t id, bool create);
+/* reader-stacks.c: a STACKS chunk's payload into its stream's table; after the last chunk,
+ * each node's canonical id (the first id with the same frames). */
+int mt_reader_load_stacks(struct mt_reader *r, const struct mt_chunk_hdr *h, const uint8_t *p,
+			  size_t n);
+int mt_reader_canon_stacks(struct mt_stream *s);
+
 /* Reads, checks and decompresses the payload of the chunk at off into out. */
 int mt_reader_payload(struct mt_reader *r, uint64_t off, const struct mt_chunk_hdr *h,
 		      struct mt_buf *out);

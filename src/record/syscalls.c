@@ -24,8 +24,8 @@
 #include "format/rt-mark.h"
 #include "format/writer.h"
 #include "record/perf.h"
-#include "decode/rt-load.h"
 #include "record/alloc.h"
+#include "record/rt-loader.h"
 #include "record/session.h"
 #include "record/probe.h"
 #include "record/sysinfo.h"
@@ -120,12 +120,7 @@ struct mt_syscalls_state {
 	struct mt_map64 tq_ix; /* tid -> index + 1 into tq */
 	uint64_t npaths; /* queued in all */
 	uint64_t paths_joined, paths_missing, paths_unmatched, paths_truncated, paths_faulted;
-	/* Threads whose new image's loader is watched for its work for the runtime. */
-	struct watch {
-		uint32_t tid;
-		struct mt_rtload load;
-	} * watch;
-	size_t nwatch, watch_cap;
+	struct mt_loader_watch loader; /* the loader's work for the runtime, after each exec */
 	uint64_t loader_calls;
 };
 
@@ -255,7 +250,7 @@ static void free_state(struct mt_syscalls_state *c)
 	free(c->rings);
 	free(c->recs);
 	free(c->pend);
-	free(c->watch);
+	mt_loader_watch_release(&c->loader);
 #ifdef MEMTAP_BPF
 	mt_syspaths_close(c->paths_bpf);
 	mt_sysrec_close(c->sysrec);
@@ -590,38 +585,6 @@ static int cmp_rec(const void *a, const void *b)
 	return (int)x->exit - (int)y->exit; /* an entry before an exit at the same time */
 }
 
-/*
- * Is this completed call the dynamic loader's work for the preload runtime (decode/rt-load.h)?
- * Watched from each successful exec until the runtime's first own call.
- */
-static bool loader_call(struct mt_syscalls_state *c, uint32_t tid, int64_t nr, int64_t ret,
-			const uint64_t *args, unsigned flags, bool is_rt)
-{
-	struct watch *w = NULL;
-	bool hit;
-
-	for (size_t i = 0; i < c->nwatch && !w; i++)
-		if (c->watch[i].tid == tid)
-			w = &c->watch[i];
-	if ((nr == 59 || nr == 322) && ret == 0) {
-		if (!w && mt_grow_array(&c->watch, &c->watch_cap, c->nwatch + 1,
-					sizeof(*c->watch)) == 0) {
-			w = &c->watch[c->nwatch++];
-			w->tid = tid;
-		}
-		if (w)
-			mt_rtload_exec(&w->load);
-		return false;
-	}
-	if (!w || !args || (flags & (MT_SYSCALL_NO_EXIT | MT_SYSCALL_NO_ENTRY)))
-		return false;
-	hit = mt_rtload_call(&w->load, (long)nr, (const unsigned long long *)args, ret, is_rt,
-			     (flags & MT_SYSCALL_RUNTIME) != 0);
-	if (w->load.state == MT_RTLOAD_IDLE)
-		*w = c->watch[--c->nwatch]; /* done: the runtime runs */
-	return hit;
-}
-
 static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, int64_t nr,
 		 int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags, uint64_t stack)
 {
@@ -639,7 +602,7 @@ static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, i
 	} else if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0) {
 		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr, &is_rt);
 	}
-	if (loader_call(c, tid, nr, ret, args, flags, is_rt)) {
+	if (mt_loader_watch_call(&c->loader, tid, nr, ret, args, flags, is_rt)) {
 		flags |= MT_SYSCALL_RUNTIME | MT_SYSCALL_RT_LOADER;
 		c->loader_calls++;
 	}
@@ -765,6 +728,20 @@ void mt_syscalls_drain(struct mt_session *s)
 	expire_paths(c, start);
 }
 
+/* The collector's counts, whichever mechanism recorded the calls. */
+static void counts_kv(const struct mt_syscalls_state *c, struct mt_kv *kv)
+{
+	mt_kv_add_u64(kv, "classes", c->classes);
+	mt_kv_add_u64(kv, "calls", c->calls);
+	mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
+	mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
+	mt_kv_add_u64(kv, "records", c->records);
+	mt_kv_add_u64(kv, "without_exit", c->no_exit);
+	mt_kv_add_u64(kv, "filtered", c->filtered);
+	if (c->cost_ns > 0)
+		mt_kv_add_u64(kv, "cost_ns_per_call", (uint64_t)(c->cost_ns + 0.5));
+}
+
 void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 {
 	struct mt_syscalls_state *c = s->syscalls;
@@ -777,16 +754,8 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add(
 			kv, "tracepoints",
 			"tp_btf/sys_enter,tp_btf/sys_exit (BPF: one record per call, at its exit)");
-		mt_kv_add_u64(kv, "classes", c->classes);
-		mt_kv_add_u64(kv, "calls", c->calls);
-		mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
-		mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
-		mt_kv_add_u64(kv, "records", c->records);
-		mt_kv_add_u64(kv, "without_exit", c->no_exit);
-		mt_kv_add_u64(kv, "filtered", c->filtered);
+		counts_kv(c, kv);
 		mt_kv_add(kv, "ring", "BPF ring buffer, 32 MiB");
-		if (c->cost_ns > 0)
-			mt_kv_add_u64(kv, "cost_ns_per_call", (uint64_t)(c->cost_ns + 0.5));
 		mt_kv_add(kv, "paths", "bpf: copied at entry (tp_btf/sys_enter), up to 255 bytes");
 		mt_kv_add_u64(kv, "paths_joined", c->paths_joined);
 		mt_kv_add_u64(kv, "paths_truncated", c->paths_truncated);
@@ -815,19 +784,11 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 			c->no_exit++;
 		}
 	mt_kv_add(kv, "tracepoints", "raw_syscalls:sys_enter,raw_syscalls:sys_exit (every call)");
-	mt_kv_add_u64(kv, "classes", c->classes);
-	mt_kv_add_u64(kv, "calls", c->calls);
-	mt_kv_add_u64(kv, "runtime_calls", c->runtime_calls);
-	mt_kv_add_u64(kv, "runtime_loader_calls", c->loader_calls);
-	mt_kv_add_u64(kv, "records", c->records);
-	mt_kv_add_u64(kv, "without_exit", c->no_exit);
+	counts_kv(c, kv);
 	mt_kv_add_u64(kv, "without_entry", c->no_entry);
 	mt_kv_add_u64(kv, "child_returns", c->child_returns);
-	mt_kv_add_u64(kv, "filtered", c->filtered);
 	mt_kv_add_u64(kv, "malformed", c->malformed);
 	mt_kv_add_u64(kv, "ring_bytes_per_cpu", (uint64_t)c->ring_pages * 4096);
-	if (c->cost_ns > 0)
-		mt_kv_add_u64(kv, "cost_ns_per_call", (uint64_t)(c->cost_ns + 0.5));
 	if (s->ustack) {
 		(void)mt_ustack_flush(s->ustack, s->w);
 		mt_ustack_stats(s->ustack, kv);
