@@ -4,7 +4,7 @@
 # no data is null (JSON) and "-" (text), never 0; an MRM label names what decided it and
 # that evidence is there (>= 10 sampled reads for a retention, an exact write-once basis, a
 # lifetime below the threshold); kernel mappings ([vdso], [vvar]) are no MRM candidates; and
-# no sample lands in "unknown (no recorded mapping)" because of a split mapping.
+# no sample at an address a recorded mapping held lands in "unknown (no recorded mapping)".
 . "$(dirname "$0")/lib.sh"
 need perf-ring
 /usr/bin/python3 -c 'import numpy' 2>/dev/null || skip "python3-numpy is not installed"
@@ -62,8 +62,31 @@ assert not bad
 special = [g for g in j["regions"] if g["region_type"] == "special"]
 assert special and all(g["mrm"] == "not_applicable" for g in special), special
 unknown = sum(g["samples"] for g in j["regions"] if g["region_type"] == "unknown")
-assert unknown <= 0.01 * j["access"]["resolved"], ("samples with no mapping", unknown, j["access"]["resolved"])
 print("types", len(j["metrics"]["by_type"]), "regions", len(j["regions"]), "samples", j["access"]["samples"], "unknown", unknown)
+PY
+# A sample in "unknown" at an address some recorded mapping of its process held is the region
+# model's error (a mapping dropped): none. One at an address no mapping ever held is the
+# decoder's (docs/metrics.md: a jump into the IP from beyond its window): a few per cent at most.
+"$MEMTAP" export t.mtap --to csv -o csv >/dev/null || fail "export failed"
+"$MEMTAP" dump t.mtap --type mmap >mm.jsonl || fail "dump failed"
+python3 - r.json <<'PY' || fail "samples in no region (above)"
+import csv, json, sys
+maps = {}
+for e in map(json.loads, open("mm.jsonl")):
+    maps.setdefault(e["pid"], []).append((int(e["addr"], 16), int(e["addr"], 16) + e["len"]))
+model = decoder = 0
+for r in csv.DictReader(open("csv/trace.csv")):
+    if r["region_type"] != "unknown":
+        continue
+    a = int(r["address"])
+    if any(lo <= a < hi for lo, hi in maps.get(int(r["pid"]), [])):
+        model += 1
+        print("in a recorded mapping, yet unknown: %#x at %s" % (a, r["timestamp_ns"]))
+    else:
+        decoder += 1
+resolved = json.load(open(sys.argv[1]))["access"]["resolved"]
+print("unknown: %d in a recorded mapping, %d at addresses no mapping held, of %d resolved" % (model, decoder, resolved))
+assert model == 0 and decoder <= max(2, 0.05 * resolved)
 PY
 # Text: a type without samples prints "-", not "0.0 ms"; every label shows its evidence.
 awk '/^  type /{s=1; next} s && NF == 0 {exit} s' m.txt >types.txt
