@@ -1,6 +1,6 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Records the golden traces again: record.sh path/to/memtap path/to/toy-llm
+# Records the golden traces again: record.sh path/to/memtap path/to/toy-llm path/to/mt-test-tool
 # Only on purpose: the outputs in expected.sha256 then change too (UPDATE_GOLDEN=1 ctest -R
 # golden/), and every change of a figure must be explained in the commit that makes it.
 # The workloads are system programs (their symbols resolve from Debian's files) and the
@@ -22,3 +22,6 @@ rm -rf "$tmp"
 # A trace cut short: the first 60 % of the CPython one.
 size=$(wc -c <traces/cpython.mtap)
 head -c $((size * 6 / 10)) traces/cpython.mtap >traces/damaged.mtap
+# A damaged trace: one allocation chunk's payload flipped (mt-test-tool from the build's
+# tests/ directory, as the third argument).
+"$3" flip-payload traces/sqlite3.mtap 4 traces/corrupt.mtap
