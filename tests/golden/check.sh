@@ -7,7 +7,8 @@
 # purpose is rewritten with UPDATE_GOLDEN=1 and explained in its commit. MEMTAP_GOLDEN_KEEP=DIR
 # keeps the outputs in DIR, to diff them against another memtap's.
 set -eu
-M=$1
+M=$(command -v "$1") || { echo "golden: no memtap at $1" >&2; exit 2; }
+case $M in /*) ;; *) M=$(pwd)/$M ;; esac
 here=$(cd "$(dirname "$0")" && pwd)
 out=${MEMTAP_GOLDEN_KEEP:-$(mktemp -d /tmp/memtap-golden.XXXXXX)}
 mkdir -p "$out"
