@@ -10,6 +10,7 @@
 #include <memtap/trace-format.h>
 
 #include "common/hash.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 
 static char *dup_str(struct mt_reader *r, uint32_t stream, uint64_t id, size_t *len)
@@ -66,89 +67,106 @@ static struct mt_proc *proc_of(struct mt_procs *p, struct mt_map64 *ix, uint32_t
 	return slot ? &p->v[*slot] : NULL;
 }
 
-int mt_procs_build(struct mt_reader *r, struct mt_procs *out)
-{
-	struct mt_cursor_opts o = { .type_mask =
-					    (1ull << MT_EV_TASK_NEW) | (1ull << MT_EV_TASK_EXEC) |
-					    (1ull << MT_EV_TASK_COMM) | (1ull << MT_EV_TASK_EXIT) };
-	struct mt_procs p = { 0 };
+struct procs_pass {
+	struct mt_reader *r;
+	struct mt_procs *out;
 	struct mt_map64 ix; /* pid -> index of the process now holding that pid */
-	struct mt_cursor *c;
-	struct mt_event ev;
-	size_t cap = 0;
-	int rc;
+	size_t cap;
+};
 
-	mt_map64_init(&ix);
-	rc = mt_cursor_new(r, &o, &c);
-	if (rc < 0)
-		return rc;
-	while ((rc = mt_cursor_next(c, &ev)) == 1) {
-		uint32_t pid = (uint32_t)ev.v[MT_F_PID], tid = (uint32_t)ev.v[MT_F_TID];
-		struct mt_proc *x = proc_of(&p, &ix, pid);
+static int procs_event(void *ctx, const struct mt_event *ev)
+{
+	struct procs_pass *pp = ctx;
+	struct mt_procs *p = pp->out;
+	struct mt_reader *r = pp->r;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID], tid = (uint32_t)ev->v[MT_F_TID];
+	struct mt_proc *x = proc_of(p, &pp->ix, pid);
 
-		switch (ev.type) {
-		case MT_EV_TASK_NEW:
-			if (ev.v[MT_F_NEW_KIND] == MT_TASK_THREAD) {
-				if (x)
-					x->threads++;
-				break;
-			}
-			x = new_proc(&p, &cap, &ix, pid, (uint32_t)ev.v[MT_F_NEW_PPID],
-				     ev.v[MT_F_TIME]);
-			if (!x)
-				goto nomem;
-			x->vfork = ev.v[MT_F_NEW_KIND] == MT_TASK_VFORK;
-			/* A child starts with its parent's name and image. */
-			if (x->parent != MT_NO_PARENT) {
-				const struct mt_proc *pp = &p.v[x->parent];
-
-				x->comm = strdup(pp->comm ? pp->comm : "");
-				x->exe = strdup(pp->exe ? pp->exe : "");
-			}
-			break;
-		case MT_EV_TASK_EXEC:
-			if (!x && !(x = new_proc(&p, &cap, &ix, pid, 0, ev.v[MT_F_TIME])))
-				goto nomem;
-			set_str(&x->exe, dup_str(r, ev.stream, ev.v[MT_F_EXEC_EXE], NULL));
-			set_str(&x->comm, dup_str(r, ev.stream, ev.v[MT_F_EXEC_COMM], NULL));
-			set_str(&x->argv,
-				dup_str(r, ev.stream, ev.v[MT_F_EXEC_ARGV], &x->argv_len));
-			x->execs++;
-			break;
-		case MT_EV_TASK_COMM:
-			if (x && tid == pid)
-				set_str(&x->comm,
-					dup_str(r, ev.stream, ev.v[MT_F_COMM_COMM], NULL));
-			break;
-		case MT_EV_TASK_EXIT:
-			if (ev.v[MT_F_EXIT_KIND] != MT_TASK_PROCESS || !x || x->ended)
-				break;
-			x->ended = true;
-			x->end_ns = ev.v[MT_F_TIME];
-			x->status_known = ev.v[MT_F_EXIT_KNOWN] != 0;
-			x->exit_code = (int64_t)ev.v[MT_F_EXIT_CODE];
-			x->signal = (int)ev.v[MT_F_EXIT_SIGNAL];
-			x->core_dumped = ev.v[MT_F_EXIT_CORE] != 0;
-			/* The pid may be reused from now on. */
-			mt_map64_del(&ix, pid);
-			break;
-		default:
+	switch (ev->type) {
+	case MT_EV_TASK_NEW:
+		if (ev->v[MT_F_NEW_KIND] == MT_TASK_THREAD) {
+			if (x)
+				x->threads++;
 			break;
 		}
+		x = new_proc(p, &pp->cap, &pp->ix, pid, (uint32_t)ev->v[MT_F_NEW_PPID],
+			     ev->v[MT_F_TIME]);
+		if (!x)
+			return -ENOMEM;
+		x->vfork = ev->v[MT_F_NEW_KIND] == MT_TASK_VFORK;
+		/* A child starts with its parent's name and image. */
+		if (x->parent != MT_NO_PARENT) {
+			const struct mt_proc *par = &p->v[x->parent];
+
+			x->comm = strdup(par->comm ? par->comm : "");
+			x->exe = strdup(par->exe ? par->exe : "");
+		}
+		break;
+	case MT_EV_TASK_EXEC:
+		if (!x && !(x = new_proc(p, &pp->cap, &pp->ix, pid, 0, ev->v[MT_F_TIME])))
+			return -ENOMEM;
+		set_str(&x->exe, dup_str(r, ev->stream, ev->v[MT_F_EXEC_EXE], NULL));
+		set_str(&x->comm, dup_str(r, ev->stream, ev->v[MT_F_EXEC_COMM], NULL));
+		set_str(&x->argv, dup_str(r, ev->stream, ev->v[MT_F_EXEC_ARGV], &x->argv_len));
+		x->execs++;
+		break;
+	case MT_EV_TASK_COMM:
+		if (x && tid == pid)
+			set_str(&x->comm, dup_str(r, ev->stream, ev->v[MT_F_COMM_COMM], NULL));
+		break;
+	case MT_EV_TASK_EXIT:
+		if (ev->v[MT_F_EXIT_KIND] != MT_TASK_PROCESS || !x || x->ended)
+			break;
+		x->ended = true;
+		x->end_ns = ev->v[MT_F_TIME];
+		x->status_known = ev->v[MT_F_EXIT_KNOWN] != 0;
+		x->exit_code = (int64_t)ev->v[MT_F_EXIT_CODE];
+		x->signal = (int)ev->v[MT_F_EXIT_SIGNAL];
+		x->core_dumped = ev->v[MT_F_EXIT_CORE] != 0;
+		/* The pid may be reused from now on. */
+		mt_map64_del(&pp->ix, pid);
+		break;
+	default:
+		break;
 	}
-	mt_cursor_free(c);
-	mt_map64_release(&ix);
-	if (rc < 0) {
-		mt_procs_release(&p);
-		return rc;
-	}
-	*out = p;
 	return 0;
-nomem:
-	mt_cursor_free(c);
-	mt_map64_release(&ix);
-	mt_procs_release(&p);
-	return -ENOMEM;
+}
+
+static int procs_finish(void *ctx, int status)
+{
+	struct procs_pass *pp = ctx;
+
+	mt_map64_release(&pp->ix);
+	if (status < 0)
+		mt_procs_release(pp->out);
+	free(pp);
+	return status;
+}
+
+int mt_procs_pass(struct mt_reader *r, struct mt_procs *out, struct mt_pass *pass)
+{
+	struct procs_pass *pp = calloc(1, sizeof(*pp));
+
+	memset(out, 0, sizeof(*out));
+	if (!pp)
+		return -ENOMEM;
+	pp->r = r;
+	pp->out = out;
+	mt_map64_init(&pp->ix);
+	*pass = (struct mt_pass){ .name = "procs",
+				  .types = (1ull << MT_EV_TASK_NEW) | (1ull << MT_EV_TASK_EXEC) |
+					   (1ull << MT_EV_TASK_COMM) | (1ull << MT_EV_TASK_EXIT),
+				  .ctx = pp,
+				  .event = procs_event,
+				  .finish = procs_finish };
+	return 0;
+}
+
+int mt_procs_build(struct mt_reader *r, struct mt_procs *out)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_procs_pass(r, out, &p), &p);
 }
 
 void mt_procs_release(struct mt_procs *p)

@@ -37,6 +37,9 @@ struct mt_procs {
 	size_t n;
 };
 
+struct mt_pass;
+/* The pass that builds the tree (results in out once the run is over). */
+int mt_procs_pass(struct mt_reader *r, struct mt_procs *out, struct mt_pass *pass);
 int mt_procs_build(struct mt_reader *r, struct mt_procs *out);
 void mt_procs_release(struct mt_procs *p);
 

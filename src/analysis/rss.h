@@ -31,6 +31,9 @@ struct mt_rss_stats {
 	bool own_measured; /* the trace has measurements of memtap's own memory */
 };
 
+struct mt_pass;
+/* The pass (no events wanted when the trace has no RSS records). */
+int mt_rss_pass(struct mt_reader *r, struct mt_rss_stats *st, struct mt_pass *pass);
 int mt_rss_analyze(struct mt_reader *r, struct mt_rss_stats *st);
 void mt_rss_release(struct mt_rss_stats *st);
 

@@ -9,7 +9,7 @@
 
 #include <memtap/trace-format.h>
 
-#include "format/block.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 
 static uint64_t u64_of(const char *s, uint64_t def)
@@ -30,13 +30,40 @@ static const char *coll_name_of(struct mt_reader *r, uint32_t stream, uint64_t i
 	return s ? s : "?";
 }
 
-int mt_run_load(struct mt_reader *r, struct mt_run *run)
+struct run_pass {
+	struct mt_reader *r;
+	struct mt_run *run;
+};
+
+/* Losses are counted from the LOST events themselves, which survive truncation. */
+static int run_event(void *ctx, const struct mt_event *ev)
+{
+	struct run_pass *p = ctx;
+	const char *name = coll_name_of(p->r, ev->stream, ev->v[MT_F_LOST_COLLECTOR]);
+	uint64_t cnt = ev->v[MT_F_LOST_COUNT];
+
+	p->run->lost_events += cnt;
+	for (size_t k = 0; k < p->run->ncollectors; k++)
+		if (!strcmp(p->run->collectors[k].name, name))
+			p->run->collectors[k].lost += cnt;
+	return 0;
+}
+
+static int run_finish(void *ctx, int status)
+{
+	struct run_pass *p = ctx;
+
+	if (status < 0)
+		mt_run_release(p->run);
+	free(p);
+	return status;
+}
+
+/* What the trace's metadata, END record and collector records say. */
+static int run_summary(struct mt_reader *r, struct mt_run *run)
 {
 	const struct mt_kvlist *end = mt_reader_end(r);
-	struct mt_block b = { 0 };
-	size_t pos = 0, n = mt_reader_ncollectors(r);
-	uint32_t stream;
-	int rc;
+	size_t n = mt_reader_ncollectors(r);
 
 	memset(run, 0, sizeof(*run));
 	run->command = mt_reader_meta(r, "command");
@@ -90,24 +117,36 @@ int mt_run_load(struct mt_reader *r, struct mt_run *run)
 		if (!ci->status)
 			ci->status = "?";
 	}
-	/* Losses are counted from the LOST events themselves, which survive truncation. */
-	while ((rc = mt_reader_next_block(r, &pos, 1ull << MT_EV_LOST, &b, &stream)) == 1) {
-		for (uint32_t i = 0; i < b.count; i++) {
-			const char *name = coll_name_of(r, stream, b.col[MT_F_LOST_COLLECTOR][i]);
-			uint64_t cnt = b.col[MT_F_LOST_COUNT][i];
-
-			run->lost_events += cnt;
-			for (size_t k = 0; k < run->ncollectors; k++)
-				if (!strcmp(run->collectors[k].name, name))
-					run->collectors[k].lost += cnt;
-		}
-	}
-	mt_block_release(&b);
-	if (rc < 0) {
-		mt_run_release(run);
-		return rc;
-	}
 	return 0;
+}
+
+int mt_run_pass(struct mt_reader *r, struct mt_run *run, struct mt_pass *pass)
+{
+	struct run_pass *p;
+	int rc = run_summary(r, run);
+
+	if (rc < 0)
+		return rc;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		mt_run_release(run);
+		return -ENOMEM;
+	}
+	p->r = r;
+	p->run = run;
+	*pass = (struct mt_pass){ .name = "run",
+				  .types = 1ull << MT_EV_LOST,
+				  .ctx = p,
+				  .event = run_event,
+				  .finish = run_finish };
+	return 0;
+}
+
+int mt_run_load(struct mt_reader *r, struct mt_run *run)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_run_pass(r, run, &p), &p);
 }
 
 void mt_run_release(struct mt_run *run)

@@ -38,7 +38,10 @@ struct mt_run {
 	bool has_events;
 };
 
-/* Summarises the run; reads the LOST events (a small pass over one event type). */
+struct mt_pass;
+/* Summarises the run from the trace's records; the pass counts the LOST events. */
+int mt_run_pass(struct mt_reader *r, struct mt_run *run, struct mt_pass *pass);
+/* The same, in a read of its own. */
 int mt_run_load(struct mt_reader *r, struct mt_run *run);
 void mt_run_release(struct mt_run *run);
 

@@ -37,6 +37,10 @@ struct mt_syscalls_stats {
 	struct mt_syscall_table rt; /* memtap's preload runtime's own (MT_SYSCALL_RUNTIME) */
 };
 
+struct mt_pass;
+/* The pass; f (may be NULL) must live until the run is over. */
+int mt_syscalls_pass(struct mt_reader *r, const struct mt_syscall_filter *f,
+		     struct mt_syscalls_stats *st, struct mt_pass *pass);
 int mt_syscalls_analyze(struct mt_reader *r, const struct mt_syscall_filter *f,
 			struct mt_syscalls_stats *st);
 void mt_syscalls_release(struct mt_syscalls_stats *st);

@@ -10,6 +10,7 @@
 #include <memtap/trace-format.h>
 
 #include "format/chunk.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 
 static const struct mt_kvlist *events_collector(const struct mt_reader *r)
@@ -144,55 +145,80 @@ static struct mt_tp_count *counter(struct mt_tp_counts *c, size_t *cap, const st
 	return &c->v[c->n++];
 }
 
-int mt_tp_count(struct mt_reader *r, const struct mt_tp_infos *t, struct mt_tp_counts *out)
+struct tp_pass {
+	struct mt_reader *r;
+	const struct mt_tp_infos *t;
+	struct mt_tp_counts *out;
+	size_t cap;
+};
+
+static int tp_event(void *ctx, const struct mt_event *ev)
 {
-	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_TRACEPOINT };
-	struct mt_cursor *cur;
-	struct mt_event ev;
-	size_t cap = 0;
-	int rc;
+	struct tp_pass *p = ctx;
+	struct mt_tp_counts *out = p->out;
+	size_t len;
+	const char *name = mt_reader_str(p->r, ev->stream, ev->v[MT_F_TP_EVENT], &len);
+	const struct mt_tp_info *tp = mt_tp_info_find(p->t, name, len);
+	struct mt_tp_count *k;
 
-	memset(out, 0, sizeof(*out));
-	if (!mt_reader_event_count(r, MT_EV_TRACEPOINT))
+	out->events++;
+	if (!tp) {
+		out->undescribed++;
 		return 0;
-	rc = mt_cursor_new(r, &co, &cur);
-	if (rc < 0)
-		return rc;
-	while ((rc = mt_cursor_next(cur, &ev)) == 1) {
-		size_t len;
-		const char *name = mt_reader_str(r, ev.stream, ev.v[MT_F_TP_EVENT], &len);
-		const struct mt_tp_info *tp = mt_tp_info_find(t, name, len);
-		struct mt_tp_count *k;
-
-		out->events++;
-		if (!tp) {
-			out->undescribed++;
-			continue;
-		}
-		if (!(k = counter(out, &cap, tp, ~0u, 0))) {
-			rc = -ENOMEM;
-			break;
-		}
-		k->hits++;
-		for (unsigned f = 0; f < tp->nfields; f++) {
-			if (!tp->f[f].symbols)
-				continue;
-			if (!(k = counter(out, &cap, tp, f, ev.v[MT_F_TP_V0 + f]))) {
-				rc = -ENOMEM;
-				break;
-			}
-			k->hits++;
-		}
-		if (rc < 0)
-			break;
 	}
-	mt_cursor_free(cur);
-	if (rc < 0) {
+	if (!(k = counter(out, &p->cap, tp, ~0u, 0)))
+		return -ENOMEM;
+	k->hits++;
+	for (unsigned f = 0; f < tp->nfields; f++) {
+		if (!tp->f[f].symbols)
+			continue;
+		if (!(k = counter(out, &p->cap, tp, f, ev->v[MT_F_TP_V0 + f])))
+			return -ENOMEM;
+		k->hits++;
+	}
+	return 0;
+}
+
+static int tp_finish(void *ctx, int status)
+{
+	struct tp_pass *p = ctx;
+	struct mt_tp_counts *out = p->out;
+
+	free(p);
+	if (status < 0) {
 		mt_tp_counts_release(out);
-		return rc;
+		return status;
 	}
 	qsort(out->v, out->n, sizeof(*out->v), cmp_count);
 	return 0;
+}
+
+int mt_tp_count_pass(struct mt_reader *r, const struct mt_tp_infos *t, struct mt_tp_counts *out,
+		     struct mt_pass *pass)
+{
+	struct tp_pass *p;
+
+	memset(out, 0, sizeof(*out));
+	*pass = (struct mt_pass){ .name = "tracepoints" };
+	if (!mt_reader_event_count(r, MT_EV_TRACEPOINT))
+		return 0;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*p = (struct tp_pass){ .r = r, .t = t, .out = out };
+	*pass = (struct mt_pass){ .name = "tracepoints",
+				  .types = 1ull << MT_EV_TRACEPOINT,
+				  .ctx = p,
+				  .event = tp_event,
+				  .finish = tp_finish };
+	return 0;
+}
+
+int mt_tp_count(struct mt_reader *r, const struct mt_tp_infos *t, struct mt_tp_counts *out)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_tp_count_pass(r, t, out, &p), &p);
 }
 
 void mt_tp_counts_release(struct mt_tp_counts *c)

@@ -47,6 +47,10 @@ struct mt_tp_counts {
 	uint64_t events, undescribed; /* hits of tracepoints without a description */
 };
 
+struct mt_pass;
+/* The counting pass; t must live until the run is over. */
+int mt_tp_count_pass(struct mt_reader *r, const struct mt_tp_infos *t, struct mt_tp_counts *out,
+		     struct mt_pass *pass);
 int mt_tp_count(struct mt_reader *r, const struct mt_tp_infos *t, struct mt_tp_counts *out);
 void mt_tp_counts_release(struct mt_tp_counts *c);
 

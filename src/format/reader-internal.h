@@ -15,6 +15,7 @@ struct mt_chunk_ref {
 	uint64_t off;
 	struct mt_chunk_hdr h;
 	bool bad;
+	uint32_t decodes; /* times its payload was decoded (mt_reader_decode_stats) */
 };
 
 /* String and stack tables of one producer stream; ids are looked up through maps. */

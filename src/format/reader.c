@@ -5,6 +5,8 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -485,6 +487,16 @@ void mt_reader_free(struct mt_reader *r)
 {
 	if (!r)
 		return;
+	if (getenv("MEMTAP_DECODE_STATS")) { /* a developer's check: docs/architecture.md */
+		struct mt_decode_stats st;
+
+		mt_reader_decode_stats(r, &st);
+		fprintf(stderr,
+			"memtap: decode stats: %" PRIu64 " event chunks, %" PRIu64
+			" decoded, %" PRIu64 " decodes, %" PRIu64 " decoded more than once (at most %" PRIu64
+			" times)\n",
+			st.chunks, st.decoded, st.decodes, st.repeated, st.max);
+	}
 	if (r->own_fd && r->fd >= 0)
 		close(r->fd);
 	for (size_t i = 0; i < r->nstreams; i++)
@@ -541,6 +553,7 @@ int mt_reader_decode_chunk(struct mt_reader *r, struct mt_chunk_ref *c, struct m
 			return rc;
 	}
 	progress(r, c->off + MT_CHUNK_HEADER_SIZE + c->h.payload_size); /* passes show progress */
+	c->decodes++;
 	rc = mt_reader_payload(r, c->off, &c->h, &r->raw);
 	if (rc >= 0)
 		rc = mt_block_decode(b, r->raw.data, r->raw.len, c->h.count);
@@ -554,6 +567,21 @@ int mt_reader_decode_chunk(struct mt_reader *r, struct mt_chunk_ref *c, struct m
 	if (rc == -MT_ERR_CORRUPT || rc == -MT_ERR_TRUNCATED || rc == -MT_ERR_LIMIT)
 		mt_reader_mark_bad(r, c);
 	return rc;
+}
+
+void mt_reader_decode_stats(const struct mt_reader *r, struct mt_decode_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	for (size_t i = 0; i < r->nchunks; i++) {
+		const struct mt_chunk_ref *c = &r->chunks[i];
+
+		st->chunks++;
+		st->decodes += c->decodes;
+		st->decoded += c->decodes > 0;
+		st->repeated += c->decodes > 1;
+		if (c->decodes > st->max)
+			st->max = c->decodes;
+	}
 }
 
 int mt_reader_verify(struct mt_reader *r)

@@ -77,6 +77,12 @@ const struct mt_integrity *mt_reader_integrity(const struct mt_reader *r);
 typedef void (*mt_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 void mt_reader_set_progress(struct mt_reader *r, mt_progress_fn fn, void *ctx);
 
+/* How often event chunks were decoded: an analysis should decode each one once. */
+struct mt_decode_stats {
+	uint64_t chunks, decoded, decodes, repeated, max;
+};
+void mt_reader_decode_stats(const struct mt_reader *r, struct mt_decode_stats *st);
+
 /* Checks every event chunk's payload (checksum, decompression, decoding). */
 int mt_reader_verify(struct mt_reader *r);
 

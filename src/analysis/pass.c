@@ -1,0 +1,97 @@
+/* SPDX-License-Identifier: MIT */
+/* One cursor, many passes: the event dispatch of analysis/pass.h. */
+#include "pass.h"
+
+#include <errno.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "format/reader.h"
+
+void mt_passes_init(struct mt_passes *ps)
+{
+	memset(ps, 0, sizeof(*ps));
+}
+
+int mt_passes_add(struct mt_passes *ps, int rc, const struct mt_pass *p)
+{
+	if (rc < 0) {
+		if (!ps->status)
+			ps->status = rc;
+		return rc;
+	}
+	if (ps->n == MT_MAX_PASSES) {
+		/* a programming error: more passes than any analysis registers */
+		if (p->finish)
+			p->finish(p->ctx, -E2BIG);
+		if (!ps->status)
+			ps->status = -E2BIG;
+		return -E2BIG;
+	}
+	ps->v[ps->n++] = *p;
+	return 0;
+}
+
+/* Hands each event of the stream to the passes that want its type. */
+static int dispatch(struct mt_reader *r, struct mt_passes *ps, uint64_t mask)
+{
+	struct mt_cursor_opts co = { .type_mask = mask, .ahead = true };
+	/* per type, the passes that want it, in the order they were added */
+	unsigned char who[64][MT_MAX_PASSES], nwho[64] = { 0 };
+	const struct mt_event *evs;
+	struct mt_cursor *c;
+	int n, rc = 0;
+
+	for (unsigned t = 0; t < 64; t++)
+		for (size_t i = 0; i < ps->n; i++)
+			if (ps->v[i].event && (ps->v[i].types & (1ull << t)))
+				who[t][nwho[t]++] = (unsigned char)i;
+	rc = mt_cursor_new(r, &co, &c);
+	if (rc < 0)
+		return rc;
+	while (rc >= 0 && (n = mt_cursor_next_batch(c, &evs)) > 0)
+		for (int k = 0; k < n && rc >= 0; k++) {
+			const struct mt_event *ev = &evs[k];
+			unsigned t = ev->type < 64 ? ev->type : 0;
+
+			for (unsigned i = 0; i < nwho[t] && rc >= 0; i++) {
+				const struct mt_pass *p = &ps->v[who[t][i]];
+
+				rc = p->event(p->ctx, ev);
+			}
+		}
+	if (rc >= 0 && n < 0)
+		rc = n;
+	mt_cursor_free(c);
+	return rc;
+}
+
+int mt_passes_run(struct mt_reader *r, struct mt_passes *ps)
+{
+	uint64_t mask = 0;
+	int rc = ps->status;
+
+	for (size_t i = 0; i < ps->n; i++)
+		if (ps->v[i].event)
+			mask |= ps->v[i].types;
+	if (rc >= 0 && mask)
+		rc = dispatch(r, ps, mask);
+	for (size_t i = 0; i < ps->n; i++) {
+		int f = ps->v[i].finish ? ps->v[i].finish(ps->v[i].ctx, rc) : rc;
+
+		if (rc >= 0 && f < 0)
+			rc = f;
+	}
+	ps->n = 0;
+	return rc;
+}
+
+int mt_pass_run_one(struct mt_reader *r, int rc, const struct mt_pass *p)
+{
+	struct mt_passes ps;
+
+	mt_passes_init(&ps);
+	mt_passes_add(&ps, rc, p);
+	return mt_passes_run(r, &ps);
+}
