@@ -14,6 +14,7 @@
 #include "analysis/own.h"
 #include "analysis/rules.h"
 #include "analysis/symbols.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 #include "format/schema.h"
 
@@ -1823,81 +1824,106 @@ static inline __attribute__((always_inline)) void prefetch_slots(const struct pa
 	}
 }
 
-int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
-		      struct mt_access_stats *st)
+#define ACCESS_TYPES                                                                              \
+	(1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP |  \
+	 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK | 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | \
+	 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE |                \
+	 1ull << MT_EV_PHASE | 1ull << MT_EV_LOST)
+
+/* Each access's slots in the exact-address and page tables are fetched from memory PIPE
+ * events before it is handled. */
+static int access_batch(void *ctx, const struct mt_event *evs, int n)
 {
-	struct mt_cursor_opts co = { 0 };
-	struct mt_cursor *c;
-	const struct mt_event *evs;
-	struct pass ps = { .r = r, .st = st, .pool.seed = 2463534242u, .last_pid = UINT32_MAX };
-	int rc;
+	struct pass *ps = ctx;
 
-	memset(st, 0, sizeof(*st));
-	if (o)
-		ps.o = *o;
-	if (!ps.o.window_ns)
-		ps.o.window_ns = 100000000;
-	if (!ps.o.mrm_set)
-		ps.o.mrm = (struct mt_mrm_rule){ 0.8, 10.0, 0.5, 1.0 };
-	st->window_ns = ps.o.window_ns;
-	st->mrm_rule = ps.o.mrm;
-	if (!mt_reader_event_count(r, MT_EV_ACCESS) && !mt_reader_event_count(r, MT_EV_FAULT) &&
-	    !mt_reader_event_count(r, MT_EV_PAGE_WRITE))
-		return 0;
-	if (phase_index(&ps, "") != 0) /* phases[0]: outside any phase */
-		return -ENOMEM;
-	co.type_mask = 1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP |
-		       1ull << MT_EV_MUNMAP | 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK |
-		       1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC |
-		       1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE | 1ull << MT_EV_PHASE |
-		       1ull << MT_EV_LOST;
-	mt_map64_init(&ps.proc_ix);
-	mt_map64_init(&ps.site_ix);
-	mt_map64_init(&ps.fault_proc_ix);
-	mt_map64_init(&ps.rd.last);
-	mt_map64_init(&ps.ip_phase);
-	co.ahead = true; /* decoding and merging overlap the analysis */
-	rc = mt_cursor_new(r, &co, &c);
-	if (rc < 0)
-		goto out;
-	/* Each access's slots in the exact-address and page tables are fetched from memory
-	 * PIPE events before it is handled. */
-	while ((rc = mt_cursor_next_batch(c, &evs)) > 0) {
-		int n = rc;
-
-		/* The batch was just written by the other core: its events are fetched ahead of
-		 * the table slots, which need their addresses. */
-		for (int i = 0; i < n && i < 2 * PIPE; i++)
-			__builtin_prefetch(&evs[i]);
-		for (int i = 0; i < n; i++) {
-			if (i + 2 * PIPE < n) {
-				__builtin_prefetch(&evs[i + 2 * PIPE]);
-				__builtin_prefetch((const char *)&evs[i + 2 * PIPE] + 64);
-			}
-			if (i + PIPE < n)
-				prefetch_slots(&ps, &evs[i + PIPE]);
-			dispatch(&ps, &evs[i]);
+	/* The batch was just written by the other core: its events are fetched ahead of the
+	 * table slots, which need their addresses. */
+	for (int i = 0; i < n && i < 2 * PIPE; i++)
+		__builtin_prefetch(&evs[i]);
+	for (int i = 0; i < n; i++) {
+		if (i + 2 * PIPE < n) {
+			__builtin_prefetch(&evs[i + 2 * PIPE]);
+			__builtin_prefetch((const char *)&evs[i + 2 * PIPE] + 64);
 		}
+		if (i + PIPE < n)
+			prefetch_slots(ps, &evs[i + PIPE]);
+		if (evs[i].type < 64 && (ACCESS_TYPES & (1ull << evs[i].type)))
+			dispatch(ps, &evs[i]);
 	}
-	mt_cursor_free(c);
-	rc = rc < 0 ? rc : 0;
+	return 0;
+}
+
+static int access_finish(void *ctx, int rc)
+{
+	struct pass *ps = ctx;
+	struct mt_access_stats *st = ps->st;
+
 	if (rc == 0)
-		finish(&ps);
-out:
-	free(ps.pool.v);
-	free(ps.procs);
-	mt_map64_release(&ps.proc_ix);
-	mt_map64_release(&ps.site_ix);
-	free(ps.pages.v);
-	mt_map64_release(&ps.fault_proc_ix);
-	iai_free(&ps.iai);
-	free(ps.rd.bit);
-	free(ps.rd.mark);
-	mt_map64_release(&ps.rd.last);
-	mt_map64_release(&ps.ip_phase);
+		finish(ps);
+	free(ps->pool.v);
+	free(ps->procs);
+	mt_map64_release(&ps->proc_ix);
+	mt_map64_release(&ps->site_ix);
+	free(ps->pages.v);
+	mt_map64_release(&ps->fault_proc_ix);
+	iai_free(&ps->iai);
+	free(ps->rd.bit);
+	free(ps->rd.mark);
+	mt_map64_release(&ps->rd.last);
+	mt_map64_release(&ps->ip_phase);
+	free(ps);
 	if (rc < 0)
 		mt_access_release(st);
 	return rc;
+}
+
+int mt_access_pass(struct mt_reader *r, const struct mt_access_opts *o, struct mt_access_stats *st,
+		   struct mt_pass *pass)
+{
+	struct pass *ps;
+
+	memset(st, 0, sizeof(*st));
+	*pass = (struct mt_pass){ .name = "access" };
+	ps = calloc(1, sizeof(*ps));
+	if (!ps)
+		return -ENOMEM;
+	*ps = (struct pass){ .r = r, .st = st, .pool.seed = 2463534242u, .last_pid = UINT32_MAX };
+	if (o)
+		ps->o = *o;
+	if (!ps->o.window_ns)
+		ps->o.window_ns = 100000000;
+	if (!ps->o.mrm_set)
+		ps->o.mrm = (struct mt_mrm_rule){ 0.8, 10.0, 0.5, 1.0 };
+	st->window_ns = ps->o.window_ns;
+	st->mrm_rule = ps->o.mrm;
+	mt_map64_init(&ps->proc_ix);
+	mt_map64_init(&ps->site_ix);
+	mt_map64_init(&ps->fault_proc_ix);
+	mt_map64_init(&ps->rd.last);
+	mt_map64_init(&ps->ip_phase);
+	if (!mt_reader_event_count(r, MT_EV_ACCESS) && !mt_reader_event_count(r, MT_EV_FAULT) &&
+	    !mt_reader_event_count(r, MT_EV_PAGE_WRITE)) {
+		access_finish(ps, 1); /* nothing to analyse: nothing to finish either */
+		return 0;
+	}
+	if (phase_index(ps, "") != 0) { /* phases[0]: outside any phase */
+		access_finish(ps, -ENOMEM);
+		return -ENOMEM;
+	}
+	*pass = (struct mt_pass){ .name = "access",
+				  .types = ACCESS_TYPES,
+				  .ctx = ps,
+				  .batch = access_batch,
+				  .finish = access_finish };
+	return 0;
+}
+
+int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
+		      struct mt_access_stats *st)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_access_pass(r, o, st, &p), &p);
 }
 
 void mt_access_release(struct mt_access_stats *st)

@@ -245,6 +245,10 @@ struct mt_access_opts {
 const char *mt_mrm_name(unsigned m);
 const char *mt_wo_basis_name(unsigned b);
 
+struct mt_pass;
+/* The access pass (o, its rules and symbolizer must live until the run is over). */
+int mt_access_pass(struct mt_reader *r, const struct mt_access_opts *o, struct mt_access_stats *st,
+		   struct mt_pass *pass);
 /* One pass over mappings, allocations, accesses and page faults in time order; every
  * access and fault is attributed to the region holding its address then. -errno on
  * failure. */

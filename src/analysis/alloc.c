@@ -10,6 +10,7 @@
 #include <memtap/trace-format.h>
 
 #include "common/hash.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 
 /* Buckets the sites' lifetime sketches may hold together: 32 MiB (analysis/sketch.h). */
@@ -502,41 +503,28 @@ static void end_streams(struct pass *p, uint32_t pid)
 	leak_stream(p, s);
 }
 
-int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
+static int alloc_event(void *ctx, const struct mt_event *ev)
 {
-	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_EXIT |
-						  1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_TASK_NEW,
-				     .ahead = true };
-	struct mt_cursor *c = NULL;
-	struct mt_event ev;
-	struct pass p = { .r = r, .st = st, .inherited_budget = 16u << 20 };
-	int rc;
+	struct pass *p = ctx;
 
-	memset(st, 0, sizeof(*st));
-	mt_sketch_family_init(&st->life_overall, SIZE_MAX);
-	mt_sketch_family_init(&st->life_family, LIFE_BUDGET_PAIRS);
-	st->present = mt_reader_event_count(r, MT_EV_ALLOC) > 0;
-	if (!st->present)
-		return 0;
-	mt_map64_init(&p.site_of);
-	mt_map64_init(&p.by_pid);
-	mt_map64_init(&p.stream_ix);
-	mt_map64_init(&p.fork_of);
-	rc = mt_cursor_new(r, &co, &c);
-	while (rc >= 0 && (rc = mt_cursor_next(c, &ev)) == 1) {
-		if (ev.type == MT_EV_ALLOC) {
-			rc = on_alloc(&p, &ev);
-		} else if (ev.type == MT_EV_TASK_NEW) {
-			if (ev.v[MT_F_NEW_KIND] == MT_TASK_PROCESS)
-				rc = on_fork(&p, (uint32_t)ev.v[MT_F_PID],
-					     (uint32_t)ev.v[MT_F_NEW_PPID]);
-		} else if (ev.type == MT_EV_TASK_EXEC ||
-			   (ev.type == MT_EV_TASK_EXIT &&
-			    ev.v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)) {
-			end_streams(&p, (uint32_t)ev.v[MT_F_PID]);
-		}
+	if (ev->type == MT_EV_ALLOC)
+		return on_alloc(p, ev);
+	if (ev->type == MT_EV_TASK_NEW) {
+		if (ev->v[MT_F_NEW_KIND] == MT_TASK_PROCESS)
+			return on_fork(p, (uint32_t)ev->v[MT_F_PID], (uint32_t)ev->v[MT_F_NEW_PPID]);
+	} else if (ev->type == MT_EV_TASK_EXEC ||
+		   (ev->type == MT_EV_TASK_EXIT && ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)) {
+		end_streams(p, (uint32_t)ev->v[MT_F_PID]);
 	}
-	mt_cursor_free(c);
+	return 0;
+}
+
+static int alloc_finish(void *ctx, int rc)
+{
+	struct pass *pp = ctx, p = *pp;
+	struct mt_alloc_stats *st = p.st;
+
+	free(pp);
 	/* What is live at the end of the recording leaked too. */
 	for (size_t i = 0; i < p.nss; i++)
 		if (p.ss[i].used && !p.ss[i].ended)
@@ -573,6 +561,41 @@ int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
 		return rc;
 	}
 	return 0;
+}
+
+int mt_alloc_pass(struct mt_reader *r, struct mt_alloc_stats *st, struct mt_pass *pass)
+{
+	struct pass *p;
+
+	memset(st, 0, sizeof(*st));
+	mt_sketch_family_init(&st->life_overall, SIZE_MAX);
+	mt_sketch_family_init(&st->life_family, LIFE_BUDGET_PAIRS);
+	*pass = (struct mt_pass){ .name = "alloc" };
+	st->present = mt_reader_event_count(r, MT_EV_ALLOC) > 0;
+	if (!st->present)
+		return 0;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	*p = (struct pass){ .r = r, .st = st, .inherited_budget = 16u << 20 };
+	mt_map64_init(&p->site_of);
+	mt_map64_init(&p->by_pid);
+	mt_map64_init(&p->stream_ix);
+	mt_map64_init(&p->fork_of);
+	*pass = (struct mt_pass){ .name = "alloc",
+				  .types = 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_EXIT |
+					   1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_TASK_NEW,
+				  .ctx = p,
+				  .event = alloc_event,
+				  .finish = alloc_finish };
+	return 0;
+}
+
+int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_alloc_pass(r, st, &p), &p);
 }
 
 void mt_alloc_release(struct mt_alloc_stats *st)

@@ -73,6 +73,9 @@ struct mt_alloc_stats {
 };
 
 /* One pass over the allocation and lifecycle events. -errno on failure. */
+struct mt_pass;
+/* The pass that replays every allocation and free. */
+int mt_alloc_pass(struct mt_reader *r, struct mt_alloc_stats *st, struct mt_pass *pass);
 int mt_alloc_analyze(struct mt_reader *r, struct mt_alloc_stats *st);
 void mt_alloc_release(struct mt_alloc_stats *st);
 

@@ -45,12 +45,15 @@ static int dispatch(struct mt_reader *r, struct mt_passes *ps, uint64_t mask)
 
 	for (unsigned t = 0; t < 64; t++)
 		for (size_t i = 0; i < ps->n; i++)
-			if (ps->v[i].event && (ps->v[i].types & (1ull << t)))
+			if (!ps->v[i].batch && ps->v[i].event && (ps->v[i].types & (1ull << t)))
 				who[t][nwho[t]++] = (unsigned char)i;
 	rc = mt_cursor_new(r, &co, &c);
 	if (rc < 0)
 		return rc;
-	while (rc >= 0 && (n = mt_cursor_next_batch(c, &evs)) > 0)
+	while (rc >= 0 && (n = mt_cursor_next_batch(c, &evs)) > 0) {
+		for (size_t i = 0; i < ps->n && rc >= 0; i++)
+			if (ps->v[i].batch)
+				rc = ps->v[i].batch(ps->v[i].ctx, evs, n);
 		for (int k = 0; k < n && rc >= 0; k++) {
 			const struct mt_event *ev = &evs[k];
 			unsigned t = ev->type < 64 ? ev->type : 0;
@@ -61,6 +64,7 @@ static int dispatch(struct mt_reader *r, struct mt_passes *ps, uint64_t mask)
 				rc = p->event(p->ctx, ev);
 			}
 		}
+	}
 	if (rc >= 0 && n < 0)
 		rc = n;
 	mt_cursor_free(c);
@@ -73,7 +77,7 @@ int mt_passes_run(struct mt_reader *r, struct mt_passes *ps)
 	int rc = ps->status;
 
 	for (size_t i = 0; i < ps->n; i++)
-		if (ps->v[i].event)
+		if (ps->v[i].event || ps->v[i].batch)
 			mask |= ps->v[i].types;
 	if (rc >= 0 && mask)
 		rc = dispatch(r, ps, mask);

@@ -3,7 +3,8 @@
  * Passes over one event stream: read the trace once, analyse many ways (as perf's tools share
  * one session). Each analysis registers a pass (the event types it wants, a callback per
  * event, a finish); mt_passes_run() reads the trace with one cursor in time order and hands
- * every event to the passes that asked for its type, in the order they were added.
+ * every event to the passes that asked for its type. Passes are independent of each other:
+ * the stream is handed out in batches, each batch to every pass in the order they were added.
  */
 #ifndef MEMTAP_ANALYSIS_PASS_H
 #define MEMTAP_ANALYSIS_PASS_H
@@ -20,6 +21,9 @@ struct mt_pass {
 	void *ctx;
 	/* Every selected event, in time order (ties in file order); < 0 stops the run. */
 	int (*event)(void *ctx, const struct mt_event *ev);
+	/* Instead of event: each batch of the stream whole (every type; the pass skips what it
+	 * does not want), for a pass that looks ahead (prefetching). */
+	int (*batch)(void *ctx, const struct mt_event *evs, int n);
 	/* Called once whatever happened, with the run's status so far (< 0: failed); frees
 	 * what the pass holds but not its results; returns the pass's status. May be NULL. */
 	int (*finish)(void *ctx, int status);

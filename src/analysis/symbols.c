@@ -20,6 +20,7 @@
 
 #include "common/hash.h"
 #include "format/block.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 
 /* The C++ ABI's demangler (libstdc++); names that are not mangled never reach it. */
@@ -129,6 +130,29 @@ static struct forked *fork_of(const struct mt_symbolizer *s, uint32_t pid, uint6
 	return f;
 }
 
+/* A file mapping (MMAP event values v) whose symbols can be read; others are left out. */
+static int add_map(struct mt_symbolizer *s, size_t *cap, uint32_t stream, const uint64_t *v)
+{
+	const char *path = mt_reader_str(s->r, stream, v[MT_F_MMAP_PATH], NULL);
+	struct map *m;
+
+	if (!path || path[0] != '/' || !v[MT_F_MMAP_LEN])
+		return 0; /* anonymous, [vdso], [heap]: no file to read symbols from */
+	if (mt_grow_array(&s->maps, cap, s->nmaps + 1, sizeof(*s->maps)) < 0)
+		return -ENOMEM;
+	m = &s->maps[s->nmaps++];
+	m->pid = (uint32_t)v[MT_F_PID];
+	m->t = v[MT_F_TIME];
+	m->addr = v[MT_F_MMAP_ADDR];
+	m->len = v[MT_F_MMAP_LEN];
+	m->pgoff = v[MT_F_MMAP_PGOFF];
+	m->path = path;
+	m->build_id = mt_reader_str(s->r, stream, v[MT_F_MMAP_BUILD_ID], NULL);
+	if (!m->build_id)
+		m->build_id = "";
+	return 0;
+}
+
 /* Process creations (fork, clone without CLONE_THREAD) and the execs that end what a child
  * inherited. */
 static int load_forks(struct mt_symbolizer *s, struct mt_block *b)
@@ -178,25 +202,14 @@ int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret)
 	mt_map64_init(&s->cache);
 	while ((rc = mt_reader_next_block(r, &pos, 1ull << MT_EV_MMAP, &b, &stream)) == 1) {
 		for (uint32_t i = 0; i < b.count; i++) {
-			const char *path = mt_reader_str(r, stream, b.col[MT_F_MMAP_PATH][i], NULL);
-			struct map *m;
+			uint64_t v[MT_MAX_FIELDS];
 
-			if (!path || path[0] != '/' || !b.col[MT_F_MMAP_LEN][i])
-				continue; /* anonymous, [vdso], [heap]: no file to read symbols from */
-			if (mt_grow_array(&s->maps, &cap, s->nmaps + 1, sizeof(*s->maps)) < 0) {
+			for (unsigned f = 0; f < b.nfields; f++)
+				v[f] = b.col[f][i];
+			if (add_map(s, &cap, stream, v) < 0) {
 				rc = -ENOMEM;
 				goto out;
 			}
-			m = &s->maps[s->nmaps++];
-			m->pid = (uint32_t)b.col[MT_F_PID][i];
-			m->t = b.col[MT_F_TIME][i];
-			m->addr = b.col[MT_F_MMAP_ADDR][i];
-			m->len = b.col[MT_F_MMAP_LEN][i];
-			m->pgoff = b.col[MT_F_MMAP_PGOFF][i];
-			m->path = path;
-			m->build_id = mt_reader_str(r, stream, b.col[MT_F_MMAP_BUILD_ID][i], NULL);
-			if (!m->build_id)
-				m->build_id = "";
 		}
 	}
 	if (rc >= 0)
@@ -210,6 +223,118 @@ out:
 	if (s->nmaps)
 		qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
 	*ret = s;
+	return 0;
+}
+
+/* The index built from the event stream: file mappings, forks, and the execs after forks
+ * (applied once every fork is known and sorted). */
+struct sym_pass {
+	struct mt_symbolizer *s, **ret;
+	size_t maps_cap, forks_cap, execs_cap, nexecs;
+	struct {
+		uint32_t pid;
+		uint64_t t;
+	} *execs;
+};
+
+static int sym_event(void *ctx, const struct mt_event *ev)
+{
+	struct sym_pass *p = ctx;
+	struct mt_symbolizer *s = p->s;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+
+	switch (ev->type) {
+	case MT_EV_MMAP:
+		return add_map(s, &p->maps_cap, ev->stream, ev->v);
+	case MT_EV_TASK_NEW:
+		if (ev->v[MT_F_NEW_KIND] == MT_TASK_THREAD || pid == ev->v[MT_F_NEW_PPID])
+			return 0;
+		if (mt_grow_array(&s->forks, &p->forks_cap, s->nforks + 1, sizeof(*s->forks)) < 0)
+			return -ENOMEM;
+		s->forks[s->nforks++] = (struct forked){ pid, (uint32_t)ev->v[MT_F_NEW_PPID],
+							 ev->v[MT_F_TIME], UINT64_MAX };
+		return 0;
+	case MT_EV_TASK_EXEC:
+		if (mt_grow_array(&p->execs, &p->execs_cap, p->nexecs + 1, sizeof(*p->execs)) < 0)
+			return -ENOMEM;
+		p->execs[p->nexecs].pid = pid;
+		p->execs[p->nexecs++].t = ev->v[MT_F_TIME];
+		return 0;
+	default:
+		return 0;
+	}
+}
+
+static int sym_finish(void *ctx, int rc)
+{
+	struct sym_pass *p = ctx;
+	struct mt_symbolizer *s = p->s;
+
+	if (rc >= 0 && s->nforks) {
+		qsort(s->forks, s->nforks, sizeof(*s->forks), fork_cmp);
+		for (size_t i = 0; i < p->nexecs; i++) {
+			struct forked *f = fork_of(s, p->execs[i].pid, p->execs[i].t);
+
+			if (f && p->execs[i].t < f->exec_t)
+				f->exec_t = p->execs[i].t;
+		}
+	}
+	if (rc >= 0 && s->nmaps)
+		qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
+	if (rc < 0) {
+		mt_sym_close(s);
+		*p->ret = NULL;
+	}
+	free(p->execs);
+	free(p);
+	return rc;
+}
+
+int mt_sym_pass(struct mt_reader *r, struct mt_symbolizer **ret, struct mt_pass *pass)
+{
+	struct mt_symbolizer *s = calloc(1, sizeof(*s));
+	struct sym_pass *p = calloc(1, sizeof(*p));
+
+	*ret = NULL;
+	if (!s || !p) {
+		free(s);
+		free(p);
+		return -ENOMEM;
+	}
+	s->r = r;
+	mt_map64_init(&s->cache);
+	p->s = s;
+	p->ret = ret;
+	*ret = s;
+	*pass = (struct mt_pass){ .name = "symbols",
+				  .types = 1ull << MT_EV_MMAP | 1ull << MT_EV_TASK_NEW |
+					   1ull << MT_EV_TASK_EXEC,
+				  .ctx = p,
+				  .event = sym_event,
+				  .finish = sym_finish };
+	return 0;
+}
+
+int mt_sym_clone(const struct mt_symbolizer *s, struct mt_symbolizer **ret)
+{
+	struct mt_symbolizer *c = calloc(1, sizeof(*c));
+
+	*ret = NULL;
+	if (!c)
+		return -ENOMEM;
+	c->r = s->r;
+	mt_map64_init(&c->cache);
+	c->maps = malloc((s->nmaps ? s->nmaps : 1) * sizeof(*s->maps));
+	c->forks = malloc((s->nforks ? s->nforks : 1) * sizeof(*s->forks));
+	if (!c->maps || !c->forks) {
+		mt_sym_close(c);
+		return -ENOMEM;
+	}
+	memcpy(c->maps, s->maps, s->nmaps * sizeof(*s->maps));
+	memcpy(c->forks, s->forks, s->nforks * sizeof(*s->forks));
+	c->nmaps = s->nmaps;
+	c->nforks = s->nforks;
+	*ret = c;
 	return 0;
 }
 

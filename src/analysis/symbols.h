@@ -35,6 +35,12 @@ struct mt_sym_stats {
 /* Indexes the trace's file mappings (MMAP events). */
 int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret);
 void mt_sym_close(struct mt_symbolizer *s);
+struct mt_pass;
+/* The same index built by a pass of a shared read: *ret is usable once the run is over (NULL
+ * when it failed). */
+int mt_sym_pass(struct mt_reader *r, struct mt_symbolizer **ret, struct mt_pass *pass);
+/* A second symbolizer over the same index, with its own cache and counts. */
+int mt_sym_clone(const struct mt_symbolizer *s, struct mt_symbolizer **ret);
 
 /*
  * The source frames of code address ip in process pid at time t, innermost first (inlined

@@ -142,9 +142,10 @@ const char *mt_report_region_label(const struct mt_report *rep, const struct mt_
 	}
 }
 
-int mt_report_access_load(struct mt_report *rep)
+int mt_report_access_setup(struct mt_report *rep, struct mt_passes *ps)
 {
 	struct mt_report_access *ra = &rep->access;
+	struct mt_pass p;
 	int rc;
 
 	for (size_t i = 0; i < rep->run.ncollectors; i++) {
@@ -153,15 +154,22 @@ int mt_report_access_load(struct mt_report *rep)
 		if (!strcmp(rep->run.collectors[i].name, "faults"))
 			ra->faults_coll = &rep->run.collectors[i];
 	}
-	if (rep->access_opts.rules) { /* symbol rules need the allocation sites' functions */
+	if (rep->access_opts.rules) {
+		/* Symbol rules need the allocation sites' functions during the pass: an index of
+		 * its own, read ahead (the one read with the passes is complete only after). */
 		rc = mt_sym_open(rep->r, &ra->symbolizer);
 		if (rc < 0)
-			return rc;
+			return mt_passes_add(ps, rc, NULL);
 		rep->access_opts.sym = ra->symbolizer;
 	}
-	rc = mt_access_analyze(rep->r, &rep->access_opts, &ra->st);
-	if (rc < 0)
-		return rc;
+	return mt_passes_add(ps, mt_access_pass(rep->r, &rep->access_opts, &ra->st, &p), &p);
+}
+
+int mt_report_access_done(struct mt_report *rep)
+{
+	struct mt_report_access *ra = &rep->access;
+	int rc;
+
 	ra->loaded = ra->st.present || (ra->coll && strcmp(ra->coll->status, "off"));
 	ra->faults_loaded = ra->st.faults_present ||
 			    (ra->faults_coll && strcmp(ra->faults_coll->status, "off"));
@@ -181,7 +189,7 @@ int mt_report_access_load(struct mt_report *rep)
 	if (!ra->regions || !ra->sites || !ra->pages)
 		return -ENOMEM;
 	if (!ra->symbolizer && (ra->nsites || ra->nregions)) {
-		rc = mt_sym_open(rep->r, &ra->symbolizer);
+		rc = mt_sym_clone(rep->sym, &ra->symbolizer);
 		if (rc < 0)
 			return rc;
 	}

@@ -115,19 +115,24 @@ static int symbolize(struct mt_report *rep, struct mt_symbolizer *sym)
 	return rc;
 }
 
-int mt_report_alloc_load(struct mt_report *rep)
+int mt_report_alloc_setup(struct mt_report *rep, struct mt_passes *ps)
+{
+	struct mt_report_alloc *a = &rep->alloc;
+	struct mt_pass p;
+
+	for (size_t i = 0; i < rep->run.ncollectors; i++)
+		if (!strcmp(rep->run.collectors[i].name, "alloc"))
+			a->coll = &rep->run.collectors[i];
+	return mt_passes_add(ps, mt_alloc_pass(rep->r, &a->st, &p), &p);
+}
+
+int mt_report_alloc_done(struct mt_report *rep)
 {
 	struct mt_report_alloc *a = &rep->alloc;
 	struct mt_symbolizer *sym = NULL;
 	size_t *order = NULL, selcap = 0;
 	int rc;
 
-	for (size_t i = 0; i < rep->run.ncollectors; i++)
-		if (!strcmp(rep->run.collectors[i].name, "alloc"))
-			a->coll = &rep->run.collectors[i];
-	rc = mt_alloc_analyze(rep->r, &a->st);
-	if (rc < 0)
-		return rc;
 	/* A section when there is something to say: events, or a collector that ran (a run
 	 * whose processes could not be traced says so); not for --no-alloc. */
 	a->loaded = a->st.present || (a->coll && strcmp(a->coll->status, "off"));
@@ -164,7 +169,7 @@ int mt_report_alloc_load(struct mt_report *rep)
 		}
 	}
 	free(order);
-	rc = mt_sym_open(rep->r, &sym);
+	rc = mt_sym_clone(rep->sym, &sym);
 	if (rc < 0)
 		return rc;
 	a->symbolizer = sym; /* the frames' strings live in it */

@@ -9,9 +9,10 @@
 #include "export/report.h"
 #include "export/table.h"
 
-int mt_report_events_load(struct mt_report *rep)
+int mt_report_events_setup(struct mt_report *rep, struct mt_passes *ps)
 {
 	struct mt_report_events *re = &rep->events;
+	struct mt_pass p;
 	int rc;
 
 	for (size_t i = 0; i < rep->run.ncollectors; i++)
@@ -19,12 +20,14 @@ int mt_report_events_load(struct mt_report *rep)
 			re->coll = &rep->run.collectors[i];
 	rc = mt_tp_infos_load(rep->r, &re->infos);
 	if (rc < 0)
-		return rc;
-	rc = mt_tp_count(rep->r, &re->infos, &re->counts);
-	if (rc < 0) {
-		mt_tp_infos_release(&re->infos);
-		return rc;
-	}
+		return mt_passes_add(ps, rc, NULL);
+	return mt_passes_add(ps, mt_tp_count_pass(rep->r, &re->infos, &re->counts, &p), &p);
+}
+
+int mt_report_events_done(struct mt_report *rep)
+{
+	struct mt_report_events *re = &rep->events;
+
 	re->loaded = re->infos.n || re->counts.events;
 	return 0;
 }

@@ -13,17 +13,21 @@
 
 static const char *const type_names[4] = { "file", "anon", "shmem", "swap" };
 
-int mt_report_rss_load(struct mt_report *rep)
+int mt_report_rss_setup(struct mt_report *rep, struct mt_passes *ps)
 {
 	struct mt_report_rss *rr = &rep->rss;
-	int rc;
+	struct mt_pass p;
 
 	for (size_t i = 0; i < rep->run.ncollectors; i++)
 		if (!strcmp(rep->run.collectors[i].name, "rss"))
 			rr->coll = &rep->run.collectors[i];
-	rc = mt_rss_analyze(rep->r, &rr->st);
-	if (rc < 0)
-		return rc;
+	return mt_passes_add(ps, mt_rss_pass(rep->r, &rr->st, &p), &p);
+}
+
+int mt_report_rss_done(struct mt_report *rep)
+{
+	struct mt_report_rss *rr = &rep->rss;
+
 	rr->loaded = rr->st.present || (rr->coll && strcmp(rr->coll->status, "off"));
 	return 0;
 }

@@ -10,18 +10,22 @@
 #include "export/report.h"
 #include "export/table.h"
 
-int mt_report_syscalls_load(struct mt_report *rep)
+int mt_report_syscalls_setup(struct mt_report *rep, struct mt_passes *ps)
 {
+	static const struct mt_syscall_filter all = { .nr = -1 };
 	struct mt_report_syscalls *rs = &rep->syscalls;
-	struct mt_syscall_filter f = { .nr = -1 };
-	int rc;
+	struct mt_pass p;
 
 	for (size_t i = 0; i < rep->run.ncollectors; i++)
 		if (!strcmp(rep->run.collectors[i].name, "syscalls"))
 			rs->coll = &rep->run.collectors[i];
-	rc = mt_syscalls_analyze(rep->r, &f, &rs->st);
-	if (rc < 0)
-		return rc;
+	return mt_passes_add(ps, mt_syscalls_pass(rep->r, &all, &rs->st, &p), &p);
+}
+
+int mt_report_syscalls_done(struct mt_report *rep)
+{
+	struct mt_report_syscalls *rs = &rep->syscalls;
+
 	rs->loaded = rs->st.present || (rs->coll && strcmp(rs->coll->status, "off"));
 	return 0;
 }

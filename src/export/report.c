@@ -57,9 +57,35 @@ int mt_report_sections(const char *list, const char **bad)
 	return bits;
 }
 
+/* The passes the selected sections need, added to one read of the trace. */
+static int setup(struct mt_report *rep, int sections, struct mt_passes *ps)
+{
+	struct mt_pass p;
+
+	mt_passes_add(ps, mt_run_pass(rep->r, &rep->run, &p), &p);
+	mt_passes_add(ps, mt_procs_pass(rep->r, &rep->procs, &p), &p);
+	if (ps->status < 0)
+		return ps->status; /* the sections need the run's collectors */
+	if (sections & MT_SEC_ALLOC)
+		mt_report_alloc_setup(rep, ps);
+	if (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS))
+		mt_report_access_setup(rep, ps);
+	if (sections & MT_SEC_RSS)
+		mt_report_rss_setup(rep, ps);
+	if (sections & MT_SEC_SYSCALLS)
+		mt_report_syscalls_setup(rep, ps);
+	if (sections & MT_SEC_EVENTS)
+		mt_report_events_setup(rep, ps);
+	/* one index of the file mappings for every symbolized figure */
+	if (sections & (MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS))
+		mt_passes_add(ps, mt_sym_pass(rep->r, &rep->sym, &p), &p);
+	return ps->status;
+}
+
 int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
 		   unsigned top, const struct mt_access_opts *ao)
 {
+	struct mt_passes ps;
 	int rc;
 
 	memset(rep, 0, sizeof(*rep));
@@ -68,50 +94,22 @@ int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path,
 	rep->r = r;
 	rep->path = path;
 	rep->top = top ? top : 10;
-	rc = mt_run_load(r, &rep->run);
+	mt_passes_init(&ps);
+	setup(rep, sections, &ps);
+	rc = mt_passes_run(r, &ps);
+	if (rc >= 0 && (sections & MT_SEC_ALLOC))
+		rc = mt_report_alloc_done(rep);
+	if (rc >= 0 && (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS)))
+		rc = mt_report_access_done(rep);
+	if (rc >= 0 && (sections & MT_SEC_RSS))
+		rc = mt_report_rss_done(rep);
+	if (rc >= 0 && (sections & MT_SEC_SYSCALLS))
+		rc = mt_report_syscalls_done(rep);
+	if (rc >= 0 && (sections & MT_SEC_EVENTS))
+		rc = mt_report_events_done(rep);
 	if (rc < 0)
-		return rc;
-	rc = mt_procs_build(r, &rep->procs);
-	if (rc < 0) {
-		mt_run_release(&rep->run);
-		return rc;
-	}
-	if (sections & MT_SEC_ALLOC) {
-		rc = mt_report_alloc_load(rep);
-		if (rc < 0) {
-			mt_report_release(rep);
-			return rc;
-		}
-	}
-	if (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS)) {
-		rc = mt_report_access_load(rep);
-		if (rc < 0) {
-			mt_report_release(rep);
-			return rc;
-		}
-	}
-	if (sections & MT_SEC_RSS) {
-		rc = mt_report_rss_load(rep);
-		if (rc < 0) {
-			mt_report_release(rep);
-			return rc;
-		}
-	}
-	if (sections & MT_SEC_SYSCALLS) {
-		rc = mt_report_syscalls_load(rep);
-		if (rc < 0) {
-			mt_report_release(rep);
-			return rc;
-		}
-	}
-	if (sections & MT_SEC_EVENTS) {
-		rc = mt_report_events_load(rep);
-		if (rc < 0) {
-			mt_report_release(rep);
-			return rc;
-		}
-	}
-	return 0;
+		mt_report_release(rep);
+	return rc;
 }
 
 void mt_report_release(struct mt_report *rep)
@@ -123,6 +121,8 @@ void mt_report_release(struct mt_report *rep)
 	mt_report_events_release(rep);
 	mt_procs_release(&rep->procs);
 	mt_run_release(&rep->run);
+	mt_sym_close(rep->sym);
+	rep->sym = NULL;
 }
 
 /* The arguments of a process as one display string. */

@@ -8,6 +8,7 @@
 
 #include "analysis/access.h"
 #include "analysis/alloc.h"
+#include "analysis/pass.h"
 #include "analysis/procs.h"
 #include "analysis/rss.h"
 #include "analysis/run.h"
@@ -16,6 +17,7 @@
 #include "analysis/symbols.h"
 
 struct mt_reader;
+struct mt_passes;
 
 enum mt_report_format { MT_REPORT_TEXT, MT_REPORT_MD, MT_REPORT_JSON, MT_REPORT_CSV };
 
@@ -106,6 +108,7 @@ struct mt_report {
 	struct mt_report_rss rss;
 	struct mt_report_syscalls syscalls;
 	struct mt_report_events events;
+	struct mt_symbolizer *sym; /* the trace's file mappings: the sections' symbolizers copy it */
 };
 
 /* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */
@@ -132,14 +135,18 @@ void mt_report_collector_table(const struct mt_run *run, struct mt_table *t);
 void mt_report_process_table(const struct mt_procs *ps, uint64_t t0, bool raw, struct mt_table *t);
 
 /* report-alloc.c */
-int mt_report_alloc_load(struct mt_report *rep);
+/* Adds the section's passes to the read; after it, settles the section. */
+int mt_report_alloc_setup(struct mt_report *rep, struct mt_passes *ps);
+int mt_report_alloc_done(struct mt_report *rep);
 void mt_report_alloc_release(struct mt_report *rep);
 void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f);
 /* The sites table (every ranked site) for CSV. */
 void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t);
 /* report-access.c: the access section and the regions list. */
-int mt_report_access_load(struct mt_report *rep);
+/* Adds the section's passes to the read; after it, settles the section. */
+int mt_report_access_setup(struct mt_report *rep, struct mt_passes *ps);
+int mt_report_access_done(struct mt_report *rep);
 void mt_report_access_release(struct mt_report *rep);
 void mt_report_access_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f);
@@ -175,12 +182,16 @@ void mt_report_sampling(const struct mt_report *rep, uint64_t *period, uint64_t 
 /* An MRM label with its evidence, for people: "high_mrm (write_once+retention, 2,345 reads)". */
 const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf, size_t size);
 /* report-rss.c */
-int mt_report_rss_load(struct mt_report *rep);
+/* Adds the section's passes to the read; after it, settles the section. */
+int mt_report_rss_setup(struct mt_report *rep, struct mt_passes *ps);
+int mt_report_rss_done(struct mt_report *rep);
 void mt_report_rss_release(struct mt_report *rep);
 void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f);
 /* report-events.c */
-int mt_report_events_load(struct mt_report *rep);
+/* Adds the section's passes to the read; after it, settles the section. */
+int mt_report_events_setup(struct mt_report *rep, struct mt_passes *ps);
+int mt_report_events_done(struct mt_report *rep);
 void mt_report_events_release(struct mt_report *rep);
 void mt_report_events_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_events_text(const struct mt_report *rep, bool md, FILE *f);
@@ -189,7 +200,8 @@ void mt_report_events_text(const struct mt_report *rep, bool md, FILE *f);
 /* key: a list of {name, nr, calls, errors, total_ns, no_return[, min_ns, max_ns]}. */
 void mt_report_syscall_list_json(struct mt_json *j, const char *key,
 				 const struct mt_syscall_table *tb, bool extremes);
-int mt_report_syscalls_load(struct mt_report *rep);
+int mt_report_syscalls_setup(struct mt_report *rep, struct mt_passes *ps);
+int mt_report_syscalls_done(struct mt_report *rep);
 void mt_report_syscalls_release(struct mt_report *rep);
 void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f);
