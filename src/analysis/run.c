@@ -60,7 +60,7 @@ static int run_finish(void *ctx, int status)
 }
 
 /* What the trace's metadata, END record and collector records say. */
-static int run_summary(struct mt_reader *r, struct mt_run *run)
+int mt_run_summary(struct mt_reader *r, struct mt_run *run)
 {
 	const struct mt_kvlist *end = mt_reader_end(r);
 	size_t n = mt_reader_ncollectors(r);
@@ -123,7 +123,7 @@ static int run_summary(struct mt_reader *r, struct mt_run *run)
 int mt_run_pass(struct mt_reader *r, struct mt_run *run, struct mt_pass *pass)
 {
 	struct run_pass *p;
-	int rc = run_summary(r, run);
+	int rc = mt_run_summary(r, run);
 
 	if (rc < 0)
 		return rc;

@@ -38,6 +38,8 @@ struct mt_run {
 	bool has_events;
 };
 
+/* What the records alone say (no event read: no losses counted). */
+int mt_run_summary(struct mt_reader *r, struct mt_run *run);
 struct mt_pass;
 /* Summarises the run from the trace's records; the pass counts the LOST events. */
 int mt_run_pass(struct mt_reader *r, struct mt_run *run, struct mt_pass *pass);

@@ -82,21 +82,20 @@ static int setup(struct mt_report *rep, int sections, struct mt_passes *ps)
 	return ps->status;
 }
 
-int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
-		   unsigned top, const struct mt_access_opts *ao)
+int mt_report_setup(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
+		    unsigned top, const struct mt_access_opts *ao, struct mt_passes *ps)
 {
-	struct mt_passes ps;
-	int rc;
-
 	memset(rep, 0, sizeof(*rep));
 	if (ao)
 		rep->access_opts = *ao;
 	rep->r = r;
 	rep->path = path;
 	rep->top = top ? top : 10;
-	mt_passes_init(&ps);
-	setup(rep, sections, &ps);
-	rc = mt_passes_run(r, &ps);
+	return setup(rep, sections, ps);
+}
+
+int mt_report_done(struct mt_report *rep, int sections, int rc)
+{
 	if (rc >= 0 && (sections & MT_SEC_ALLOC))
 		rc = mt_report_alloc_done(rep);
 	if (rc >= 0 && (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS)))
@@ -110,6 +109,16 @@ int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path,
 	if (rc < 0)
 		mt_report_release(rep);
 	return rc;
+}
+
+int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
+		   unsigned top, const struct mt_access_opts *ao)
+{
+	struct mt_passes ps;
+
+	mt_passes_init(&ps);
+	mt_report_setup(rep, r, path, sections, top, ao, &ps);
+	return mt_report_done(rep, sections, mt_passes_run(r, &ps));
 }
 
 void mt_report_release(struct mt_report *rep)

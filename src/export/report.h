@@ -120,6 +120,12 @@ const char *mt_report_section_names(void);
 int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
 		   unsigned top, const struct mt_access_opts *ao);
 void mt_report_release(struct mt_report *rep);
+/* The same in steps, for a caller with passes of its own in the same read: setup adds the
+ * report's passes to ps; the caller adds its own and runs them (mt_passes_run); done settles
+ * the sections with the run's status (on failure it releases the report). */
+int mt_report_setup(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
+		    unsigned top, const struct mt_access_opts *ao, struct mt_passes *ps);
+int mt_report_done(struct mt_report *rep, int sections, int rc);
 struct mt_json;
 struct mt_table;
 

@@ -12,6 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/array.h"
+#include "common/hash.h"
 #include "common/sha256.h"
 #include "common/strutil.h"
 #include "decode/syscalls.h"
@@ -27,12 +29,15 @@ const char *const mt_export_table_names[] = {
 	"sites", "phases",     "syscalls",  "faults", "rss",	    "rss_timeline",	  NULL,
 };
 
+struct rss_rows;
+
 struct out {
 	const struct mt_report *rep;
 	struct mt_export_result *res;
 	struct mt_sink_set set;
 	struct mt_sink *trace; /* written during the pass */
 	int trace_rc;
+	struct rss_rows *rss_rows; /* gathered during the pass */
 	char run_id[40];
 	char trace_name[256]; /* the trace's base name */
 };
@@ -777,7 +782,59 @@ static int rss(struct out *o)
 }
 
 /* rss_timeline: every resident-memory record of every process, the workload's part (memtap's
- * own taken out, and given apart), in time order. */
+ * own taken out, and given apart), in time order; gathered by a pass of the shared read. */
+struct rss_row {
+	uint64_t time, v[4], own;
+	uint32_t pid;
+	uint8_t source;
+};
+
+struct rss_rows {
+	struct mt_own own;
+	struct rss_row *v;
+	size_t n, cap;
+};
+
+static int rss_rows_event(void *ctx, const struct mt_event *ev)
+{
+	struct rss_rows *rr = ctx;
+	struct rss_row *x;
+	uint64_t v[4], *ix;
+
+	mt_own_event(&rr->own, ev);
+	if (ev->type != MT_EV_RSS || !mt_own_rss(&rr->own, ev, v))
+		return 0;
+	if (mt_grow_array(&rr->v, &rr->cap, rr->n + 1, sizeof(*rr->v)) < 0)
+		return -ENOMEM;
+	ix = mt_map64_get(&rr->own.by_pid, ev->v[MT_F_PID]);
+	x = &rr->v[rr->n++];
+	x->pid = (uint32_t)ev->v[MT_F_PID];
+	x->time = ev->v[MT_F_TIME];
+	memcpy(x->v, v, sizeof(v));
+	x->own = ix ? rr->own.v[*ix - 1].anon + rr->own.v[*ix - 1].shmem : 0;
+	x->source = (uint8_t)ev->v[MT_F_RSS_SOURCE];
+	return 0;
+}
+
+static int rss_rows_finish(void *ctx, int status)
+{
+	struct rss_rows *rr = ctx;
+
+	mt_own_release(&rr->own);
+	return status;
+}
+
+static void rss_rows_pass(struct rss_rows *rr, struct mt_reader *r, struct mt_pass *p)
+{
+	memset(rr, 0, sizeof(*rr));
+	mt_own_init(&rr->own, r);
+	*p = (struct mt_pass){ .name = "rss_timeline",
+			       .types = 1ull << MT_EV_RSS | MT_OWN_EVENTS,
+			       .ctx = rr,
+			       .event = rss_rows_event,
+			       .finish = rss_rows_finish };
+}
+
 static int rss_timeline(struct out *o)
 {
 	enum { PID, TIME, FILE_, ANON, SHMEM, SWAP, OWN, SOURCE, NCOLS };
@@ -792,39 +849,20 @@ static int rss_timeline(struct out *o)
 		[SOURCE] = { "source", MT_COL_STRING, false },
 	};
 	const struct mt_type_desc *d = mt_type_desc(MT_EV_RSS);
-	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_RSS | MT_OWN_EVENTS };
-	struct mt_cursor *c = NULL;
 	struct mt_sink *s = NULL;
-	struct mt_event ev;
-	struct mt_own own;
-	int rc = open_table(o, "rss_timeline", cols, NCOLS, &s), n;
+	int rc = open_table(o, "rss_timeline", cols, NCOLS, &s);
 
-	mt_own_init(&own, o->rep->r);
-	if (rc == 0)
-		rc = mt_cursor_new(o->rep->r, &co, &c);
-	while (rc == 0 && (n = mt_cursor_next(c, &ev)) != 0) {
-		uint64_t v[4], *ix;
+	for (size_t i = 0; rc == 0 && i < o->rss_rows->n; i++) {
+		const struct rss_row *x = &o->rss_rows->v[i];
 
-		if (n < 0) {
-			rc = n;
-			break;
-		}
-		mt_own_event(&own, &ev);
-		if (ev.type != MT_EV_RSS || !mt_own_rss(&own, &ev, v))
-			continue;
-		ix = mt_map64_get(&own.by_pid, ev.v[MT_F_PID]);
-		mt_sink_i64(s, PID, (int64_t)ev.v[MT_F_PID]);
-		mt_sink_i64(s, TIME, (int64_t)ev.v[MT_F_TIME]);
+		mt_sink_i64(s, PID, x->pid);
+		mt_sink_i64(s, TIME, (int64_t)x->time);
 		for (int k = 0; k < 4; k++)
-			mt_sink_i64(s, FILE_ + (unsigned)k, (int64_t)v[k]);
-		mt_sink_i64(s, OWN, ix ? (int64_t)(own.v[*ix - 1].anon + own.v[*ix - 1].shmem) : 0);
-		mt_sink_str(s, SOURCE,
-			    mt_field_enum_name(&d->fields[MT_F_RSS_SOURCE], ev.v[MT_F_RSS_SOURCE]));
+			mt_sink_i64(s, FILE_ + (unsigned)k, (int64_t)x->v[k]);
+		mt_sink_i64(s, OWN, (int64_t)x->own);
+		mt_sink_str(s, SOURCE, mt_field_enum_name(&d->fields[MT_F_RSS_SOURCE], x->source));
 		rc = row(o, s);
 	}
-	if (c)
-		mt_cursor_free(c);
-	mt_own_release(&own);
 	return close_table(o, s, rc);
 }
 
@@ -1141,7 +1179,10 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	struct mt_access_opts ao = eo->ao ? *eo->ao : (struct mt_access_opts){ 0 };
 	bool files = eo->format != MT_SINK_SQLITE;
 	struct mt_report rep;
-	struct out o = { .rep = &rep, .res = res };
+	struct rss_rows rss_rows = { 0 };
+	struct out o = { .rep = &rep, .res = res, .rss_rows = &rss_rows };
+	struct mt_passes ps;
+	struct mt_pass p;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	sqlite3 *db = NULL;
 	bool loaded = false;
@@ -1160,7 +1201,7 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 		/* the workload's name comes from the run: read it first */
 		struct mt_run run;
 
-		rc = mt_run_load(r, &run);
+		rc = mt_run_summary(r, &run);
 		if (rc < 0)
 			return rc;
 		rep.run = run;
@@ -1189,7 +1230,12 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 		o.set.db = db;
 		res->replaced = db_has_run(db, o.run_id);
 	}
-	rc = mt_report_load(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, 10, &ao);
+	/* one read: the report's passes, the trace table's rows and the RSS timeline's */
+	mt_passes_init(&ps);
+	mt_report_setup(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, 10, &ao, &ps);
+	rss_rows_pass(&rss_rows, r, &p);
+	mt_passes_add(&ps, 0, &p);
+	rc = mt_report_done(&rep, MT_SEC_ALL & ~MT_SEC_EVENTS, mt_passes_run(r, &ps));
 	if (rc < 0) {
 		mt_sink_close(o.trace, false);
 		goto out;
@@ -1246,5 +1292,6 @@ out:
 	}
 	if (loaded)
 		mt_report_release(&rep);
+	free(rss_rows.v);
 	return rc;
 }
