@@ -12,6 +12,7 @@
 #include "analysis/procs.h"
 #include "analysis/symbols.h"
 #include "common/buf.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 
 #define MAX_FRAMES 512
@@ -92,6 +93,8 @@ int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 	size_t *starts = malloc((MAX_FRAMES * 8 + 1) * sizeof(*starts));
 	struct line *lines = NULL;
 	size_t nlines = 0, lines_cap = 0;
+	struct mt_passes ps;
+	struct mt_pass p;
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
@@ -101,17 +104,16 @@ int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 		rc = -ENOMEM;
 		goto out_free;
 	}
-	rc = mt_alloc_analyze(r, &st);
-	if (rc < 0)
-		goto out_free;
-	if (!st.present) {
+	if (!mt_reader_event_count(r, MT_EV_ALLOC)) {
 		rc = -ENODATA;
-		goto out;
+		goto out_free;
 	}
-	rc = mt_procs_build(r, &procs);
-	if (rc < 0)
-		goto out;
-	rc = mt_sym_open(r, &sym);
+	/* one read: the allocations, the process tree and the symbolizer's index */
+	mt_passes_init(&ps);
+	mt_passes_add(&ps, mt_alloc_pass(r, &st, &p), &p);
+	mt_passes_add(&ps, mt_procs_pass(r, &procs, &p), &p);
+	mt_passes_add(&ps, mt_sym_pass(r, &sym, &p), &p);
+	rc = mt_passes_run(r, &ps);
 	if (rc < 0)
 		goto out;
 	for (size_t i = 0; i < st.nsites; i++) {

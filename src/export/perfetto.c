@@ -18,6 +18,7 @@
 #include "common/strutil.h"
 #include "decode/syscalls.h"
 #include "export/json.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 #include "format/schema.h"
 
@@ -50,6 +51,7 @@ struct pf {
 	struct mt_map64 thread_named; /* tid -> 1 */
 	struct mt_own own; /* memtap's own memory: out of the counters */
 	bool first;
+	uint64_t last; /* the time of the last event read */
 };
 
 /* A duration in microseconds with ns kept: "1234.567". */
@@ -313,80 +315,101 @@ static void proc_end(struct pf *p, struct proc *pr, uint64_t t)
 	phase_end(p, pr, t);
 }
 
-static int pass(struct pf *p)
+#define PF_TYPES                                                                                   \
+	(1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_TASK_COMM |              \
+	 1ull << MT_EV_TASK_EXIT | 1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT | 1ull << MT_EV_RSS |  \
+	 1ull << MT_EV_SYSCALL | 1ull << MT_EV_PHASE | MT_OWN_EVENTS)
+
+/* The timeline's events, written as the shared read meets them (into p->f, a temporary file:
+ * they follow what needs the whole read, the processes' names and the working set). */
+static int pf_event(void *ctx, const struct mt_event *ev)
 {
-	struct mt_cursor_opts co = {
-		.type_mask = 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC |
-			     1ull << MT_EV_TASK_COMM | 1ull << MT_EV_TASK_EXIT |
-			     1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT | 1ull << MT_EV_RSS |
-			     1ull << MT_EV_SYSCALL | 1ull << MT_EV_PHASE | MT_OWN_EVENTS,
-		.ahead = true,
-	};
-	struct mt_cursor *c;
-	struct mt_event ev;
-	uint64_t last = p->t0;
-	int rc = mt_cursor_new(p->r, &co, &c);
+	struct pf *p = ctx;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID], tid = (uint32_t)ev->v[MT_F_TID];
 
-	if (rc < 0)
-		return rc;
-	while ((rc = mt_cursor_next(c, &ev)) == 1) {
-		uint32_t pid = (uint32_t)ev.v[MT_F_PID], tid = (uint32_t)ev.v[MT_F_TID];
+	p->last = ev->v[MT_F_TIME];
+	mt_own_event(&p->own, ev);
+	switch (ev->type) {
+	case MT_EV_ALLOC:
+		on_alloc(p, ev);
+		break;
+	case MT_EV_FAULT:
+		if (!mt_own_has(&p->own, pid, ev->v[MT_F_FAULT_ADDR]))
+			on_fault(p, ev);
+		break;
+	case MT_EV_RSS:
+		on_rss(p, ev);
+		break;
+	case MT_EV_SYSCALL:
+		on_syscall(p, ev);
+		break;
+	case MT_EV_PHASE:
+		on_phase(p, ev);
+		break;
+	case MT_EV_TASK_EXEC:
+		on_comm(p, pid, tid, ev->stream, ev->v[MT_F_EXEC_COMM]);
+		break;
+	case MT_EV_TASK_COMM:
+		on_comm(p, pid, tid, ev->stream, ev->v[MT_F_COMM_COMM]);
+		break;
+	case MT_EV_TASK_EXIT:
+		if (ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS) {
+			struct proc *pr = proc_of(p, pid);
 
-		last = ev.v[MT_F_TIME];
-		mt_own_event(&p->own, &ev);
-		switch (ev.type) {
-		case MT_EV_ALLOC:
-			on_alloc(p, &ev);
-			break;
-		case MT_EV_FAULT:
-			if (!mt_own_has(&p->own, pid, ev.v[MT_F_FAULT_ADDR]))
-				on_fault(p, &ev);
-			break;
-		case MT_EV_RSS:
-			on_rss(p, &ev);
-			break;
-		case MT_EV_SYSCALL:
-			on_syscall(p, &ev);
-			break;
-		case MT_EV_PHASE:
-			on_phase(p, &ev);
-			break;
-		case MT_EV_TASK_EXEC:
-			on_comm(p, pid, tid, ev.stream, ev.v[MT_F_EXEC_COMM]);
-			break;
-		case MT_EV_TASK_COMM:
-			on_comm(p, pid, tid, ev.stream, ev.v[MT_F_COMM_COMM]);
-			break;
-		case MT_EV_TASK_EXIT:
-			if (ev.v[MT_F_EXIT_KIND] == MT_TASK_PROCESS) {
-				struct proc *pr = proc_of(p, pid);
-
-				if (pr)
-					proc_end(p, pr, last);
-			}
-			break;
-		default:
-			break;
+			if (pr)
+				proc_end(p, pr, p->last);
 		}
-		if (ferror(p->f)) {
-			rc = -EIO;
-			break;
-		}
+		break;
+	default:
+		break;
 	}
-	mt_cursor_free(c);
+	return ferror(p->f) ? -EIO : 0;
+}
+
+static int pf_finish(void *ctx, int rc)
+{
+	struct pf *p = ctx;
+
 	for (size_t i = 0; rc == 0 && i < p->nprocs; i++)
-		proc_end(p, &p->procs[i], last);
+		proc_end(p, &p->procs[i], p->last);
+	if (rc == 0 && ferror(p->f))
+		rc = -EIO;
 	return rc;
+}
+
+/* Copies the events written during the read after those written since; the first began
+ * with a comma for a predecessor it may not have. */
+static int append_events(struct pf *p, FILE *events)
+{
+	char buf[65536];
+	size_t n;
+	bool lead = true;
+
+	if (fflush(events) != 0 || fseek(events, 0, SEEK_SET) != 0)
+		return -errno;
+	while ((n = fread(buf, 1, sizeof(buf), events)) > 0) {
+		const char *s = buf;
+
+		if (lead && p->first && buf[0] == ',')
+			s++, n--;
+		lead = false;
+		if (n && fwrite(s, 1, n, p->f) != n)
+			return -EIO;
+	}
+	return ferror(events) ? -EIO : 0;
 }
 
 int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 		       const struct mt_perfetto_opts *o, struct mt_perfetto_stats *st)
 {
-	struct pf p = { .o = o, .st = st, .r = r, .first = true };
+	struct pf p = { .o = o, .st = st, .r = r };
 	struct mt_access_opts ao = o->ao ? *o->ao : (struct mt_access_opts){ 0 };
 	struct mt_access_stats as = { 0 };
 	struct mt_procs procs = { 0 };
 	bool to_stdout = !strcmp(out, "-");
+	struct mt_passes ps;
+	struct mt_pass pass;
+	FILE *events = NULL;
 	char tmp[4096];
 	uint64_t lo = 0, hi = 0;
 	uint32_t root = 0;
@@ -397,23 +420,34 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 		return -EEXIST;
 	mt_own_init(&p.own, r);
 	mt_reader_time_range(r, &lo, &hi);
-	p.t0 = lo;
+	p.t0 = p.last = lo;
 	p.window_ns = ao.window_ns ? ao.window_ns : 100000000;
 	p.heap_step = (hi - lo) / HEAP_POINTS ? (hi - lo) / HEAP_POINTS : 1;
-	rc = mt_procs_build(r, &procs);
-	if (rc < 0) {
-		mt_own_release(&p.own);
-		return rc;
+	mt_map64_init(&p.proc_ix);
+	mt_heap_init(&p.heap);
+	mt_map64_init(&p.thread_named);
+	/* One read: the process tree, the working set (the same figures as memtap report) and
+	 * the timeline's events, the last into a temporary file until the others are known. */
+	events = tmpfile();
+	if (!events) {
+		rc = -errno;
+		goto out;
 	}
+	p.f = events;
+	mt_passes_init(&ps);
+	mt_passes_add(&ps, mt_procs_pass(r, &procs, &pass), &pass);
+	mt_passes_add(&ps, mt_access_pass(r, &ao, &as, &pass), &pass);
+	mt_passes_add(&ps, 0,
+		      &(struct mt_pass){ .name = "perfetto",
+					 .types = PF_TYPES,
+					 .ctx = &p,
+					 .event = pf_event,
+					 .finish = pf_finish });
+	rc = mt_passes_run(r, &ps);
+	if (rc < 0)
+		goto out;
 	if (procs.n)
 		root = procs.v[0].pid;
-	/* the working set comes from the analysis pass (the same figures as memtap report) */
-	rc = mt_access_analyze(r, &ao, &as);
-	if (rc < 0) {
-		mt_procs_release(&procs);
-		mt_own_release(&p.own);
-		return rc;
-	}
 	if (to_stdout) {
 		p.f = stdout;
 	} else {
@@ -432,9 +466,7 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 			goto out;
 		}
 	}
-	mt_map64_init(&p.proc_ix);
-	mt_heap_init(&p.heap);
-	mt_map64_init(&p.thread_named);
+	p.first = true;
 	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"memtap " MEMTAP_VERSION
 	      "\",\"trace\":",
 	      p.f);
@@ -460,7 +492,7 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 			st->counters++;
 		}
 	}
-	rc = pass(&p);
+	rc = append_events(&p, events);
 	fprintf(p.f, "\n],\"metadata\":{\"instants_dropped\":%" PRIu64 "}}\n",
 		st->instants_dropped);
 	if (!to_stdout) {
@@ -475,11 +507,13 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	} else if (fflush(stdout) != 0 && !rc) {
 		rc = -errno;
 	}
+out:
+	if (events)
+		fclose(events);
 	mt_map64_release(&p.proc_ix);
 	mt_heap_release(&p.heap);
 	mt_map64_release(&p.thread_named);
 	free(p.procs);
-out:
 	mt_access_release(&as);
 	mt_procs_release(&procs);
 	mt_own_release(&p.own);
