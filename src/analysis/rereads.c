@@ -11,6 +11,7 @@
 #include "analysis/fdtable.h"
 #include "common/array.h"
 #include "common/hash.h"
+#include "analysis/pass.h"
 #include "format/reader.h"
 
 /*
@@ -332,52 +333,52 @@ static int cmp_files(const void *a, const void *b)
 	return x->len == y->len ? memcmp(x->path, y->path, x->len) : (x->len < y->len ? -1 : 1);
 }
 
-int mt_rereads_analyze(struct mt_reader *r, uint32_t pid, struct mt_rereads *out)
-{
-	struct mt_cursor_opts co = { .type_mask = 1ull << MT_EV_SYSCALL | 1ull << MT_EV_TASK_NEW |
-						  1ull << MT_EV_MMAP | 1ull << MT_EV_FAULT };
-	struct state st = { .out = out };
+struct rr_pass {
+	struct mt_reader *r;
+	uint32_t pid;
+	struct state st;
 	struct mt_fdtab fd;
-	struct mt_cursor *c;
-	struct mt_event ev;
-	int rc;
+};
 
-	memset(out, 0, sizeof(*out));
-	out->fault_window = 4096;
-	mt_fdtab_init(&fd, mt_reader_meta(r, "cwd"));
-	mt_map64_init(&st.by_hash);
-	mt_map64_init(&st.by_pid);
-	rc = mt_cursor_new(r, &co, &c);
-	if (rc < 0)
-		c = NULL;
-	while (rc >= 0 && (rc = mt_cursor_next(c, &ev)) == 1) {
-		switch (ev.type) {
-		case MT_EV_SYSCALL:
-			rc = on_read(&st, &fd, &ev, pid);
-			mt_fdtab_apply(&fd, r, &ev); /* after: read() advances the offset */
-			break;
-		case MT_EV_TASK_NEW:
-			mt_fdtab_apply(&fd, r, &ev);
-			break;
-		case MT_EV_MMAP:
-			rc = on_mmap(&st, r, &ev, pid);
-			break;
-		case MT_EV_FAULT:
-			if (!pid || ev.v[MT_F_PID] == pid)
-				rc = on_fault(&st, &ev);
-			break;
-		default:
-			break;
-		}
+static int rr_event(void *ctx, const struct mt_event *ev)
+{
+	struct rr_pass *p = ctx;
+	int rc = 0;
+
+	switch (ev->type) {
+	case MT_EV_SYSCALL:
+		rc = on_read(&p->st, &p->fd, ev, p->pid);
+		mt_fdtab_apply(&p->fd, p->r, ev); /* after: read() advances the offset */
+		break;
+	case MT_EV_TASK_NEW:
+		mt_fdtab_apply(&p->fd, p->r, ev);
+		break;
+	case MT_EV_MMAP:
+		rc = on_mmap(&p->st, p->r, ev, p->pid);
+		break;
+	case MT_EV_FAULT:
+		if (!p->pid || ev->v[MT_F_PID] == p->pid)
+			rc = on_fault(&p->st, ev);
+		break;
+	default:
+		break;
 	}
-	if (c)
-		mt_cursor_free(c);
-	mt_fdtab_release(&fd);
-	mt_map64_release(&st.by_hash);
-	mt_map64_release(&st.by_pid);
-	for (size_t i = 0; i < st.npm; i++)
-		free(st.pm[i].v);
-	free(st.pm);
+	return rc < 0 ? rc : 0;
+}
+
+static int rr_finish(void *ctx, int rc)
+{
+	struct rr_pass *p = ctx;
+	struct mt_reader *r = p->r;
+	struct mt_rereads *out = p->st.out;
+
+	mt_fdtab_release(&p->fd);
+	mt_map64_release(&p->st.by_hash);
+	mt_map64_release(&p->st.by_pid);
+	for (size_t i = 0; i < p->st.npm; i++)
+		free(p->st.pm[i].v);
+	free(p->st.pm);
+	free(p);
 	if (rc < 0) {
 		mt_rereads_release(out);
 		return rc;
@@ -392,6 +393,38 @@ int mt_rereads_analyze(struct mt_reader *r, uint32_t pid, struct mt_rereads *out
 	}
 	qsort(out->files, out->nfiles, sizeof(*out->files), cmp_files);
 	return 0;
+}
+
+int mt_rereads_pass(struct mt_reader *r, uint32_t pid, struct mt_rereads *out,
+		    struct mt_pass *pass)
+{
+	struct rr_pass *p;
+
+	memset(out, 0, sizeof(*out));
+	out->fault_window = 4096;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return -ENOMEM;
+	p->r = r;
+	p->pid = pid;
+	p->st.out = out;
+	mt_fdtab_init(&p->fd, mt_reader_meta(r, "cwd"));
+	mt_map64_init(&p->st.by_hash);
+	mt_map64_init(&p->st.by_pid);
+	*pass = (struct mt_pass){ .name = "rereads",
+				  .types = 1ull << MT_EV_SYSCALL | 1ull << MT_EV_TASK_NEW |
+					   1ull << MT_EV_MMAP | 1ull << MT_EV_FAULT,
+				  .ctx = p,
+				  .event = rr_event,
+				  .finish = rr_finish };
+	return 0;
+}
+
+int mt_rereads_analyze(struct mt_reader *r, uint32_t pid, struct mt_rereads *out)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_rereads_pass(r, pid, out, &p), &p);
 }
 
 void mt_rereads_release(struct mt_rereads *rr)

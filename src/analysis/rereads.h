@@ -49,6 +49,9 @@ struct mt_rereads {
 
 /* The pass over syscall, task_new, mmap and fault events (in time order); pid: only one
  * process, or 0. */
+struct mt_pass;
+int mt_rereads_pass(struct mt_reader *r, uint32_t pid, struct mt_rereads *out,
+		    struct mt_pass *pass);
 int mt_rereads_analyze(struct mt_reader *r, uint32_t pid, struct mt_rereads *out);
 void mt_rereads_release(struct mt_rereads *rr);
 

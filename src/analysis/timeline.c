@@ -9,6 +9,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/pass.h"
 #include "format/reader.h"
 
 #define ADDR_MASK ((1ull << 47) - 1)
@@ -126,143 +127,135 @@ static int close_phase(struct mt_timeline *tl, struct mt_reader *r, struct open_
 	return rc;
 }
 
-int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
-{
-	struct mt_cursor_opts co = {
-		.type_mask = 1ull << MT_EV_RSS | 1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT |
-			     1ull << MT_EV_PHASE | 1ull << MT_EV_TASK_EXIT | MT_OWN_EVENTS,
-		.ahead = true,
-	};
+struct tl_pass {
+	struct mt_reader *r;
+	struct mt_timeline *tl;
 	struct mt_own own; /* memtap's own memory: out of every series */
 	struct mt_heap_tracker heap;
 	struct open_phases op;
 	struct mt_map64 rss_ix; /* pid -> index + 1 into rss */
-	struct rss_proc *rss = NULL;
-	size_t nrss = 0, rss_cap = 0, phase_cap = 0;
-	uint64_t rss_sum[4] = { 0 }, last = 0;
-	struct mt_cursor *c;
-	struct mt_event ev;
-	int rc;
+	struct rss_proc *rss;
+	size_t nrss, rss_cap, phase_cap;
+	uint64_t rss_sum[4], last;
+};
 
-	memset(tl, 0, sizeof(*tl));
-	if (!mt_reader_time_range(r, &tl->t0, &tl->t1))
-		tl->t0 = tl->t1 = 0;
-	tl->bucket_ns = (tl->t1 - tl->t0) / MT_TL_BUCKETS ? (tl->t1 - tl->t0) / MT_TL_BUCKETS : 1;
-	rc = mt_cursor_new(r, &co, &c);
-	if (rc < 0)
-		return rc;
-	mt_heap_init(&heap);
-	mt_own_init(&own, r);
-	mt_map64_init(&rss_ix);
-	mt_map64_init(&op.name);
-	mt_map64_init(&op.since);
-	while ((rc = mt_cursor_next(c, &ev)) == 1) {
-		uint32_t pid = (uint32_t)ev.v[MT_F_PID];
-		uint64_t t = ev.v[MT_F_TIME];
-		struct mt_tl_bucket *b = bucket(tl, t);
+static int tl_event(void *ctx, const struct mt_event *ev)
+{
+	struct tl_pass *q = ctx;
+	struct mt_timeline *tl = q->tl;
+	struct mt_reader *r = q->r;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	uint64_t t = ev->v[MT_F_TIME];
+	struct mt_tl_bucket *b = bucket(tl, t);
+	int rc = 0;
 
-		last = t;
-		mt_own_event(&own, &ev);
-		switch (ev.type) {
-		case MT_EV_RSS: {
-			uint64_t *ix, total, v[4];
+	q->last = t;
+	mt_own_event(&q->own, ev);
+	switch (ev->type) {
+	case MT_EV_RSS: {
+		uint64_t *ix, total, v[4];
 
-			if (!mt_own_rss(&own, &ev, v))
-				break; /* memtap's own part, taken out of what follows */
-			if (mt_map64_put(&rss_ix, pid, &ix) < 0) {
-				rc = -ENOMEM;
-				break;
-			}
-			if (!*ix) {
-				if (nrss == rss_cap) {
-					size_t cap = rss_cap ? rss_cap * 2 : 16;
-					struct rss_proc *p = realloc(rss, cap * sizeof(*p));
+		if (!mt_own_rss(&q->own, ev, v))
+			break; /* memtap's own part, taken out of what follows */
+		if (mt_map64_put(&q->rss_ix, pid, &ix) < 0) {
+			rc = -ENOMEM;
+			break;
+		}
+		if (!*ix) {
+			if (q->nrss == q->rss_cap) {
+				size_t cap = q->rss_cap ? q->rss_cap * 2 : 16;
+				struct rss_proc *p = realloc(q->rss, cap * sizeof(*p));
 
-					if (!p) {
-						rc = -ENOMEM;
-						break;
-					}
-					rss = p;
-					rss_cap = cap;
+				if (!p) {
+					rc = -ENOMEM;
+					break;
 				}
-				rss[nrss] = (struct rss_proc){ { 0 } };
-				*ix = ++nrss;
+				q->rss = p;
+				q->rss_cap = cap;
 			}
-			for (int k = 0; k < 4; k++) {
-				rss_sum[k] += v[k] - rss[*ix - 1].v[k];
-				rss[*ix - 1].v[k] = v[k];
-			}
-			total = rss_sum[0] + rss_sum[1] + rss_sum[2];
-			memcpy(b->rss, rss_sum, sizeof(rss_sum));
-			b->rss_seen = true;
-			if (total > b->rss_max)
-				b->rss_max = total;
-			if (total > tl->rss_peak)
-				tl->rss_peak = total;
-			tl->has_rss = true;
-			break;
+			q->rss[q->nrss] = (struct rss_proc){ { 0 } };
+			*ix = ++q->nrss;
 		}
-		case MT_EV_ALLOC:
-			mt_heap_event(&heap, &ev);
-			b->heap = heap.total;
-			b->heap_seen = true;
-			if (heap.total > b->heap_max)
-				b->heap_max = heap.total;
-			if (heap.total > tl->heap_peak)
-				tl->heap_peak = heap.total;
-			tl->has_heap = true;
+		for (int k = 0; k < 4; k++) {
+			q->rss_sum[k] += v[k] - q->rss[*ix - 1].v[k];
+			q->rss[*ix - 1].v[k] = v[k];
+		}
+		total = q->rss_sum[0] + q->rss_sum[1] + q->rss_sum[2];
+		memcpy(b->rss, q->rss_sum, sizeof(q->rss_sum));
+		b->rss_seen = true;
+		if (total > b->rss_max)
+			b->rss_max = total;
+		if (total > tl->rss_peak)
+			tl->rss_peak = total;
+		tl->has_rss = true;
+		break;
+	}
+	case MT_EV_ALLOC:
+		mt_heap_event(&q->heap, ev);
+		b->heap = q->heap.total;
+		b->heap_seen = true;
+		if (q->heap.total > b->heap_max)
+			b->heap_max = q->heap.total;
+		if (q->heap.total > tl->heap_peak)
+			tl->heap_peak = q->heap.total;
+		tl->has_heap = true;
+		break;
+	case MT_EV_FAULT:
+		if (mt_own_has(&q->own, pid, ev->v[MT_F_FAULT_ADDR]))
 			break;
-		case MT_EV_FAULT:
-			if (mt_own_has(&own, pid, ev.v[MT_F_FAULT_ADDR]))
-				break;
-			if (ev.v[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
-				b->faults_major++;
-			else
-				b->faults_minor++;
-			tl->has_faults = true;
-			break;
-		case MT_EV_PHASE: {
-			uint64_t *n, *s;
+		if (ev->v[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
+			b->faults_major++;
+		else
+			b->faults_minor++;
+		tl->has_faults = true;
+		break;
+	case MT_EV_PHASE: {
+		uint64_t *n, *s;
 
-			rc = close_phase(tl, r, &op, &phase_cap, pid, t);
-			if (rc < 0)
-				break;
-			if (ev.v[MT_F_PHASE_NAME] && mt_map64_put(&op.name, pid, &n) == 0 &&
-			    mt_map64_put(&op.since, pid, &s) == 0) {
-				*n = ((uint64_t)ev.stream << 32 |
-				      (ev.v[MT_F_PHASE_NAME] & 0xffffffffu)) +
-				     1;
-				*s = t;
-			}
-			break;
-		}
-		case MT_EV_TASK_EXIT:
-			if (ev.v[MT_F_EXIT_KIND] == MT_TASK_PROCESS) {
-				uint64_t *ix = mt_map64_get(&rss_ix, pid);
-
-				rc = close_phase(tl, r, &op, &phase_cap, pid, t);
-				if (ix) { /* a process gone holds no memory */
-					for (int k = 0; k < 4; k++) {
-						rss_sum[k] -= rss[*ix - 1].v[k];
-						rss[*ix - 1].v[k] = 0;
-					}
-					memcpy(b->rss, rss_sum, sizeof(rss_sum));
-					b->rss_seen = true;
-				}
-			}
-			break;
-		default:
-			break;
-		}
+		rc = close_phase(tl, r, &q->op, &q->phase_cap, pid, t);
 		if (rc < 0)
 			break;
+		if (ev->v[MT_F_PHASE_NAME] && mt_map64_put(&q->op.name, pid, &n) == 0 &&
+		    mt_map64_put(&q->op.since, pid, &s) == 0) {
+			*n = ((uint64_t)ev->stream << 32 |
+			      (ev->v[MT_F_PHASE_NAME] & 0xffffffffu)) +
+			     1;
+			*s = t;
+		}
+		break;
 	}
-	mt_cursor_free(c);
+	case MT_EV_TASK_EXIT:
+		if (ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS) {
+			uint64_t *ix = mt_map64_get(&q->rss_ix, pid);
+
+			rc = close_phase(tl, r, &q->op, &q->phase_cap, pid, t);
+			if (ix) { /* a process gone holds no memory */
+				for (int k = 0; k < 4; k++) {
+					q->rss_sum[k] -= q->rss[*ix - 1].v[k];
+					q->rss[*ix - 1].v[k] = 0;
+				}
+				memcpy(b->rss, q->rss_sum, sizeof(q->rss_sum));
+				b->rss_seen = true;
+			}
+		}
+		break;
+	default:
+		break;
+	}
+	return rc;
+}
+
+static int tl_finish(void *ctx, int rc)
+{
+	struct tl_pass *q = ctx;
+	struct mt_timeline *tl = q->tl;
+	struct mt_reader *r = q->r;
+
 	if (rc == 0) { /* phases still open at the end */
-		for (size_t i = 0; i < op.name.cap && rc == 0; i++)
-			if (op.name.keys[i] != MT_MAP64_EMPTY && op.name.vals[i])
-				rc = close_phase(tl, r, &op, &phase_cap, (uint32_t)op.name.keys[i],
-						 last);
+		for (size_t i = 0; i < q->op.name.cap && rc == 0; i++)
+			if (q->op.name.keys[i] != MT_MAP64_EMPTY && q->op.name.vals[i])
+				rc = close_phase(tl, r, &q->op, &q->phase_cap, (uint32_t)q->op.name.keys[i],
+						 q->last);
 	}
 	/* gauges carry over buckets without records */
 	for (size_t i = 1; i < MT_TL_BUCKETS; i++) {
@@ -280,16 +273,52 @@ int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
 			b->heap_seen = p->heap_seen;
 		}
 	}
-	tl->unknown_frees = heap.unknown_frees;
-	mt_heap_release(&heap);
-	mt_map64_release(&rss_ix);
-	mt_own_release(&own);
-	mt_map64_release(&op.name);
-	mt_map64_release(&op.since);
-	free(rss);
+	tl->unknown_frees = q->heap.unknown_frees;
+	mt_heap_release(&q->heap);
+	mt_map64_release(&q->rss_ix);
+	mt_own_release(&q->own);
+	mt_map64_release(&q->op.name);
+	mt_map64_release(&q->op.since);
+	free(q->rss);
 	if (rc < 0)
 		mt_timeline_release(tl);
+	free(q);
 	return rc;
+}
+
+int mt_timeline_pass(struct mt_reader *r, struct mt_timeline *tl, struct mt_pass *pass)
+{
+	struct tl_pass *q;
+
+	memset(tl, 0, sizeof(*tl));
+	if (!mt_reader_time_range(r, &tl->t0, &tl->t1))
+		tl->t0 = tl->t1 = 0;
+	tl->bucket_ns = (tl->t1 - tl->t0) / MT_TL_BUCKETS ? (tl->t1 - tl->t0) / MT_TL_BUCKETS : 1;
+	q = calloc(1, sizeof(*q));
+	if (!q)
+		return -ENOMEM;
+	q->r = r;
+	q->tl = tl;
+	mt_heap_init(&q->heap);
+	mt_own_init(&q->own, r);
+	mt_map64_init(&q->rss_ix);
+	mt_map64_init(&q->op.name);
+	mt_map64_init(&q->op.since);
+	*pass = (struct mt_pass){ .name = "timeline",
+				  .types = 1ull << MT_EV_RSS | 1ull << MT_EV_ALLOC |
+					   1ull << MT_EV_FAULT | 1ull << MT_EV_PHASE |
+					   1ull << MT_EV_TASK_EXIT | MT_OWN_EVENTS,
+				  .ctx = q,
+				  .event = tl_event,
+				  .finish = tl_finish };
+	return 0;
+}
+
+int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_timeline_pass(r, tl, &p), &p);
 }
 
 void mt_timeline_release(struct mt_timeline *tl)

@@ -65,6 +65,8 @@ struct mt_timeline {
 #define MT_TL_MAX_PHASES 100000
 
 /* One pass over the RSS, allocation, fault, phase and process-exit events. 0 or -errno. */
+struct mt_pass;
+int mt_timeline_pass(struct mt_reader *r, struct mt_timeline *tl, struct mt_pass *pass);
 int mt_timeline_build(struct mt_reader *r, struct mt_timeline *tl);
 void mt_timeline_release(struct mt_timeline *tl);
 

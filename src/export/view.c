@@ -327,10 +327,12 @@ int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 {
 	struct view v = { 0 };
 	struct mt_access_opts ao = o->ao ? *o->ao : (struct mt_access_opts){ 0 };
-	struct mt_timeline tl;
+	struct mt_timeline tl = { 0 };
 	struct mt_rereads rr = { 0 };
 	bool have_rr = false, to_stdout = !strcmp(out, "-");
 	struct mt_report rep;
+	struct mt_passes ps;
+	struct mt_pass p;
 	struct mt_json j;
 	char tmp[4096];
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -348,18 +350,26 @@ int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 	mt_reader_time_range(r, &v.t0, &t1);
 	ao.row = mt_addrmap_row;
 	ao.row_ctx = &v.m;
-	rc = mt_report_load(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, o->top ? o->top : 50, &ao);
+	/* one read: the report's passes, the timeline and the files read again */
+	mt_passes_init(&ps);
+	mt_report_setup(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, o->top ? o->top : 50, &ao,
+			&ps);
+	mt_passes_add(&ps, mt_timeline_pass(r, &tl, &p), &p);
+	/* the rereads table goes with the syscalls section (loaded: events, or a collector on) */
+	have_rr = mt_reader_event_count(r, MT_EV_SYSCALL) ||
+		  mt_reader_event_count(r, MT_EV_SYSCALL_SUM) ||
+		  (rep.syscalls.coll && strcmp(rep.syscalls.coll->status, "off"));
+	if (have_rr)
+		mt_passes_add(&ps, mt_rereads_pass(r, 0, &rr, &p), &p);
+	rc = mt_report_done(&rep, MT_SEC_ALL & ~MT_SEC_EVENTS, mt_passes_run(r, &ps));
 	if (rc < 0) {
+		mt_timeline_release(&tl);
+		mt_rereads_release(&rr);
 		mt_addrmap_release(&v.m);
 		return rc;
 	}
 	st->points = v.m.npts;
 	st->points_total = v.m.seen; /* the samples with an address, and the faults */
-	rc = mt_timeline_build(r, &tl);
-	if (rc < 0)
-		goto out_rep;
-	if (rep.syscalls.loaded)
-		have_rr = mt_rereads_analyze(r, 0, &rr) == 0;
 	rc = mt_addrmap_segments(&v.m);
 	if (rc < 0)
 		goto out_tl;
@@ -425,7 +435,6 @@ out_tl:
 	if (have_rr)
 		mt_rereads_release(&rr);
 	mt_timeline_release(&tl);
-out_rep:
 	mt_report_release(&rep);
 	mt_addrmap_release(&v.m);
 	return rc;
