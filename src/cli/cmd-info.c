@@ -7,6 +7,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/pass.h"
 #include "analysis/procs.h"
 #include "analysis/run.h"
 #include "cli/commands.h"
@@ -219,8 +220,10 @@ static void print_text(const char *path, struct mt_reader *r, const struct mt_ru
 int cmd_info(int argc, char **argv)
 {
 	struct mt_reader *r;
-	struct mt_run run;
-	struct mt_procs ps;
+	struct mt_run run = { 0 };
+	struct mt_procs ps = { 0 };
+	struct mt_passes passes;
+	struct mt_pass p;
 	int nargs, rc;
 
 	rc = mt_opts_parse(&mt_info_spec, argc, argv, &nargs);
@@ -237,13 +240,13 @@ int cmd_info(int argc, char **argv)
 		return 1;
 	}
 	mt_cli_progress_done();
-	if ((rc = mt_run_load(r, &run)) < 0) {
+	/* the run's losses and the process tree: one read */
+	mt_passes_init(&passes);
+	mt_passes_add(&passes, mt_run_pass(r, &run, &p), &p);
+	mt_passes_add(&passes, mt_procs_pass(r, &ps, &p), &p);
+	if ((rc = mt_passes_run(r, &passes)) < 0) {
 		fprintf(stderr, "memtap: '%s': %s\n", argv[0], strerror(-rc));
-		mt_reader_free(r);
-		return 1;
-	}
-	if ((rc = mt_procs_build(r, &ps)) < 0) {
-		fprintf(stderr, "memtap: '%s': %s\n", argv[0], strerror(-rc));
+		mt_procs_release(&ps);
 		mt_run_release(&run);
 		mt_reader_free(r);
 		return 1;

@@ -593,7 +593,7 @@ int cmd_syscalls(int argc, char **argv)
 		return 1;
 	}
 	if (o.list) {
-		rc = mt_run_load(r, &run);
+		rc = mt_run_summary(r, &run); /* its start: no read of the losses */
 		if (rc == 0) {
 			rc = list(r, &f, run.start_ns);
 			mt_run_release(&run);
