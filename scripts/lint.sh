@@ -31,5 +31,32 @@ for f in $files; do
 		fail=1
 	fi
 done
+# Include directions: a layer includes only itself and the layers below it
+# (docs/architecture.md); the build enforces the same through its link dependencies.
+allowed() {
+	case $1 in
+	common) echo "common" ;;
+	format) echo "common format" ;;
+	rt) echo "common format rt" ;;
+	decode) echo "common decode" ;;
+	record) echo "common format decode record" ;;
+	analysis) echo "common format decode analysis" ;;
+	export) echo "common format decode analysis export" ;;
+	cli) echo "common format decode record analysis export cli" ;;
+	esac
+}
+for f in $(echo "$files" | tr ' ' '\n' | grep '^src/'); do
+	layer=$(echo "$f" | cut -d/ -f2)
+	ok=$(allowed "$layer")
+	for inc in $(grep -o '^#include "[a-z]*/' "$f" | sed 's/#include "//; s|/||' | sort -u); do
+		case " $ok " in
+		*" $inc "*) ;;
+		*)
+			echo "lint: $f includes $inc/, above its layer $layer (docs/architecture.md)"
+			fail=1
+			;;
+		esac
+	done
+done
 [ $fail = 0 ] && echo "lint: ok ($(echo $files | wc -w) files)"
 exit $fail

@@ -1824,7 +1824,7 @@ static inline __attribute__((always_inline)) void prefetch_slots(const struct pa
 	}
 }
 
-#define ACCESS_TYPES                                                                              \
+#define ACCESS_TYPES                                                                               \
 	(1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP |  \
 	 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK | 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | \
 	 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE |                \

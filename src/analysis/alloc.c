@@ -511,7 +511,8 @@ static int alloc_event(void *ctx, const struct mt_event *ev)
 		return on_alloc(p, ev);
 	if (ev->type == MT_EV_TASK_NEW) {
 		if (ev->v[MT_F_NEW_KIND] == MT_TASK_PROCESS)
-			return on_fork(p, (uint32_t)ev->v[MT_F_PID], (uint32_t)ev->v[MT_F_NEW_PPID]);
+			return on_fork(p, (uint32_t)ev->v[MT_F_PID],
+				       (uint32_t)ev->v[MT_F_NEW_PPID]);
 	} else if (ev->type == MT_EV_TASK_EXEC ||
 		   (ev->type == MT_EV_TASK_EXIT && ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)) {
 		end_streams(p, (uint32_t)ev->v[MT_F_PID]);

@@ -395,8 +395,7 @@ static int rr_finish(void *ctx, int rc)
 	return 0;
 }
 
-int mt_rereads_pass(struct mt_reader *r, uint32_t pid, struct mt_rereads *out,
-		    struct mt_pass *pass)
+int mt_rereads_pass(struct mt_reader *r, uint32_t pid, struct mt_rereads *out, struct mt_pass *pass)
 {
 	struct rr_pass *p;
 

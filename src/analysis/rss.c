@@ -33,16 +33,15 @@ static int rss_event(void *ctx, const struct mt_event *ev)
 		/* A process that exits or replaces its image no longer holds its memory (the
 		 * kernel's teardown changes are made with no current mm and are not
 		 * attributed), so it leaves the tree's sum. */
-		if (i && (ev->type == MT_EV_TASK_EXEC ||
-			  ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)) {
+		if (i &&
+		    (ev->type == MT_EV_TASK_EXEC || ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)) {
 			rp->tree -= st->procs[*i].last;
 			st->procs[*i].last = 0;
 		}
 		return 0;
 	}
 	if (!i) {
-		if (mt_grow_array(&st->procs, &rp->cap, st->nprocs + 1, sizeof(*st->procs)) <
-			    0 ||
+		if (mt_grow_array(&st->procs, &rp->cap, st->nprocs + 1, sizeof(*st->procs)) < 0 ||
 		    mt_map64_put(&rp->ix, ev->v[MT_F_PID], &i) < 0)
 			return -ENOMEM;
 		*i = st->nprocs;

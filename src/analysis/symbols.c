@@ -234,7 +234,7 @@ struct sym_pass {
 	struct {
 		uint32_t pid;
 		uint64_t t;
-	} *execs;
+	} * execs;
 };
 
 static int sym_event(void *ctx, const struct mt_event *ev)

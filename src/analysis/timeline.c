@@ -217,8 +217,7 @@ static int tl_event(void *ctx, const struct mt_event *ev)
 			break;
 		if (ev->v[MT_F_PHASE_NAME] && mt_map64_put(&q->op.name, pid, &n) == 0 &&
 		    mt_map64_put(&q->op.since, pid, &s) == 0) {
-			*n = ((uint64_t)ev->stream << 32 |
-			      (ev->v[MT_F_PHASE_NAME] & 0xffffffffu)) +
+			*n = ((uint64_t)ev->stream << 32 | (ev->v[MT_F_PHASE_NAME] & 0xffffffffu)) +
 			     1;
 			*s = t;
 		}
@@ -254,8 +253,8 @@ static int tl_finish(void *ctx, int rc)
 	if (rc == 0) { /* phases still open at the end */
 		for (size_t i = 0; i < q->op.name.cap && rc == 0; i++)
 			if (q->op.name.keys[i] != MT_MAP64_EMPTY && q->op.name.vals[i])
-				rc = close_phase(tl, r, &q->op, &q->phase_cap, (uint32_t)q->op.name.keys[i],
-						 q->last);
+				rc = close_phase(tl, r, &q->op, &q->phase_cap,
+						 (uint32_t)q->op.name.keys[i], q->last);
 	}
 	/* gauges carry over buckets without records */
 	for (size_t i = 1; i < MT_TL_BUCKETS; i++) {

@@ -317,7 +317,7 @@ static void proc_end(struct pf *p, struct proc *pr, uint64_t t)
 
 #define PF_TYPES                                                                                   \
 	(1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_TASK_COMM |              \
-	 1ull << MT_EV_TASK_EXIT | 1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT | 1ull << MT_EV_RSS |  \
+	 1ull << MT_EV_TASK_EXIT | 1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT | 1ull << MT_EV_RSS | \
 	 1ull << MT_EV_SYSCALL | 1ull << MT_EV_PHASE | MT_OWN_EVENTS)
 
 /* The timeline's events, written as the shared read meets them (into p->f, a temporary file:

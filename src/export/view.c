@@ -352,8 +352,7 @@ int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 	ao.row_ctx = &v.m;
 	/* one read: the report's passes, the timeline and the files read again */
 	mt_passes_init(&ps);
-	mt_report_setup(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, o->top ? o->top : 50, &ao,
-			&ps);
+	mt_report_setup(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, o->top ? o->top : 50, &ao, &ps);
 	mt_passes_add(&ps, mt_timeline_pass(r, &tl, &p), &p);
 	/* the rereads table goes with the syscalls section (loaded: events, or a collector on) */
 	have_rr = mt_reader_event_count(r, MT_EV_SYSCALL) ||

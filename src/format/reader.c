@@ -493,8 +493,8 @@ void mt_reader_free(struct mt_reader *r)
 		mt_reader_decode_stats(r, &st);
 		fprintf(stderr,
 			"memtap: decode stats: %" PRIu64 " event chunks, %" PRIu64
-			" decoded, %" PRIu64 " decodes, %" PRIu64 " decoded more than once (at most %" PRIu64
-			" times)\n",
+			" decoded, %" PRIu64 " decodes, %" PRIu64
+			" decoded more than once (at most %" PRIu64 " times)\n",
 			st.chunks, st.decoded, st.decodes, st.repeated, st.max);
 	}
 	if (r->own_fd && r->fd >= 0)
