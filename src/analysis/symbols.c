@@ -330,8 +330,10 @@ int mt_sym_clone(const struct mt_symbolizer *s, struct mt_symbolizer **ret)
 		mt_sym_close(c);
 		return -ENOMEM;
 	}
-	memcpy(c->maps, s->maps, s->nmaps * sizeof(*s->maps));
-	memcpy(c->forks, s->forks, s->nforks * sizeof(*s->forks));
+	if (s->nmaps)
+		memcpy(c->maps, s->maps, s->nmaps * sizeof(*s->maps));
+	if (s->nforks)
+		memcpy(c->forks, s->forks, s->nforks * sizeof(*s->forks));
 	c->nmaps = s->nmaps;
 	c->nforks = s->nforks;
 	*ret = c;
