@@ -240,9 +240,7 @@ static int add_event_chunk(struct mt_reader *r, uint64_t off, const struct mt_ch
 	if (mt_grow_array(&r->chunks, &r->chunks_cap, r->nchunks + 1, sizeof(*r->chunks)) < 0)
 		return -ENOMEM;
 	c = &r->chunks[r->nchunks++];
-	c->off = off;
-	c->h = *h;
-	c->bad = false;
+	*c = (struct mt_chunk_ref){ .off = off, .h = *h };
 	if (h->subtype < _MT_EV_MAX && mt_type_desc(h->subtype))
 		r->counts[h->subtype] += h->count;
 	else
