@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* What the table writers share (export/tables.c, export/tables-rows.c); not for use outside. */
+#ifndef MEMTAP_EXPORT_TABLES_INTERNAL_H
+#define MEMTAP_EXPORT_TABLES_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "analysis/own.h"
+#include "export/report.h"
+#include "export/tables.h"
+
+struct out {
+	const struct mt_report *rep;
+	struct mt_export_result *res;
+	struct mt_sink_set set;
+	struct mt_sink *trace; /* written during the pass */
+	int trace_rc;
+	struct rss_rows *rss_rows; /* gathered during the pass */
+	char run_id[40];
+	char trace_name[256]; /* the trace's base name */
+};
+
+/* rss_timeline: every resident-memory record of every process, the workload's part (memtap's
+ * own taken out, and given apart), in time order; gathered by a pass of the shared read. */
+struct rss_row {
+	uint64_t time, v[4], own;
+	uint32_t pid;
+	uint8_t source;
+};
+
+struct rss_rows {
+	struct mt_own own;
+	struct rss_row *v;
+	size_t n, cap;
+};
+
+/* tables-rows.c */
+int mt_tables_collectors(struct out *o);
+int mt_tables_faults(struct out *o);
+int mt_tables_lifecycle(struct out *o);
+int mt_tables_metrics(struct out *o);
+int mt_tables_phases(struct out *o);
+int mt_tables_processes(struct out *o);
+int mt_tables_region_map(struct out *o);
+int mt_tables_rss(struct out *o);
+void mt_tables_rss_rows_pass(struct rss_rows *rr, struct mt_reader *r, struct mt_pass *p);
+int mt_tables_rss_timeline(struct out *o);
+int mt_tables_runs(struct out *o);
+int mt_tables_sites(struct out *o);
+int mt_tables_syscalls(struct out *o);
+
+/* tables.c */
+int mt_tables_close_table(struct out *o, struct mt_sink *s, int rc);
+int mt_tables_open_table(struct out *o, const char *table, const struct mt_col *cols,
+			 unsigned ncols, struct mt_sink **sink);
+int mt_tables_row(struct out *o, struct mt_sink *s);
+
+#endif
