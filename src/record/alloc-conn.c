@@ -1,0 +1,442 @@
+/* SPDX-License-Identifier: MIT */
+/* Runtime connections: the hello, the shared region's geometry, labels, draining and closing. */
+#include "record/alloc-internal.h"
+
+#include "common/array.h"
+#include "alloc.h"
+
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/clock.h"
+#include "common/hash.h"
+#include "common/log.h"
+#include "common/strutil.h"
+#include "format/block.h"
+#include "format/chunk.h"
+#include "format/rt-proto.h"
+#include "format/writer.h"
+#include "record/inject.h"
+#include "record/procfs.h"
+#include "record/pagewrites.h"
+#include "record/session.h"
+
+/* ---- connections ---- */
+
+struct proc_rt *mt_ac_proc_get(struct mt_alloc_state *a, pid_t pid, bool create)
+{
+	for (size_t i = a->nprocs; i-- > 0;)
+		if (a->procs[i].pid == pid)
+			return &a->procs[i];
+	if (!create)
+		return NULL;
+	if (mt_grow_array(&a->procs, &a->procs_cap, a->nprocs + 1, sizeof(*a->procs)) < 0)
+		return NULL;
+	memset(&a->procs[a->nprocs], 0, sizeof(a->procs[0]));
+	a->procs[a->nprocs].pid = pid;
+	return &a->procs[a->nprocs++];
+}
+
+static void write_stream_kv(struct mt_session *s, struct conn *c, const struct mt_rt_hello *h)
+{
+	struct mt_kv kv;
+
+	mt_kv_init(&kv);
+	mt_kv_add_u64(&kv, "stream", c->stream);
+	mt_kv_add(&kv, "producer", "memtap-rt");
+	mt_kv_add_u64(&kv, "pid", h->pid);
+	mt_kv_add_u64(&kv, "ppid", h->ppid);
+	mt_kv_add_u64(&kv, "start_ns", h->time_ns);
+	mt_kv_add(&kv, "time", s->alloc->tsc ? "tsc" : "clock");
+	mt_kv_add_u64(&kv, "stack_depth", s->o->stack_depth);
+	mt_writer_kv(s->w, MT_CHUNK_STREAM, &kv);
+	mt_kv_release(&kv);
+}
+
+/* Maps and validates a region handed over by a HELLO. */
+static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
+{
+	struct stat st;
+	struct mt_rt_region hdr;
+	void *p;
+
+	if (fstat(memfd, &st) < 0 || (uint64_t)st.st_size < h->region_size ||
+	    h->region_size < sizeof(struct mt_rt_region) || h->region_size > (16ull << 30))
+		return -EINVAL;
+	p = mmap(NULL, h->region_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+	if (p == MAP_FAILED)
+		return -errno;
+	memcpy(&hdr, p, sizeof(hdr));
+	c->region = p;
+	c->size = h->region_size;
+	/* Everything read later is bounded by these checked copies. */
+	if (hdr.magic != MT_RT_REGION_MAGIC || hdr.version != MT_RT_PROTO_VERSION ||
+	    hdr.slot_words == 0 || hdr.slot_words > (1u << 20) ||
+	    hdr.slot_size <
+		    sizeof(struct mt_rt_slot) + (uint64_t)hdr.slot_words * sizeof(uint64_t) ||
+	    hdr.slots_off < sizeof(struct mt_rt_region) || hdr.nslots == 0 || hdr.nslots > 65536 ||
+	    hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size > c->size || hdr.nodes_cap == 0 ||
+	    hdr.nodes_cap > (1ull << 28) ||
+	    hdr.nodes_off + hdr.nodes_cap * sizeof(struct mt_rt_node) > c->size ||
+	    hdr.nodes_off < hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size ||
+	    hdr.ready_off < sizeof(struct mt_rt_region) || hdr.ready_off % 8 ||
+	    hdr.ready_off + ((uint64_t)hdr.nslots + 63) / 64 * 8 > hdr.slots_off ||
+	    hdr.free_off < sizeof(struct mt_rt_region) || hdr.free_off % 8 ||
+	    hdr.free_off + ((uint64_t)hdr.nslots + 63) / 64 * 8 > hdr.slots_off) {
+		munmap(p, c->size);
+		c->region = NULL;
+		return -EINVAL;
+	}
+	c->nslots = hdr.nslots;
+	c->slot_words = hdr.slot_words;
+	c->slots_off = hdr.slots_off;
+	c->ready_off = hdr.ready_off;
+	c->free_off = hdr.free_off;
+	c->slot_size = hdr.slot_size;
+	c->nodes_off = hdr.nodes_off;
+	c->nodes_cap = hdr.nodes_cap;
+	c->nodes_sent = 1;
+	mt_map64_init(&c->last_ns);
+	c->ready = calloc(c->nslots, sizeof(*c->ready));
+	c->evs = calloc(c->slot_words, sizeof(*c->evs));
+	if (!c->ready || !c->evs) {
+		free(c->ready);
+		free(c->evs);
+		c->ready = NULL;
+		c->evs = NULL;
+		munmap(p, c->size);
+		c->region = NULL;
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+/* memtap's own resident memory in the process from time t (the runtime's exact totals, see
+ * struct mt_rt_own): an RSS event of source MEMTAP, which the analysis takes out of the
+ * process's figures. */
+void mt_ac_own_rss(struct mt_session *s, struct conn *c, uint64_t t, uint64_t anon, uint64_t shmem)
+{
+	uint64_t row[_MT_F_RSS_MAX] = { 0 };
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = (uint64_t)c->pid;
+	row[MT_F_RSS_ANON] = anon;
+	row[MT_F_RSS_SHMEM] = shmem;
+	row[MT_F_RSS_PEAK] = anon + shmem;
+	row[MT_F_RSS_SOURCE] = MT_RSS_MEMTAP;
+	(void)mt_writer_event(s->w, MT_EV_RSS, row);
+}
+
+/* memtap's own memory in the process, as mappings of origin MEMTAP: the analysis keeps its
+ * faults, samples and resident pages apart from the workload's. */
+static void own_maps(struct mt_session *s, struct conn *c, const struct mt_rt_hello *h)
+{
+	/* The image was mapped by the loader before the greeting: from the runtime's start. */
+	const struct {
+		uint64_t addr, len, time, flags;
+		const char *name;
+	} m[3] = { { h->region_addr, h->region_size, h->time_ns, MAP_SHARED, "[memtap-rt region]" },
+		   { h->arena_addr, h->arena_size, h->time_ns, MAP_PRIVATE, "[memtap-rt arena]" },
+		   { h->image_lo, h->image_hi > h->image_lo ? h->image_hi - h->image_lo : 0,
+		     h->own_ns, MAP_PRIVATE, "[memtap-rt image]" } };
+
+	for (int i = 0; i < 3; i++) {
+		uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+		if (!m[i].addr || !m[i].len)
+			continue;
+		row[MT_F_TIME] = m[i].time;
+		row[MT_F_PID] = (uint64_t)c->pid;
+		row[MT_F_TID] = (uint64_t)c->pid;
+		row[MT_F_MMAP_ADDR] = m[i].addr;
+		row[MT_F_MMAP_LEN] = m[i].len;
+		row[MT_F_MMAP_PROT] = PROT_READ | PROT_WRITE;
+		row[MT_F_MMAP_FLAGS] = m[i].flags;
+		row[MT_F_MMAP_ORIGIN] = MT_MMAP_MEMTAP;
+		row[MT_F_MMAP_PATH] = mt_writer_strn(s->w, m[i].name, strlen(m[i].name));
+		(void)mt_writer_event(s->w, MT_EV_MMAP,
+				      row); /* in the recorder's stream, as labels */
+	}
+	/* what the runtime held when it greeted, from the time it started taking memory */
+	mt_ac_own_rss(s, c, h->own_ns, h->own_anon, h->own_shmem);
+}
+
+void mt_ac_on_hello(struct mt_session *s, struct conn *c)
+{
+	struct mt_alloc_state *a = s->alloc;
+	struct mt_rt_hello h;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &h, sizeof(h) };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	struct cmsghdr *cm;
+	struct proc_rt *pr;
+	int memfd = -1;
+	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+
+	if (n == 0 || (n < 0 && errno != EAGAIN)) {
+		c->closed = true;
+		return;
+	}
+	if (n < 0)
+		return;
+	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&memfd, CMSG_DATA(cm), sizeof(int));
+	if (n != (ssize_t)sizeof(h) || h.type != MT_RT_MSG_HELLO ||
+	    h.version != MT_RT_PROTO_VERSION || memfd < 0 || conn_map(c, memfd, &h) < 0) {
+		mt_warn("a process sent a malformed runtime greeting; ignoring its allocations");
+		if (memfd >= 0)
+			close(memfd);
+		c->closed = true;
+		return;
+	}
+	close(memfd);
+	c->pid = (pid_t)h.pid;
+	c->stream = a->next_stream++;
+	mt_debug("runtime of %d connected: stream %u", (int)c->pid, c->stream);
+	write_stream_kv(s, c, &h);
+	own_maps(s, c, &h);
+	a->processes++;
+	pr = mt_ac_proc_get(a, c->pid, true);
+	/* A greeting from before the last exec (read late) is the old image's. */
+	if (pr && h.time_ns >= pr->exec_ns)
+		pr->rt_seen = true;
+}
+
+void mt_ac_conn_accept(struct mt_session *s)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	for (;;) {
+		int fd = accept4(a->lsock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct conn *c;
+
+		if (fd < 0)
+			return;
+		if (mt_grow_array(&a->conns, &a->conns_cap, a->nconns + 1, sizeof(*a->conns)) < 0) {
+			close(fd);
+			return;
+		}
+		c = &a->conns[a->nconns++];
+		memset(c, 0, sizeof(*c));
+		c->fd = fd;
+	}
+}
+
+/* Slot acquisition order; the workload wrote seq, so it only orders, never indexes. */
+static int cmp_seq(const void *a, const void *b)
+{
+	const struct ready_ent *x = a, *y = b;
+
+	if (x->seq != y->seq)
+		return x->seq < y->seq ? -1 : 1;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+/*
+ * Drains the READY slots the ready bitmap names; with all set, every slot holding rows (the
+ * process is gone); with dead_tid, also the FILLING slots of that exited thread. Returns the
+ * number of slots drained.
+ */
+unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid)
+{
+	uint64_t *bits;
+	unsigned n = 0;
+	uint32_t nready = 0;
+
+	if (!c->region)
+		return 0;
+	bits = (uint64_t *)((char *)c->region + c->ready_off);
+	for (uint32_t w = 0; w < (c->nslots + 63) / 64; w++) {
+		uint64_t x;
+
+		if (!__atomic_load_n(&bits[w], __ATOMIC_RELAXED))
+			continue;
+		/* A slot is in the bitmap once per READY: it cannot be set again before we free it. */
+		x = __atomic_exchange_n(&bits[w], 0, __ATOMIC_ACQUIRE);
+		while (x) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(x);
+
+			x &= x - 1;
+			if (i >= c->nslots)
+				break;
+			if (__atomic_load_n(&mt_ac_slot_at(c, i)->state, __ATOMIC_ACQUIRE) !=
+			    MT_RT_SLOT_READY)
+				continue; /* the workload scribbled on the bitmap */
+			c->ready[nready].seq = mt_ac_slot_at(c, i)->seq;
+			c->ready[nready++].idx = i;
+		}
+	}
+	/* A thread's slots in the order it filled them. */
+	qsort(c->ready, nready, sizeof(*c->ready), cmp_seq);
+	for (uint32_t k = 0; k < nready; k++) {
+		struct mt_rt_slot *sl = mt_ac_slot_at(c, c->ready[k].idx);
+
+		mt_ac_drain_slot(s, c, sl);
+		mt_ac_slot_release(c, sl);
+		__atomic_sub_fetch(&c->region->ready_pending, 1, __ATOMIC_RELEASE);
+		n++;
+	}
+	if (all || dead_tid) {
+		/* Rare: scan every slot for rows a thread could not hand over. */
+		for (uint32_t i = 0; i < c->nslots; i++) {
+			struct mt_rt_slot *sl = mt_ac_slot_at(c, i);
+			uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+
+			/* READY slots are the bitmap's, except when the process is gone. */
+			if ((st == MT_RT_SLOT_READY && all) ||
+			    (st == MT_RT_SLOT_FILLING && (all || sl->tid == dead_tid))) {
+				mt_ac_drain_slot(s, c, sl);
+				mt_ac_slot_release(c, sl);
+				n++;
+			}
+		}
+	}
+	mt_ac_send_nodes(s, c);
+	return n;
+}
+
+void mt_ac_conn_flush(struct mt_session *s, struct conn *c)
+{
+	for (int b = 0; b < NBLOCKS; b++)
+		if (c->blocks[b].count)
+			mt_writer_block(s->w, c->stream, &c->blocks[b]);
+}
+
+void mt_ac_conn_close(struct mt_session *s, struct conn *c)
+{
+	struct mt_alloc_state *a = s->alloc;
+	struct mt_rt_region *r = c->region;
+
+	if (r) {
+		mt_ac_conn_drain(s, c, true, 0);
+		mt_ac_conn_flush(s, c);
+		mt_debug("runtime stream %u of %d closed: %llu events", c->stream, (int)c->pid,
+			 (unsigned long long)c->events);
+		a->events += c->events;
+		a->stalls += r->stalls;
+		a->stall_ns += r->stall_ns;
+		a->notifies += r->notifies;
+		a->dropped += r->dropped;
+		a->labels_dropped += r->labels_dropped;
+		if (r->labels_dropped)
+			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, r->labels_dropped,
+				     "memtap.h labels: the runtime's socket stayed full");
+		a->guard += r->guard_events;
+		a->truncated += r->truncated;
+		a->depth_limited += r->depth_limited;
+		a->rule_misses += r->rule_misses;
+		a->unsupported += r->unsupported;
+		a->trie_full += r->trie_full;
+		a->trie_resets += r->trie_resets;
+		a->own_lost += r->own_reports_lost;
+		a->own_outside += r->own_outside;
+		a->node_waits += r->node_waits;
+		for (int k = 0; k < MT_RT_TRUNC_MAX; k++)
+			a->trunc[k] += r->trunc[k];
+		a->memo_hits += r->memo_hits;
+		a->walked += r->frames_walked;
+		a->reused += r->frames_reused;
+		a->bad_rows += c->bad_rows;
+		if (r->dropped)
+			mt_emit_lost(
+				s, mt_now_ns(), &s->alloc_coll, r->dropped,
+				"runtime found no free slot for a second, or a nested hook overflowed");
+		munmap(r, c->size);
+		c->region = NULL;
+	}
+	for (int b = 0; b < NBLOCKS; b++)
+		mt_block_release(&c->blocks[b]);
+	mt_map64_release(&c->last_ns);
+	free(c->ready);
+	free(c->evs);
+	c->ready = NULL;
+	c->evs = NULL;
+	close(c->fd);
+	c->fd = -1;
+}
+
+/* A memtap.h call: a label, an unlabel or a phase, as LABEL and PHASE events. */
+static void on_label(struct mt_session *s, struct conn *c, const struct mt_rt_label *h, size_t n)
+{
+	const char *str = (const char *)(h + 1);
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+	struct mt_alloc_state *a = s->alloc;
+
+	if (h->type_len > MT_RT_LABEL_TYPE_MAX || h->name_len > MT_RT_LABEL_NAME_MAX ||
+	    n != sizeof(*h) + h->type_len + h->name_len || h->op > MT_RT_PHASE) {
+		a->bad_labels++; /* the workload can scribble on anything it sends */
+		return;
+	}
+	row[MT_F_TIME] = h->time_ns;
+	row[MT_F_PID] = (uint64_t)c->pid;
+	row[MT_F_TID] = h->tid ? h->tid : (uint64_t)c->pid;
+	if (h->op == MT_RT_PHASE) {
+		row[MT_F_PHASE_NAME] = mt_writer_strn(s->w, str + h->type_len, h->name_len);
+		if (mt_writer_event(s->w, MT_EV_PHASE, row) == 0)
+			a->labels++;
+		return;
+	}
+	row[MT_F_LABEL_OP] = h->op == MT_RT_LABEL ? MT_LABEL_SET : MT_LABEL_UNSET;
+	row[MT_F_LABEL_ADDR] = h->addr;
+	row[MT_F_LABEL_LEN] = h->op == MT_RT_LABEL ? h->len : 0;
+	row[MT_F_LABEL_TYPE] = mt_writer_strn(s->w, str, h->type_len);
+	row[MT_F_LABEL_NAME] = mt_writer_strn(s->w, str + h->type_len, h->name_len);
+	if (h->op == MT_RT_LABEL && h->wp == MT_RT_WP_TRACKED) {
+		row[MT_F_LABEL_WP] = MT_LABEL_WP_TRACKED;
+		mt_pagewrites_track(s, c->pid, h->time_ns);
+	} else if (h->op == MT_RT_LABEL && h->wp < 0) {
+		row[MT_F_LABEL_WP] = MT_LABEL_WP_FAILED;
+		row[MT_F_LABEL_WP_ERRNO] = (uint64_t) - (int64_t)h->wp;
+		mt_pagewrites_failed(s, -h->wp);
+	}
+	if (mt_writer_event(s->w, MT_EV_LABEL, row) == 0)
+		a->labels++;
+}
+
+/* NOTIFY bytes and memtap.h labels: reads them all; EOF closes. */
+void mt_ac_read_conn(struct mt_session *s, struct conn *c)
+{
+	for (;;) {
+		union {
+			struct mt_rt_label h;
+			struct mt_rt_own own;
+			char b[sizeof(struct mt_rt_label) + MT_RT_LABEL_TYPE_MAX +
+			       MT_RT_LABEL_NAME_MAX + 1];
+		} buf;
+		const struct mt_rt_own *own = &buf.own;
+		ssize_t r = recv(c->fd, &buf, sizeof(buf), MSG_DONTWAIT);
+
+		if (r >= (ssize_t)sizeof(buf.h) && buf.h.type == MT_RT_MSG_LABEL)
+			on_label(s, c, &buf.h, (size_t)r);
+		else if (r == (ssize_t)sizeof(*own) && own->type == MT_RT_MSG_OWN)
+			mt_ac_own_rss(s, c, own->time_ns, own->anon, own->shmem);
+		if (r > 0)
+			continue;
+		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))
+			c->closed = true;
+		break;
+	}
+}

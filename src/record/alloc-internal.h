@@ -1,0 +1,122 @@
+/* SPDX-License-Identifier: MIT */
+/* The allocation collector's state, shared by record/alloc.c, alloc-slots.c and alloc-conn.c. */
+#ifndef MEMTAP_RECORD_ALLOC_INTERNAL_H
+#define MEMTAP_RECORD_ALLOC_INTERNAL_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "common/hash.h"
+#include "format/block.h"
+#include "format/rt-proto.h"
+#include "record/alloc.h"
+
+#define RT_VERSION "memtap-rt " MEMTAP_VERSION " proto 2"
+
+/* The event types a runtime connection produces, one block each. */
+enum { B_ALLOC, B_MMAP, B_MUNMAP, B_MREMAP, B_BRK, NBLOCKS };
+
+/* A row of a slot being drained: where it starts, its time (0 until interpolated). */
+struct row_ref {
+	uint32_t pos;
+	uint64_t t;
+};
+
+struct ready_ent {
+	uint64_t seq; /* copied once: the workload could change it while we sort */
+	uint32_t idx;
+};
+
+struct conn {
+	int fd;
+	pid_t pid;
+	uint32_t stream;
+	bool closed;
+	/* A private copy of the region's geometry, validated once: the workload can scribble
+	 * on the shared header, never on these. */
+	struct mt_rt_region *region;
+	size_t size;
+	uint32_t nslots, slot_words;
+	uint64_t slots_off, slot_size, nodes_off, nodes_cap, ready_off, free_off;
+	uint64_t nodes_sent; /* nodes with smaller ids are in the trace */
+	uint64_t region_addr, arena_addr; /* memtap's own memory, in the workload */
+
+	struct mt_block blocks[NBLOCKS];
+	uint64_t events, bad_rows;
+	/* Each thread's last event time: converting TSC values of slots drained at different
+	 * calibration points may step back by nanoseconds; a thread's events never do. */
+	struct mt_map64 last_ns;
+	struct ready_ent *ready; /* scratch: the READY slots of one round, nslots entries */
+	struct row_ref *evs; /* scratch: the rows of the slot being drained */
+};
+
+/* Per-process record of whether the runtime came up after the last exec. */
+struct proc_rt {
+	pid_t pid;
+	bool exec_seen;
+	bool rt_seen;
+	uint64_t exec_ns; /* CLOCK_MONOTONIC of the last exec */
+	char reason[96];
+};
+
+struct mt_alloc_state {
+	int lsock;
+	char sockname[64];
+	char lib[PATH_MAX];
+	char env_preload[PATH_MAX * 2];
+	char env_conf[256];
+	struct conn *conns;
+	size_t nconns, conns_cap;
+	uint32_t next_stream;
+	/* TSC calibration pairs taken by the recorder. */
+	bool tsc;
+	struct cal {
+		uint64_t tsc, ns;
+	} * cal;
+	size_t ncal, cal_cap;
+	uint64_t cal_gen; /* changes with every pair taken or moved */
+	/* the segment last used by tsc_to_ns: [seg_tsc, seg_end) at seg_rate ns per tick */
+	uint64_t seg_tsc, seg_end, seg_ns;
+	double seg_rate;
+	uint64_t seg_gen; /* cal_gen when the segment was chosen */
+	struct proc_rt *procs;
+	size_t nprocs, procs_cap;
+	/* totals over closed connections */
+	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
+		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows,
+		trie_resets, node_waits, trunc[MT_RT_TRUNC_MAX], own_lost, own_outside, notifies,
+		labels, labels_dropped, bad_labels;
+	char untraced[1024];
+	uint64_t nuntraced;
+	unsigned interval_ms; /* the next collection round, while connections are open */
+	uint64_t time_est; /* rows whose time was interpolated */
+};
+
+/* TSC to CLOCK_MONOTONIC: linear between the bracketing calibration pairs. A time past the
+ * last pair (a row drained before the round's calibration) gets a new pair first: every
+ * row's time is in the past, so it then lies between two pairs. */
+#define RT_SEG_OK(a, t) ((a)->seg_gen == (a)->cal_gen && (t) >= (a)->seg_tsc && (t) < (a)->seg_end)
+
+/* alloc-slots.c */
+void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *sl);
+void mt_ac_send_nodes(struct mt_session *s, struct conn *c);
+struct mt_rt_slot *mt_ac_slot_at(struct conn *c, uint32_t i);
+void mt_ac_slot_release(struct conn *c, struct mt_rt_slot *sl);
+uint64_t mt_ac_tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t);
+
+/* alloc-conn.c */
+void mt_ac_conn_accept(struct mt_session *s);
+void mt_ac_conn_close(struct mt_session *s, struct conn *c);
+unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid);
+void mt_ac_conn_flush(struct mt_session *s, struct conn *c);
+void mt_ac_on_hello(struct mt_session *s, struct conn *c);
+void mt_ac_own_rss(struct mt_session *s, struct conn *c, uint64_t t, uint64_t anon, uint64_t shmem);
+struct proc_rt *mt_ac_proc_get(struct mt_alloc_state *a, pid_t pid, bool create);
+void mt_ac_read_conn(struct mt_session *s, struct conn *c);
+
+/* alloc.c */
+void mt_ac_calibrate(struct mt_alloc_state *a);
+
+#endif
