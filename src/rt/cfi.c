@@ -78,21 +78,21 @@ static uint64_t uleb(const uint8_t **p, const uint8_t *end)
 
 static int64_t sleb(const uint8_t **p, const uint8_t *end)
 {
-	int64_t v = 0;
+	uint64_t v = 0;
 	unsigned shift = 0;
 	uint8_t b = 0;
 
 	while (*p < end) {
 		b = *(*p)++;
 		if (shift < 64)
-			v |= (int64_t)(b & 0x7f) << shift;
+			v |= (uint64_t)(b & 0x7f) << shift;
 		shift += 7;
 		if (!(b & 0x80))
 			break;
 	}
 	if (shift < 64 && (b & 0x40))
-		v |= -((int64_t)1 << shift);
-	return v;
+		v |= ~0ull << shift;
+	return (int64_t)v;
 }
 
 /* A little-endian integer of n bytes (1, 2, 4 or 8), sign-extended if asked. */
@@ -261,6 +261,13 @@ static bool parse_cie(const struct mem *m, const uint8_t *cie, struct cie_info *
 	return ok && p <= end;
 }
 
+/* A factored offset times the data alignment, wrapping as the machine would (bytes that
+ * overflow it are nonsense, never undefined behaviour). */
+static int64_t scaled(uint64_t v, const struct cie_info *ci)
+{
+	return (int64_t)(v * (uint64_t)ci->data_align);
+}
+
 /* Register reg saved at CFA + off (already scaled by the data alignment). */
 static void saved_at(struct cfi_regs *st, uint64_t reg, int64_t off)
 {
@@ -314,7 +321,7 @@ static bool run_rule_op(uint8_t op, const uint8_t **p, const uint8_t *end,
 	switch (op) {
 	case 0x05: /* offset_extended */
 		reg = uleb(p, end);
-		saved_at(st, reg, (int64_t)uleb(p, end) * ci->data_align);
+		saved_at(st, reg, scaled(uleb(p, end), ci));
 		return true;
 	case 0x06: /* restore_extended */
 		restore(st, uleb(p, end), init);
@@ -352,15 +359,15 @@ static bool run_rule_op(uint8_t op, const uint8_t **p, const uint8_t *end,
 		return skip_block(p, end);
 	case 0x11: /* offset_extended_sf */
 		reg = uleb(p, end);
-		saved_at(st, reg, sleb(p, end) * ci->data_align);
+		saved_at(st, reg, scaled((uint64_t)sleb(p, end), ci));
 		return true;
 	case 0x12: /* def_cfa_sf */
 		st->cfa_reg = (int)uleb(p, end);
-		st->cfa_off = sleb(p, end) * ci->data_align;
+		st->cfa_off = scaled((uint64_t)sleb(p, end), ci);
 		st->cfa_expr = false;
 		return true;
 	case 0x13: /* def_cfa_offset_sf */
-		st->cfa_off = sleb(p, end) * ci->data_align;
+		st->cfa_off = scaled((uint64_t)sleb(p, end), ci);
 		return true;
 	case 0x14: /* val_offset */
 	case 0x15: /* val_offset_sf */
@@ -376,7 +383,7 @@ static bool run_rule_op(uint8_t op, const uint8_t **p, const uint8_t *end,
 		return true;
 	case 0x2f: /* GNU_negative_offset_extended */
 		reg = uleb(p, end);
-		saved_at(st, reg, -(int64_t)uleb(p, end) * ci->data_align);
+		saved_at(st, reg, scaled(0 - uleb(p, end), ci));
 		return true;
 	default:
 		return false;
@@ -402,7 +409,7 @@ static bool run_cfi(const uint8_t *p, const uint8_t *end, const struct cie_info 
 				return true;
 			break;
 		case 0x80: /* offset */
-			saved_at(st, lo, (int64_t)uleb(&p, end) * ci->data_align);
+			saved_at(st, lo, scaled(uleb(&p, end), ci));
 			break;
 		case 0xc0: /* restore */
 			restore(st, lo, init);

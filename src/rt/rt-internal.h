@@ -187,4 +187,120 @@ RT_HIDDEN void rt_arena_drop(void *p, size_t size);
 /* The node ring is about to hold id: its pages ahead become memtap's (populated). */
 RT_HIDDEN void rt_own_ring(uint64_t id);
 
+/* ---- shared by rt.c (boot), rt-mem.c (memtap's own memory), rt-hooks.c (the hot path and
+ * the hooks), rt-labels.c (memtap.h: labels, phases, page writes) ---- */
+
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <x86intrin.h>
+
+#define RT_EXPORT __attribute__((visibility("default")))
+
+/*
+ * Rules of this file, because it runs inside other people's programs:
+ *  - no malloc and no stdio anywhere on a hook's path: memory comes from mmap, messages
+ *    from write(2) only when MEMTAP_DEBUG is set;
+ *  - errno is what the real function left;
+ *  - nothing blocks on a lock another thread could hold across fork;
+ *  - when the recorder is gone, the hooks just forward.
+ */
+
+enum rt_state {
+	RT_UNINIT,
+	RT_INITIALIZING,
+	RT_READY, /* recording */
+	RT_PASSIVE, /* forwarding only: not under memtap, or the recorder went away */
+};
+
+struct rt_real {
+	void *(*malloc)(size_t);
+	void (*free)(void *);
+	void *(*calloc)(size_t, size_t);
+	void *(*realloc)(void *, size_t);
+	int (*posix_memalign)(void **, size_t, size_t);
+	void *(*aligned_alloc)(size_t, size_t);
+	void *(*memalign)(size_t, size_t);
+	void *(*valloc)(size_t);
+	void *(*pvalloc)(size_t);
+	size_t (*usable)(void *);
+	void *(*mmap)(void *, size_t, int, int, int, off_t);
+	int (*munmap)(void *, size_t);
+	void *(*mremap)(void *, size_t, size_t, int, ...);
+	int (*brk)(void *);
+	void *(*sbrk)(intptr_t);
+	int (*dlclose)(void *);
+};
+
+/* ---- small libc-free helpers ---- */
+
+static inline pid_t rt_gettid(void)
+{
+	return (pid_t)rt_sys0(SYS_gettid);
+}
+
+struct rt_free {
+	struct rt_free *next;
+	size_t size;
+};
+
+/* Is this thread recording right now? The whole test of every fast path. */
+#define FAST(t) (RT_LIKELY((t)->mode == TM_READY) && RT_LIKELY(rt_live))
+
+/* The arena's reservation (rt-mem.c), and the gap after which a busy thread's clock reads
+ * go back to every event (rt-hooks.c, "Event times"). */
+#define RT_GAP_NS 2000u
+#define RT_ARENA_SIZE (1ull << 30)
+
+#define SLOT_WORDS 8184u /* 64-byte header + 8184 words = 64 KiB */
+
+/* Their state: defined in rt.c. */
+extern __thread uint64_t mt_rt_entry_sp RT_TLS RT_HIDDEN;
+extern __thread uint64_t mt_rt_entry_bp RT_TLS RT_HIDDEN;
+extern struct rt_real rt_libc RT_HIDDEN;
+extern int rt_state RT_HIDDEN;
+extern struct rt_thread *rt_init_thread RT_HIDDEN;
+extern pid_t rt_pid RT_HIDDEN;
+extern int rt_sock RT_HIDDEN;
+extern int rt_uffd RT_HIDDEN;
+extern int rt_pagemap RT_HIDDEN;
+extern int rt_wp_lock RT_HIDDEN;
+extern unsigned rt_wp_ranges RT_HIDDEN;
+extern size_t rt_region_size RT_HIDDEN;
+extern pthread_key_t rt_key RT_HIDDEN;
+extern bool rt_key_ok RT_HIDDEN;
+extern char *rt_arena RT_HIDDEN;
+extern uint64_t rt_arena_used RT_HIDDEN;
+extern uint64_t rt_own_anon RT_HIDDEN;
+extern uint64_t rt_shm_slots RT_HIDDEN;
+extern uint64_t rt_shm_ring RT_HIDDEN;
+extern int rt_own_lock RT_HIDDEN;
+extern uint64_t rt_arena_ns RT_HIDDEN;
+extern struct rt_free *rt_freed RT_HIDDEN;
+extern int rt_free_lock RT_HIDDEN;
+extern char rt_boot_pool[64 << 10] RT_HIDDEN;
+extern size_t rt_boot_used RT_HIDDEN;
+extern bool rt_glibc_heap RT_HIDDEN;
+
+/* The clock of event times: the TSC where it is invariant, else CLOCK_MONOTONIC. */
+static inline uint64_t rt_now(void)
+{
+	return RT_LIKELY(rt_cfg.tsc) ? __rdtsc() : rt_mono_ns();
+}
+
+/* rt.c */
+void rt_attach(void);
+void rt_go_passive(void);
+void rt_init(void);
+/* rt-mem.c */
+void rt_debug(const char *msg);
+uint64_t rt_own_shmem(void);
+void rt_own_grow(uint64_t *mark, uint64_t to);
+/* rt-slots.c */
+RT_COLD bool rt_slot_reserve(struct rt_thread *t, unsigned need);
+/* rt-hooks.c */
+RT_COLD void rt_slot_finish(struct rt_thread *t);
+RT_COLD void rt_side_drain(struct rt_thread *t);
+void rt_own_report(void);
+int rt_slow_mode(struct rt_thread *t);
+
 #endif

@@ -1,0 +1,164 @@
+/* SPDX-License-Identifier: MIT */
+/* The runtime's slots in the shared region: acquiring, reserving, finishing, telling the
+ * recorder. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+#include <x86intrin.h>
+
+#include "rt/rt-internal.h"
+
+/* ---- slots ---- */
+
+static struct mt_rt_slot *slot_at(uint32_t i)
+{
+	return (struct mt_rt_slot *)((char *)rt_region + rt_region->slots_off +
+				     (uint64_t)i * rt_region->slot_size);
+}
+
+void rt_notify_recorder(void)
+{
+	char b = MT_RT_MSG_NOTIFY;
+
+	__atomic_add_fetch(&rt_region->notifies, 1, __ATOMIC_RELAXED);
+	/* Non-blocking: a full socket means the recorder has notifications to read anyway. */
+	long rc = mt_rt_sys(SYS_sendto, rt_sock, (long)&b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
+
+	if (rc == -EPIPE || rc == -ECONNRESET || rc == -ENOTCONN || rc == -EBADF)
+		rt_go_passive();
+}
+
+static void flush_counters(struct rt_thread *t)
+{
+	struct mt_rt_region *r = rt_region;
+
+	__atomic_add_fetch(&r->frames_walked, t->c_walked, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->frames_reused, t->c_reused, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->memo_hits, t->c_memo_hits, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->truncated, t->c_truncated, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->depth_limited, t->c_depth, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->guard_events, t->c_guard, __ATOMIC_RELAXED);
+	t->c_walked = t->c_reused = t->c_memo_hits = t->c_truncated = t->c_depth = t->c_guard = 0;
+}
+
+/* Hands the thread's slot to the recorder, which collects it at its next round; it is
+ * woken only when READY slots pile up. */
+RT_COLD void rt_slot_finish(struct rt_thread *t)
+{
+	struct mt_rt_region *r = rt_region;
+	struct mt_rt_slot *s = t->slot;
+	uint64_t *bits = (uint64_t *)((char *)r + r->ready_off);
+	uint32_t i;
+
+	if (!s)
+		return;
+	i = (uint32_t)(((char *)s - ((char *)r + r->slots_off)) / r->slot_size);
+	s->end_time = rt_now();
+	__atomic_add_fetch(&r->events, t->cnt, __ATOMIC_RELAXED);
+	flush_counters(t);
+	__atomic_store_n(&s->state, MT_RT_SLOT_READY, __ATOMIC_RELEASE);
+	__atomic_or_fetch(&bits[i / 64], 1ull << (i % 64), __ATOMIC_RELEASE);
+	t->slot = NULL;
+	t->cnt = 0;
+	if (__atomic_add_fetch(&r->ready_pending, 1, __ATOMIC_ACQ_REL) == r->wake_at)
+		rt_notify_recorder();
+}
+
+/* Slot i is taken: if it never was before, its pages become memtap's now (populated, and
+ * said in the taker's first row). */
+static void slot_first_use(uint32_t i)
+{
+	uint64_t h = __atomic_load_n(&rt_region->slots_hwm, __ATOMIC_RELAXED);
+
+	while (i + 1 > h && !__atomic_compare_exchange_n(&rt_region->slots_hwm, &h, i + 1, false,
+							 __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+	if (i + 1 > h)
+		rt_own_grow(&rt_shm_slots,
+			    rt_region->slots_off + (uint64_t)(i + 1) * rt_region->slot_size);
+}
+
+static bool slot_try_acquire(struct rt_thread *t)
+{
+	uint64_t *fb = (uint64_t *)((char *)rt_region + rt_region->free_off);
+	uint32_t n = rt_region->nslots;
+
+	/* The lowest free slot: reusing hot slots keeps the region's resident size small. One
+	 * CAS on the free bitmap, not a scan of the slot headers (which the recorder writes). */
+	for (uint32_t w = 0; w < (n + 63) / 64; w++) {
+		uint64_t x = __atomic_load_n(&fb[w], __ATOMIC_ACQUIRE);
+
+		while (x) {
+			uint64_t bit = x & -x;
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(x);
+			struct mt_rt_slot *s;
+
+			if (!__atomic_compare_exchange_n(&fb[w], &x, x & ~bit, false,
+							 __ATOMIC_ACQUIRE, __ATOMIC_ACQUIRE))
+				continue; /* x now holds the word's current value */
+			if (i >= n)
+				return false;
+			s = slot_at(i);
+			__atomic_store_n(&s->state, MT_RT_SLOT_FILLING, __ATOMIC_RELAXED);
+			s->tid = t->tid;
+			s->seq = __atomic_add_fetch(&rt_region->slot_seq, 1, __ATOMIC_RELAXED);
+			s->end_time = 0;
+			__atomic_store_n(&s->count, 0, __ATOMIC_RELEASE);
+			t->slot = s;
+			t->cnt = 0;
+			t->until = 1; /* a slot's first row is stamped */
+			slot_first_use(i);
+			return true;
+		}
+	}
+	return false;
+}
+
+/*
+ * Gets a slot with room for need rows. When every slot is taken the thread waits for the
+ * recorder (backpressure, counted); after a second without a free slot it gives up on this
+ * event, which is counted as dropped, rather than risk stalling the workload forever.
+ */
+RT_COLD bool rt_slot_reserve(struct rt_thread *t, unsigned need)
+{
+	struct timespec nap = { 0, 50000 };
+	uint64_t waited = 0;
+	int saved = errno;
+
+	if (t->slot && t->cnt + need <= SLOT_WORDS)
+		return true;
+	if (t->slot)
+		rt_slot_finish(t);
+	if (!t->tid)
+		t->tid = (uint32_t)rt_gettid();
+	while (!slot_try_acquire(t)) {
+		if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) != RT_READY ||
+		    waited >= 1000000000ull) {
+			__atomic_add_fetch(&rt_region->dropped, 1, __ATOMIC_RELAXED);
+			errno = saved;
+			return false;
+		}
+		if (!waited)
+			__atomic_add_fetch(&rt_region->stalls, 1, __ATOMIC_RELAXED);
+		rt_notify_recorder();
+		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
+		waited += 50000;
+		__atomic_add_fetch(&rt_region->stall_ns, 50000, __ATOMIC_RELAXED);
+	}
+	errno = saved;
+	return true;
+}
