@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* A small streaming Parquet writer on libzstd. */
 #include "export/parquet.h"
+#include "export/parquet-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -14,175 +15,6 @@
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/hash.h"
-
-/*
- * File layout: "PAR1", then per row group and column one DATA_PAGE (v1: definition levels
- * for OPTIONAL columns, then the non-null values, PLAIN) compressed as one ZSTD frame — or,
- * for a column with few distinct values in the group, a DICTIONARY_PAGE (PLAIN) and a
- * DATA_PAGE of RLE_DICTIONARY indices — then
- * the FileMetaData in Thrift's compact protocol, its length (u32 LE) and "PAR1" again.
- * Row groups hold ROWS_PER_GROUP rows, so a page stays near 1 MiB for 8-byte values and the
- * writer's memory is bounded whatever the table's length.
- */
-
-#define ROWS_PER_GROUP 131072
-#define MAX_BUF (256u << 20)
-
-enum { PQ_INT64 = 2, PQ_DOUBLE = 5, PQ_BYTE_ARRAY = 6 };
-enum {
-	T_TRUE = 1,
-	T_FALSE = 2,
-	T_BYTE = 3,
-	T_I32 = 5,
-	T_I64 = 6,
-	T_BINARY = 8,
-	T_LIST = 9,
-	T_STRUCT = 12
-};
-
-struct chunk_meta {
-	uint64_t offset, uncompressed, compressed, num_values;
-	uint64_t data_offset, dict_offset; /* the data page's, the dictionary page's */
-	bool dict; /* RLE_DICTIONARY encoded */
-};
-
-/* A column's data for one row group: two sets take turns, one filled by the caller while a
- * worker thread compresses and writes the other. */
-struct col {
-	struct mt_col def;
-	struct mt_buf values[2]; /* PLAIN, non-null values of the row group */
-	uint8_t *defs[2]; /* OPTIONAL: 1 (value) or 0 (null) per row of the group */
-	bool set; /* the current row has a value */
-	unsigned no_dict; /* row groups still to write PLAIN after a dictionary overflowed */
-};
-
-struct group {
-	uint64_t rows, bytes;
-	struct chunk_meta *cols;
-};
-
-struct mt_pq {
-	struct mt_sink sink; /* first: a struct mt_pq is a table sink */
-	char *path, *tmp;
-	int fd;
-	uint64_t off; /* bytes written */
-	int err;
-	struct col *cols;
-	unsigned ncols;
-	uint64_t rows; /* in the current group */
-	uint64_t total_rows;
-	struct group *groups;
-	size_t ngroups, groups_cap;
-	char **meta_k, **meta_v;
-	unsigned nmeta;
-	ZSTD_CCtx *zc;
-	struct mt_buf page, out, dict; /* scratch (the writer's) */
-	struct dict_slot *slots;
-	uint32_t *idx;
-	unsigned cur; /* the set being filled */
-	/* The worker, started at the first full row group: it writes set job_set of job_rows
-	 * rows while job is true; the caller waits for it before handing over the next. */
-	bool threaded, job, stop;
-	unsigned job_set;
-	uint64_t job_rows;
-	int werr; /* the worker's first error */
-	pthread_t th;
-	pthread_mutex_t lk;
-	pthread_cond_t cv;
-};
-
-/* ---- Thrift compact protocol, write-only ---- */
-
-struct tw {
-	struct mt_buf *b;
-	int16_t last[16];
-	int depth;
-	int err;
-};
-
-static void t_raw(struct tw *w, const void *p, size_t n)
-{
-	if (!w->err && mt_buf_append(w->b, p, n) < 0)
-		w->err = -ENOMEM;
-}
-
-static void t_byte(struct tw *w, uint8_t c)
-{
-	t_raw(w, &c, 1);
-}
-
-static void t_varint(struct tw *w, uint64_t v)
-{
-	if (!w->err && mt_buf_put_varint(w->b, v) < 0)
-		w->err = -ENOMEM;
-}
-
-static uint64_t zz(int64_t v)
-{
-	return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
-}
-
-static void t_field(struct tw *w, int16_t id, uint8_t type)
-{
-	int delta = id - w->last[w->depth];
-
-	if (delta > 0 && delta <= 15) {
-		t_byte(w, (uint8_t)(delta << 4 | type));
-	} else {
-		t_byte(w, type);
-		t_varint(w, zz(id));
-	}
-	w->last[w->depth] = id;
-}
-
-static void t_i32(struct tw *w, int16_t id, int32_t v)
-{
-	t_field(w, id, T_I32);
-	t_varint(w, zz(v));
-}
-
-static void t_i64(struct tw *w, int16_t id, int64_t v)
-{
-	t_field(w, id, T_I64);
-	t_varint(w, zz(v));
-}
-
-static void t_bin(struct tw *w, int16_t id, const char *s)
-{
-	size_t n = strlen(s);
-
-	t_field(w, id, T_BINARY);
-	t_varint(w, n);
-	t_raw(w, s, n);
-}
-
-static void t_list(struct tw *w, int16_t id, uint8_t elem, size_t n)
-{
-	t_field(w, id, T_LIST);
-	if (n < 15) {
-		t_byte(w, (uint8_t)(n << 4 | elem));
-	} else {
-		t_byte(w, 0xf0 | elem);
-		t_varint(w, n);
-	}
-}
-
-/* A struct: as a field (id > 0) or as a list element (id 0). */
-static void t_begin(struct tw *w, int16_t id)
-{
-	if (id)
-		t_field(w, id, T_STRUCT);
-	if (w->depth + 1 < 16)
-		w->last[++w->depth] = 0;
-	else
-		w->err = -EINVAL;
-}
-
-static void t_end(struct tw *w)
-{
-	t_byte(w, 0);
-	w->depth--;
-}
 
 /* ---- columns ---- */
 
@@ -255,7 +87,7 @@ static void s_str(struct mt_sink *sink, unsigned col, const char *s)
 /* ---- files ---- */
 
 /* Writes at the end of the file; the first failure goes to *err. */
-static void wr(struct mt_pq *pq, int *err, const void *p, size_t n)
+void mt_pq_wr(struct mt_pq *pq, int *err, const void *p, size_t n)
 {
 	const uint8_t *q = p;
 
@@ -274,7 +106,7 @@ static void wr(struct mt_pq *pq, int *err, const void *p, size_t n)
 	}
 }
 
-static int pq_type(enum mt_col_type t)
+int mt_pq_pq_type(enum mt_col_type t)
 {
 	switch (t) {
 	case MT_COL_DOUBLE:
@@ -501,30 +333,30 @@ static uint64_t write_page(struct mt_pq *pq, int *err, bool dict, uint64_t num_v
 		return 0;
 	}
 	mt_buf_init(&hdr, 1024);
-	t_i32(&h, 1, dict ? 2 : 0); /* DICTIONARY_PAGE or DATA_PAGE */
-	t_i32(&h, 2, (int32_t)(na + nb));
-	t_i32(&h, 3, (int32_t)z);
+	mt_pq_t_i32(&h, 1, dict ? 2 : 0); /* DICTIONARY_PAGE or DATA_PAGE */
+	mt_pq_t_i32(&h, 2, (int32_t)(na + nb));
+	mt_pq_t_i32(&h, 3, (int32_t)z);
 	if (dict) {
-		t_begin(&h, 7); /* DictionaryPageHeader */
-		t_i32(&h, 1, (int32_t)num_values);
-		t_i32(&h, 2, 0); /* PLAIN */
-		t_end(&h);
+		mt_pq_t_begin(&h, 7); /* DictionaryPageHeader */
+		mt_pq_t_i32(&h, 1, (int32_t)num_values);
+		mt_pq_t_i32(&h, 2, 0); /* PLAIN */
+		mt_pq_t_end(&h);
 	} else {
-		t_begin(&h, 5); /* DataPageHeader */
-		t_i32(&h, 1, (int32_t)num_values);
-		t_i32(&h, 2, enc);
-		t_i32(&h, 3, 3); /* definition levels: RLE */
-		t_i32(&h, 4, 3); /* repetition levels: RLE */
-		t_end(&h);
+		mt_pq_t_begin(&h, 5); /* DataPageHeader */
+		mt_pq_t_i32(&h, 1, (int32_t)num_values);
+		mt_pq_t_i32(&h, 2, enc);
+		mt_pq_t_i32(&h, 3, 3); /* definition levels: RLE */
+		mt_pq_t_i32(&h, 4, 3); /* repetition levels: RLE */
+		mt_pq_t_end(&h);
 	}
-	t_byte(&h, 0); /* the PageHeader's stop */
+	mt_pq_t_byte(&h, 0); /* the PageHeader's stop */
 	if (h.err) {
 		mt_buf_release(&hdr);
 		*err = -ENOMEM;
 		return 0;
 	}
-	wr(pq, err, hdr.data, hdr.len);
-	wr(pq, err, pq->out.data, z);
+	mt_pq_wr(pq, err, hdr.data, hdr.len);
+	mt_pq_wr(pq, err, pq->out.data, z);
 	*uncompressed += hdr.len + na + nb;
 	z += hdr.len;
 	mt_buf_release(&hdr);
@@ -703,99 +535,6 @@ static int s_end_row(struct mt_sink *sink)
 	return pq->err;
 }
 
-static void footer(struct mt_pq *pq)
-{
-	struct mt_buf b;
-	struct tw w = { .b = &b };
-	uint8_t len[4];
-
-	mt_buf_init(&b, MAX_BUF);
-	t_i32(&w, 1, 1); /* version */
-	t_list(&w, 2, T_STRUCT, pq->ncols + 1);
-	t_begin(&w, 0); /* the root */
-	t_bin(&w, 4, "schema");
-	t_i32(&w, 5, (int32_t)pq->ncols);
-	t_end(&w);
-	for (unsigned i = 0; i < pq->ncols; i++) {
-		const struct mt_col *d = &pq->cols[i].def;
-
-		t_begin(&w, 0);
-		t_i32(&w, 1, pq_type(d->type));
-		t_i32(&w, 3, d->optional ? 1 : 0);
-		t_bin(&w, 4, d->name);
-		if (d->type == MT_COL_STRING) {
-			t_i32(&w, 6, 0); /* UTF8 */
-			t_begin(&w, 10);
-			t_begin(&w, 1); /* StringType */
-			t_end(&w);
-			t_end(&w);
-		} else if (d->type == MT_COL_U64) {
-			t_i32(&w, 6, 14); /* UINT_64 */
-			t_begin(&w, 10);
-			t_begin(&w, 10); /* IntType */
-			t_field(&w, 1, T_BYTE);
-			t_byte(&w, 64);
-			t_field(&w, 2, T_FALSE); /* isSigned */
-			t_end(&w);
-			t_end(&w);
-		}
-		t_end(&w);
-	}
-	t_i64(&w, 3, (int64_t)pq->total_rows);
-	t_list(&w, 4, T_STRUCT, pq->ngroups);
-	for (size_t g = 0; g < pq->ngroups; g++) {
-		t_begin(&w, 0);
-		t_list(&w, 1, T_STRUCT, pq->ncols);
-		for (unsigned i = 0; i < pq->ncols; i++) {
-			const struct chunk_meta *m = &pq->groups[g].cols[i];
-
-			t_begin(&w, 0);
-			t_i64(&w, 2, (int64_t)m->offset);
-			t_begin(&w, 3);
-			t_i32(&w, 1, pq_type(pq->cols[i].def.type));
-			t_list(&w, 2, T_I32, m->dict ? 3 : 2);
-			t_varint(&w, zz(0)); /* PLAIN */
-			t_varint(&w, zz(3)); /* RLE */
-			if (m->dict)
-				t_varint(&w, zz(8)); /* RLE_DICTIONARY */
-			t_list(&w, 3, T_BINARY, 1);
-			t_varint(&w, strlen(pq->cols[i].def.name));
-			t_raw(&w, pq->cols[i].def.name, strlen(pq->cols[i].def.name));
-			t_i32(&w, 4, 6); /* ZSTD */
-			t_i64(&w, 5, (int64_t)m->num_values);
-			t_i64(&w, 6, (int64_t)m->uncompressed);
-			t_i64(&w, 7, (int64_t)m->compressed);
-			t_i64(&w, 9, (int64_t)m->data_offset);
-			if (m->dict)
-				t_i64(&w, 11, (int64_t)m->dict_offset);
-			t_end(&w);
-			t_end(&w);
-		}
-		t_i64(&w, 2, (int64_t)pq->groups[g].bytes);
-		t_i64(&w, 3, (int64_t)pq->groups[g].rows);
-		t_end(&w);
-	}
-	t_list(&w, 5, T_STRUCT, pq->nmeta);
-	for (unsigned i = 0; i < pq->nmeta; i++) {
-		t_begin(&w, 0);
-		t_bin(&w, 1, pq->meta_k[i]);
-		t_bin(&w, 2, pq->meta_v[i]);
-		t_end(&w);
-	}
-	t_bin(&w, 6, "memtap " MEMTAP_VERSION);
-	t_byte(&w, 0);
-	if (w.err) {
-		pq->err = w.err;
-	} else {
-		for (int k = 0; k < 4; k++)
-			len[k] = (uint8_t)(b.len >> (8 * k));
-		wr(pq, &pq->err, b.data, b.len);
-		wr(pq, &pq->err, len, 4);
-		wr(pq, &pq->err, "PAR1", 4);
-	}
-	mt_buf_release(&b);
-}
-
 static int pq_close(struct mt_pq *pq, bool commit);
 
 static int s_close(struct mt_sink *s, bool commit)
@@ -870,7 +609,7 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 		pq_close(pq, false);
 		return e;
 	}
-	wr(pq, &pq->err, "PAR1", 4);
+	mt_pq_wr(pq, &pq->err, "PAR1", 4);
 	if (pq->err) {
 		int e = pq->err;
 
@@ -891,7 +630,7 @@ static int pq_close(struct mt_pq *pq, bool commit)
 		flush_group(pq, true);
 	stop_worker(pq);
 	if (commit && pq->fd >= 0 && !pq->err)
-		footer(pq);
+		mt_pq_footer(pq);
 	if (pq->fd >= 0 && close(pq->fd) < 0 && !pq->err)
 		pq->err = -errno;
 	rc = pq->err;
