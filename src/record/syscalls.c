@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* The syscall collector on perf tracepoint rings: raw_syscalls entries and exits paired. */
+/* The syscall collector: raw_syscalls tracepoints (or BPF) opened, drained and closed. */
 #include "record/syscalls.h"
+#include "record/syscalls-internal.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -30,99 +31,10 @@
 #include "record/probe.h"
 #include "record/sysinfo.h"
 #include "record/ustack.h"
-#ifdef MEMTAP_BPF
 #include "record/syscalls-bpf.h"
-#endif
 
-/*
- * raw_syscalls:sys_enter and sys_exit, one event each per CPU (exit writes into the enter
- * event's ring: two fds per CPU, since closing a tracepoint fd costs ~30 ms here). A
- * thread's entry and exit may land in different CPUs' rings, so each drain gathers the
- * records of every ring, sorts them by time and pairs them per thread; records newer than
- * the drain's start wait for the next drain, when every ring holds what came before them.
- * This costs two perf records per call in the kernel (research: 21x on dd bs=1, 8x on
- * find); the in-kernel BPF summary (syscalls-bpf.c) is the cheap path. The entry also
- * samples the user r12, where the preload runtime marks its own calls (format/rt-mark.h).
- */
-
-#define RING_PAGES 4096 /* 16 MiB per CPU: a call is ~150 bytes of records */
-#define RING_PAGES_MIN 256 /* where locked memory is limited (perf_event_mlock_kb) */
-
-#define ENTER_SAMPLE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW | PERF_SAMPLE_REGS_USER)
-#define EXIT_SAMPLE (PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW)
-#define ENTER_REGS (1ull << PERF_REG_X86_R12) /* the runtime's mark (format/rt-mark.h) */
-/* --syscall-stacks: the registers an unwind starts from, and a copy of the stack */
-#define STACK_REGS (1ull << PERF_REG_X86_IP | 1ull << PERF_REG_X86_SP | 1ull << PERF_REG_X86_BP)
-#define STACK_BYTES 8192
-
-struct rec {
-	uint64_t time;
-	uint32_t pid, tid;
-	uint16_t exit, runtime;
-	int64_t id, ret;
-	uint64_t args[6];
-	uint64_t stack; /* stack id, 0 for none */
-};
-
-struct pending {
-	uint64_t time;
-	uint32_t pid, tid;
-	int64_t nr;
-	uint64_t args[6];
-	uint64_t stack;
-	bool used, runtime;
-};
-
-/* A path copied at a syscall's entry by BPF, waiting for its call's record. */
-struct path {
-	uint64_t time;
-	int nr;
-	size_t len;
-	char *s;
-};
-
-/* One thread's queue: a thread makes one call at a time, so its paths come in the order of
- * its calls and the one for a call is at the head (older heads had no call: dropped). */
-struct tpaths {
-	struct path *v;
-	size_t head, n, cap;
-};
-
-#define PATH_WINDOW_NS 1000000ull /* a path and its call's entry: within 1 ms */
-
-struct mt_syscalls_state {
-	struct mt_perf_ring *rings;
-	int *exit_fds;
-	int nrings;
-	int enter_type, exit_type; /* tracepoint ids, the records' common_type */
-	unsigned ring_pages;
-	unsigned classes;
-	uint64_t enter_sample, enter_regs; /* ENTER_*, with the stack's when stacks are asked */
-	struct mt_tp_field f_type, f_id, f_args, f_ret;
-	struct rec *recs;
-	size_t nrecs, cap;
-	struct mt_map64 pend_ix; /* tid -> index into pend */
-	struct pending *pend;
-	size_t npend, pend_cap;
-	uint64_t calls, no_exit, no_entry, child_returns, filtered, lost, malformed, records;
-	uint64_t runtime_calls;
 #ifdef MEMTAP_BPF
-	struct mt_syspaths *paths_bpf;
-	struct mt_sysrec *sysrec; /* BPF per-call records: no perf rings at all */
 #endif
-	const char *cur_path; /* the path of the call being emitted from a BPF record */
-	size_t cur_plen;
-	uint64_t bpf_lost_reported;
-	const char *paths_why; /* why there are no paths, or NULL */
-	double cost_ns; /* measured tracing cost per call, 0 if not measured */
-	struct tpaths *tq; /* per thread, its paths in arrival (= entry) order */
-	size_t ntq, tq_cap;
-	struct mt_map64 tq_ix; /* tid -> index + 1 into tq */
-	uint64_t npaths; /* queued in all */
-	uint64_t paths_joined, paths_missing, paths_unmatched, paths_truncated, paths_faulted;
-	struct mt_loader_watch loader; /* the loader's work for the runtime, after each exec */
-	uint64_t loader_calls;
-};
 
 static int read_format(const char *tp, char *buf, size_t size)
 {
@@ -142,10 +54,6 @@ static int read_format(const char *tp, char *buf, size_t size)
 	return 0;
 }
 
-static void on_path(void *ctx, uint64_t time, uint32_t tid, int nr, const char *path, int len);
-static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, int64_t nr,
-		 int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags, uint64_t stack);
-
 #ifdef MEMTAP_BPF
 /* A call as BPF recorded it at its exit: already paired and timed. */
 static void on_sysrec(void *ctx, const struct mt_sysrec_call *r)
@@ -164,7 +72,7 @@ static void on_sysrec(void *ctx, const struct mt_sysrec_call *r)
 	c->cur_plen = r->path_len;
 	if (r->flags & MT_SYSCALL_NO_EXIT)
 		c->no_exit++;
-	emit(s, r->time, r->pid, r->tid, r->nr, r->ret, r->duration, r->args, r->flags, 0);
+	mt_sc_emit(s, r->time, r->pid, r->tid, r->nr, r->ret, r->duration, r->args, r->flags, 0);
 	c->cur_path = NULL;
 }
 #endif
@@ -393,7 +301,7 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 #ifdef MEMTAP_BPF
 	if (!mt_feat_ok(MT_FEAT_BPF))
 		c->paths_why = "BPF is not available";
-	else if (mt_syspaths_open(s, on_path, c, &c->paths_bpf) < 0)
+	else if (mt_syspaths_open(s, mt_sc_on_path, c, &c->paths_bpf) < 0)
 		c->paths_why = "the BPF path capture did not load";
 #else
 	c->paths_why = "this memtap was built without BPF";
@@ -470,229 +378,6 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	}
 }
 
-static struct tpaths *queue_of(struct mt_syscalls_state *c, uint32_t tid, bool create)
-{
-	uint64_t *ix = mt_map64_get(&c->tq_ix, tid);
-
-	if (ix && *ix)
-		return &c->tq[*ix - 1];
-	if (!create || mt_grow_array(&c->tq, &c->tq_cap, c->ntq + 1, sizeof(*c->tq)) < 0 ||
-	    mt_map64_put(&c->tq_ix, tid, &ix) < 0)
-		return NULL;
-	memset(&c->tq[c->ntq], 0, sizeof(*c->tq));
-	*ix = ++c->ntq;
-	return &c->tq[c->ntq - 1];
-}
-
-/* Drops the head of q (a path with no call: before the command's exec, or lost). */
-static void drop_head(struct mt_syscalls_state *c, struct tpaths *q)
-{
-	free(q->v[q->head].s);
-	q->head++;
-	c->npaths--;
-	c->paths_unmatched++;
-	if (q->head == q->n)
-		q->head = q->n = 0;
-}
-
-/* Is the path (len bytes) the preload runtime's, as LD_PRELOAD names it? */
-static bool rt_path_is(const struct mt_session *s, const char *path, size_t len)
-{
-	const char *rt = mt_alloc_rt_path(s);
-
-	return rt && path && strlen(rt) == len && !memcmp(rt, path, len);
-}
-
-/* The path of the call that thread tid entered at time t with number nr: the head of the
- * thread's queue once older entries are dropped; 0 when there is none. *is_rt: it is the
- * runtime's path. */
-static uint32_t take_path(struct mt_session *s, uint64_t t, uint32_t tid, int nr, bool *is_rt)
-{
-	struct mt_syscalls_state *c = s->syscalls;
-	struct tpaths *q = queue_of(c, tid, false);
-	struct path *p;
-	uint32_t id;
-
-	while (q && q->head < q->n && q->v[q->head].time + PATH_WINDOW_NS < t)
-		drop_head(c, q);
-	if (!q || q->head == q->n || q->v[q->head].nr != nr ||
-	    q->v[q->head].time > t + PATH_WINDOW_NS) {
-		c->paths_missing++;
-		return 0;
-	}
-	p = &q->v[q->head];
-	id = mt_writer_strn(s->w, p->s, p->len);
-	*is_rt = rt_path_is(s, p->s, p->len);
-	free(p->s);
-	q->head++;
-	c->npaths--;
-	if (q->head == q->n)
-		q->head = q->n = 0;
-	c->paths_joined++;
-	return id;
-}
-
-static void on_path(void *ctx, uint64_t time, uint32_t tid, int nr, const char *path, int len)
-{
-	struct mt_syscalls_state *c = ctx;
-	struct tpaths *q;
-	struct path *p;
-
-	if (len <= 0) {
-		c->paths_faulted++; /* unreadable (a bad pointer): the call fails alike */
-		return;
-	}
-	if (len >= 256)
-		c->paths_truncated++;
-	q = queue_of(c, tid, true);
-	if (!q)
-		return;
-	if (q->head && q->n == q->cap) { /* reuse the consumed front */
-		memmove(q->v, q->v + q->head, (q->n - q->head) * sizeof(*q->v));
-		q->n -= q->head;
-		q->head = 0;
-	}
-	if (mt_grow_array(&q->v, &q->cap, q->n + 1, sizeof(*q->v)) < 0)
-		return;
-	p = &q->v[q->n];
-	p->len = strnlen(path, (size_t)len);
-	p->s = malloc(p->len + 1);
-	if (!p->s)
-		return;
-	memcpy(p->s, path, p->len);
-	p->s[p->len] = 0;
-	p->time = time;
-	p->nr = nr;
-	q->n++;
-	c->npaths++;
-}
-
-/* Paths older than any entry still to come had no call (before the command's exec). */
-static void expire_paths(struct mt_syscalls_state *c, uint64_t upto)
-{
-	for (size_t i = 0; i < c->ntq; i++)
-		while (c->tq[i].head < c->tq[i].n &&
-		       c->tq[i].v[c->tq[i].head].time + PATH_WINDOW_NS < upto)
-			drop_head(c, &c->tq[i]);
-}
-
-static int cmp_rec(const void *a, const void *b)
-{
-	const struct rec *x = a, *y = b;
-
-	if (x->time != y->time)
-		return x->time < y->time ? -1 : 1;
-	return (int)x->exit - (int)y->exit; /* an entry before an exit at the same time */
-}
-
-static void emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, int64_t nr,
-		 int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags, uint64_t stack)
-{
-	/* flags may carry MT_SYSCALL_RUNTIME: the preload runtime's own call */
-	struct mt_syscalls_state *c = s->syscalls;
-	uint64_t row[_MT_F_SYSCALL_MAX];
-	bool is_rt = false;
-
-	if (nr < 0)
-		return; /* -1: a syscall restarted or a non-syscall entry */
-	row[MT_F_SYSCALL_PATH] = 0;
-	if (c->cur_path) {
-		row[MT_F_SYSCALL_PATH] = mt_writer_strn(s->w, c->cur_path, c->cur_plen);
-		is_rt = rt_path_is(s, c->cur_path, c->cur_plen);
-	} else if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0) {
-		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr, &is_rt);
-	}
-	if (mt_loader_watch_call(&c->loader, tid, nr, ret, args, flags, is_rt)) {
-		flags |= MT_SYSCALL_RUNTIME | MT_SYSCALL_RT_LOADER;
-		c->loader_calls++;
-	}
-	if (c->classes != MT_SC_ALL && !(mt_syscall_classes((unsigned)nr) & c->classes)) {
-		c->filtered++;
-		return;
-	}
-	row[MT_F_TIME] = t;
-	row[MT_F_PID] = pid;
-	row[MT_F_TID] = tid;
-	row[MT_F_SYSCALL_NR] = (uint64_t)nr;
-	row[MT_F_SYSCALL_RET] = (uint64_t)ret;
-	row[MT_F_SYSCALL_DURATION] = dur;
-	for (int i = 0; i < 6; i++)
-		row[MT_F_SYSCALL_A0 + i] = args ? args[i] : 0;
-	row[MT_F_SYSCALL_FLAGS] = flags;
-	row[MT_F_SYSCALL_STACK] = stack;
-	c->calls++;
-	if (flags & MT_SYSCALL_RUNTIME)
-		c->runtime_calls++;
-	if (mt_writer_event(s->w, MT_EV_SYSCALL, row) == 0)
-		s->syscalls_coll.events++;
-}
-
-static void pair(struct mt_session *s, const struct rec *r)
-{
-	struct mt_syscalls_state *c = s->syscalls;
-	uint64_t *ix = mt_map64_get(&c->pend_ix, r->tid);
-	struct pending *p = ix ? &c->pend[*ix] : NULL;
-
-	if (!r->exit) {
-		if (p && p->used) {
-			/* A second entry without an exit: the first never returned (exit_group). */
-			emit(s, p->time, p->pid, r->tid, p->nr, 0, 0, p->args,
-			     MT_SYSCALL_NO_EXIT | (p->runtime ? MT_SYSCALL_RUNTIME : 0), p->stack);
-			c->no_exit++;
-		}
-		if (!p) {
-			if (mt_grow_array(&c->pend, &c->pend_cap, c->npend + 1, sizeof(*c->pend)) <
-				    0 ||
-			    mt_map64_put(&c->pend_ix, r->tid, &ix) < 0)
-				return;
-			*ix = c->npend;
-			p = &c->pend[c->npend++];
-		}
-		p->time = r->time;
-		p->pid = r->pid;
-		p->tid = r->tid;
-		p->nr = r->id;
-		memcpy(p->args, r->args, sizeof(p->args));
-		p->used = true;
-		p->runtime = r->runtime;
-		p->stack = r->stack;
-		return;
-	}
-	if (p && p->used) {
-		/* The thread's pending entry; the exit's own number may differ: rt_sigreturn's
-		 * exit reports the number of the restored context (-1 outside a syscall). */
-		emit(s, p->time, r->pid, r->tid, p->nr, r->ret, r->time - p->time, p->args,
-		     p->runtime ? MT_SYSCALL_RUNTIME : 0, p->stack);
-		p->used = false;
-		return;
-	}
-	/* A new task's first return is the child's half of its parent's clone/fork. */
-	if (r->ret == 0 && (r->id == 56 || r->id == 57 || r->id == 58 || r->id == 435)) {
-		c->child_returns++;
-		return;
-	}
-	/* An exit without its entry: execve's (its entry came before tracing began at exec). */
-	emit(s, r->time, r->pid, r->tid, r->id, r->ret, 0, NULL, MT_SYSCALL_NO_ENTRY, 0);
-	c->no_entry++;
-}
-
-static void process(struct mt_session *s, uint64_t upto)
-{
-	struct mt_syscalls_state *c = s->syscalls;
-	size_t k = 0;
-
-	if (!c->nrecs)
-		return;
-	qsort(c->recs, c->nrecs, sizeof(*c->recs), cmp_rec);
-	/* the stacks' trie nodes go out before the events that name them */
-	if (s->ustack)
-		(void)mt_ustack_flush(s->ustack, s->w);
-	while (k < c->nrecs && c->recs[k].time < upto)
-		pair(s, &c->recs[k++]);
-	memmove(c->recs, c->recs + k, (c->nrecs - k) * sizeof(*c->recs));
-	c->nrecs -= k;
-}
-
 void mt_syscalls_drain(struct mt_session *s)
 {
 	struct mt_syscalls_state *c = s->syscalls;
@@ -724,8 +409,8 @@ void mt_syscalls_drain(struct mt_session *s)
 	if (c->paths_bpf) /* after the rings: every entry before start has its path queued */
 		mt_syspaths_consume(c->paths_bpf);
 #endif
-	process(s, start);
-	expire_paths(c, start);
+	mt_sc_process(s, start);
+	mt_sc_expire_paths(c, start);
 }
 
 /* The collector's counts, whichever mechanism recorded the calls. */
@@ -774,13 +459,14 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	if (c->paths_bpf)
 		mt_syspaths_consume(c->paths_bpf);
 #endif
-	process(s, UINT64_MAX);
+	mt_sc_process(s, UINT64_MAX);
 	for (size_t i = 0; i < c->npend; i++)
 		if (c->pend[i].used) {
-			emit(s, c->pend[i].time, c->pend[i].pid, c->pend[i].tid, c->pend[i].nr, 0,
-			     0, c->pend[i].args,
-			     MT_SYSCALL_NO_EXIT | (c->pend[i].runtime ? MT_SYSCALL_RUNTIME : 0),
-			     c->pend[i].stack);
+			mt_sc_emit(s, c->pend[i].time, c->pend[i].pid, c->pend[i].tid,
+				   c->pend[i].nr, 0, 0, c->pend[i].args,
+				   MT_SYSCALL_NO_EXIT |
+					   (c->pend[i].runtime ? MT_SYSCALL_RUNTIME : 0),
+				   c->pend[i].stack);
 			c->no_exit++;
 		}
 	mt_kv_add(kv, "tracepoints", "raw_syscalls:sys_enter,raw_syscalls:sys_exit (every call)");
