@@ -42,7 +42,8 @@ allowed() {
 	record) echo "common format decode record" ;;
 	analysis) echo "common format decode analysis" ;;
 	export) echo "common format decode analysis export" ;;
-	cli) echo "common format decode record analysis export cli" ;;
+	lib) echo "common format decode analysis export lib" ;;
+	cli) echo "common format decode record analysis export lib cli" ;;
 	esac
 }
 for f in $(echo "$files" | tr ' ' '\n' | grep '^src/'); do
