@@ -300,62 +300,19 @@ static int finish(struct mt_session *s)
 	struct mt_kv end;
 	int r;
 
-	if (s->nrings) {
-		mt_perfmon_drain(s);
-		mt_perfmon_close(s);
-	}
-	mt_access_drain(s);
-	mt_faults_drain(s);
-	mt_rss_drain(s);
-	mt_syscalls_drain(s);
-	mt_tracepoints_drain(s);
+	for (size_t i = 0; i < mt_ncollectors; i++)
+		if (mt_collectors[i].final_drain)
+			mt_collectors[i].final_drain(s);
 	if (s->follow == MT_FOLLOW_PTRACE)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
-	write_collector(s, &s->proc, true, NULL);
-	write_collector(s, &s->maps, true, NULL);
-	{
+	for (size_t i = 0; i < mt_ncollectors; i++) {
 		struct mt_kv akv;
 
 		mt_kv_init(&akv);
-		if (s->alloc)
-			mt_alloc_close(s, &akv);
-		write_collector(s, &s->alloc_coll, true, &akv);
-		mt_kv_release(&akv);
-		mt_kv_init(&akv);
-		if (s->access)
-			mt_access_close(s, &akv);
-		write_collector(s, &s->access_coll, true, &akv);
-		mt_kv_release(&akv);
-		mt_kv_init(&akv);
-		if (s->faults)
-			mt_faults_close(s, &akv);
-		write_collector(s, &s->faults_coll, true, &akv);
-		mt_kv_release(&akv);
-		mt_kv_init(&akv);
-		if (s->rss)
-			mt_rss_close(s, &akv);
-		write_collector(s, &s->rss_coll, true, &akv);
-		mt_kv_release(&akv);
-		mt_kv_init(&akv);
-		mt_pagewrites_close(s, &akv);
-		write_collector(s, &s->pagewrites_coll, true, &akv);
-		mt_kv_release(&akv);
-		mt_kv_init(&akv);
-		if (s->syscalls)
-			mt_syscalls_close(s, &akv);
-		mt_ustack_free(s->ustack);
-		s->ustack = NULL;
-#ifdef MEMTAP_BPF
-		if (s->syscalls_bpf)
-			mt_syscalls_bpf_close(s, &akv);
-#endif
-		write_collector(s, &s->syscalls_coll, true, &akv);
-		mt_kv_release(&akv);
-		mt_kv_init(&akv);
-		if (s->tracepoints)
-			mt_tracepoints_close(s, &akv);
-		write_collector(s, &s->events_coll, true, &akv);
+		if (mt_collectors[i].close)
+			mt_collectors[i].close(s, &akv);
+		write_collector(s, mt_collector_record(s, &mt_collectors[i]), true, &akv);
 		mt_kv_release(&akv);
 	}
 	mt_kv_init(&end);
@@ -377,97 +334,25 @@ static int finish(struct mt_session *s)
 	return r;
 }
 
-int mt_record(const struct mt_record_opts *o)
+/* Follows the command's processes and their mappings from before it runs, as well as the
+ * machine allows (the process and mappings records say how). */
+static void attach_tree(struct mt_session *s)
 {
-	struct mt_session s = { .o = o };
-	struct launch l = { .go = { -1, -1 }, .execerr = { -1, -1 } };
-	struct pollfd *fds = NULL;
-	sigset_t block;
-	uint64_t last_flush;
-	struct mt_kv ekv;
-	int sigfd = -1, r, ret;
+	const struct mt_record_opts *o = s->o;
+	int r = 0;
 
-	s.self = getpid();
-	s.proc.name = "process";
-	s.maps.name = "mappings";
-	mt_map64_init(&s.task_ix);
-
-	r = choose_follow(&s);
-	if (r < 0)
-		return r;
-	{
-		struct mt_writer_opts wo = { .zstd_level = o->zstd_level };
-
-		r = mt_writer_open(o->output, o->force, &wo, &s.w);
-	}
-	if (r == -EEXIST) {
-		mt_err("'%s' already exists (hint: use --force to overwrite it, or -o to choose "
-		       "another file)",
-		       o->output);
-		return r;
-	}
-	if (r < 0)
-		return mt_err_code(r, "cannot create '%s'", o->output);
-
-	sigemptyset(&block);
-	sigaddset(&block, SIGCHLD);
-	sigaddset(&block, SIGINT);
-	sigaddset(&block, SIGTERM);
-	sigaddset(&block, SIGHUP);
-	sigprocmask(SIG_BLOCK, &block, &l.oldmask);
-	{
-		struct sigaction ign = { .sa_handler = SIG_IGN };
-
-		sigaction(SIGPIPE, &ign, &l.oldpipe);
-	}
-	sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sigfd < 0 || pipe2(l.go, O_CLOEXEC) < 0 || pipe2(l.execerr, O_CLOEXEC) < 0) {
-		r = mt_err_code(-errno, "cannot set up the recording");
-		goto out_early;
-	}
-
-	s.alloc_coll.name = "alloc";
-	mt_open_pagewrites(&s);
-	if (o->alloc) {
-		r = mt_alloc_open(&s);
-		if (r < 0)
-			goto out_early;
-		snprintf(s.alloc_coll.mechanism, sizeof(s.alloc_coll.mechanism), "preload%s",
-			 o->stack_depth ? "+eh_frame-stacks" : "");
-		mt_coll_set(&s.alloc_coll, s.alloc_coll.mechanism, "active", NULL);
-	} else {
-		mt_coll_set(&s.alloc_coll, "none", "off", "--no-alloc");
-	}
-	s.t_start = mt_now_ns();
-	r = write_meta(&s, o->argv);
-	if (r < 0) {
-		mt_err_code(r, "cannot write '%s'", o->output);
-		goto out_early;
-	}
-	s.root = fork();
-	if (s.root < 0) {
-		r = mt_err_code(-errno, "cannot fork");
-		goto out_early;
-	}
-	if (s.root == 0)
-		child_main(&s, &l, o->argv);
-	close(l.go[0]);
-	close(l.execerr[1]);
-	l.go[0] = l.execerr[1] = -1;
-
-	/* Attach everything before the command runs: nothing it does can be missed. */
-	mt_task_add(&s, s.root, s.root, TASK_LIVE, s.t_start);
-	mt_emit_task_new(&s, s.t_start, s.root, s.root, s.self, s.self, MT_TASK_PROCESS);
-	if (s.follow == MT_FOLLOW_PTRACE && (r = mt_tracer_seize(&s, s.root)) < 0) {
+	mt_task_add(s, s->root, s->root, TASK_LIVE, s->t_start);
+	mt_emit_task_new(s, s->t_start, s->root, s->root, s->self, s->self, MT_TASK_PROCESS);
+	if (s->follow == MT_FOLLOW_PTRACE && (r = mt_tracer_seize(s, s->root)) < 0) {
 		mt_warn("cannot ptrace the command: %s; following with perf task records",
 			strerror(-r));
-		s.follow = mt_feat_ok(MT_FEAT_PERF_RING) ? MT_FOLLOW_PERF : MT_FOLLOW_NONE;
+		s->follow = mt_feat_ok(MT_FEAT_PERF_RING) ? MT_FOLLOW_PERF : MT_FOLLOW_NONE;
 	}
-	if (o->mmaps || s.follow == MT_FOLLOW_PERF) {
+	if (o->mmaps || s->follow == MT_FOLLOW_PERF) {
 		if (!mt_feat_ok(MT_FEAT_PERF_RING) || !mt_feat_ok(MT_FEAT_MMAP2))
 			r = -ENOTSUP;
 		else
-			r = mt_perfmon_open(&s);
+			r = mt_perfmon_open(s);
 		if (r < 0) {
 			const char *why = r == -ENOTSUP
 						  ? (mt_feat_ok(MT_FEAT_PERF_RING)
@@ -478,135 +363,242 @@ int mt_record(const struct mt_record_opts *o)
 			mt_warn("no kernel mapping records: %s; mappings come from /proc snapshots at "
 				"each exec only",
 				why);
-			mt_coll_set(&s.maps, "procfs", "degraded", why);
-			if (s.follow == MT_FOLLOW_PERF)
-				s.follow = MT_FOLLOW_NONE;
+			mt_coll_set(&s->maps, "procfs", "degraded", why);
+			if (s->follow == MT_FOLLOW_PERF)
+				s->follow = MT_FOLLOW_NONE;
 		}
 	}
-	if (s.nrings)
-		mt_coll_set(&s.maps,
-			    s.follow == MT_FOLLOW_PTRACE ? "perf-mmap2+procfs" : "perf-mmap2",
+	if (s->nrings)
+		mt_coll_set(&s->maps,
+			    s->follow == MT_FOLLOW_PTRACE ? "perf-mmap2+procfs" : "perf-mmap2",
 			    "active", NULL);
 	else if (!o->mmaps)
-		mt_coll_set(&s.maps, "procfs", "degraded",
+		mt_coll_set(&s->maps, "procfs", "degraded",
 			    "--no-mmaps: /proc snapshots at each exec only");
-	switch (s.follow) {
+	switch (s->follow) {
 	case MT_FOLLOW_PTRACE:
-		mt_coll_set(&s.proc, "ptrace", "active", NULL);
+		mt_coll_set(&s->proc, "ptrace", "active", NULL);
 		break;
 	case MT_FOLLOW_PERF:
-		mt_coll_set(&s.proc, "perf-task", "degraded",
+		mt_coll_set(&s->proc, "perf-task", "degraded",
 			    "perf FORK/EXIT/COMM records: exit statuses of the command only");
 		break;
 	default:
-		mt_coll_set(&s.proc, "wait", "degraded",
+		mt_coll_set(&s->proc, "wait", "degraded",
 			    "the command's process only (no ptrace, no perf)");
 		break;
 	}
-	mt_open_access(&s);
-	mt_open_faults(&s);
-	mt_open_rss(&s);
-	mt_open_syscalls(&s);
-	mt_kv_init(&ekv);
-	mt_open_events(&s, &ekv);
-	write_collector(&s, &s.proc, false, NULL);
-	write_collector(&s, &s.maps, false, NULL);
-	write_collector(&s, &s.alloc_coll, false, NULL);
-	write_collector(&s, &s.access_coll, false, NULL);
-	write_collector(&s, &s.faults_coll, false, NULL);
-	write_collector(&s, &s.rss_coll, false, NULL);
-	write_collector(&s, &s.pagewrites_coll, false, NULL);
-	write_collector(&s, &s.syscalls_coll, false, NULL);
-	write_collector(&s, &s.events_coll, false, &ekv); /* the descriptions, from the start */
-	mt_kv_release(&ekv);
-	mt_writer_flush(s.w);
+}
 
-	/* Go. */
-	(void)!write(l.go[1], "g", 1);
-	close(l.go[1]);
-	l.go[1] = -1;
+/* Every collector's first record, in the table's order. */
+static void write_first_records(struct mt_session *s, struct mt_kv *kvs)
+{
+	for (size_t i = 0; i < mt_ncollectors; i++)
+		write_collector(s, mt_collector_record(s, &mt_collectors[i]), false, &kvs[i]);
+	mt_writer_flush(s->w);
+}
 
-	fds = NULL;
-	last_flush = mt_now_ns();
+/* The descriptors to poll: the signals, the exec-error pipe, then each collector's; *at[i]
+ * is where collector i's begin. Returns their count, or -ENOMEM. */
+static int poll_set(struct mt_session *s, int sigfd, int execerr, struct pollfd **fds, int *at)
+{
+	int want = 2, nfds = 0;
+	struct pollfd *nf;
+
+	for (size_t i = 0; i < mt_ncollectors; i++)
+		if (mt_collectors[i].npollfds)
+			want += mt_collectors[i].npollfds(s);
+	nf = realloc(*fds, (size_t)want * sizeof(**fds));
+	if (!nf)
+		return -ENOMEM;
+	*fds = nf;
+	nf[nfds++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
+	nf[nfds++] = (struct pollfd){ .fd = execerr, .events = POLLIN };
+	for (size_t i = 0; i < mt_ncollectors; i++) {
+		at[i] = nfds;
+		if (mt_collectors[i].pollfds)
+			nfds += mt_collectors[i].pollfds(s, nf + nfds, want - nfds);
+	}
+	at[mt_ncollectors] = nfds;
+	return nfds;
+}
+
+/* The nearest deadline of a collector, at most 100 ms away. */
+static int poll_timeout(struct mt_session *s)
+{
+	int timeout = 100;
+
+	for (size_t i = 0; i < mt_ncollectors; i++) {
+		int t = mt_collectors[i].timeout_ms ? mt_collectors[i].timeout_ms(s) : -1;
+
+		if (t >= 0 && t < timeout)
+			timeout = t;
+	}
+	return timeout;
+}
+
+static void on_execerr(struct mt_session *s, struct launch *l)
+{
+	int e;
+
+	if (read(l->execerr[0], &e, sizeof(e)) == sizeof(e)) {
+		s->exec_failed = true;
+		s->exec_errno = e;
+	} else if (s->follow == MT_FOLLOW_NONE) {
+		/* No tracer saw the exec; the pipe's close-on-exec says it happened. */
+		mt_emit_exec(s, mt_now_ns(), s->root, s->root, s->root, NULL, s->o->argv);
+	}
+	close(l->execerr[0]);
+	l->execerr[0] = -1;
+}
+
+/* Polls and drains until the process tree is gone (or asked to stop). */
+static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct pollfd **fds)
+{
+	int at[MT_NCOLLECTORS + 1];
+	uint64_t last_flush = mt_now_ns();
+
 	for (;;) {
-		int nfds = 0, timeout = 100, alloc_at, want, at = mt_alloc_timeout_ms(&s);
-		struct pollfd *nf;
+		int timeout = poll_timeout(s), nfds;
 
-		if (at >= 0 && at < timeout)
-			timeout = at;
-		at = mt_rss_timeout_ms(&s);
-		if (at >= 0 && at < timeout)
-			timeout = at;
-		at = mt_pagewrites_timeout_ms(&s);
-		if (at >= 0 && at < timeout)
-			timeout = at;
-		reap(&s);
-		if (s.root_exited &&
-		    (s.follow != MT_FOLLOW_PTRACE || s.live == 0 || s.stop_requested))
-			break;
-		want = 2 + s.nrings + (s.access ? mt_perf_ncpus() : 0) +
-		       (s.faults ? mt_perf_ncpus() : 0) + (s.rss ? mt_perf_ncpus() : 0) +
-		       (s.syscalls ? mt_perf_ncpus() + 1 : 0) +
-		       (s.tracepoints ? mt_perf_ncpus() : 0) + mt_alloc_npollfds(&s);
-		nf = realloc(fds, (size_t)want * sizeof(*fds));
-		if (!nf) {
-			r = -ENOMEM;
-			goto out_running;
-		}
-		fds = nf;
-		fds[nfds++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-		fds[nfds++] = (struct pollfd){ .fd = l.execerr[0], .events = POLLIN };
-		for (int i = 0; i < s.nrings; i++)
-			fds[nfds++] = (struct pollfd){ .fd = s.rings[i].fd, .events = POLLIN };
-		nfds += mt_access_pollfds(&s, fds + nfds, want - nfds);
-		nfds += mt_faults_pollfds(&s, fds + nfds, want - nfds);
-		nfds += mt_rss_pollfds(&s, fds + nfds, want - nfds);
-		nfds += mt_syscalls_pollfds(&s, fds + nfds, want - nfds);
-		nfds += mt_tracepoints_pollfds(&s, fds + nfds, want - nfds);
-		alloc_at = nfds;
-		nfds += mt_alloc_pollfds(&s, fds + nfds, want - nfds);
-		if (poll(fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR) {
-			r = mt_err_code(-errno, "poll");
-			goto out_running;
-		}
-		mt_alloc_calibrate(&s);
-		mt_alloc_handle(&s, fds + alloc_at, nfds - alloc_at);
+		reap(s);
+		if (s->root_exited &&
+		    (s->follow != MT_FOLLOW_PTRACE || s->live == 0 || s->stop_requested))
+			return 0;
+		nfds = poll_set(s, sigfd, l->execerr[0], fds, at);
+		if (nfds < 0)
+			return nfds;
+		if (poll(*fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
+			return mt_err_code(-errno, "poll");
+		for (size_t i = 0; i < mt_ncollectors; i++)
+			if (mt_collectors[i].handle)
+				mt_collectors[i].handle(s, *fds + at[i], at[i + 1] - at[i]);
 		for (;;) {
 			struct signalfd_siginfo si;
 
 			if (read(sigfd, &si, sizeof(si)) != sizeof(si))
 				break;
-			on_signal(&s, &si);
+			on_signal(s, &si);
 		}
-		if (l.execerr[0] >= 0 && (fds[1].revents & (POLLIN | POLLHUP))) {
-			int e;
-
-			if (read(l.execerr[0], &e, sizeof(e)) == sizeof(e)) {
-				s.exec_failed = true;
-				s.exec_errno = e;
-			} else if (s.follow == MT_FOLLOW_NONE) {
-				/* No tracer saw the exec; the pipe's close-on-exec says it happened. */
-				mt_emit_exec(&s, mt_now_ns(), s.root, s.root, s.root, NULL,
-					     o->argv);
-			}
-			close(l.execerr[0]);
-			l.execerr[0] = -1;
-		}
-		if (s.nrings)
-			mt_perfmon_drain(&s);
-		mt_access_drain(&s);
-		mt_faults_drain(&s);
-		mt_rss_drain(&s);
-		mt_pagewrites_drain(&s);
-		mt_syscalls_drain(&s);
-		mt_tracepoints_drain(&s);
-		if (mt_now_ns() - last_flush >= o->flush_ns) {
-			mt_alloc_flush(&s);
-			mt_writer_flush(s.w);
+		if (l->execerr[0] >= 0 && ((*fds)[1].revents & (POLLIN | POLLHUP)))
+			on_execerr(s, l);
+		for (size_t i = 0; i < mt_ncollectors; i++)
+			if (mt_collectors[i].drain)
+				mt_collectors[i].drain(s);
+		if (mt_now_ns() - last_flush >= s->o->flush_ns) {
+			mt_alloc_flush(s);
+			mt_writer_flush(s->w);
 			last_flush = mt_now_ns();
 		}
 	}
-	if (l.execerr[0] >= 0) {
+}
+
+/* Blocks the signals the loop reads through sigfd; sets up the launch pipes. */
+static int setup_signals(struct launch *l, int *sigfd)
+{
+	sigset_t block;
+	struct sigaction ign = { .sa_handler = SIG_IGN };
+
+	sigemptyset(&block);
+	sigaddset(&block, SIGCHLD);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &l->oldmask);
+	sigaction(SIGPIPE, &ign, &l->oldpipe);
+	*sigfd = signalfd(-1, &block, SFD_CLOEXEC | SFD_NONBLOCK);
+	if (*sigfd < 0 || pipe2(l->go, O_CLOEXEC) < 0 || pipe2(l->execerr, O_CLOEXEC) < 0)
+		return mt_err_code(-errno, "cannot set up the recording");
+	return 0;
+}
+
+/* Everything before the command runs: the trace, the signals, the allocation collector,
+ * the fork (the child waits), attaching, the other collectors and their first records. */
+static int start(struct mt_session *s, struct launch *l, int *sigfd)
+{
+	const struct mt_record_opts *o = s->o;
+	struct mt_writer_opts wo = { .zstd_level = o->zstd_level };
+	struct mt_kv kvs[MT_NCOLLECTORS];
+	int r = mt_writer_open(o->output, o->force, &wo, &s->w);
+
+	if (r == -EEXIST) {
+		mt_err("'%s' already exists (hint: use --force to overwrite it, or -o to choose "
+		       "another file)",
+		       o->output);
+		return r;
+	}
+	if (r < 0)
+		return mt_err_code(r, "cannot create '%s'", o->output);
+	r = setup_signals(l, sigfd);
+	if (r < 0)
+		return r;
+	s->alloc_coll.name = "alloc";
+	mt_open_pagewrites(s);
+	if (o->alloc) {
+		r = mt_alloc_open(s);
+		if (r < 0)
+			return r;
+		snprintf(s->alloc_coll.mechanism, sizeof(s->alloc_coll.mechanism), "preload%s",
+			 o->stack_depth ? "+eh_frame-stacks" : "");
+		mt_coll_set(&s->alloc_coll, s->alloc_coll.mechanism, "active", NULL);
+	} else {
+		mt_coll_set(&s->alloc_coll, "none", "off", "--no-alloc");
+	}
+	s->t_start = mt_now_ns();
+	r = write_meta(s, o->argv);
+	if (r < 0)
+		return mt_err_code(r, "cannot write '%s'", o->output);
+	s->root = fork();
+	if (s->root < 0)
+		return mt_err_code(-errno, "cannot fork");
+	if (s->root == 0)
+		child_main(s, l, o->argv);
+	close(l->go[0]);
+	close(l->execerr[1]);
+	l->go[0] = l->execerr[1] = -1;
+	/* Attach everything before the command runs: nothing it does can be missed. */
+	attach_tree(s);
+	for (size_t i = 0; i < mt_ncollectors; i++)
+		mt_kv_init(&kvs[i]);
+	for (size_t i = 0; i < mt_ncollectors; i++)
+		if (mt_collectors[i].open)
+			mt_collectors[i].open(s, &kvs[i]);
+	write_first_records(s, kvs);
+	for (size_t i = 0; i < mt_ncollectors; i++)
+		mt_kv_release(&kvs[i]);
+	/* Go. */
+	(void)!write(l->go[1], "g", 1);
+	close(l->go[1]);
+	l->go[1] = -1;
+	return 1; /* the command runs */
+}
+
+int mt_record(const struct mt_record_opts *o)
+{
+	struct mt_session s = { .o = o };
+	struct launch l = { .go = { -1, -1 }, .execerr = { -1, -1 } };
+	struct pollfd *fds = NULL;
+	int sigfd = -1, r, ret;
+
+	s.self = getpid();
+	s.proc.name = "process";
+	s.maps.name = "mappings";
+	mt_map64_init(&s.task_ix);
+
+	r = choose_follow(&s);
+	if (r < 0)
+		return r;
+	r = start(&s, &l, &sigfd);
+	if (r <= 0) {
+		if (s.w) {
+			mt_writer_free(s.w);
+			s.w = NULL;
+			unlink(o->output);
+		}
+		goto out;
+	}
+	r = run_loop(&s, &l, sigfd, &fds);
+	if (r == 0 && l.execerr[0] >= 0) {
 		int e;
 
 		if (read(l.execerr[0], &e, sizeof(e)) == sizeof(e)) {
@@ -614,8 +606,6 @@ int mt_record(const struct mt_record_opts *o)
 			s.exec_errno = e;
 		}
 	}
-	r = 0;
-out_running:
 	if (r < 0) {
 		/* memtap itself failed mid-run: let the workload go on unobserved. */
 		kill(s.root, SIGCONT);
@@ -637,12 +627,6 @@ out_running:
 	/* A trace that could not be written is a failure even when the workload succeeded. */
 	if (ret < 0 && r == 0)
 		r = 1;
-	goto out;
-
-out_early:
-	mt_writer_free(s.w);
-	s.w = NULL;
-	unlink(o->output);
 out:
 	mt_writer_free(s.w);
 	free(fds);
