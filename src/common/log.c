@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Diagnostics on stderr, one line each, prefixed with "memtap: ". */
+/* Diagnostics, one line each, prefixed with "memtap: ": on stderr, or to a driver's sink. */
 #include "log.h"
 
 #include <stdarg.h>
@@ -9,6 +9,14 @@
 #include "error.h"
 
 int mt_log_level = MT_LOG_INFO;
+static mt_log_sink_fn sink;
+static void *sink_ctx;
+
+void mt_log_set_sink(mt_log_sink_fn fn, void *ctx)
+{
+	sink = fn;
+	sink_ctx = ctx;
+}
 
 void mt_log_init(void)
 {
@@ -33,6 +41,11 @@ MT_PRINTF(3, 0) static void vlog(enum mt_log_level level, int err, const char *f
 		n += snprintf(line + n, sizeof(line) - (size_t)n, ": %s", mt_strerror(err));
 	if (n >= (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 2;
+	if (sink) {
+		line[n] = 0;
+		sink(sink_ctx, level, line);
+		return;
+	}
 	line[n++] = '\n';
 	fwrite(line, 1, (size_t)n, stderr);
 	fflush(stderr);

@@ -16,6 +16,15 @@ enum mt_log_level {
 extern int mt_log_level;
 
 void mt_log_init(void);
+
+/*
+ * Where messages go: by default stderr. A driver that runs the recorder under its own
+ * control (an experiment runner, a library user) can take every line instead: fn gets the
+ * level and the whole line ("memtap: warning: ...", without the newline); NULL restores
+ * stderr. The level filter applies first.
+ */
+typedef void (*mt_log_sink_fn)(void *ctx, enum mt_log_level level, const char *line);
+void mt_log_set_sink(mt_log_sink_fn fn, void *ctx);
 void mt_log(enum mt_log_level level, const char *fmt, ...) MT_PRINTF(2, 3);
 
 /*

@@ -2,6 +2,7 @@
 /* Unit tests of src/common. */
 #include <errno.h>
 
+#include "common/log.h"
 #include "common/array.h"
 #include "common/buf.h"
 #include "common/sha256.h"
@@ -202,4 +203,39 @@ TEST(sha256_vectors)
 		mt_sha256_update(&s, msg + i, strlen(msg) - i < 7 ? strlen(msg) - i : 7);
 	mt_sha256_hex(&s, hex);
 	ASSERT_STREQ(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
+}
+
+struct sink_lines {
+	int n;
+	char last[256];
+	enum mt_log_level level;
+};
+
+static void take_line(void *ctx, enum mt_log_level level, const char *line)
+{
+	struct sink_lines *l = ctx;
+
+	l->n++;
+	l->level = level;
+	snprintf(l->last, sizeof(l->last), "%s", line);
+}
+
+TEST(log_sink_takes_the_lines)
+{
+	struct sink_lines l = { 0 };
+	int saved = mt_log_level;
+
+	mt_log_level = MT_LOG_INFO;
+	mt_log_set_sink(take_line, &l);
+	mt_warn("no access sampling: %s", "because");
+	ASSERT_EQ(l.n, 1);
+	ASSERT_EQ(l.level, MT_LOG_WARN);
+	ASSERT_TRUE(!strcmp(l.last, "memtap: warning: no access sampling: because"));
+	ASSERT_EQ(mt_err_code(-ENOENT, "cannot open '%s'", "x"), -ENOENT);
+	ASSERT_EQ(l.n, 2);
+	ASSERT_TRUE(strstr(l.last, "cannot open 'x': ") == l.last + strlen("memtap: "));
+	mt_debug("filtered out"); /* below the level: never reaches the sink */
+	ASSERT_EQ(l.n, 2);
+	mt_log_set_sink(NULL, NULL);
+	mt_log_level = saved;
 }
