@@ -9,36 +9,6 @@
 #include "export/report.h"
 #include "export/table.h"
 
-int mt_report_events_setup(struct mt_report *rep, struct mt_passes *ps)
-{
-	struct mt_report_events *re = &rep->events;
-	struct mt_pass p;
-	int rc;
-
-	for (size_t i = 0; i < rep->run.ncollectors; i++)
-		if (!strcmp(rep->run.collectors[i].name, "events"))
-			re->coll = &rep->run.collectors[i];
-	rc = mt_tp_infos_load(rep->r, &re->infos);
-	if (rc < 0)
-		return mt_passes_add(ps, rc, NULL);
-	return mt_passes_add(ps, mt_tp_count_pass(rep->r, &re->infos, &re->counts, &p), &p);
-}
-
-int mt_report_events_done(struct mt_report *rep)
-{
-	struct mt_report_events *re = &rep->events;
-
-	re->loaded = re->infos.n || re->counts.events;
-	return 0;
-}
-
-void mt_report_events_release(struct mt_report *rep)
-{
-	mt_tp_counts_release(&rep->events.counts);
-	mt_tp_infos_release(&rep->events.infos);
-	memset(&rep->events, 0, sizeof(rep->events));
-}
-
 static uint64_t total_of(const struct mt_report_events *re, const struct mt_tp_info *tp)
 {
 	for (size_t i = 0; i < re->counts.n; i++)

@@ -141,67 +141,6 @@ void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
 	mt_json_end_object(j);
 }
 
-/* The allocation-site record of the alloc section for an access-pass site, or NULL. */
-const struct mt_alloc_site *mt_report_alloc_site(const struct mt_report *rep,
-						 const struct mt_access_site *s)
-{
-	if (!rep->alloc.loaded)
-		return NULL;
-	for (size_t i = 0; i < rep->alloc.st.nsites; i++)
-		if (rep->alloc.st.sites[i].stream == s->stream &&
-		    rep->alloc.st.sites[i].stack == s->stack)
-			return &rep->alloc.st.sites[i];
-	return NULL;
-}
-
-static int cmp_site_idx(const void *a, const void *b, void *arg)
-{
-	const struct mt_access_site *v = arg;
-	const struct mt_access_site *x = &v[*(const size_t *)a], *y = &v[*(const size_t *)b];
-	uint64_t wx = x->c.samples + x->faults + x->pages, wy = y->c.samples + y->faults + y->pages;
-
-	return wx < wy ? 1 : wx > wy ? -1 : 0;
-}
-
-size_t *mt_report_ranked_sites(const struct mt_access_stats *st, size_t *n)
-{
-	size_t *v = malloc((st->nsites ? st->nsites : 1) * sizeof(*v));
-
-	*n = 0;
-	if (!v)
-		return NULL;
-	for (size_t i = 0; i < st->nsites; i++)
-		if (st->sites[i].c.samples || st->sites[i].faults || st->sites[i].pages)
-			v[(*n)++] = i;
-	qsort_r(v, *n, sizeof(*v), cmp_site_idx, st->sites);
-	return v;
-}
-
-static const struct mt_collector_info *collector(const struct mt_report *rep, const char *name)
-{
-	for (size_t i = 0; i < rep->run.ncollectors; i++)
-		if (!strcmp(rep->run.collectors[i].name, name))
-			return &rep->run.collectors[i];
-	return NULL;
-}
-
-void mt_report_sampling(const struct mt_report *rep, uint64_t *period, uint64_t *hz,
-			const char **unit)
-{
-	const struct mt_collector_info *a = collector(rep, "access");
-	const char *v;
-
-	*period = *hz = 0;
-	*unit = NULL;
-	if (!a || !a->kv || !strcmp(a->status ? a->status : "off", "off"))
-		return;
-	if ((v = mt_kvlist_get(a->kv, "period")))
-		*period = strtoull(v, NULL, 10);
-	if ((v = mt_kvlist_get(a->kv, "frequency_hz")))
-		*hz = strtoull(v, NULL, 10);
-	*unit = mt_kvlist_get(a->kv, "weight_unit");
-}
-
 /* What every figure rests on: each collector's mechanism, status and rate. */
 static void json_sources(const struct mt_report *rep, struct mt_json *j)
 {
@@ -217,7 +156,7 @@ static void json_sources(const struct mt_report *rep, struct mt_json *j)
 	mt_json_key(j, "sources");
 	mt_json_begin_object(j);
 	for (size_t i = 0; i < sizeof(src) / sizeof(src[0]); i++) {
-		const struct mt_collector_info *c = collector(rep, src[i].collector);
+		const struct mt_collector_info *c = mt_report_collector(rep, src[i].collector);
 
 		mt_json_key(j, src[i].collector);
 		if (!c) {
@@ -594,7 +533,7 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 					  "and memtap_label for the rest)",
 		md ? "." : "");
 	{
-		const struct mt_collector_info *a = collector(rep, "access");
+		const struct mt_collector_info *a = mt_report_collector(rep, "access");
 		const char *per = a && a->kv ? mt_kvlist_get(a->kv, "period") : NULL;
 		const char *hz = a && a->kv ? mt_kvlist_get(a->kv, "frequency_hz") : NULL;
 		const char *unit = a && a->kv ? mt_kvlist_get(a->kv, "weight_unit") : NULL;

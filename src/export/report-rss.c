@@ -13,31 +13,6 @@
 
 static const char *const type_names[4] = { "file", "anon", "shmem", "swap" };
 
-int mt_report_rss_setup(struct mt_report *rep, struct mt_passes *ps)
-{
-	struct mt_report_rss *rr = &rep->rss;
-	struct mt_pass p;
-
-	for (size_t i = 0; i < rep->run.ncollectors; i++)
-		if (!strcmp(rep->run.collectors[i].name, "rss"))
-			rr->coll = &rep->run.collectors[i];
-	return mt_passes_add(ps, mt_rss_pass(rep->r, &rr->st, &p), &p);
-}
-
-int mt_report_rss_done(struct mt_report *rep)
-{
-	struct mt_report_rss *rr = &rep->rss;
-
-	rr->loaded = rr->st.present || (rr->coll && strcmp(rr->coll->status, "off"));
-	return 0;
-}
-
-void mt_report_rss_release(struct mt_report *rep)
-{
-	mt_rss_release(&rep->rss.st);
-	memset(&rep->rss, 0, sizeof(rep->rss));
-}
-
 static const char *ckv(const struct mt_report_rss *rr, const char *key)
 {
 	return rr->coll && rr->coll->kv ? mt_kvlist_get(rr->coll->kv, key) : NULL;

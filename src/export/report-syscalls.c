@@ -10,32 +10,6 @@
 #include "export/report.h"
 #include "export/table.h"
 
-int mt_report_syscalls_setup(struct mt_report *rep, struct mt_passes *ps)
-{
-	static const struct mt_syscall_filter all = { .nr = -1 };
-	struct mt_report_syscalls *rs = &rep->syscalls;
-	struct mt_pass p;
-
-	for (size_t i = 0; i < rep->run.ncollectors; i++)
-		if (!strcmp(rep->run.collectors[i].name, "syscalls"))
-			rs->coll = &rep->run.collectors[i];
-	return mt_passes_add(ps, mt_syscalls_pass(rep->r, &all, &rs->st, &p), &p);
-}
-
-int mt_report_syscalls_done(struct mt_report *rep)
-{
-	struct mt_report_syscalls *rs = &rep->syscalls;
-
-	rs->loaded = rs->st.present || (rs->coll && strcmp(rs->coll->status, "off"));
-	return 0;
-}
-
-void mt_report_syscalls_release(struct mt_report *rep)
-{
-	mt_syscalls_release(&rep->syscalls.st);
-	memset(&rep->syscalls, 0, sizeof(rep->syscalls));
-}
-
 void mt_report_syscall_list_json(struct mt_json *j, const char *key,
 				 const struct mt_syscall_table *tb, bool extremes)
 {

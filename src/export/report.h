@@ -1,131 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* `memtap report`: the sections of a trace's report, rendered as text, Markdown, JSON or CSV. */
+/* `memtap report`: the model's sections (analysis/model.h) rendered as text, Markdown, JSON
+ * or CSV. */
 #ifndef MEMTAP_EXPORT_REPORT_H
 #define MEMTAP_EXPORT_REPORT_H
 
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "analysis/access.h"
-#include "analysis/alloc.h"
-#include "analysis/pass.h"
-#include "analysis/procs.h"
-#include "analysis/rss.h"
-#include "analysis/run.h"
-#include "analysis/syscalls.h"
-#include "analysis/tracepoints.h"
-#include "analysis/symbols.h"
-
-struct mt_reader;
-struct mt_passes;
+#include "analysis/model.h"
 
 enum mt_report_format { MT_REPORT_TEXT, MT_REPORT_MD, MT_REPORT_JSON, MT_REPORT_CSV };
 
-/* Sections (bits); a section whose data the trace lacks is left out. */
-enum {
-	MT_SEC_RUN = 1 << 0,
-	MT_SEC_PROCESSES = 1 << 1,
-	MT_SEC_ALLOC = 1 << 2,
-	MT_SEC_ACCESS = 1 << 3,
-	MT_SEC_FAULTS = 1 << 4,
-	MT_SEC_RSS = 1 << 5,
-	MT_SEC_SYSCALLS = 1 << 6,
-	MT_SEC_EVENTS = 1 << 7,
-	MT_SEC_METRICS = 1 << 8,
-	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS |
-		     MT_SEC_RSS | MT_SEC_SYSCALLS | MT_SEC_EVENTS | MT_SEC_METRICS,
-};
-
-/* The rankings of allocation sites. */
-enum { MT_RANK_CALLS, MT_RANK_PEAK, MT_RANK_LEAKED, MT_RANK_TEMPORARY, MT_NRANKS };
-
-/* A site that made one of the rankings, with its symbolized stack. */
-struct mt_report_site {
-	size_t site; /* index into alloc.sites */
-	unsigned rank[MT_NRANKS]; /* 1-based place in each ranking, 0 when not in it */
-	size_t first_frame, nframes; /* into mt_report_alloc.frames, innermost first */
-	bool stack_incomplete; /* the stack table lacks some of its nodes */
-};
-
-struct mt_report_alloc {
-	bool loaded;
-	struct mt_alloc_stats st;
-	struct mt_sym_stats sym;
-	struct mt_report_site *sel;
-	size_t nsel;
-	size_t *rank[MT_NRANKS]; /* indices into sel, best first */
-	size_t nrank[MT_NRANKS];
-	struct mt_frame *frames;
-	size_t nframes;
-	const struct mt_collector_info *coll; /* the "alloc" collector, or NULL */
-	struct mt_symbolizer *symbolizer; /* owns the frames' strings */
-};
-
-struct mt_report_access {
-	bool loaded; /* the access section has something to say */
-	bool faults_loaded; /* the faults section has */
-	bool pass_done;
-	bool metrics_loaded; /* the metrics section has (samples, faults or page writes) */
-	size_t *fault_regions; /* regions with faults, most first */
-	size_t nfault_regions;
-	const struct mt_collector_info *faults_coll;
-	struct mt_access_stats st;
-	size_t *regions, *sites, *pages; /* indices with samples, most sampled first */
-	size_t nregions, nsites, npages;
-	const struct mt_collector_info *coll; /* the "access" collector, or NULL */
-	struct mt_symbolizer *symbolizer;
-};
-
-struct mt_report_rss {
-	bool loaded;
-	struct mt_rss_stats st;
-	const struct mt_collector_info *coll;
-};
-
-struct mt_report_syscalls {
-	bool loaded;
-	struct mt_syscalls_stats st;
-	const struct mt_collector_info *coll;
-};
-
-struct mt_report_events {
-	bool loaded;
-	struct mt_tp_infos infos;
-	struct mt_tp_counts counts;
-	const struct mt_collector_info *coll;
-};
-
-struct mt_report {
-	struct mt_reader *r;
-	const char *path;
-	struct mt_run run;
-	struct mt_procs procs;
-	unsigned top; /* sites per ranking */
-	struct mt_access_opts access_opts; /* working-set window, MRM thresholds */
-	int by; /* enum mt_report_by: the metrics section's table */
-	struct mt_report_alloc alloc;
-	struct mt_report_access access;
-	struct mt_report_rss rss;
-	struct mt_report_syscalls syscalls;
-	struct mt_report_events events;
-	struct mt_symbolizer *sym; /* the trace's file mappings: the sections' symbolizers copy it */
-};
-
-/* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */
-int mt_report_sections(const char *list, const char **bad);
-/* The list of section names, for help and errors. */
-const char *mt_report_section_names(void);
-
-/* Loads what the sections need; top: sites per ranking (0: the default, 10). */
-int mt_report_load(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
-		   unsigned top, const struct mt_access_opts *ao);
-void mt_report_release(struct mt_report *rep);
-/* The same in steps, for a caller with passes of its own in the same read: setup adds the
- * report's passes to ps; the caller adds its own and runs them (mt_passes_run); done settles
- * the sections with the run's status (on failure it releases the report). */
-int mt_report_setup(struct mt_report *rep, struct mt_reader *r, const char *path, int sections,
-		    unsigned top, const struct mt_access_opts *ao, struct mt_passes *ps);
-int mt_report_done(struct mt_report *rep, int sections, int rc);
 struct mt_json;
 struct mt_table;
 
@@ -140,20 +25,10 @@ void mt_report_collector_table(const struct mt_run *run, struct mt_table *t);
 /* raw: creation order and nanoseconds (for CSV); else the tree, indented, human units. */
 void mt_report_process_table(const struct mt_procs *ps, uint64_t t0, bool raw, struct mt_table *t);
 
-/* report-alloc.c */
-/* Adds the section's passes to the read; after it, settles the section. */
-int mt_report_alloc_setup(struct mt_report *rep, struct mt_passes *ps);
-int mt_report_alloc_done(struct mt_report *rep);
-void mt_report_alloc_release(struct mt_report *rep);
 void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f);
 /* The sites table (every ranked site) for CSV. */
 void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t);
-/* report-access.c: the access section and the regions list. */
-/* Adds the section's passes to the read; after it, settles the section. */
-int mt_report_access_setup(struct mt_report *rep, struct mt_passes *ps);
-int mt_report_access_done(struct mt_report *rep);
-void mt_report_access_release(struct mt_report *rep);
 void mt_report_access_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f);
 void mt_report_access_regions_table(const struct mt_report *rep, struct mt_table *t);
@@ -161,18 +36,8 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f);
 /* The regions list in JSON: once, after the access and faults sections. */
 void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j);
-/* Names shared by the access and metrics sections (report-access.c). */
-const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *buf, size_t size);
-const char *mt_report_region_type(const struct mt_report *rep, const struct mt_access_region *g);
-/* report-metrics.c: the allocation tracer's site for an access site (NULL: none); the access
- * sites with samples, faults or touched pages, most first (*n of them; free the array). */
-const struct mt_alloc_site *mt_report_alloc_site(const struct mt_report *rep,
-						 const struct mt_access_site *s);
-size_t *mt_report_ranked_sites(const struct mt_access_stats *st, size_t *n);
 /* One region type's object of metrics.by_type. */
 void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m);
-const char *mt_report_region_label(const struct mt_report *rep, const struct mt_access_region *g,
-				   char *buf, size_t size);
 /* report-metrics.c */
 enum mt_report_by { MT_BY_TYPE, MT_BY_REGION, MT_BY_SITE, MT_BY_PHASE };
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j);
@@ -181,24 +46,10 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f);
 void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t);
 /* A region's behaviour fields, inside its object of the regions list. */
 void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g);
-/* The access sampling behind sample-based figures: its period or frequency (0 when none)
- * and the period's unit ("ns", "cycles", "loads"; NULL without sampling). */
-void mt_report_sampling(const struct mt_report *rep, uint64_t *period, uint64_t *hz,
-			const char **unit);
 /* An MRM label with its evidence, for people: "high_mrm (write_once+retention, 2,345 reads)". */
 const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf, size_t size);
-/* report-rss.c */
-/* Adds the section's passes to the read; after it, settles the section. */
-int mt_report_rss_setup(struct mt_report *rep, struct mt_passes *ps);
-int mt_report_rss_done(struct mt_report *rep);
-void mt_report_rss_release(struct mt_report *rep);
 void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f);
-/* report-events.c */
-/* Adds the section's passes to the read; after it, settles the section. */
-int mt_report_events_setup(struct mt_report *rep, struct mt_passes *ps);
-int mt_report_events_done(struct mt_report *rep);
-void mt_report_events_release(struct mt_report *rep);
 void mt_report_events_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_events_text(const struct mt_report *rep, bool md, FILE *f);
 
@@ -206,9 +57,6 @@ void mt_report_events_text(const struct mt_report *rep, bool md, FILE *f);
 /* key: a list of {name, nr, calls, errors, total_ns, no_return[, min_ns, max_ns]}. */
 void mt_report_syscall_list_json(struct mt_json *j, const char *key,
 				 const struct mt_syscall_table *tb, bool extremes);
-int mt_report_syscalls_setup(struct mt_report *rep, struct mt_passes *ps);
-int mt_report_syscalls_done(struct mt_report *rep);
-void mt_report_syscalls_release(struct mt_report *rep);
 void mt_report_syscalls_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_syscalls_text(const struct mt_report *rep, bool md, FILE *f);
 /* Markdown rendering of a table (report.c). */
