@@ -436,13 +436,7 @@ fail:
 
 int mt_access_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 {
-	int n = 0;
-
-	for (int i = 0; s->access && i < s->access->nrings && n < max; i++)
-		if (s->access->rings[i].fd >= 0)
-			fds[n++] =
-				(struct pollfd){ .fd = s->access->rings[i].fd, .events = POLLIN };
-	return n;
+	return s->access ? mt_perf_rings_pollfds(s->access->rings, s->access->nrings, fds, max) : 0;
 }
 
 static struct thread_seg *seg_of(struct mt_access_state *a, pid_t tid, bool create)
@@ -724,12 +718,7 @@ void mt_access_drain(struct mt_session *s)
 	if (!a)
 		return;
 	t0 = cpu_ns();
-	for (int i = 0; i < a->nrings; i++) {
-		if (a->rings[i].fd < 0)
-			continue;
-		if (mt_perf_ring_drain(&a->rings[i], on_record, s) == -EBADMSG)
-			a->malformed++;
-	}
+	a->malformed += mt_perf_rings_drain(a->rings, a->nrings, on_record, s);
 	a->decode_ns += cpu_ns() - t0;
 }
 

@@ -139,13 +139,7 @@ int mt_faults_open(struct mt_session *s)
 
 int mt_faults_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 {
-	int n = 0;
-
-	for (int i = 0; s->faults && i < s->faults->nrings && n < max; i++)
-		if (s->faults->rings[i].fd >= 0)
-			fds[n++] =
-				(struct pollfd){ .fd = s->faults->rings[i].fd, .events = POLLIN };
-	return n;
+	return s->faults ? mt_perf_rings_pollfds(s->faults->rings, s->faults->nrings, fds, max) : 0;
 }
 
 static void on_record(void *ctx, const struct perf_event_header *h)
@@ -187,10 +181,8 @@ void mt_faults_drain(struct mt_session *s)
 {
 	struct mt_faults_state *f = s->faults;
 
-	for (int i = 0; f && i < f->nrings; i++)
-		if (f->rings[i].fd >= 0 &&
-		    mt_perf_ring_drain(&f->rings[i], on_record, s) == -EBADMSG)
-			f->malformed++;
+	if (f)
+		f->malformed += mt_perf_rings_drain(f->rings, f->nrings, on_record, s);
 }
 
 void mt_faults_close(struct mt_session *s, struct mt_kv *kv)

@@ -3,6 +3,7 @@
 #include "perf.h"
 
 #include <errno.h>
+#include <poll.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -98,4 +99,24 @@ int mt_perf_ncpus(void)
 	long n = sysconf(_SC_NPROCESSORS_CONF);
 
 	return n > 0 ? (int)n : 1;
+}
+
+int mt_perf_rings_pollfds(const struct mt_perf_ring *rings, int n, struct pollfd *fds, int max)
+{
+	int k = 0;
+
+	for (int i = 0; i < n && k < max; i++)
+		if (rings[i].fd >= 0)
+			fds[k++] = (struct pollfd){ .fd = rings[i].fd, .events = POLLIN };
+	return k;
+}
+
+uint64_t mt_perf_rings_drain(struct mt_perf_ring *rings, int n, mt_perf_record_fn fn, void *ctx)
+{
+	uint64_t malformed = 0;
+
+	for (int i = 0; i < n; i++)
+		if (rings[i].fd >= 0 && mt_perf_ring_drain(&rings[i], fn, ctx) == -EBADMSG)
+			malformed++;
+	return malformed;
 }

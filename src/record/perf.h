@@ -34,6 +34,13 @@ void mt_perf_ring_close(struct mt_perf_ring *ring);
 typedef void (*mt_perf_record_fn)(void *ctx, const struct perf_event_header *h);
 int mt_perf_ring_drain(struct mt_perf_ring *ring, mt_perf_record_fn fn, void *ctx);
 
+/* The per-CPU rings of one collector (a ring with fd < 0 is a CPU that could not be opened):
+ * their descriptors to poll (at most max; returns how many), and every record of each handed
+ * to fn (returns the rings that held a malformed record). */
+struct pollfd;
+int mt_perf_rings_pollfds(const struct mt_perf_ring *rings, int n, struct pollfd *fds, int max);
+uint64_t mt_perf_rings_drain(struct mt_perf_ring *rings, int n, mt_perf_record_fn fn, void *ctx);
+
 /* Number of configured (online) CPUs to open per-CPU events on. */
 int mt_perf_ncpus(void);
 

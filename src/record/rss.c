@@ -212,12 +212,7 @@ int mt_rss_open(struct mt_session *s)
 
 int mt_rss_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 {
-	int n = 0;
-
-	for (int i = 0; s->rss && i < s->rss->nrings && n < max; i++)
-		if (s->rss->rings[i].fd >= 0)
-			fds[n++] = (struct pollfd){ .fd = s->rss->rings[i].fd, .events = POLLIN };
-	return n;
+	return s->rss ? mt_perf_rings_pollfds(s->rss->rings, s->rss->nrings, fds, max) : 0;
 }
 
 static void on_record(void *ctx, const struct perf_event_header *h)
@@ -303,10 +298,7 @@ void mt_rss_drain(struct mt_session *s)
 		}
 		return;
 	}
-	for (int i = 0; i < r->nrings; i++)
-		if (r->rings[i].fd >= 0 &&
-		    mt_perf_ring_drain(&r->rings[i], on_record, s) == -EBADMSG)
-			r->malformed++;
+	r->malformed += mt_perf_rings_drain(r->rings, r->nrings, on_record, s);
 	for (size_t i = 0; i < r->nprocs; i++)
 		if (r->procs[i].pending && now - r->procs[i].last_emit >= r->interval_ns)
 			emit(s, &r->procs[i], r->procs[i].last_change);

@@ -312,12 +312,10 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 
 int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 {
-	int n = 0;
+	int n = s->syscalls
+			? mt_perf_rings_pollfds(s->syscalls->rings, s->syscalls->nrings, fds, max)
+			: 0;
 
-	for (int i = 0; s->syscalls && i < s->syscalls->nrings && n < max; i++)
-		if (s->syscalls->rings[i].fd >= 0)
-			fds[n++] =
-				(struct pollfd){ .fd = s->syscalls->rings[i].fd, .events = POLLIN };
 #ifdef MEMTAP_BPF
 	if (s->syscalls && s->syscalls->paths_bpf && n < max)
 		fds[n++] = (struct pollfd){ .fd = mt_syspaths_fd(s->syscalls->paths_bpf),
@@ -401,10 +399,7 @@ void mt_syscalls_drain(struct mt_session *s)
 	}
 #endif
 	start = mt_now_ns();
-	for (int i = 0; i < c->nrings; i++)
-		if (c->rings[i].fd >= 0 &&
-		    mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
-			c->malformed++;
+	c->malformed += mt_perf_rings_drain(c->rings, c->nrings, on_record, s);
 #ifdef MEMTAP_BPF
 	if (c->paths_bpf) /* after the rings: every entry before start has its path queued */
 		mt_syspaths_consume(c->paths_bpf);
@@ -451,10 +446,7 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 		return;
 	}
 #endif
-	for (int i = 0; i < c->nrings; i++)
-		if (c->rings[i].fd >= 0 &&
-		    mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
-			c->malformed++;
+	c->malformed += mt_perf_rings_drain(c->rings, c->nrings, on_record, s);
 #ifdef MEMTAP_BPF
 	if (c->paths_bpf)
 		mt_syspaths_consume(c->paths_bpf);

@@ -382,13 +382,9 @@ int mt_tracepoints_open(struct mt_session *s, const char *const *specs, size_t n
 
 int mt_tracepoints_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 {
-	int n = 0;
-
-	for (int i = 0; s->tracepoints && i < s->tracepoints->nrings && n < max; i++)
-		if (s->tracepoints->rings[i].fd >= 0)
-			fds[n++] = (struct pollfd){ .fd = s->tracepoints->rings[i].fd,
-						    .events = POLLIN };
-	return n;
+	return s->tracepoints ? mt_perf_rings_pollfds(s->tracepoints->rings, s->tracepoints->nrings,
+						      fds, max)
+			      : 0;
 }
 
 static void on_record(void *ctx, const struct perf_event_header *h)
@@ -444,10 +440,8 @@ void mt_tracepoints_drain(struct mt_session *s)
 {
 	struct mt_tracepoints_state *c = s->tracepoints;
 
-	for (int i = 0; c && i < c->nrings; i++)
-		if (c->rings[i].fd >= 0 &&
-		    mt_perf_ring_drain(&c->rings[i], on_record, s) == -EBADMSG)
-			c->malformed++;
+	if (c)
+		c->malformed += mt_perf_rings_drain(c->rings, c->nrings, on_record, s);
 }
 
 void mt_tracepoints_close(struct mt_session *s, struct mt_kv *kv)

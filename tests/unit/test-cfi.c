@@ -177,6 +177,7 @@ static void check_object(const struct obj *o, struct tally *t)
 				check_pc(cfi, o, &d, offs[k], t);
 		}
 	}
+	dwarf_cfi_end(cfi);
 	elf_end(e);
 	close(fd);
 }
