@@ -288,6 +288,88 @@ static void fmt_tick(char *b, size_t n, double v)
 		snprintf(b, n, "%.3g", v);
 }
 
+/* The heatmap's cells (log colour scale), its address bands and its note. */
+static void svg_heatmap(const struct mt_plot *p, FILE *f, double L, double T, double pw, double ph,
+			int h)
+{
+	double cmax = 0;
+
+	for (size_t i = 0; p->cells && i < MT_PLOT_HX * MT_PLOT_HY; i++)
+		if (p->cells[i] > cmax)
+			cmax = p->cells[i];
+	for (size_t y = 0; p->cells && y < MT_PLOT_HY; y++)
+		for (size_t x = 0; x < MT_PLOT_HX; x++) {
+			double c = p->cells[y * MT_PLOT_HX + x], v;
+			int rr, gg, bb;
+
+			if (!c)
+				continue;
+			/* log scale, dark blue to yellow */
+			v = log1p(c) / log1p(cmax);
+			rr = (int)(68 + v * (253 - 68));
+			gg = (int)(1 + v * (231 - 1));
+			bb = (int)(84 + v * (37 - 84));
+			fprintf(f,
+				"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
+				"fill=\"#%02x%02x%02x\"/>\n",
+				L + pw * (double)x / MT_PLOT_HX, T + ph * (double)y / MT_PLOT_HY,
+				pw / MT_PLOT_HX + 0.3, ph / MT_PLOT_HY + 0.3, rr, gg, bb);
+		}
+	for (size_t i = 0; i < p->nbands; i++) {
+		fprintf(f,
+			"<line x1=\"%g\" x2=\"%g\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#999\" "
+			"stroke-dasharray=\"2,3\"/>\n<text x=\"%g\" y=\"%.2f\" font-size=\"9\" "
+			"text-anchor=\"end\">",
+			L - 4, L + pw, T + ph * p->bands[i].y, T + ph * p->bands[i].y, L - 6,
+			T + ph * p->bands[i].y + 9);
+		mt_markup_text(f, p->bands[i].label);
+		fputs("</text>\n", f);
+	}
+	fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" fill=\"#555\">", L, (double)h - 8);
+	fprintf(f, "%llu of %llu samples and faults binned; colour: log of the count; ", p->drawn,
+		p->points);
+	mt_markup_text(f, p->note);
+	fputs("</text>\n", f);
+}
+
+/* Each series as a path clipped to the plot, with its legend entry. */
+static void svg_series(const struct mt_plot *p, FILE *f, double L, double T, double pw, double ph,
+		       double xmax, double ymax, double unit)
+{
+	for (size_t s = 0; s < p->nseries; s++) {
+		const struct mt_plot_series *q = &p->series[s];
+
+		if (!q->n)
+			continue;
+		fprintf(f,
+			"<path clip-path=\"url(#plot)\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" "
+			"d=\"",
+			colors[s % 8]);
+		for (size_t i = 0; i < q->n; i++) {
+			double x = L + pw * q->x[i] / xmax,
+			       y = T + ph - ph * (q->y[i] / unit) / ymax;
+
+			if (!i)
+				fprintf(f, "M%.2f %.2f", x, y);
+			else if (p->steps)
+				fprintf(f, "H%.2fV%.2f", x, y);
+			else
+				fprintf(f, "L%.2f %.2f", x, y);
+		}
+		if (p->kind == MT_PLOT_RETENTION_CDF) /* all regions are below the right edge */
+			fprintf(f, "H%.2f", L + pw);
+		fputs("\"/>\n", f);
+		/* legend */
+		fprintf(f,
+			"<rect x=\"%g\" y=\"%g\" width=\"14\" height=\"3\" fill=\"%s\"/>\n<text x=\"%g\" "
+			"y=\"%g\">",
+			L + pw - 170, T + 14 + 16.0 * (double)s, colors[s % 8], L + pw - 150,
+			T + 18 + 16.0 * (double)s);
+		mt_markup_text(f, q->name);
+		fputs("</text>\n", f);
+	}
+}
+
 void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 {
 	const double L = p->kind == MT_PLOT_HEATMAP ? 160 : 80, R = 20, T = 40, B = 50;
@@ -305,47 +387,8 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 	mt_markup_text(f, p->title);
 	fputs("</text>\n", f);
 	if (p->kind == MT_PLOT_HEATMAP) {
-		double cmax = 0;
-
 		xmax = p->span_s;
-		for (size_t i = 0; p->cells && i < MT_PLOT_HX * MT_PLOT_HY; i++)
-			if (p->cells[i] > cmax)
-				cmax = p->cells[i];
-		for (size_t y = 0; p->cells && y < MT_PLOT_HY; y++)
-			for (size_t x = 0; x < MT_PLOT_HX; x++) {
-				double c = p->cells[y * MT_PLOT_HX + x], v;
-				int rr, gg, bb;
-
-				if (!c)
-					continue;
-				/* log scale, dark blue to yellow */
-				v = log1p(c) / log1p(cmax);
-				rr = (int)(68 + v * (253 - 68));
-				gg = (int)(1 + v * (231 - 1));
-				bb = (int)(84 + v * (37 - 84));
-				fprintf(f,
-					"<rect x=\"%.2f\" y=\"%.2f\" width=\"%.2f\" height=\"%.2f\" "
-					"fill=\"#%02x%02x%02x\"/>\n",
-					L + pw * (double)x / MT_PLOT_HX,
-					T + ph * (double)y / MT_PLOT_HY, pw / MT_PLOT_HX + 0.3,
-					ph / MT_PLOT_HY + 0.3, rr, gg, bb);
-			}
-		for (size_t i = 0; i < p->nbands; i++) {
-			fprintf(f,
-				"<line x1=\"%g\" x2=\"%g\" y1=\"%.2f\" y2=\"%.2f\" stroke=\"#999\" "
-				"stroke-dasharray=\"2,3\"/>\n<text x=\"%g\" y=\"%.2f\" font-size=\"9\" "
-				"text-anchor=\"end\">",
-				L - 4, L + pw, T + ph * p->bands[i].y, T + ph * p->bands[i].y,
-				L - 6, T + ph * p->bands[i].y + 9);
-			mt_markup_text(f, p->bands[i].label);
-			fputs("</text>\n", f);
-		}
-		fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" fill=\"#555\">", L,
-			(double)h - 8);
-		fprintf(f, "%llu of %llu samples and faults binned; colour: log of the count; ",
-			p->drawn, p->points);
-		mt_markup_text(f, p->note);
-		fputs("</text>\n", f);
+		svg_heatmap(p, f, L, T, pw, ph, h);
 	} else {
 		if (p->note[0]) {
 			fprintf(f, "<text x=\"%g\" y=\"%g\" font-size=\"10\" fill=\"#555\">", L,
@@ -406,38 +449,7 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h)
 	fprintf(f,
 		"<clipPath id=\"plot\"><rect x=\"%g\" y=\"%g\" width=\"%g\" height=\"%g\"/></clipPath>\n",
 		L, T, pw, ph);
-	for (size_t s = 0; s < p->nseries; s++) {
-		const struct mt_plot_series *q = &p->series[s];
-
-		if (!q->n)
-			continue;
-		fprintf(f,
-			"<path clip-path=\"url(#plot)\" fill=\"none\" stroke=\"%s\" stroke-width=\"1.6\" "
-			"d=\"",
-			colors[s % 8]);
-		for (size_t i = 0; i < q->n; i++) {
-			double x = L + pw * q->x[i] / xmax,
-			       y = T + ph - ph * (q->y[i] / unit) / ymax;
-
-			if (!i)
-				fprintf(f, "M%.2f %.2f", x, y);
-			else if (p->steps)
-				fprintf(f, "H%.2fV%.2f", x, y);
-			else
-				fprintf(f, "L%.2f %.2f", x, y);
-		}
-		if (p->kind == MT_PLOT_RETENTION_CDF) /* all regions are below the right edge */
-			fprintf(f, "H%.2f", L + pw);
-		fputs("\"/>\n", f);
-		/* legend */
-		fprintf(f,
-			"<rect x=\"%g\" y=\"%g\" width=\"14\" height=\"3\" fill=\"%s\"/>\n<text x=\"%g\" "
-			"y=\"%g\">",
-			L + pw - 170, T + 14 + 16.0 * (double)s, colors[s % 8], L + pw - 150,
-			T + 18 + 16.0 * (double)s);
-		mt_markup_text(f, q->name);
-		fputs("</text>\n", f);
-	}
+	svg_series(p, f, L, T, pw, ph, xmax, ymax, unit);
 	fputs("</svg>\n", f);
 }
 

@@ -137,6 +137,74 @@ static void json_frames(struct mt_json *j, const struct mt_report_alloc *a,
 	mt_json_end_array(j);
 }
 
+/* alloc.processes: each traced process image's figures. */
+static void json_procs(const struct mt_report *rep, struct mt_json *j)
+{
+	const struct mt_alloc_stats *st = &rep->alloc.st;
+
+	mt_json_key(j, "processes");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < st->nprocs; i++) {
+		const struct mt_alloc_proc *p = &st->procs[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", p->pid);
+		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, p->pid, p->first_ns));
+		mt_json_kv_u64(j, "calls", p->calls);
+		mt_json_kv_u64(j, "frees", p->frees);
+		mt_json_kv_u64(j, "bytes", p->bytes);
+		mt_json_kv_u64(j, "peak_bytes", p->peak_bytes);
+		mt_json_kv_u64(j, "peak_ns", p->peak_ns);
+		mt_json_kv_u64(j, "leaked_bytes", p->live_bytes);
+		mt_json_kv_u64(j, "leaked_blocks", p->live_blocks);
+		mt_json_kv_u64(j, "temporary", p->temporary);
+		mt_json_kv_u64(j, "slack_bytes", p->slack);
+		mt_json_kv_u64(j, "untracked_frees", p->untracked_frees);
+		mt_json_kv_u64(j, "inherited_frees", p->inherited_frees);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+}
+
+/* alloc.top_sites: every site that made a ranking, with its ranks and frames. */
+static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
+{
+	const struct mt_report_alloc *a = &rep->alloc;
+	const struct mt_alloc_stats *st = &a->st;
+
+	mt_json_key(j, "top_sites");
+	mt_json_begin_array(j);
+	for (size_t k = 0; k < a->nsel; k++) {
+		const struct mt_report_site *rs = &a->sel[k];
+		const struct mt_alloc_site *s = &st->sites[rs->site];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "site_id", rs->site);
+		mt_json_kv_u64(j, "pid", s->pid);
+		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns));
+		mt_json_kv_u64(j, "calls", s->calls);
+		mt_json_kv_u64(j, "bytes", s->bytes);
+		mt_json_kv_u64(j, "frees", s->frees);
+		mt_json_kv_u64(j, "temporary", s->temporary);
+		mt_json_kv_u64(j, "peak_bytes", s->peak_bytes);
+		mt_json_kv_u64(j, "max_live_bytes", s->max_live_bytes);
+		mt_json_kv_u64(j, "leaked_bytes", s->leaked_bytes);
+		mt_json_kv_u64(j, "leaked_blocks", s->leaked_blocks);
+		mt_json_kv_u64(j, "slack_bytes", s->slack);
+		json_life(j, "lifetime_ns", &a->st.life_family, &s->life);
+		mt_json_key(j, "ranks");
+		mt_json_begin_object(j);
+		for (int r = 0; r < MT_NRANKS; r++)
+			if (rs->rank[r])
+				mt_json_kv_u64(j, rank_keys[r], rs->rank[r]);
+		mt_json_end_object(j);
+		mt_json_kv_bool(j, "stack_recorded", s->stack != 0);
+		json_frames(j, a, rs);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+}
+
 void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_report_alloc *a = &rep->alloc;
@@ -208,28 +276,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "processes_untraced", kv_u64(a, "processes_untraced"));
 	if (kv(a, "untraced"))
 		mt_json_kv_str(j, "untraced", kv(a, "untraced"));
-	mt_json_key(j, "processes");
-	mt_json_begin_array(j);
-	for (size_t i = 0; i < st->nprocs; i++) {
-		const struct mt_alloc_proc *p = &st->procs[i];
-
-		mt_json_begin_object(j);
-		mt_json_kv_u64(j, "pid", p->pid);
-		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, p->pid, p->first_ns));
-		mt_json_kv_u64(j, "calls", p->calls);
-		mt_json_kv_u64(j, "frees", p->frees);
-		mt_json_kv_u64(j, "bytes", p->bytes);
-		mt_json_kv_u64(j, "peak_bytes", p->peak_bytes);
-		mt_json_kv_u64(j, "peak_ns", p->peak_ns);
-		mt_json_kv_u64(j, "leaked_bytes", p->live_bytes);
-		mt_json_kv_u64(j, "leaked_blocks", p->live_blocks);
-		mt_json_kv_u64(j, "temporary", p->temporary);
-		mt_json_kv_u64(j, "slack_bytes", p->slack);
-		mt_json_kv_u64(j, "untracked_frees", p->untracked_frees);
-		mt_json_kv_u64(j, "inherited_frees", p->inherited_frees);
-		mt_json_end_object(j);
-	}
-	mt_json_end_array(j);
+	json_procs(rep, j);
 	mt_json_key(j, "symbolization");
 	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "addresses", a->sym.addresses);
@@ -241,37 +288,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "no_symbol", a->sym.no_symbol);
 	mt_json_end_object(j);
 	mt_json_kv_u64(j, "sites", st->nsites);
-	mt_json_key(j, "top_sites");
-	mt_json_begin_array(j);
-	for (size_t k = 0; k < a->nsel; k++) {
-		const struct mt_report_site *rs = &a->sel[k];
-		const struct mt_alloc_site *s = &st->sites[rs->site];
-
-		mt_json_begin_object(j);
-		mt_json_kv_u64(j, "site_id", rs->site);
-		mt_json_kv_u64(j, "pid", s->pid);
-		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns));
-		mt_json_kv_u64(j, "calls", s->calls);
-		mt_json_kv_u64(j, "bytes", s->bytes);
-		mt_json_kv_u64(j, "frees", s->frees);
-		mt_json_kv_u64(j, "temporary", s->temporary);
-		mt_json_kv_u64(j, "peak_bytes", s->peak_bytes);
-		mt_json_kv_u64(j, "max_live_bytes", s->max_live_bytes);
-		mt_json_kv_u64(j, "leaked_bytes", s->leaked_bytes);
-		mt_json_kv_u64(j, "leaked_blocks", s->leaked_blocks);
-		mt_json_kv_u64(j, "slack_bytes", s->slack);
-		json_life(j, "lifetime_ns", &a->st.life_family, &s->life);
-		mt_json_key(j, "ranks");
-		mt_json_begin_object(j);
-		for (int r = 0; r < MT_NRANKS; r++)
-			if (rs->rank[r])
-				mt_json_kv_u64(j, rank_keys[r], rs->rank[r]);
-		mt_json_end_object(j);
-		mt_json_kv_bool(j, "stack_recorded", s->stack != 0);
-		json_frames(j, a, rs);
-		mt_json_end_object(j);
-	}
-	mt_json_end_array(j);
+	json_top_sites(rep, j);
 	mt_json_key(j, "rankings");
 	mt_json_begin_object(j);
 	for (int r = 0; r < MT_NRANKS; r++) {
@@ -402,6 +419,58 @@ static void print_site_detail(const struct mt_report *rep, const struct mt_repor
 	fputs(md ? "```\n\n" : "\n", f);
 }
 
+/* The allocation figures of each process, when there are several. */
+static void print_procs_table(const struct mt_report *rep, bool md, FILE *f)
+{
+	const struct mt_alloc_stats *st = &rep->alloc.st;
+	char b1[64];
+
+	static const char *const heads[] = { ">pid",  "command", ">calls",    ">bytes",
+					     ">peak", ">leaked", ">temporary" };
+	struct mt_table t;
+
+	mt_table_init(&t, 7, heads);
+	for (size_t i = 0; i < st->nprocs; i++) {
+		const struct mt_alloc_proc *p = &st->procs[i];
+
+		mt_table_addf(&t, "%u", p->pid);
+		mt_table_add(&t, mt_procs_comm_at(&rep->procs, p->pid, p->first_ns));
+		mt_table_add(&t, mt_fmt_count(p->calls, b1, sizeof(b1)));
+		mt_table_add(&t, mt_fmt_bytes(p->bytes, b1, sizeof(b1)));
+		mt_table_add(&t, mt_fmt_bytes(p->peak_bytes, b1, sizeof(b1)));
+		mt_table_add(&t, mt_fmt_bytes(p->live_bytes, b1, sizeof(b1)));
+		mt_table_add(&t, mt_fmt_count(p->temporary, b1, sizeof(b1)));
+	}
+	if (md) {
+		fprintf(f, "### Allocations per process\n\n");
+		mt_report_md_table(&t, f);
+	} else {
+		fprintf(f, "allocations per process\n");
+		mt_table_print(&t, f, 2, true);
+		fputc('\n', f);
+	}
+	mt_table_release(&t);
+}
+
+/* " (reason count, ...)" of the truncated stacks, or "" when none was. */
+static void truncation_reasons(const struct mt_report_alloc *a, char *why, size_t size)
+{
+	size_t off = 0;
+
+	why[0] = 0;
+	for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {
+		const char *v = truncated_by(a, k);
+		uint64_t c = v ? strtoull(v, NULL, 10) : 0;
+		char n[32];
+
+		if (c && off < size)
+			off += (size_t)snprintf(why + off, size - off, "%s%s %s", off ? ", " : " (",
+						mt_rt_trunc_name(k), mt_fmt_count(c, n, sizeof(n)));
+	}
+	if (off && off < size)
+		snprintf(why + off, size - off, ")");
+}
+
 void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 {
 	const struct mt_report_alloc *a = &rep->alloc;
@@ -482,21 +551,9 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		ROW("event times", "every event read the clock in its hook (%s)",
 		    kv(a, "time") && !strncmp(kv(a, "time"), "tsc", 3) ? "TSC" : "CLOCK_MONOTONIC");
 	if (kv(a, "stack_depth")) {
-		char why[256] = "";
-		size_t off = 0;
+		char why[256];
 
-		for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {
-			const char *v = truncated_by(a, k);
-			uint64_t c = v ? strtoull(v, NULL, 10) : 0;
-			char n[32];
-
-			if (c && off < sizeof(why))
-				off += (size_t)snprintf(why + off, sizeof(why) - off, "%s%s %s",
-							off ? ", " : " (", mt_rt_trunc_name(k),
-							mt_fmt_count(c, n, sizeof(n)));
-		}
-		if (off && off < sizeof(why))
-			snprintf(why + off, sizeof(why) - off, ")");
+		truncation_reasons(a, why, sizeof(why));
 		ROW("stacks",
 		    "up to %s frames; %s truncated%s (frames walked kept), %s cut at the depth "
 		    "(innermost kept), %s without any frame",
@@ -524,33 +581,8 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		    kv(a, "untraced") ? kv(a, "untraced") : "reason unknown");
 #undef ROW
 	fputc('\n', f);
-	if (st->nprocs > 1) {
-		static const char *const heads[] = { ">pid",  "command", ">calls",    ">bytes",
-						     ">peak", ">leaked", ">temporary" };
-		struct mt_table t;
-
-		mt_table_init(&t, 7, heads);
-		for (size_t i = 0; i < st->nprocs; i++) {
-			const struct mt_alloc_proc *p = &st->procs[i];
-
-			mt_table_addf(&t, "%u", p->pid);
-			mt_table_add(&t, mt_procs_comm_at(&rep->procs, p->pid, p->first_ns));
-			mt_table_add(&t, mt_fmt_count(p->calls, b1, sizeof(b1)));
-			mt_table_add(&t, mt_fmt_bytes(p->bytes, b1, sizeof(b1)));
-			mt_table_add(&t, mt_fmt_bytes(p->peak_bytes, b1, sizeof(b1)));
-			mt_table_add(&t, mt_fmt_bytes(p->live_bytes, b1, sizeof(b1)));
-			mt_table_add(&t, mt_fmt_count(p->temporary, b1, sizeof(b1)));
-		}
-		if (md) {
-			fprintf(f, "### Allocations per process\n\n");
-			mt_report_md_table(&t, f);
-		} else {
-			fprintf(f, "allocations per process\n");
-			mt_table_print(&t, f, 2, true);
-			fputc('\n', f);
-		}
-		mt_table_release(&t);
-	}
+	if (st->nprocs > 1)
+		print_procs_table(rep, md, f);
 	for (int r = 0; r < MT_NRANKS; r++)
 		print_sites_ranking(rep, r, md, f);
 	if (a->nsel) {

@@ -177,6 +177,85 @@ static void json_sources(const struct mt_report *rep, struct mt_json *j)
 	mt_json_end_object(j);
 }
 
+/* metrics.by_site: the access sites with the most samples, faults or pages, with their
+ * allocation figures. */
+static void json_by_site(const struct mt_report *rep, struct mt_json *j)
+{
+	const struct mt_access_stats *st = &rep->access.st;
+
+	mt_json_key(j, "by_site");
+	mt_json_begin_array(j);
+	{
+		size_t n, *v = mt_report_ranked_sites(st, &n);
+		char name[512];
+
+		for (size_t k = 0; v && k < n && k < rep->top; k++) {
+			const struct mt_access_site *s = &st->sites[v[k]];
+			const struct mt_alloc_site *a = mt_report_alloc_site(rep, s);
+
+			mt_json_begin_object(j);
+			mt_json_kv_u64(j, "site_id", v[k]);
+			mt_json_kv_u64(j, "pid", s->pid);
+			mt_json_kv_str(j, "function",
+				       mt_report_site_name(rep, v[k], name, sizeof(name)));
+			mt_json_kv_u64(j, "samples", s->c.samples);
+			mt_json_kv_u64(j, "total_reads", s->c.read_samples);
+			mt_json_kv_u64(j, "total_writes", s->c.write_samples);
+			mt_json_kv_u64(j, "faults", s->faults);
+			mt_json_kv_u64(j, "pages_touched", s->pages);
+			if (a) {
+				mt_json_kv_u64(j, "allocated_bytes", a->bytes);
+				mt_json_kv_u64(j, "peak_bytes", a->peak_bytes);
+				mt_json_kv_u64(j, "max_live_bytes", a->max_live_bytes);
+				mt_json_kv_u64(j, "calls", a->calls);
+			} else {
+				mt_json_kv_null(j, "allocated_bytes");
+			}
+			mt_json_end_object(j);
+		}
+		free(v);
+	}
+	mt_json_end_array(j);
+}
+
+/* metrics.phases: each phase's time, samples and working set (outside any phase first). */
+static void json_phases(const struct mt_access_stats *st, struct mt_json *j)
+{
+	mt_json_key(j, "phases");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < st->nphases; i++) {
+		const struct mt_phase_stats *p = &st->phases[i];
+
+		if (!i && !p->samples && !p->faults && !p->pages_written)
+			continue;
+		mt_json_begin_object(j);
+		if (i)
+			mt_json_kv_str(j, "phase", p->name);
+		else
+			mt_json_kv_null(j, "phase");
+		mt_json_kv_str(j, "source",
+			       !i			 ? "none"
+			       : p->by_rule && p->visits ? "memtap_phase+rule"
+			       : p->by_rule		 ? "rule"
+							 : "memtap_phase");
+		mt_json_kv_u64(j, "visits", p->visits);
+		if (i && p->visits) /* a rule's phase has samples, not a measured duration */
+			mt_json_kv_u64(j, "duration_ns", p->ns);
+		else
+			mt_json_kv_null(j, "duration_ns");
+		mt_json_kv_u64(j, "samples", p->samples);
+		mt_json_kv_u64(j, "reads_estimated", p->reads);
+		mt_json_kv_u64(j, "writes_estimated", p->writes);
+		mt_json_kv_u64(j, "faults", p->faults);
+		mt_json_kv_u64(j, "pages_written", p->pages_written);
+		mt_json_kv_u64(j, "wss_peak_pages", p->wss_peak_pages);
+		mt_json_kv_double(j, "wss_mean_pages",
+				  p->wss_windows ? p->wss_sum / (double)p->wss_windows : 0);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+}
+
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_access_stats *st = &rep->access.st;
@@ -230,72 +309,8 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 		if (st->types[i].regions)
 			mt_report_type_json(j, &st->types[i]);
 	mt_json_end_array(j);
-	mt_json_key(j, "by_site");
-	mt_json_begin_array(j);
-	{
-		size_t n, *v = mt_report_ranked_sites(st, &n);
-		char name[512];
-
-		for (size_t k = 0; v && k < n && k < rep->top; k++) {
-			const struct mt_access_site *s = &st->sites[v[k]];
-			const struct mt_alloc_site *a = mt_report_alloc_site(rep, s);
-
-			mt_json_begin_object(j);
-			mt_json_kv_u64(j, "site_id", v[k]);
-			mt_json_kv_u64(j, "pid", s->pid);
-			mt_json_kv_str(j, "function",
-				       mt_report_site_name(rep, v[k], name, sizeof(name)));
-			mt_json_kv_u64(j, "samples", s->c.samples);
-			mt_json_kv_u64(j, "total_reads", s->c.read_samples);
-			mt_json_kv_u64(j, "total_writes", s->c.write_samples);
-			mt_json_kv_u64(j, "faults", s->faults);
-			mt_json_kv_u64(j, "pages_touched", s->pages);
-			if (a) {
-				mt_json_kv_u64(j, "allocated_bytes", a->bytes);
-				mt_json_kv_u64(j, "peak_bytes", a->peak_bytes);
-				mt_json_kv_u64(j, "max_live_bytes", a->max_live_bytes);
-				mt_json_kv_u64(j, "calls", a->calls);
-			} else {
-				mt_json_kv_null(j, "allocated_bytes");
-			}
-			mt_json_end_object(j);
-		}
-		free(v);
-	}
-	mt_json_end_array(j);
-	mt_json_key(j, "phases");
-	mt_json_begin_array(j);
-	for (size_t i = 0; i < st->nphases; i++) {
-		const struct mt_phase_stats *p = &st->phases[i];
-
-		if (!i && !p->samples && !p->faults && !p->pages_written)
-			continue;
-		mt_json_begin_object(j);
-		if (i)
-			mt_json_kv_str(j, "phase", p->name);
-		else
-			mt_json_kv_null(j, "phase");
-		mt_json_kv_str(j, "source",
-			       !i			 ? "none"
-			       : p->by_rule && p->visits ? "memtap_phase+rule"
-			       : p->by_rule		 ? "rule"
-							 : "memtap_phase");
-		mt_json_kv_u64(j, "visits", p->visits);
-		if (i && p->visits) /* a rule's phase has samples, not a measured duration */
-			mt_json_kv_u64(j, "duration_ns", p->ns);
-		else
-			mt_json_kv_null(j, "duration_ns");
-		mt_json_kv_u64(j, "samples", p->samples);
-		mt_json_kv_u64(j, "reads_estimated", p->reads);
-		mt_json_kv_u64(j, "writes_estimated", p->writes);
-		mt_json_kv_u64(j, "faults", p->faults);
-		mt_json_kv_u64(j, "pages_written", p->pages_written);
-		mt_json_kv_u64(j, "wss_peak_pages", p->wss_peak_pages);
-		mt_json_kv_double(j, "wss_mean_pages",
-				  p->wss_windows ? p->wss_sum / (double)p->wss_windows : 0);
-		mt_json_end_object(j);
-	}
-	mt_json_end_array(j);
+	json_by_site(rep, j);
+	json_phases(st, j);
 	mt_json_key(j, "working_set");
 	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "window_ns", st->window_ns);

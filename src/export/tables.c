@@ -450,6 +450,52 @@ static bool db_has_run(sqlite3 *db, const char *run_id)
 	return has;
 }
 
+/* mrm-trace's run directory beside the tables: metrics.csv, metadata.json, raw/TRACE and a
+ * manifest with the SHA-256 of every file. */
+static int mrm_layout(struct out *o, const struct mt_export_opts *eo, const char *path,
+		      const char *base)
+{
+	const char *ext = mt_sink_ext(eo->format);
+	char names[16][64], raw[4096];
+	const char *list[20];
+	size_t n = 0;
+	int rc;
+
+	for (size_t i = 0; mt_export_table_names[i] && n < 16; i++) {
+		snprintf(names[n], sizeof(names[n]), "%s%s", mt_export_table_names[i], ext);
+		list[n] = names[n];
+		n++;
+	}
+	snprintf(raw, sizeof(raw), "raw/%s", base);
+	list[n++] = "metrics.csv";
+	list[n++] = "metadata.json";
+	list[n++] = raw;
+	rc = metrics_csv(o);
+	if (rc == 0)
+		rc = metadata_json(o, base);
+	if (rc == 0)
+		rc = copy_raw(o, path, base);
+	if (rc == 0)
+		rc = manifest(o, list, n);
+	return rc;
+}
+
+/* Which run a Hive leaf holds: the same run is never added twice. */
+static int hive_mark(const char *dir, const char *run_id)
+{
+	char mark[4200];
+	FILE *f;
+	int rc = 0;
+
+	snprintf(mark, sizeof(mark), "%s/" RUN_MARK, dir);
+	f = fopen(mark, "we");
+	if (!f || fprintf(f, "%s\n", run_id) < 0)
+		rc = -errno;
+	if (f && fclose(f) && rc == 0)
+		rc = -errno;
+	return rc;
+}
+
 int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_export_opts *eo,
 		     struct mt_export_result *res)
 {
@@ -532,41 +578,10 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 		rc = mt_tables_close_table(&o, o.trace, o.trace_rc);
 	for (size_t i = 0; rc == 0 && i < sizeof(writers) / sizeof(writers[0]); i++)
 		rc = writers[i](&o);
-	if (rc == 0 && files && eo->layout == MT_LAYOUT_MRM) { /* the seed's run directory */
-		const char *ext = mt_sink_ext(eo->format);
-		char names[16][64], raw[4096];
-		const char *list[20];
-		size_t n = 0;
-
-		for (size_t i = 0; mt_export_table_names[i] && n < 16; i++) {
-			snprintf(names[n], sizeof(names[n]), "%s%s", mt_export_table_names[i], ext);
-			list[n] = names[n];
-			n++;
-		}
-		snprintf(raw, sizeof(raw), "raw/%s", base);
-		list[n++] = "metrics.csv";
-		list[n++] = "metadata.json";
-		list[n++] = raw;
-		rc = metrics_csv(&o);
-		if (rc == 0)
-			rc = metadata_json(&o, base);
-		if (rc == 0)
-			rc = copy_raw(&o, path, base);
-		if (rc == 0)
-			rc = manifest(&o, list, n);
-	}
-	if (rc == 0 && files && eo->layout == MT_LAYOUT_HIVE) {
-		/* which run this leaf holds: the same run is never added twice */
-		char mark[4200];
-		FILE *f;
-
-		snprintf(mark, sizeof(mark), "%s/" RUN_MARK, res->dir);
-		f = fopen(mark, "we");
-		if (!f || fprintf(f, "%s\n", o.run_id) < 0)
-			rc = -errno;
-		if (f && fclose(f) && rc == 0)
-			rc = -errno;
-	}
+	if (rc == 0 && files && eo->layout == MT_LAYOUT_MRM)
+		rc = mrm_layout(&o, eo, path, base);
+	if (rc == 0 && files && eo->layout == MT_LAYOUT_HIVE)
+		rc = hive_mark(res->dir, o.run_id);
 out:
 	if (db) {
 		if (sqlite3_exec(db, rc == 0 ? "COMMIT" : "ROLLBACK", NULL, NULL, NULL) !=
