@@ -60,11 +60,37 @@ static int child_str(pid_t pid, const uint8_t *snap, size_t snap_len, uint64_t b
 	return 0;
 }
 
+/* The initial stack's layout in a snapshot of it: argc, argv[] NULL, envp[] NULL, auxv[]
+ * up to AT_NULL (counted in *nauxv). -EINVAL or -E2BIG when the snapshot does not hold it. */
+static int parse_stack(uint8_t *snap, size_t snap_len, uint64_t *argc, uint64_t **envp,
+		       uint64_t *nenv, uint64_t **auxv, uint64_t *nauxv)
+{
+	uint64_t *p = (uint64_t *)snap, *end = (uint64_t *)(snap + (snap_len & ~7ul));
+
+	*argc = *p++;
+	if (*argc > (uint64_t)(end - p) || p[*argc] != 0)
+		return -EINVAL;
+	p += *argc + 1;
+	*envp = p;
+	while (p < end && *p)
+		p++;
+	if (p >= end)
+		return -E2BIG;
+	*nenv = (uint64_t)(p - *envp);
+	*auxv = ++p;
+	while (p + 1 < end && p[0] != AT_NULL)
+		p += 2;
+	if (p + 1 >= end || *nenv > MAX_ENV)
+		return -E2BIG;
+	*nauxv = (uint64_t)(p - *auxv) / 2 + 1;
+	return 0;
+}
+
 int mt_inject_env(pid_t pid, const char *preload_lib, const char *conf_value)
 {
 	struct user_regs_struct regs;
 	uint8_t *snap = NULL;
-	uint64_t *p, *end, argc, *envp, *auxv, *newblk = NULL;
+	uint64_t argc, *envp, *auxv, *newblk = NULL;
 	uint64_t nenv = 0, nauxv = 0, keep = 0;
 	char *strs = NULL, *old_preload = NULL, *buf = NULL;
 	size_t snap_len, strs_len, blk_len;
@@ -89,30 +115,9 @@ int mt_inject_env(pid_t pid, const char *preload_lib, const char *conf_value)
 		goto out;
 	}
 	snap_len = (size_t)got;
-	p = (uint64_t *)snap;
-	end = (uint64_t *)(snap + (snap_len & ~7ul));
-	argc = *p++;
-	if (argc > (uint64_t)(end - p) || p[argc] != 0) {
-		r = -EINVAL;
+	r = parse_stack(snap, snap_len, &argc, &envp, &nenv, &auxv, &nauxv);
+	if (r < 0)
 		goto out;
-	}
-	p += argc + 1;
-	envp = p;
-	while (p < end && *p)
-		p++;
-	if (p >= end) {
-		r = -E2BIG;
-		goto out;
-	}
-	nenv = (uint64_t)(p - envp);
-	auxv = ++p;
-	while (p + 1 < end && p[0] != AT_NULL)
-		p += 2;
-	if (p + 1 >= end || nenv > MAX_ENV) {
-		r = -E2BIG;
-		goto out;
-	}
-	nauxv = (uint64_t)(p - auxv) / 2 + 1;
 	/* Which of our variables are already there, and right? */
 	for (uint64_t i = 0; i < nenv; i++) {
 		if (child_str(pid, snap, snap_len, regs.rsp, envp[i], buf, MT_INJECT_STR_MAX) < 0)

@@ -174,10 +174,76 @@ static void free_state(struct mt_syscalls_state *c)
 	free(c);
 }
 
+/* Per CPU, the entry tracepoint with its ring and the exit tracepoint writing into it; *opened
+ * counts the CPUs that have both (a CPU that is offline is skipped). */
+static int open_cpus(struct mt_session *s, struct mt_syscalls_state *c, bool stacks, int ncpu,
+		     int *opened)
+{
+	struct perf_event_attr at;
+	int rc = 0;
+
+	memset(&at, 0, sizeof(at));
+	at.size = sizeof(at);
+	at.type = PERF_TYPE_TRACEPOINT;
+	at.sample_period = 1;
+	at.sample_type = c->enter_sample;
+	at.sample_regs_user = c->enter_regs;
+	at.sample_stack_user = stacks ? STACK_BYTES : 0;
+	at.sample_id_all = 1;
+	at.use_clockid = 1;
+	at.clockid = CLOCK_MONOTONIC;
+	at.inherit = 1;
+	at.enable_on_exec = 1;
+	at.disabled = 1;
+	at.watermark = 1;
+	at.wakeup_watermark = 1u << 20; /* wake the recorder every MiB */
+	c->cost_ns = measure_cost(&at, c->enter_type, c->exit_type);
+	for (int cpu = 0; cpu < ncpu && rc >= 0; cpu++) {
+		int fd;
+
+		at.config = (uint64_t)c->enter_type;
+		for (;;) {
+			fd = mt_perf_open(&at, s->root, cpu, -1);
+			if (fd < 0)
+				break;
+			rc = mt_perf_ring_open(&c->rings[cpu], fd, c->ring_pages);
+			if (rc != -EPERM || c->ring_pages <= RING_PAGES_MIN)
+				break;
+			c->ring_pages /= 2; /* the ring closed fd: open the event again */
+		}
+		if (fd == -ENODEV)
+			continue;
+		if (fd < 0) {
+			rc = fd;
+			break;
+		}
+		if (rc < 0)
+			break;
+		/* The exit needs no registers (its records share the entry's ring; the parser
+		 * tells them apart by the tracepoint's common_type). */
+		at.config = (uint64_t)c->exit_type;
+		at.sample_type = EXIT_SAMPLE;
+		at.sample_regs_user = 0;
+		at.sample_stack_user = 0;
+		fd = mt_perf_open(&at, s->root, cpu, -1);
+		at.sample_type = c->enter_sample;
+		at.sample_regs_user = c->enter_regs;
+		at.sample_stack_user = stacks ? STACK_BYTES : 0;
+		if (fd < 0) {
+			rc = fd;
+			break;
+		}
+		c->exit_fds[cpu] = fd;
+		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->rings[cpu].fd) < 0)
+			rc = -errno;
+		(*opened)++;
+	}
+	return rc;
+}
+
 int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 {
 	struct mt_syscalls_state *c = calloc(1, sizeof(*c));
-	struct perf_event_attr at;
 	char fmt[4096];
 	int ncpu = mt_perf_ncpus(), opened = 0, rc = 0;
 
@@ -237,62 +303,7 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 	c->nrings = ncpu;
 	for (int i = 0; i < ncpu; i++)
 		c->rings[i].fd = c->exit_fds[i] = -1;
-	memset(&at, 0, sizeof(at));
-	at.size = sizeof(at);
-	at.type = PERF_TYPE_TRACEPOINT;
-	at.sample_period = 1;
-	at.sample_type = c->enter_sample;
-	at.sample_regs_user = c->enter_regs;
-	at.sample_stack_user = stacks ? STACK_BYTES : 0;
-	at.sample_id_all = 1;
-	at.use_clockid = 1;
-	at.clockid = CLOCK_MONOTONIC;
-	at.inherit = 1;
-	at.enable_on_exec = 1;
-	at.disabled = 1;
-	at.watermark = 1;
-	at.wakeup_watermark = 1u << 20; /* wake the recorder every MiB */
-	c->cost_ns = measure_cost(&at, c->enter_type, c->exit_type);
-	for (int cpu = 0; cpu < ncpu && rc >= 0; cpu++) {
-		int fd;
-
-		at.config = (uint64_t)c->enter_type;
-		for (;;) {
-			fd = mt_perf_open(&at, s->root, cpu, -1);
-			if (fd < 0)
-				break;
-			rc = mt_perf_ring_open(&c->rings[cpu], fd, c->ring_pages);
-			if (rc != -EPERM || c->ring_pages <= RING_PAGES_MIN)
-				break;
-			c->ring_pages /= 2; /* the ring closed fd: open the event again */
-		}
-		if (fd == -ENODEV)
-			continue;
-		if (fd < 0) {
-			rc = fd;
-			break;
-		}
-		if (rc < 0)
-			break;
-		/* The exit needs no registers (its records share the entry's ring; the parser
-		 * tells them apart by the tracepoint's common_type). */
-		at.config = (uint64_t)c->exit_type;
-		at.sample_type = EXIT_SAMPLE;
-		at.sample_regs_user = 0;
-		at.sample_stack_user = 0;
-		fd = mt_perf_open(&at, s->root, cpu, -1);
-		at.sample_type = c->enter_sample;
-		at.sample_regs_user = c->enter_regs;
-		at.sample_stack_user = stacks ? STACK_BYTES : 0;
-		if (fd < 0) {
-			rc = fd;
-			break;
-		}
-		c->exit_fds[cpu] = fd;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->rings[cpu].fd) < 0)
-			rc = -errno;
-		opened++;
-	}
+	rc = open_cpus(s, c, stacks, ncpu, &opened);
 	if (rc < 0 || !opened) {
 		free_state(c);
 		return rc < 0 ? rc : -ENODEV;
