@@ -1,9 +1,10 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
-# Two memtaps side by side on the same traces (issue 15: the pass driver must not slow the
-# analysis down: new/old seconds <= 1.05): `report --section metrics`, the whole report and
-# the Parquet export of a generated LLM-like trace (mt-test-tool gen-synth), 5 runs of each
-# interleaved, medians.
+# Two memtaps side by side (issue 15: restructuring must not slow memtap down: new/old
+# seconds <= 1.05): `report --section metrics`, the whole report and the Parquet export of a
+# generated LLM-like trace (mt-test-tool gen-synth); and recording CPython's allocations
+# (bench/workloads/py_alloc.py, the allocation tracer alone) through each memtap's preload
+# runtime. 5 runs of each, interleaved, medians.
 # usage: bench/compare.sh OLD_MEMTAP [BUILD_DIR] [EVENTS]   (default build, 10000000)
 # An old memtap: git worktree add /tmp/old <commit> && cmake -S /tmp/old -B /tmp/old/b -G Ninja
 # -DBUILD_TESTING=OFF && cmake --build /tmp/old/b
@@ -44,3 +45,17 @@ for what in metrics report parquet; do
 	n=$(median <"$T/new")
 	printf '%-28s %10s %10s %8.3f\n' "$what" "$o" "$n" "$(echo "$n / $o" | bc -l)"
 done
+
+export PYTHONHASHSEED=0 PYTHONMALLOC=malloc
+PY="/usr/bin/python3 $HERE/workloads/py_alloc.py"
+$PY >/dev/null
+A="--access=off --no-faults --no-rss"
+: >"$T/old"
+: >"$T/new"
+for i in 1 2 3 4 5; do
+	secs "$OLD" record -q -f $A -o "$T/r.mtap" -- $PY >>"$T/old"
+	secs "$NEW" record -q -f $A -o "$T/r.mtap" -- $PY >>"$T/new"
+done
+o=$(median <"$T/old")
+n=$(median <"$T/new")
+printf '%-28s %10s %10s %8.3f\n' "record py_alloc (alloc)" "$o" "$n" "$(echo "$n / $o" | bc -l)"

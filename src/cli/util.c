@@ -184,20 +184,6 @@ bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra
 	return true;
 }
 
-const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size)
-{
-	time_t sec = (time_t)(ns / 1000000000ull);
-	struct tm tm;
-	char tmp[64];
-
-	if (!gmtime_r(&sec, &tm) || !strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%S", &tm)) {
-		mt_strlcpy(buf, "?", size);
-		return buf;
-	}
-	snprintf(buf, size, "%s.%03u UTC", tmp, (unsigned)(ns / 1000000 % 1000));
-	return buf;
-}
-
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
 			 const char *rules_path, struct mt_access_opts *ao, struct mt_rules *rules)
 {

@@ -51,7 +51,4 @@ struct mt_command_spec;
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
 			 const char *rules_path, struct mt_access_opts *ao, struct mt_rules *rules);
 
-/* "2026-11-22 01:02:03.123 UTC" for a CLOCK_REALTIME ns value. */
-const char *mt_cli_fmt_realtime(uint64_t ns, char *buf, size_t size);
-
 #endif

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 size_t mt_strlcpy(char *dst, const char *src, size_t size)
@@ -253,5 +254,19 @@ const char *mt_fmt_uuid(const uint8_t id[16], char *buf, size_t size)
 			buf[o++] = '-';
 	}
 	buf[o < size ? o : size - 1] = 0;
+	return buf;
+}
+
+const char *mt_fmt_realtime(uint64_t ns, char *buf, size_t size)
+{
+	time_t sec = (time_t)(ns / 1000000000ull);
+	struct tm tm;
+	char tmp[64];
+
+	if (!gmtime_r(&sec, &tm) || !strftime(tmp, sizeof(tmp), "%Y-%m-%d %H:%M:%S", &tm)) {
+		mt_strlcpy(buf, "?", size);
+		return buf;
+	}
+	snprintf(buf, size, "%s.%03u UTC", tmp, (unsigned)(ns / 1000000 % 1000));
 	return buf;
 }

@@ -41,4 +41,7 @@ const char *mt_fmt_uuid(const uint8_t id[16], char *buf, size_t size);
  * compare as far as their 255th byte. For "did you mean" suggestions. */
 unsigned mt_edit_distance(const char *a, const char *b);
 
+/* A CLOCK_REALTIME time in ns as "YYYY-MM-DD HH:MM:SS.mmm UTC". */
+const char *mt_fmt_realtime(uint64_t ns, char *buf, size_t size);
+
 #endif

@@ -1,9 +1,9 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Byte-identity of every output over the golden traces: check.sh path/to/memtap
-# Runs `report` (JSON and text), `syscalls` and every export of each trace in traces/, and
-# compares the SHA-256 of each output file, its stderr and its exit status with
-# expected.sha256. A refactoring must leave them all unchanged; a change of a figure made on
+# Runs `report` (JSON, text, Markdown), `syscalls`, `info`, `dump` and every export of each
+# trace in traces/, and compares the SHA-256 of each output file, its stderr and its exit
+# status with expected.sha256. A refactoring must leave them all unchanged; a change of a figure made on
 # purpose is rewritten with UPDATE_GOLDEN=1 and explained in its commit. MEMTAP_GOLDEN_KEEP=DIR
 # keeps the outputs in DIR, to diff them against another memtap's.
 set -eu
@@ -29,6 +29,9 @@ for f in *.mtap; do
 	run "$t.report-text" "$M" report "$f"
 	run "$t.report-md" "$M" report "$f" --format md
 	run "$t.syscalls" "$M" syscalls "$f"
+	run "$t.info-text" "$M" info "$f"
+	run "$t.info-json" "$M" info "$f" --format json
+	run "$t.dump-csv" "$M" dump "$f" --format csv
 	for w in bytes calls peak leaked temporary; do
 		run "$t.folded-$w" "$M" export "$f" --to folded -w "$w" -o -
 	done

@@ -1,0 +1,190 @@
+/* SPDX-License-Identifier: MIT */
+/* `memtap info` rendered: a trace's header, run, collectors, process tree, counts and
+ * integrity, as text or JSON. */
+#include "export/info.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/strutil.h"
+#include "export/json.h"
+#include "export/report.h"
+#include "export/table.h"
+#include "format/reader.h"
+#include "format/schema.h"
+
+static void json_integrity(struct mt_json *j, const struct mt_integrity *in)
+{
+	mt_json_key(j, "integrity");
+	mt_json_begin_object(j);
+	mt_json_kv_bool(j, "complete", in->complete);
+	mt_json_kv_bool(j, "verified", in->verified);
+	mt_json_kv_u64(j, "chunks", in->chunks);
+	mt_json_kv_u64(j, "corrupt_chunks", in->corrupt_chunks);
+	mt_json_kv_u64(j, "corrupt_events", in->corrupt_events);
+	mt_json_kv_u64(j, "damaged_regions", in->damaged_regions);
+	mt_json_kv_u64(j, "skipped_bytes", in->skipped_bytes);
+	mt_json_kv_bool(j, "truncated", in->truncated);
+	if (in->truncated) {
+		mt_json_kv_u64(j, "truncated_offset", in->truncated_offset);
+		mt_json_kv_u64(j, "truncated_bytes", in->truncated_bytes);
+		if (in->truncated_hdr_known && in->truncated_hdr.type == MT_CHUNK_EVENTS)
+			mt_json_kv_u64(j, "truncated_events", in->truncated_hdr.count);
+	}
+	mt_json_end_object(j);
+}
+
+int mt_info_json(const char *path, struct mt_reader *r, const struct mt_run *run,
+		 const struct mt_procs *ps, FILE *f)
+{
+	const struct mt_file_info *fi = mt_reader_file(r);
+	const char **keys, **vals;
+	char buf[64];
+	struct mt_json j;
+	size_t nmeta;
+
+	mt_json_init(&j, f, true);
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "file", path);
+	mt_json_kv_u64(&j, "file_size", fi->file_size);
+	snprintf(buf, sizeof(buf), "%u.%u", fi->major, fi->minor);
+	mt_json_kv_str(&j, "format_version", buf);
+	mt_json_kv_str(&j, "schema_version", buf);
+	mt_json_kv_str(&j, "writer", fi->writer);
+	mt_json_kv_str(&j, "memtap_version", MEMTAP_VERSION);
+	mt_json_kv_str(&j, "run_id", mt_fmt_uuid(fi->run_id, buf, sizeof(buf)));
+	mt_json_kv_u64(&j, "start_realtime_ns", fi->realtime_ns);
+	mt_json_kv_u64(&j, "start_monotonic_ns", fi->monotonic_ns);
+
+	mt_json_key(&j, "run");
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "command", run->command);
+	mt_json_key(&j, "argv");
+	mt_json_begin_array(&j);
+	for (int i = 0; i < run->argc; i++)
+		mt_json_str(&j, run->argv[i]);
+	mt_json_end_array(&j);
+	if (run->has_exit)
+		mt_json_kv_i64(&j, "exit_status", run->exit_status);
+	else
+		mt_json_kv_null(&j, "exit_status");
+	mt_json_kv_u64(&j, "start_ns", run->start_ns);
+	mt_json_kv_u64(&j, "end_ns", run->end_ns);
+	mt_json_kv_u64(&j, "duration_ns", run->duration_ns);
+	mt_json_kv_u64(&j, "lost_events", run->lost_events);
+	mt_json_end_object(&j);
+
+	mt_report_json_collectors(&j, run);
+
+	mt_json_key(&j, "processes");
+	mt_json_begin_array(&j);
+	for (size_t i = 0; i < ps->n; i++)
+		mt_report_json_process(&j, ps, i, run->start_ns, true);
+	mt_json_end_array(&j);
+
+	mt_json_key(&j, "events");
+	mt_json_begin_object(&j);
+	for (unsigned t = 0; t < _MT_EV_MAX; t++) {
+		const struct mt_type_desc *d = mt_type_desc(t);
+
+		if (d)
+			mt_json_kv_u64(&j, d->name, mt_reader_event_count(r, t));
+	}
+	if (mt_reader_unknown_events(r))
+		mt_json_kv_u64(&j, "unknown", mt_reader_unknown_events(r));
+	mt_json_end_object(&j);
+	mt_json_key(&j, "time_span");
+	mt_json_begin_object(&j);
+	if (run->has_events) {
+		mt_json_kv_u64(&j, "first_ns", run->first_event_ns);
+		mt_json_kv_u64(&j, "last_ns", run->last_event_ns);
+	}
+	mt_json_end_object(&j);
+	mt_json_kv_u64(&j, "lost_events", run->lost_events);
+	json_integrity(&j, mt_reader_integrity(r));
+
+	mt_json_key(&j, "machine");
+	mt_json_begin_object(&j);
+	nmeta = mt_reader_meta_all(r, &keys, &vals);
+	for (size_t i = 0; i < nmeta; i++)
+		if (strncmp(keys[i], "argv.", 5))
+			mt_json_kv_str(&j, keys[i], vals[i]);
+	mt_json_end_object(&j);
+	mt_json_end_object(&j);
+	fputc('\n', f);
+	return 0;
+}
+
+void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *run,
+		  const struct mt_procs *ps, FILE *f)
+{
+	const struct mt_file_info *fi = mt_reader_file(r);
+	const struct mt_integrity *in = mt_reader_integrity(r);
+	const char *host = mt_reader_meta(r, "hostname"), *kern = mt_reader_meta(r, "kernel");
+	char a[64], b[64], c[64];
+	uint64_t total = 0;
+
+	for (unsigned t = 0; t < _MT_EV_MAX; t++)
+		total += mt_reader_event_count(r, t);
+	fprintf(f, "%-12s %s (%s, format %u.%u, written by %s)\n", "trace", path,
+		mt_fmt_bytes(fi->file_size, a, sizeof(a)), fi->major, fi->minor, fi->writer);
+	fprintf(f, "%-12s %s\n", "run id", mt_fmt_uuid(fi->run_id, a, sizeof(a)));
+	fprintf(f, "%-12s %s", "recorded", mt_fmt_realtime(fi->realtime_ns, a, sizeof(a)));
+	if (host)
+		fprintf(f, " on %s", host);
+	if (kern)
+		fprintf(f, " (Linux %s)", kern);
+	fprintf(f, "\n%-12s %s\n", "command", run->command ? run->command : "?");
+	fprintf(f, "%-12s %s\n", "duration", mt_fmt_duration(run->duration_ns, a, sizeof(a)));
+	if (run->has_exit)
+		fprintf(f, "%-12s %d\n", "exit status", run->exit_status);
+	else
+		fprintf(f, "%-12s unknown (no end record)\n", "exit status");
+	fprintf(f, "%-12s %s events in %s chunks; %s lost\n", "events",
+		mt_fmt_count(total, a, sizeof(a)), mt_fmt_count(in->chunks, b, sizeof(b)),
+		mt_fmt_count(run->lost_events, c, sizeof(c)));
+	fprintf(f, "%-12s %s", "integrity",
+		in->complete ? "complete" : "INCOMPLETE (no end record)");
+	if (in->truncated)
+		fprintf(f, ", truncated at byte %" PRIu64,
+			in->truncated_offset + in->truncated_bytes);
+	if (in->corrupt_chunks)
+		fprintf(f, ", %" PRIu64 " corrupted chunks (%" PRIu64 " events)",
+			in->corrupt_chunks, in->corrupt_events);
+	if (in->damaged_regions)
+		fprintf(f, ", %" PRIu64 " unreadable bytes skipped", in->skipped_bytes);
+	fprintf(f, in->verified ? ", every checksum verified\n" : ", headers checked\n");
+
+	if (run->ncollectors) {
+		struct mt_table t;
+
+		fprintf(f, "\ncollectors\n");
+		mt_report_collector_table(run, &t);
+		mt_table_print(&t, f, 2, true);
+		mt_table_release(&t);
+	}
+	if (ps->n) {
+		struct mt_table t;
+
+		fprintf(f, "\nprocesses (%zu)\n", ps->n);
+		mt_report_process_table(ps, run->start_ns, false, &t);
+		mt_table_print(&t, f, 2, true);
+		mt_table_release(&t);
+	}
+
+	fprintf(f, "\nevent counts\n");
+	for (unsigned t = 0; t < _MT_EV_MAX; t++) {
+		const struct mt_type_desc *d = mt_type_desc(t);
+
+		if (d && mt_reader_event_count(r, t))
+			fprintf(f, "  %-12s %12s\n", d->name,
+				mt_fmt_count(mt_reader_event_count(r, t), a, sizeof(a)));
+	}
+	if (mt_reader_unknown_events(r))
+		fprintf(f, "  %-12s %12s  (types of a newer memtap)\n", "unknown",
+			mt_fmt_count(mt_reader_unknown_events(r), a, sizeof(a)));
+}
