@@ -29,6 +29,8 @@ for f in *.mtap; do
 	run "$t.report-text" "$M" report "$f"
 	run "$t.report-md" "$M" report "$f" --format md
 	run "$t.syscalls" "$M" syscalls "$f"
+	run "$t.syscalls-list" "$M" syscalls "$f" --list --format json
+	run "$t.syscalls-rereads" "$M" syscalls "$f" --rereads --all-files
 	run "$t.info-text" "$M" info "$f"
 	run "$t.info-json" "$M" info "$f" --format json
 	run "$t.dump-csv" "$M" dump "$f" --format csv
