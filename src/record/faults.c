@@ -62,22 +62,10 @@ static int open_cpu(struct mt_faults_state *f, pid_t pid, int cpu, bool kernel)
 	struct perf_event_attr at;
 	int fd, r;
 
-	memset(&at, 0, sizeof(at));
-	at.size = sizeof(at);
-	at.type = PERF_TYPE_SOFTWARE;
-	at.config = PERF_COUNT_SW_PAGE_FAULTS_MIN;
-	at.sample_period = 1;
-	at.sample_type = sample_type;
-	at.sample_id_all = 1;
-	at.use_clockid = 1;
-	at.clockid = CLOCK_MONOTONIC;
-	at.inherit = 1;
-	at.enable_on_exec = 1;
-	at.disabled = 1;
+	mt_perf_attr_tree(&at, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS_MIN, sample_type,
+			  RING_PAGES * 4096 / 4);
 	at.exclude_kernel = !kernel;
 	at.exclude_hv = 1;
-	at.watermark = 1;
-	at.wakeup_watermark = RING_PAGES * 4096 / 4;
 	fd = mt_perf_open(&at, pid, cpu, -1);
 	if (fd < 0)
 		return fd;

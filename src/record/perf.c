@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <string.h>
+#include <time.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -119,4 +120,23 @@ uint64_t mt_perf_rings_drain(struct mt_perf_ring *rings, int n, mt_perf_record_f
 		if (rings[i].fd >= 0 && mt_perf_ring_drain(&rings[i], fn, ctx) == -EBADMSG)
 			malformed++;
 	return malformed;
+}
+
+void mt_perf_attr_tree(struct perf_event_attr *at, uint32_t type, uint64_t config,
+		       uint64_t sample_type, uint32_t wakeup_bytes)
+{
+	memset(at, 0, sizeof(*at));
+	at->size = sizeof(*at);
+	at->type = type;
+	at->config = config;
+	at->sample_period = 1;
+	at->sample_type = sample_type;
+	at->sample_id_all = 1;
+	at->use_clockid = 1;
+	at->clockid = CLOCK_MONOTONIC;
+	at->inherit = 1;
+	at->enable_on_exec = 1;
+	at->disabled = 1;
+	at->watermark = 1;
+	at->wakeup_watermark = wakeup_bytes;
 }

@@ -37,6 +37,13 @@ int mt_perf_ring_drain(struct mt_perf_ring *ring, mt_perf_record_fn fn, void *ct
 /* The per-CPU rings of one collector (a ring with fd < 0 is a CPU that could not be opened):
  * their descriptors to poll (at most max; returns how many), and every record of each handed
  * to fn (returns the rings that held a malformed record). */
+/* The attributes every collector of the command's tree shares: type and config, one record
+ * per event (sample_period 1) of sample_type, CLOCK_MONOTONIC times, inherited by the tree,
+ * enabled at the command's exec, the ring woken every wakeup_bytes. at is cleared first. */
+struct perf_event_attr;
+void mt_perf_attr_tree(struct perf_event_attr *at, uint32_t type, uint64_t config,
+		       uint64_t sample_type, uint32_t wakeup_bytes);
+
 struct pollfd;
 int mt_perf_rings_pollfds(const struct mt_perf_ring *rings, int n, struct pollfd *fds, int max);
 uint64_t mt_perf_rings_drain(struct mt_perf_ring *rings, int n, mt_perf_record_fn fn, void *ctx);

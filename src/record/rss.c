@@ -146,20 +146,8 @@ static int open_rings(struct mt_session *s, struct mt_rss_state *r)
 	r->nrings = ncpu;
 	for (int i = 0; i < ncpu; i++)
 		r->rings[i].fd = -1;
-	memset(&at, 0, sizeof(at));
-	at.size = sizeof(at);
-	at.type = PERF_TYPE_TRACEPOINT;
-	at.config = (uint64_t)id;
-	at.sample_period = 1;
-	at.sample_type = sample_type;
-	at.sample_id_all = 1;
-	at.use_clockid = 1;
-	at.clockid = CLOCK_MONOTONIC;
-	at.inherit = 1;
-	at.enable_on_exec = 1;
-	at.disabled = 1;
-	at.watermark = 1;
-	at.wakeup_watermark = RING_PAGES * 4096 / 4;
+	mt_perf_attr_tree(&at, PERF_TYPE_TRACEPOINT, (uint64_t)id, sample_type,
+			  RING_PAGES * 4096 / 4);
 	for (int cpu = 0; cpu < ncpu; cpu++) {
 		int fd = mt_perf_open(&at, s->root, cpu, -1);
 

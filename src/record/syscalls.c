@@ -182,21 +182,10 @@ static int open_cpus(struct mt_session *s, struct mt_syscalls_state *c, bool sta
 	struct perf_event_attr at;
 	int rc = 0;
 
-	memset(&at, 0, sizeof(at));
-	at.size = sizeof(at);
-	at.type = PERF_TYPE_TRACEPOINT;
-	at.sample_period = 1;
-	at.sample_type = c->enter_sample;
+	/* wake the recorder every MiB */
+	mt_perf_attr_tree(&at, PERF_TYPE_TRACEPOINT, 0, c->enter_sample, 1u << 20);
 	at.sample_regs_user = c->enter_regs;
 	at.sample_stack_user = stacks ? STACK_BYTES : 0;
-	at.sample_id_all = 1;
-	at.use_clockid = 1;
-	at.clockid = CLOCK_MONOTONIC;
-	at.inherit = 1;
-	at.enable_on_exec = 1;
-	at.disabled = 1;
-	at.watermark = 1;
-	at.wakeup_watermark = 1u << 20; /* wake the recorder every MiB */
 	c->cost_ns = measure_cost(&at, c->enter_type, c->exit_type);
 	for (int cpu = 0; cpu < ncpu && rc >= 0; cpu++) {
 		int fd;

@@ -321,19 +321,8 @@ int mt_tracepoints_open(struct mt_session *s, const char *const *specs, size_t n
 	for (size_t i = 0; i < (size_t)ncpu * c->ntps; i++)
 		c->fds[i] = -1;
 	c->ring_pages = RING_PAGES;
-	memset(&at, 0, sizeof(at));
-	at.size = sizeof(at);
-	at.type = PERF_TYPE_TRACEPOINT;
-	at.sample_period = 1;
-	at.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
-	at.sample_id_all = 1;
-	at.use_clockid = 1;
-	at.clockid = CLOCK_MONOTONIC;
-	at.inherit = 1;
-	at.enable_on_exec = 1;
-	at.disabled = 1;
-	at.watermark = 1;
-	at.wakeup_watermark = 1u << 18;
+	mt_perf_attr_tree(&at, PERF_TYPE_TRACEPOINT, 0,
+			  PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW, 1u << 18);
 	for (int cpu = 0; cpu < ncpu && rc >= 0; cpu++) {
 		int fd;
 
