@@ -140,3 +140,20 @@ void mt_perf_attr_tree(struct perf_event_attr *at, uint32_t type, uint64_t confi
 	at->watermark = 1;
 	at->wakeup_watermark = wakeup_bytes;
 }
+
+int mt_perf_open_ring(struct perf_event_attr *at, pid_t pid, int cpu, struct mt_perf_ring *ring,
+		      unsigned *pages, unsigned min_pages)
+{
+	for (;;) {
+		int fd = mt_perf_open(at, pid, cpu, -1), rc;
+
+		if (fd < 0)
+			return fd;
+		rc = mt_perf_ring_open(ring, fd, *pages);
+		if (rc == 0)
+			return fd;
+		if (rc != -EPERM || *pages <= min_pages)
+			return rc;
+		*pages /= 2; /* the ring closed fd: open the event again */
+	}
+}

@@ -44,6 +44,15 @@ struct perf_event_attr;
 void mt_perf_attr_tree(struct perf_event_attr *at, uint32_t type, uint64_t config,
 		       uint64_t sample_type, uint32_t wakeup_bytes);
 
+/*
+ * Opens the event at on cpu for the tree of pid with a ring of *pages data pages; where
+ * locked memory is limited (EPERM), halves *pages down to min_pages and tries again (the
+ * smaller size then holds for the other CPUs). Returns the event's fd (the ring owns it),
+ * or -errno: -ENODEV for an offline CPU.
+ */
+int mt_perf_open_ring(struct perf_event_attr *at, pid_t pid, int cpu, struct mt_perf_ring *ring,
+		      unsigned *pages, unsigned min_pages);
+
 struct pollfd;
 int mt_perf_rings_pollfds(const struct mt_perf_ring *rings, int n, struct pollfd *fds, int max);
 uint64_t mt_perf_rings_drain(struct mt_perf_ring *rings, int n, mt_perf_record_fn fn, void *ctx);

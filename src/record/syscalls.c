@@ -191,23 +191,14 @@ static int open_cpus(struct mt_session *s, struct mt_syscalls_state *c, bool sta
 		int fd;
 
 		at.config = (uint64_t)c->enter_type;
-		for (;;) {
-			fd = mt_perf_open(&at, s->root, cpu, -1);
-			if (fd < 0)
-				break;
-			rc = mt_perf_ring_open(&c->rings[cpu], fd, c->ring_pages);
-			if (rc != -EPERM || c->ring_pages <= RING_PAGES_MIN)
-				break;
-			c->ring_pages /= 2; /* the ring closed fd: open the event again */
-		}
+		fd = mt_perf_open_ring(&at, s->root, cpu, &c->rings[cpu], &c->ring_pages,
+				       RING_PAGES_MIN);
 		if (fd == -ENODEV)
 			continue;
 		if (fd < 0) {
 			rc = fd;
 			break;
 		}
-		if (rc < 0)
-			break;
 		/* The exit needs no registers (its records share the entry's ring; the parser
 		 * tells them apart by the tracepoint's common_type). */
 		at.config = (uint64_t)c->exit_type;

@@ -327,23 +327,14 @@ int mt_tracepoints_open(struct mt_session *s, const char *const *specs, size_t n
 		int fd;
 
 		at.config = (uint64_t)c->tps[0].d.id;
-		for (;;) {
-			fd = mt_perf_open(&at, s->root, cpu, -1);
-			if (fd < 0)
-				break;
-			rc = mt_perf_ring_open(&c->rings[cpu], fd, c->ring_pages);
-			if (rc != -EPERM || c->ring_pages <= RING_PAGES_MIN)
-				break;
-			c->ring_pages /= 2;
-		}
+		fd = mt_perf_open_ring(&at, s->root, cpu, &c->rings[cpu], &c->ring_pages,
+				       RING_PAGES_MIN);
 		if (fd == -ENODEV)
 			continue;
 		if (fd < 0) {
 			rc = fd;
 			break;
 		}
-		if (rc < 0)
-			break;
 		for (size_t i = 1; i < c->ntps && rc >= 0; i++) {
 			at.config = (uint64_t)c->tps[i].d.id;
 			fd = mt_perf_open(&at, s->root, cpu, -1);
