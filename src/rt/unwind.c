@@ -524,6 +524,79 @@ static RT_COLD void truncated(struct rt_thread *t, uint8_t *flags, unsigned why)
 		__ATOMIC_RELAXED);
 }
 
+/* The walk reached a frame whose outer part the memo holds, verified: reuse it; only the n
+ * new inner frames are linked and interned. */
+static RT_INLINE uint32_t memo_join(struct rt_thread *t, struct rt_memo *m,
+				    const struct rt_frame *scratch, unsigned n, unsigned join,
+				    bool crossed, uint8_t *flags)
+{
+	unsigned base = join + 1;
+	uint32_t parent = m->f[join].id, nc = m->cstart[base];
+
+	t->c_memo_hits++;
+	t->c_reused += base;
+	for (unsigned k = 0; k < n; k++) {
+		struct rt_frame *f = &m->f[base + k];
+
+		frame_copy(f, &scratch[n - 1 - k]);
+		memo_link(m, base + k, &nc);
+		f->id = parent ? intern_cached(m, parent, f->ip) : 0;
+		parent = f->id;
+	}
+	m->n = base + n;
+	m->cstart[m->n] = nc;
+	/* A signal frame among the new frames cannot be re-verified by word checks. */
+	if (crossed)
+		m->valid = false;
+	if (!parent)
+		truncated(t, flags, MT_RT_TRUNC_TABLE_FULL);
+	return parent;
+}
+
+/* A full walk: the whole stack of n frames is new to the memo. */
+static RT_INLINE uint32_t memo_full(struct rt_thread *t, struct rt_memo *m,
+				    const struct rt_frame *scratch, unsigned n,
+				    enum rt_walk_end end, unsigned why, uint64_t zero_slot,
+				    bool crossed, uint8_t *flags)
+{
+	uint32_t parent = 0, nc = 0;
+
+	m->cstart[0] = 0;
+	for (unsigned k = 0; k < n; k++) {
+		struct rt_frame *f = &m->f[k];
+
+		frame_copy(f, &scratch[n - 1 - k]);
+		if (k) {
+			memo_link(m, k, &nc);
+		} else {
+			if (end == END_ZERO)
+				m->checks[nc++] = (struct rt_check){ zero_slot, 0 };
+			if (f->flags & RF_CFA_RBP)
+				f->flags |= RF_BP_MATTERS;
+			else
+				f->flags &= (uint8_t)~RF_BP_MATTERS;
+		}
+		f->id = intern_cached(m, parent, f->ip);
+		parent = f->id;
+		if (!parent)
+			break;
+	}
+	m->n = n;
+	m->cstart[n] = nc;
+	m->end = (uint8_t)end;
+	/* Memoize only complete, signal-free walks whose outer words can be re-verified. */
+	m->valid = n && parent && !crossed && (end == END_ZERO || end == END_RULE);
+	/* A stack cut at --stack-depth is what was asked for: counted, not flagged. */
+	if (end == END_DEPTH && parent) {
+		t->c_depth++;
+	} else if (!parent) {
+		truncated(t, flags, MT_RT_TRUNC_TABLE_FULL);
+	} else if (end == END_BAD) {
+		truncated(t, flags, why);
+	}
+	return parent;
+}
+
 uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t *flags)
 {
 	struct rt_memo *m = t->memo;
@@ -533,7 +606,6 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 	int p, limit, join = -1;
 	bool exact = false, crossed = false;
 	enum rt_walk_end end = END_NONE;
-	uint32_t parent = 0, nc;
 	unsigned why = MT_RT_TRUNC_MAX; /* enum mt_rt_trunc, when END_BAD */
 
 	if (RT_UNLIKELY(!m)) {
@@ -650,66 +722,8 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 	if (end == END_NONE && join < 0)
 		end = END_DEPTH;
 walked:
-	if (join >= 0) {
-		/* Reuse the verified outer part; only the new inner frames are linked and interned. */
-		unsigned base = (unsigned)join + 1;
-
-		t->c_memo_hits++;
-		t->c_reused += base;
-		parent = m->f[join].id;
-		nc = m->cstart[base];
-		for (unsigned k = 0; k < n; k++) {
-			struct rt_frame *f = &m->f[base + k];
-
-			frame_copy(f, &scratch[n - 1 - k]);
-			memo_link(m, base + k, &nc);
-			f->id = parent ? intern_cached(m, parent, f->ip) : 0;
-			parent = f->id;
-		}
-		m->n = base + n;
-		m->cstart[m->n] = nc;
-		/* A signal frame among the new frames cannot be re-verified by word checks. */
-		if (crossed)
-			m->valid = false;
-		if (!parent)
-			truncated(t, flags, MT_RT_TRUNC_TABLE_FULL);
-		return parent;
-	}
+	if (join >= 0)
+		return memo_join(t, m, scratch, n, (unsigned)join, crossed, flags);
 full:
-	/* A full walk: the whole stack is new to the memo. */
-	nc = 0;
-	m->cstart[0] = 0;
-	for (unsigned k = 0; k < n; k++) {
-		struct rt_frame *f = &m->f[k];
-
-		frame_copy(f, &scratch[n - 1 - k]);
-		if (k) {
-			memo_link(m, k, &nc);
-		} else {
-			if (end == END_ZERO)
-				m->checks[nc++] = (struct rt_check){ zero_slot, 0 };
-			if (f->flags & RF_CFA_RBP)
-				f->flags |= RF_BP_MATTERS;
-			else
-				f->flags &= (uint8_t)~RF_BP_MATTERS;
-		}
-		f->id = intern_cached(m, parent, f->ip);
-		parent = f->id;
-		if (!parent)
-			break;
-	}
-	m->n = n;
-	m->cstart[n] = nc;
-	m->end = (uint8_t)end;
-	/* Memoize only complete, signal-free walks whose outer words can be re-verified. */
-	m->valid = n && parent && !crossed && (end == END_ZERO || end == END_RULE);
-	/* A stack cut at --stack-depth is what was asked for: counted, not flagged. */
-	if (end == END_DEPTH && parent) {
-		t->c_depth++;
-	} else if (!parent) {
-		truncated(t, flags, MT_RT_TRUNC_TABLE_FULL);
-	} else if (end == END_BAD) {
-		truncated(t, flags, why);
-	}
-	return parent;
+	return memo_full(t, m, scratch, n, end, why, zero_slot, crossed, flags);
 }
