@@ -524,6 +524,23 @@ static RT_COLD void truncated(struct rt_thread *t, uint8_t *flags, unsigned why)
 		__ATOMIC_RELAXED);
 }
 
+/* Steps over a signal frame: sp is the interrupted context's ucontext_t, with rip, rsp and
+ * rbp at these offsets. False when it does not lie on the stack. */
+static RT_INLINE bool step_signal(uint64_t hi, uint64_t *ip, uint64_t *sp, uint64_t *bp)
+{
+	uint64_t nsp;
+
+	if (*sp + 176 > hi)
+		return false;
+	*ip = load64(*sp + 168);
+	nsp = load64(*sp + 160);
+	*bp = load64(*sp + 120);
+	if (nsp <= *sp || nsp >= hi)
+		return false;
+	*sp = nsp;
+	return true;
+}
+
 /* The walk reached a frame whose outer part the memo holds, verified: reuse it; only the n
  * new inner frames are linked and interned. */
 static RT_INLINE uint32_t memo_join(struct rt_thread *t, struct rt_memo *m,
@@ -672,28 +689,15 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 			end = END_BAD;
 			why = R_WHY(rule);
 			goto walked;
-		case RULE_SIGNAL: {
-			/* sp is the interrupted context's ucontext_t: rip, rsp, rbp at these offsets. */
-			uint64_t nsp;
-
-			if (sp + 176 > hi) {
+		case RULE_SIGNAL:
+			if (!step_signal(hi, &ip, &sp, &bp)) {
 				end = END_BAD;
 				why = MT_RT_TRUNC_SIGNAL_FRAME;
 				goto walked;
 			}
-			ip = load64(sp + 168);
-			nsp = load64(sp + 160);
-			bp = load64(sp + 120);
-			if (nsp <= sp || nsp >= hi) {
-				end = END_BAD;
-				why = MT_RT_TRUNC_SIGNAL_FRAME;
-				goto walked;
-			}
-			sp = nsp;
 			exact = true;
 			crossed = true;
 			continue;
-		}
 		default:
 			break;
 		}
