@@ -282,13 +282,9 @@ static int access_batch(void *ctx, const struct mt_event *evs, int n)
 	return 0;
 }
 
-static int access_finish(void *ctx, int rc)
+/* Frees the pass's working state (its results stay in st). */
+static void access_free(struct pass *ps)
 {
-	struct pass *ps = ctx;
-	struct mt_access_stats *st = ps->st;
-
-	if (rc == 0)
-		mt_acc_finish(ps);
 	free(ps->pool.v);
 	free(ps->procs);
 	mt_map64_release(&ps->proc_ix);
@@ -301,6 +297,16 @@ static int access_finish(void *ctx, int rc)
 	mt_map64_release(&ps->rd.last);
 	mt_map64_release(&ps->ip_phase);
 	free(ps);
+}
+
+static int access_finish(void *ctx, int rc)
+{
+	struct pass *ps = ctx;
+	struct mt_access_stats *st = ps->st;
+
+	if (rc == 0)
+		mt_acc_finish(ps);
+	access_free(ps);
 	if (rc < 0)
 		mt_access_release(st);
 	return rc;
@@ -332,11 +338,12 @@ int mt_access_pass(struct mt_reader *r, const struct mt_access_opts *o, struct m
 	mt_map64_init(&ps->ip_phase);
 	if (!mt_reader_event_count(r, MT_EV_ACCESS) && !mt_reader_event_count(r, MT_EV_FAULT) &&
 	    !mt_reader_event_count(r, MT_EV_PAGE_WRITE)) {
-		access_finish(ps, 1); /* nothing to analyse: nothing to finish either */
+		access_free(ps); /* nothing to analyse */
 		return 0;
 	}
 	if (mt_acc_phase_index(ps, "") != 0) { /* phases[0]: outside any phase */
-		access_finish(ps, -ENOMEM);
+		access_free(ps);
+		mt_access_release(st);
 		return -ENOMEM;
 	}
 	*pass = (struct mt_pass){ .name = "access",

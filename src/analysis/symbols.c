@@ -153,79 +153,6 @@ static int add_map(struct mt_symbolizer *s, size_t *cap, uint32_t stream, const 
 	return 0;
 }
 
-/* Process creations (fork, clone without CLONE_THREAD) and the execs that end what a child
- * inherited. */
-static int load_forks(struct mt_symbolizer *s, struct mt_block *b)
-{
-	size_t pos = 0, cap = 0;
-	uint32_t stream;
-	int rc;
-
-	while ((rc = mt_reader_next_block(s->r, &pos, 1ull << MT_EV_TASK_NEW, b, &stream)) == 1)
-		for (uint32_t i = 0; i < b->count; i++) {
-			uint32_t pid = (uint32_t)b->col[MT_F_PID][i];
-			uint32_t ppid = (uint32_t)b->col[MT_F_NEW_PPID][i];
-
-			if (b->col[MT_F_NEW_KIND][i] == MT_TASK_THREAD || pid == ppid)
-				continue;
-			if (mt_grow_array(&s->forks, &cap, s->nforks + 1, sizeof(*s->forks)) < 0)
-				return -ENOMEM;
-			s->forks[s->nforks++] =
-				(struct forked){ pid, ppid, b->col[MT_F_TIME][i], UINT64_MAX };
-		}
-	if (rc < 0 || !s->nforks)
-		return rc;
-	qsort(s->forks, s->nforks, sizeof(*s->forks), fork_cmp);
-	pos = 0;
-	while ((rc = mt_reader_next_block(s->r, &pos, 1ull << MT_EV_TASK_EXEC, b, &stream)) == 1)
-		for (uint32_t i = 0; i < b->count; i++) {
-			uint64_t t = b->col[MT_F_TIME][i];
-			struct forked *f = fork_of(s, (uint32_t)b->col[MT_F_PID][i], t);
-
-			if (f && t < f->exec_t)
-				f->exec_t = t;
-		}
-	return rc;
-}
-
-int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret)
-{
-	struct mt_symbolizer *s = calloc(1, sizeof(*s));
-	struct mt_block b = { 0 };
-	size_t pos = 0, cap = 0;
-	uint32_t stream;
-	int rc;
-
-	if (!s)
-		return -ENOMEM;
-	s->r = r;
-	mt_map64_init(&s->cache);
-	while ((rc = mt_reader_next_block(r, &pos, 1ull << MT_EV_MMAP, &b, &stream)) == 1) {
-		for (uint32_t i = 0; i < b.count; i++) {
-			uint64_t v[MT_MAX_FIELDS];
-
-			for (unsigned f = 0; f < b.nfields; f++)
-				v[f] = b.col[f][i];
-			if (add_map(s, &cap, stream, v) < 0) {
-				rc = -ENOMEM;
-				goto out;
-			}
-		}
-	}
-	if (rc >= 0)
-		rc = load_forks(s, &b);
-out:
-	mt_block_release(&b);
-	if (rc < 0) {
-		mt_sym_close(s);
-		return rc;
-	}
-	if (s->nmaps)
-		qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
-	*ret = s;
-	return 0;
-}
-
 /* The index built from the event stream: file mappings, forks, and the execs after forks
  * (applied once every fork is known and sorted). */
 struct sym_pass {
@@ -313,6 +240,13 @@ int mt_sym_pass(struct mt_reader *r, struct mt_symbolizer **ret, struct mt_pass 
 				  .event = sym_event,
 				  .finish = sym_finish };
 	return 0;
+}
+
+int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_sym_pass(r, ret, &p), &p);
 }
 
 int mt_sym_clone(const struct mt_symbolizer *s, struct mt_symbolizer **ret)

@@ -207,7 +207,6 @@ const struct mt_collector mt_collectors[MT_NCOLLECTORS] = {
 	  .final_drain = mt_tracepoints_drain,
 	  .close = events_close },
 };
-const size_t mt_ncollectors = MT_NCOLLECTORS;
 
 struct mt_coll *mt_collector_record(struct mt_session *s, const struct mt_collector *c)
 {

@@ -31,7 +31,6 @@ struct mt_collector {
 
 #define MT_NCOLLECTORS 9
 extern const struct mt_collector mt_collectors[MT_NCOLLECTORS];
-extern const size_t mt_ncollectors;
 struct mt_coll *mt_collector_record(struct mt_session *s, const struct mt_collector *c);
 
 void mt_open_access(struct mt_session *s);

@@ -300,13 +300,13 @@ static int finish(struct mt_session *s)
 	struct mt_kv end;
 	int r;
 
-	for (size_t i = 0; i < mt_ncollectors; i++)
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		if (mt_collectors[i].final_drain)
 			mt_collectors[i].final_drain(s);
 	if (s->follow == MT_FOLLOW_PTRACE)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
-	for (size_t i = 0; i < mt_ncollectors; i++) {
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++) {
 		struct mt_kv akv;
 
 		mt_kv_init(&akv);
@@ -393,7 +393,7 @@ static void attach_tree(struct mt_session *s)
 /* Every collector's first record, in the table's order. */
 static void write_first_records(struct mt_session *s, struct mt_kv *kvs)
 {
-	for (size_t i = 0; i < mt_ncollectors; i++)
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		write_collector(s, mt_collector_record(s, &mt_collectors[i]), false, &kvs[i]);
 	mt_writer_flush(s->w);
 }
@@ -405,7 +405,7 @@ static int poll_set(struct mt_session *s, int sigfd, int execerr, struct pollfd 
 	int want = 2, nfds = 0;
 	struct pollfd *nf;
 
-	for (size_t i = 0; i < mt_ncollectors; i++)
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		if (mt_collectors[i].npollfds)
 			want += mt_collectors[i].npollfds(s);
 	nf = realloc(*fds, (size_t)want * sizeof(**fds));
@@ -414,12 +414,12 @@ static int poll_set(struct mt_session *s, int sigfd, int execerr, struct pollfd 
 	*fds = nf;
 	nf[nfds++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
 	nf[nfds++] = (struct pollfd){ .fd = execerr, .events = POLLIN };
-	for (size_t i = 0; i < mt_ncollectors; i++) {
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++) {
 		at[i] = nfds;
 		if (mt_collectors[i].pollfds)
 			nfds += mt_collectors[i].pollfds(s, nf + nfds, want - nfds);
 	}
-	at[mt_ncollectors] = nfds;
+	at[MT_NCOLLECTORS] = nfds;
 	return nfds;
 }
 
@@ -428,7 +428,7 @@ static int poll_timeout(struct mt_session *s)
 {
 	int timeout = 100;
 
-	for (size_t i = 0; i < mt_ncollectors; i++) {
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++) {
 		int t = mt_collectors[i].timeout_ms ? mt_collectors[i].timeout_ms(s) : -1;
 
 		if (t >= 0 && t < timeout)
@@ -470,7 +470,7 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 			return nfds;
 		if (poll(*fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
 			return mt_err_code(-errno, "poll");
-		for (size_t i = 0; i < mt_ncollectors; i++)
+		for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 			if (mt_collectors[i].handle)
 				mt_collectors[i].handle(s, *fds + at[i], at[i + 1] - at[i]);
 		for (;;) {
@@ -482,7 +482,7 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 		}
 		if (l->execerr[0] >= 0 && ((*fds)[1].revents & (POLLIN | POLLHUP)))
 			on_execerr(s, l);
-		for (size_t i = 0; i < mt_ncollectors; i++)
+		for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 			if (mt_collectors[i].drain)
 				mt_collectors[i].drain(s);
 		if (mt_now_ns() - last_flush >= s->o->flush_ns) {
@@ -558,13 +558,13 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	l->go[0] = l->execerr[1] = -1;
 	/* Attach everything before the command runs: nothing it does can be missed. */
 	attach_tree(s);
-	for (size_t i = 0; i < mt_ncollectors; i++)
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		mt_kv_init(&kvs[i]);
-	for (size_t i = 0; i < mt_ncollectors; i++)
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		if (mt_collectors[i].open)
 			mt_collectors[i].open(s, &kvs[i]);
 	write_first_records(s, kvs);
-	for (size_t i = 0; i < mt_ncollectors; i++)
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		mt_kv_release(&kvs[i]);
 	/* Go. */
 	(void)!write(l->go[1], "g", 1);
