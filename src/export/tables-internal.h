@@ -35,20 +35,10 @@ struct rss_rows {
 	size_t n, cap;
 };
 
-/* tables-rows.c */
-int mt_tables_collectors(struct out *o);
-int mt_tables_faults(struct out *o);
-int mt_tables_lifecycle(struct out *o);
-int mt_tables_metrics(struct out *o);
-int mt_tables_phases(struct out *o);
-int mt_tables_processes(struct out *o);
-int mt_tables_region_map(struct out *o);
-int mt_tables_rss(struct out *o);
+/* tables-rows.c: every table but trace, in mt_export_table_names' order; and the pass that
+ * gathers rss_timeline's rows. */
+int mt_tables_write_all(struct out *o);
 void mt_tables_rss_rows_pass(struct rss_rows *rr, struct mt_reader *r, struct mt_pass *p);
-int mt_tables_rss_timeline(struct out *o);
-int mt_tables_runs(struct out *o);
-int mt_tables_sites(struct out *o);
-int mt_tables_syscalls(struct out *o);
 
 /* tables.c */
 int mt_tables_close_table(struct out *o, struct mt_sink *s, int rc);

@@ -23,156 +23,13 @@
 #include "format/reader.h"
 #include "format/schema.h"
 
-/* runs: the run, one row (in SQLite, one per run of the database). */
-int mt_tables_runs(struct out *o)
-{
-	enum {
-		ID,
-		TRACE,
-		COMMAND,
-		EXIT,
-		START,
-		DURATION,
-		LOST,
-		REALTIME,
-		RECORDER,
-		VERSION,
-		SCHEMA,
-		HOST,
-		KERNEL,
-		CPU,
-		NCOLS
-	};
-	static const struct mt_col cols[NCOLS] = {
-		[ID] = { "run_id", MT_COL_STRING, false },
-		[TRACE] = { "trace", MT_COL_STRING, false },
-		[COMMAND] = { "command", MT_COL_STRING, false },
-		[EXIT] = { "exit_status", MT_COL_I64, true },
-		[START] = { "start_ns", MT_COL_I64, false },
-		[DURATION] = { "duration_ns", MT_COL_I64, false },
-		[LOST] = { "lost_events", MT_COL_I64, false },
-		[REALTIME] = { "recorded_unix_ns", MT_COL_I64, false },
-		[RECORDER] = { "recorded_by", MT_COL_STRING, true },
-		[VERSION] = { "memtap_version", MT_COL_STRING, false },
-		[SCHEMA] = { "schema_version", MT_COL_STRING, false },
-		[HOST] = { "hostname", MT_COL_STRING, true },
-		[KERNEL] = { "kernel", MT_COL_STRING, true },
-		[CPU] = { "cpu", MT_COL_STRING, true },
-	};
-	const struct mt_report *rep = o->rep;
-	const struct mt_file_info *fi = mt_reader_file(rep->r);
-	struct mt_sink *s = NULL;
-	int rc = mt_tables_open_table(o, "runs", cols, NCOLS, &s);
+/*
+ * Each table is one description: its columns (name, type, nullable) and a row function that
+ * writes row i's cells from the model (1), skips it (0) or fails (-errno). One writer opens
+ * the table, runs the rows and commits it (write_table); mt_tables_write_all keeps the
+ * order of mt_export_table_names.
+ */
 
-	if (rc < 0)
-		return rc;
-	mt_sink_str(s, ID, o->run_id);
-	mt_sink_str(s, TRACE, o->trace_name);
-	mt_sink_str(s, COMMAND, rep->run.command ? rep->run.command : "");
-	if (rep->run.has_exit)
-		mt_sink_i64(s, EXIT, rep->run.exit_status);
-	mt_sink_i64(s, START, (int64_t)rep->run.start_ns);
-	mt_sink_i64(s, DURATION, (int64_t)rep->run.duration_ns);
-	mt_sink_i64(s, LOST, (int64_t)rep->run.lost_events);
-	mt_sink_i64(s, REALTIME, (int64_t)fi->realtime_ns);
-	mt_sink_str(s, RECORDER, rep->run.memtap_version);
-	mt_sink_str(s, VERSION, MEMTAP_VERSION);
-	mt_sink_str(s, SCHEMA, MT_EXPORT_SCHEMA_VERSION);
-	mt_sink_str(s, HOST, mt_reader_meta(rep->r, "hostname"));
-	mt_sink_str(s, KERNEL, mt_reader_meta(rep->r, "kernel"));
-	mt_sink_str(s, CPU, mt_reader_meta(rep->r, "cpu_model"));
-	rc = mt_tables_row(o, s);
-	return mt_tables_close_table(o, s, rc);
-}
-
-/* collectors: each collector's mechanism, status and counts. */
-int mt_tables_collectors(struct out *o)
-{
-	enum { NAME, MECH, STATUS, REASON, EVENTS, LOST, NCOLS };
-	static const struct mt_col cols[NCOLS] = {
-		[NAME] = { "collector", MT_COL_STRING, false },
-		[MECH] = { "mechanism", MT_COL_STRING, true },
-		[STATUS] = { "status", MT_COL_STRING, true },
-		[REASON] = { "reason", MT_COL_STRING, true },
-		[EVENTS] = { "events", MT_COL_I64, false },
-		[LOST] = { "lost", MT_COL_I64, false },
-	};
-	const struct mt_run *run = &o->rep->run;
-	struct mt_sink *s = NULL;
-	int rc = mt_tables_open_table(o, "collectors", cols, NCOLS, &s);
-
-	for (size_t i = 0; rc == 0 && i < run->ncollectors; i++) {
-		const struct mt_collector_info *c = &run->collectors[i];
-
-		mt_sink_str(s, NAME, c->name);
-		mt_sink_str(s, MECH, c->mechanism);
-		mt_sink_str(s, STATUS, c->status);
-		mt_sink_str(s, REASON, c->reason);
-		mt_sink_i64(s, EVENTS, (int64_t)c->events);
-		mt_sink_i64(s, LOST, (int64_t)c->lost);
-		rc = mt_tables_row(o, s);
-	}
-	return mt_tables_close_table(o, s, rc);
-}
-
-/* processes: the process tree. */
-int mt_tables_processes(struct out *o)
-{
-	enum { PID, PPID, COMM, EXE, ARGV, START, END, EXIT, SIGNAL, THREADS, EXECS, NCOLS };
-	static const struct mt_col cols[NCOLS] = {
-		[PID] = { "pid", MT_COL_I64, false },
-		[PPID] = { "ppid", MT_COL_I64, false },
-		[COMM] = { "comm", MT_COL_STRING, false },
-		[EXE] = { "exe", MT_COL_STRING, false },
-		[ARGV] = { "argv", MT_COL_STRING, false },
-		[START] = { "start_ns", MT_COL_I64, false },
-		[END] = { "end_ns", MT_COL_I64, true },
-		[EXIT] = { "exit_status", MT_COL_I64, true },
-		[SIGNAL] = { "signal", MT_COL_I64, true },
-		[THREADS] = { "threads", MT_COL_I64, false },
-		[EXECS] = { "execs", MT_COL_I64, false },
-	};
-	const struct mt_procs *ps = &o->rep->procs;
-	struct mt_sink *s = NULL;
-	char *argv = NULL;
-	int rc = mt_tables_open_table(o, "processes", cols, NCOLS, &s);
-
-	for (size_t i = 0; rc == 0 && i < ps->n; i++) {
-		const struct mt_proc *p = &ps->v[i];
-		int st = mt_proc_exit_status(p);
-		char *a;
-
-		/* argv, its words separated by spaces (as the run's command) */
-		a = realloc(argv, p->argv_len + 1);
-		if (!a) {
-			rc = -ENOMEM;
-			break;
-		}
-		argv = a;
-		for (size_t k = 0; k < p->argv_len; k++)
-			argv[k] = p->argv[k] ? p->argv[k] : ' ';
-		argv[p->argv_len && !p->argv[p->argv_len - 1] ? p->argv_len - 1 : p->argv_len] = 0;
-		mt_sink_i64(s, PID, p->pid);
-		mt_sink_i64(s, PPID, p->ppid);
-		mt_sink_str(s, COMM, p->comm ? p->comm : "");
-		mt_sink_str(s, EXE, p->exe ? p->exe : "");
-		mt_sink_str(s, ARGV, argv);
-		mt_sink_i64(s, START, (int64_t)p->start_ns);
-		if (p->ended)
-			mt_sink_i64(s, END, (int64_t)p->end_ns);
-		if (st >= 0)
-			mt_sink_i64(s, EXIT, st);
-		if (p->ended && p->status_known && p->signal)
-			mt_sink_i64(s, SIGNAL, p->signal);
-		mt_sink_i64(s, THREADS, p->threads);
-		mt_sink_i64(s, EXECS, p->execs);
-		rc = mt_tables_row(o, s);
-	}
-	free(argv);
-	return mt_tables_close_table(o, s, rc);
-}
-
-/* region_map: one row per region, with its behaviour. */
 /* The access sampling behind a row's sample-based figures. */
 struct sampling {
 	uint64_t period, hz;
@@ -196,451 +53,557 @@ static void sink_mrm(struct mt_sink *s, unsigned col, unsigned label, unsigned b
 		mt_sink_str(s, col + 4, smp->unit);
 }
 
-int mt_tables_region_map(struct out *o)
-{
-	enum {
-		ID,
-		PID,
-		TYPE,
-		LABEL,
-		START,
-		END,
-		BYTES,
-		SITE,
-		SAMPLES,
-		READS,
-		WRITES,
-		EREADS,
-		EWRITES,
-		FMIN,
-		FMAJ,
-		T_START,
-		T_END,
-		RET,
-		LIFE,
-		WO,
-		WOB,
-		WSS,
-		MRM,
-		MRMBY,
-		SPER,
-		SHZ,
-		SUNIT,
-		NCOLS
-	};
-	static const struct mt_col cols[NCOLS] = {
-		[ID] = { "region_id", MT_COL_I64, false },
-		[PID] = { "pid", MT_COL_I64, false },
-		[TYPE] = { "region_type", MT_COL_STRING, false },
-		[LABEL] = { "label", MT_COL_STRING, false },
-		[START] = { "start", MT_COL_U64, true },
-		[END] = { "end", MT_COL_U64, true },
-		[BYTES] = { "bytes", MT_COL_I64, true },
-		[SITE] = { "site_id", MT_COL_I64, true },
-		[SAMPLES] = { "samples", MT_COL_I64, false },
-		[READS] = { "total_reads", MT_COL_I64, false },
-		[WRITES] = { "total_writes", MT_COL_I64, false },
-		[EREADS] = { "reads_estimated", MT_COL_I64, false },
-		[EWRITES] = { "writes_estimated", MT_COL_I64, false },
-		[FMIN] = { "faults_minor", MT_COL_I64, false },
-		[FMAJ] = { "faults_major", MT_COL_I64, false },
-		[T_START] = { "start_ns", MT_COL_I64, false },
-		[T_END] = { "end_ns", MT_COL_I64, true },
-		[RET] = { "retention_s", MT_COL_DOUBLE, true },
-		[LIFE] = { "lifetime_s", MT_COL_DOUBLE, true },
-		[WO] = { "write_once_ratio", MT_COL_DOUBLE, true },
-		[WOB] = { "write_once_basis", MT_COL_STRING, false },
-		[WSS] = { "wss_peak_pages", MT_COL_I64, false },
-		[MRM] = { "mrm", MT_COL_STRING, false },
-		[MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
-		[SPER] = { "sample_period", MT_COL_I64, true },
-		[SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
-		[SUNIT] = { "sample_unit", MT_COL_STRING, true },
-	};
-	const struct mt_report_access *ra = &o->rep->access;
-	struct mt_sink *s = NULL;
-	char label[512];
+
+/* What a table's rows need beside the model: how many may come (a row function may skip
+ * some), and scratch that lives while the table is written. */
+struct rows {
+	size_t n;
+	size_t *order; /* sites: the ranked site ids */
+	char *buf; /* processes: the argv being joined */
+	size_t cap;
 	struct sampling smp;
-	int rc = mt_tables_open_table(o, "region_map", cols, NCOLS, &s);
+	char text[512]; /* a label or a function name */
+};
 
-	mt_report_sampling(o->rep, &smp.period, &smp.hz, &smp.unit);
-	for (size_t k = 0; rc == 0 && k < ra->nregions; k++) {
-		const struct mt_access_region *g = &ra->st.regions[ra->regions[k]];
-		const struct mt_region_behavior *b = &g->b;
+struct table_def {
+	const char *name;
+	const struct mt_col *cols;
+	unsigned ncols;
+	int (*start)(struct out *o, struct rows *r); /* sets r->n; 0 or -errno */
+	int (*row)(struct out *o, struct rows *r, struct mt_sink *s, size_t i);
+};
 
-		mt_sink_i64(s, ID, (int64_t)ra->regions[k]);
-		mt_sink_i64(s, PID, g->pid);
-		mt_sink_str(s, TYPE, mt_report_region_type(o->rep, g));
-		mt_sink_str(s, LABEL, mt_report_region_label(o->rep, g, label, sizeof(label)));
-		if (g->end > g->start) {
-			mt_sink_u64(s, START, g->start);
-			mt_sink_u64(s, END, g->end);
-			mt_sink_i64(s, BYTES, (int64_t)(g->end - g->start));
-		}
-		if (g->site >= 0)
-			mt_sink_i64(s, SITE, g->site);
-		mt_sink_i64(s, SAMPLES, (int64_t)g->c.samples);
-		mt_sink_i64(s, READS, (int64_t)g->c.read_samples);
-		mt_sink_i64(s, WRITES, (int64_t)g->c.write_samples);
-		mt_sink_i64(s, EREADS, (int64_t)g->c.reads);
-		mt_sink_i64(s, EWRITES, (int64_t)g->c.writes);
-		mt_sink_i64(s, FMIN, (int64_t)g->faults_minor);
-		mt_sink_i64(s, FMAJ, (int64_t)g->faults_major);
-		mt_sink_i64(s, T_START, (int64_t)g->t_start);
-		mt_sink_ns(s, T_END, b->end_ns);
-		mt_sink_dbl(s, RET, b->retention_s);
-		mt_sink_dbl(s, LIFE, b->lifetime_s);
-		if (b->write_once >= 0)
-			mt_sink_dbl(s, WO, b->write_once);
-		mt_sink_str(s, WOB, mt_wo_basis_name(b->wo_basis));
-		mt_sink_i64(s, WSS, (int64_t)b->wss_peak_pages);
-		sink_mrm(s, MRM, b->mrm, b->mrm_by, &smp);
-		rc = mt_tables_row(o, s);
+#define TABLE(name, cols, start, row) { name, cols, sizeof(cols) / sizeof(cols[0]), start, row }
+
+static int write_table(struct out *o, const struct table_def *t)
+{
+	struct rows r = { 0 };
+	struct mt_sink *s = NULL;
+	int rc = t->start(o, &r);
+
+	if (rc == 0)
+		rc = mt_tables_open_table(o, t->name, t->cols, t->ncols, &s);
+	for (size_t i = 0; rc == 0 && i < r.n; i++) {
+		int k = t->row(o, &r, s, i);
+
+		rc = k < 0 ? k : k ? mt_tables_row(o, s) : 0;
 	}
+	free(r.order);
+	free(r.buf);
 	return mt_tables_close_table(o, s, rc);
+}
+
+static int one_row(struct out *o, struct rows *r)
+{
+	(void)o;
+	r->n = 1;
+	return 0;
+}
+
+/* runs: the run, one row (in SQLite, one per run of the database). */
+enum { RUN_ID, RUN_TRACE, RUN_COMMAND, RUN_EXIT, RUN_START, RUN_DURATION, RUN_LOST,
+       RUN_REALTIME, RUN_RECORDER, RUN_VERSION, RUN_SCHEMA, RUN_HOST, RUN_KERNEL, RUN_CPU };
+static const struct mt_col run_cols[] = {
+	[RUN_ID] = { "run_id", MT_COL_STRING, false },
+	[RUN_TRACE] = { "trace", MT_COL_STRING, false },
+	[RUN_COMMAND] = { "command", MT_COL_STRING, false },
+	[RUN_EXIT] = { "exit_status", MT_COL_I64, true },
+	[RUN_START] = { "start_ns", MT_COL_I64, false },
+	[RUN_DURATION] = { "duration_ns", MT_COL_I64, false },
+	[RUN_LOST] = { "lost_events", MT_COL_I64, false },
+	[RUN_REALTIME] = { "recorded_unix_ns", MT_COL_I64, false },
+	[RUN_RECORDER] = { "recorded_by", MT_COL_STRING, true },
+	[RUN_VERSION] = { "memtap_version", MT_COL_STRING, false },
+	[RUN_SCHEMA] = { "schema_version", MT_COL_STRING, false },
+	[RUN_HOST] = { "hostname", MT_COL_STRING, true },
+	[RUN_KERNEL] = { "kernel", MT_COL_STRING, true },
+	[RUN_CPU] = { "cpu", MT_COL_STRING, true },
+};
+
+static int run_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_report *rep = o->rep;
+
+	mt_sink_str(s, RUN_ID, o->run_id);
+	mt_sink_str(s, RUN_TRACE, o->trace_name);
+	mt_sink_str(s, RUN_COMMAND, rep->run.command ? rep->run.command : "");
+	if (rep->run.has_exit)
+		mt_sink_i64(s, RUN_EXIT, rep->run.exit_status);
+	mt_sink_i64(s, RUN_START, (int64_t)rep->run.start_ns);
+	mt_sink_i64(s, RUN_DURATION, (int64_t)rep->run.duration_ns);
+	mt_sink_i64(s, RUN_LOST, (int64_t)rep->run.lost_events);
+	mt_sink_i64(s, RUN_REALTIME, (int64_t)mt_reader_file(rep->r)->realtime_ns);
+	mt_sink_str(s, RUN_RECORDER, rep->run.memtap_version);
+	mt_sink_str(s, RUN_VERSION, MEMTAP_VERSION);
+	mt_sink_str(s, RUN_SCHEMA, MT_EXPORT_SCHEMA_VERSION);
+	mt_sink_str(s, RUN_HOST, mt_reader_meta(rep->r, "hostname"));
+	mt_sink_str(s, RUN_KERNEL, mt_reader_meta(rep->r, "kernel"));
+	mt_sink_str(s, RUN_CPU, mt_reader_meta(rep->r, "cpu_model"));
+	return 1;
+}
+
+/* collectors: each collector's mechanism, status and counts. */
+enum { COL_NAME, COL_MECH, COL_STATUS, COL_REASON, COL_EVENTS, COL_LOST };
+static const struct mt_col collector_cols[] = {
+	[COL_NAME] = { "collector", MT_COL_STRING, false },
+	[COL_MECH] = { "mechanism", MT_COL_STRING, true },
+	[COL_STATUS] = { "status", MT_COL_STRING, true },
+	[COL_REASON] = { "reason", MT_COL_STRING, true },
+	[COL_EVENTS] = { "events", MT_COL_I64, false },
+	[COL_LOST] = { "lost", MT_COL_I64, false },
+};
+
+static int collectors_start(struct out *o, struct rows *r)
+{
+	r->n = o->rep->run.ncollectors;
+	return 0;
+}
+
+static int collector_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_collector_info *c = &o->rep->run.collectors[i];
+
+	mt_sink_str(s, COL_NAME, c->name);
+	mt_sink_str(s, COL_MECH, c->mechanism);
+	mt_sink_str(s, COL_STATUS, c->status);
+	mt_sink_str(s, COL_REASON, c->reason);
+	mt_sink_i64(s, COL_EVENTS, (int64_t)c->events);
+	mt_sink_i64(s, COL_LOST, (int64_t)c->lost);
+	return 1;
+}
+
+/* processes: the process tree. */
+enum { PR_PID, PR_PPID, PR_COMM, PR_EXE, PR_ARGV, PR_START, PR_END, PR_EXIT, PR_SIGNAL,
+       PR_THREADS, PR_EXECS };
+static const struct mt_col process_cols[] = {
+	[PR_PID] = { "pid", MT_COL_I64, false },
+	[PR_PPID] = { "ppid", MT_COL_I64, false },
+	[PR_COMM] = { "comm", MT_COL_STRING, false },
+	[PR_EXE] = { "exe", MT_COL_STRING, false },
+	[PR_ARGV] = { "argv", MT_COL_STRING, false },
+	[PR_START] = { "start_ns", MT_COL_I64, false },
+	[PR_END] = { "end_ns", MT_COL_I64, true },
+	[PR_EXIT] = { "exit_status", MT_COL_I64, true },
+	[PR_SIGNAL] = { "signal", MT_COL_I64, true },
+	[PR_THREADS] = { "threads", MT_COL_I64, false },
+	[PR_EXECS] = { "execs", MT_COL_I64, false },
+};
+
+static int processes_start(struct out *o, struct rows *r)
+{
+	r->n = o->rep->procs.n;
+	return 0;
+}
+
+static int process_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_proc *p = &o->rep->procs.v[i];
+	int st = mt_proc_exit_status(p);
+
+	/* argv, its words separated by spaces (as the run's command) */
+	if (mt_grow_array(&r->buf, &r->cap, p->argv_len + 1, 1) < 0)
+		return -ENOMEM;
+	for (size_t k = 0; k < p->argv_len; k++)
+		r->buf[k] = p->argv[k] ? p->argv[k] : ' ';
+	r->buf[p->argv_len && !p->argv[p->argv_len - 1] ? p->argv_len - 1 : p->argv_len] = 0;
+	mt_sink_i64(s, PR_PID, p->pid);
+	mt_sink_i64(s, PR_PPID, p->ppid);
+	mt_sink_str(s, PR_COMM, p->comm ? p->comm : "");
+	mt_sink_str(s, PR_EXE, p->exe ? p->exe : "");
+	mt_sink_str(s, PR_ARGV, r->buf);
+	mt_sink_i64(s, PR_START, (int64_t)p->start_ns);
+	if (p->ended)
+		mt_sink_i64(s, PR_END, (int64_t)p->end_ns);
+	if (st >= 0)
+		mt_sink_i64(s, PR_EXIT, st);
+	if (p->ended && p->status_known && p->signal)
+		mt_sink_i64(s, PR_SIGNAL, p->signal);
+	mt_sink_i64(s, PR_THREADS, p->threads);
+	mt_sink_i64(s, PR_EXECS, p->execs);
+	return 1;
+}
+
+/* region_map: one row per region, with its behaviour. */
+enum { RM_ID, RM_PID, RM_TYPE, RM_LABEL, RM_START, RM_END, RM_BYTES, RM_SITE, RM_SAMPLES,
+       RM_READS, RM_WRITES, RM_EREADS, RM_EWRITES, RM_FMIN, RM_FMAJ, RM_T_START, RM_T_END,
+       RM_RET, RM_LIFE, RM_WO, RM_WOB, RM_WSS, RM_MRM, RM_MRMBY, RM_SPER, RM_SHZ, RM_SUNIT };
+static const struct mt_col region_cols[] = {
+	[RM_ID] = { "region_id", MT_COL_I64, false },
+	[RM_PID] = { "pid", MT_COL_I64, false },
+	[RM_TYPE] = { "region_type", MT_COL_STRING, false },
+	[RM_LABEL] = { "label", MT_COL_STRING, false },
+	[RM_START] = { "start", MT_COL_U64, true },
+	[RM_END] = { "end", MT_COL_U64, true },
+	[RM_BYTES] = { "bytes", MT_COL_I64, true },
+	[RM_SITE] = { "site_id", MT_COL_I64, true },
+	[RM_SAMPLES] = { "samples", MT_COL_I64, false },
+	[RM_READS] = { "total_reads", MT_COL_I64, false },
+	[RM_WRITES] = { "total_writes", MT_COL_I64, false },
+	[RM_EREADS] = { "reads_estimated", MT_COL_I64, false },
+	[RM_EWRITES] = { "writes_estimated", MT_COL_I64, false },
+	[RM_FMIN] = { "faults_minor", MT_COL_I64, false },
+	[RM_FMAJ] = { "faults_major", MT_COL_I64, false },
+	[RM_T_START] = { "start_ns", MT_COL_I64, false },
+	[RM_T_END] = { "end_ns", MT_COL_I64, true },
+	[RM_RET] = { "retention_s", MT_COL_DOUBLE, true },
+	[RM_LIFE] = { "lifetime_s", MT_COL_DOUBLE, true },
+	[RM_WO] = { "write_once_ratio", MT_COL_DOUBLE, true },
+	[RM_WOB] = { "write_once_basis", MT_COL_STRING, false },
+	[RM_WSS] = { "wss_peak_pages", MT_COL_I64, false },
+	[RM_MRM] = { "mrm", MT_COL_STRING, false },
+	[RM_MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
+	[RM_SPER] = { "sample_period", MT_COL_I64, true },
+	[RM_SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
+	[RM_SUNIT] = { "sample_unit", MT_COL_STRING, true },
+};
+
+static int regions_start(struct out *o, struct rows *r)
+{
+	mt_report_sampling(o->rep, &r->smp.period, &r->smp.hz, &r->smp.unit);
+	r->n = o->rep->access.nregions;
+	return 0;
+}
+
+static int region_row(struct out *o, struct rows *r, struct mt_sink *s, size_t k)
+{
+	const struct mt_report_access *ra = &o->rep->access;
+	const struct mt_access_region *g = &ra->st.regions[ra->regions[k]];
+	const struct mt_region_behavior *b = &g->b;
+
+	mt_sink_i64(s, RM_ID, (int64_t)ra->regions[k]);
+	mt_sink_i64(s, RM_PID, g->pid);
+	mt_sink_str(s, RM_TYPE, mt_report_region_type(o->rep, g));
+	mt_sink_str(s, RM_LABEL, mt_report_region_label(o->rep, g, r->text, sizeof(r->text)));
+	if (g->end > g->start) {
+		mt_sink_u64(s, RM_START, g->start);
+		mt_sink_u64(s, RM_END, g->end);
+		mt_sink_i64(s, RM_BYTES, (int64_t)(g->end - g->start));
+	}
+	if (g->site >= 0)
+		mt_sink_i64(s, RM_SITE, g->site);
+	mt_sink_i64(s, RM_SAMPLES, (int64_t)g->c.samples);
+	mt_sink_i64(s, RM_READS, (int64_t)g->c.read_samples);
+	mt_sink_i64(s, RM_WRITES, (int64_t)g->c.write_samples);
+	mt_sink_i64(s, RM_EREADS, (int64_t)g->c.reads);
+	mt_sink_i64(s, RM_EWRITES, (int64_t)g->c.writes);
+	mt_sink_i64(s, RM_FMIN, (int64_t)g->faults_minor);
+	mt_sink_i64(s, RM_FMAJ, (int64_t)g->faults_major);
+	mt_sink_i64(s, RM_T_START, (int64_t)g->t_start);
+	mt_sink_ns(s, RM_T_END, b->end_ns);
+	mt_sink_dbl(s, RM_RET, b->retention_s);
+	mt_sink_dbl(s, RM_LIFE, b->lifetime_s);
+	if (b->write_once >= 0)
+		mt_sink_dbl(s, RM_WO, b->write_once);
+	mt_sink_str(s, RM_WOB, mt_wo_basis_name(b->wo_basis));
+	mt_sink_i64(s, RM_WSS, (int64_t)b->wss_peak_pages);
+	sink_mrm(s, RM_MRM, b->mrm, b->mrm_by, &r->smp);
+	return 1;
 }
 
 /* kv_block_lifecycle (the seed's name): every labelled object and large heap block. */
-int mt_tables_lifecycle(struct out *o)
+enum { LC_ID, LC_TYPE, LC_LABEL, LC_BYTES, LC_T_START, LC_FW, LC_LW, LC_FR, LC_LR, LC_T_END };
+static const struct mt_col lifecycle_cols[] = {
+	[LC_ID] = { "region_id", MT_COL_I64, false },
+	[LC_TYPE] = { "region_type", MT_COL_STRING, false },
+	[LC_LABEL] = { "label", MT_COL_STRING, false },
+	[LC_BYTES] = { "bytes", MT_COL_I64, false },
+	[LC_T_START] = { "start_ns", MT_COL_I64, false },
+	[LC_FW] = { "first_write_ns", MT_COL_I64, true },
+	[LC_LW] = { "last_write_ns", MT_COL_I64, true },
+	[LC_FR] = { "first_read_ns", MT_COL_I64, true },
+	[LC_LR] = { "last_read_ns", MT_COL_I64, true },
+	[LC_T_END] = { "end_ns", MT_COL_I64, true },
+};
+
+static int all_regions_start(struct out *o, struct rows *r)
 {
-	enum { ID, TYPE, LABEL, BYTES, T_START, FW, LW, FR, LR, T_END, NCOLS };
-	static const struct mt_col cols[NCOLS] = {
-		[ID] = { "region_id", MT_COL_I64, false },
-		[TYPE] = { "region_type", MT_COL_STRING, false },
-		[LABEL] = { "label", MT_COL_STRING, false },
-		[BYTES] = { "bytes", MT_COL_I64, false },
-		[T_START] = { "start_ns", MT_COL_I64, false },
-		[FW] = { "first_write_ns", MT_COL_I64, true },
-		[LW] = { "last_write_ns", MT_COL_I64, true },
-		[FR] = { "first_read_ns", MT_COL_I64, true },
-		[LR] = { "last_read_ns", MT_COL_I64, true },
-		[T_END] = { "end_ns", MT_COL_I64, true },
-	};
-	const struct mt_access_stats *st = &o->rep->access.st;
-	struct mt_sink *s = NULL;
-	char label[512];
-	int rc = mt_tables_open_table(o, "kv_block_lifecycle", cols, NCOLS, &s);
+	r->n = o->rep->access.st.nregions;
+	return 0;
+}
 
-	for (size_t i = 0; rc == 0 && i < st->nregions; i++) {
-		const struct mt_access_region *g = &st->regions[i];
-		const struct mt_region_behavior *b = &g->b;
+static int lifecycle_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_access_region *g = &o->rep->access.st.regions[i];
+	const struct mt_region_behavior *b = &g->b;
 
-		if (g->type != MT_REGION_LABEL && g->type != MT_REGION_ALLOCATION)
-			continue;
-		mt_sink_i64(s, ID, (int64_t)i);
-		mt_sink_str(s, TYPE, mt_report_region_type(o->rep, g));
-		mt_sink_str(s, LABEL, mt_report_region_label(o->rep, g, label, sizeof(label)));
-		mt_sink_i64(s, BYTES, (int64_t)(g->end - g->start));
-		mt_sink_i64(s, T_START, (int64_t)g->t_start);
-		mt_sink_ns(s, FW, b->first_write_ns);
-		mt_sink_ns(s, LW, b->last_write_ns);
-		mt_sink_ns(s, FR, b->first_read_ns);
-		mt_sink_ns(s, LR, b->last_read_ns);
-		mt_sink_ns(s, T_END, b->end_ns);
-		rc = mt_tables_row(o, s);
-	}
-	return mt_tables_close_table(o, s, rc);
+	if (g->type != MT_REGION_LABEL && g->type != MT_REGION_ALLOCATION)
+		return 0;
+	mt_sink_i64(s, LC_ID, (int64_t)i);
+	mt_sink_str(s, LC_TYPE, mt_report_region_type(o->rep, g));
+	mt_sink_str(s, LC_LABEL, mt_report_region_label(o->rep, g, r->text, sizeof(r->text)));
+	mt_sink_i64(s, LC_BYTES, (int64_t)(g->end - g->start));
+	mt_sink_i64(s, LC_T_START, (int64_t)g->t_start);
+	mt_sink_ns(s, LC_FW, b->first_write_ns);
+	mt_sink_ns(s, LC_LW, b->last_write_ns);
+	mt_sink_ns(s, LC_FR, b->first_read_ns);
+	mt_sink_ns(s, LC_LR, b->last_read_ns);
+	mt_sink_ns(s, LC_T_END, b->end_ns);
+	return 1;
 }
 
 /* metrics: one row per region type, the report's by_type figures. */
-int mt_tables_metrics(struct out *o)
+enum { MX_TYPE, MX_REGIONS, MX_READS, MX_WRITES, MX_RF, MX_RPW, MX_R50, MX_R90, MX_R99, MX_L50,
+       MX_WO, MX_MS, MX_MDS, MX_SP, MX_I50, MX_I90, MX_I99, MX_RD50, MX_WSS, MX_MRM, MX_MRMBY,
+       MX_SPER, MX_SHZ, MX_SUNIT };
+static const struct mt_col metric_cols[] = {
+	[MX_TYPE] = { "region_type", MT_COL_STRING, false },
+	[MX_REGIONS] = { "regions", MT_COL_I64, false },
+	[MX_READS] = { "total_reads", MT_COL_I64, false },
+	[MX_WRITES] = { "total_writes", MT_COL_I64, false },
+	[MX_RF] = { "read_fraction", MT_COL_DOUBLE, true },
+	[MX_RPW] = { "reads_per_write", MT_COL_DOUBLE, true },
+	[MX_R50] = { "retention_p50_s", MT_COL_DOUBLE, true },
+	[MX_R90] = { "retention_p90_s", MT_COL_DOUBLE, true },
+	[MX_R99] = { "retention_p99_s", MT_COL_DOUBLE, true },
+	[MX_L50] = { "lifetime_p50_s", MT_COL_DOUBLE, true },
+	[MX_WO] = { "write_once_ratio", MT_COL_DOUBLE, true },
+	[MX_MS] = { "mean_stride_bytes", MT_COL_DOUBLE, true },
+	[MX_MDS] = { "median_stride_bytes", MT_COL_DOUBLE, true },
+	[MX_SP] = { "same_page_fraction", MT_COL_DOUBLE, true },
+	[MX_I50] = { "iai_p50_ns", MT_COL_I64, true },
+	[MX_I90] = { "iai_p90_ns", MT_COL_I64, true },
+	[MX_I99] = { "iai_p99_ns", MT_COL_I64, true },
+	[MX_RD50] = { "reuse_p50_lines", MT_COL_I64, true },
+	[MX_WSS] = { "wss_peak_pages", MT_COL_I64, true },
+	[MX_MRM] = { "mrm", MT_COL_STRING, false },
+	[MX_MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
+	[MX_SPER] = { "sample_period", MT_COL_I64, true },
+	[MX_SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
+	[MX_SUNIT] = { "sample_unit", MT_COL_STRING, true },
+};
+
+static int metrics_start(struct out *o, struct rows *r)
 {
-	enum {
-		TYPE,
-		REGIONS,
-		READS,
-		WRITES,
-		RF,
-		RPW,
-		R50,
-		R90,
-		R99,
-		L50,
-		WO,
-		MS,
-		MDS,
-		SP,
-		I50,
-		I90,
-		I99,
-		RD50,
-		WSS,
-		MRM,
-		MRMBY,
-		SPER,
-		SHZ,
-		SUNIT,
-		NCOLS
-	};
-	static const struct mt_col cols[NCOLS] = {
-		[TYPE] = { "region_type", MT_COL_STRING, false },
-		[REGIONS] = { "regions", MT_COL_I64, false },
-		[READS] = { "total_reads", MT_COL_I64, false },
-		[WRITES] = { "total_writes", MT_COL_I64, false },
-		[RF] = { "read_fraction", MT_COL_DOUBLE, true },
-		[RPW] = { "reads_per_write", MT_COL_DOUBLE, true },
-		[R50] = { "retention_p50_s", MT_COL_DOUBLE, true },
-		[R90] = { "retention_p90_s", MT_COL_DOUBLE, true },
-		[R99] = { "retention_p99_s", MT_COL_DOUBLE, true },
-		[L50] = { "lifetime_p50_s", MT_COL_DOUBLE, true },
-		[WO] = { "write_once_ratio", MT_COL_DOUBLE, true },
-		[MS] = { "mean_stride_bytes", MT_COL_DOUBLE, true },
-		[MDS] = { "median_stride_bytes", MT_COL_DOUBLE, true },
-		[SP] = { "same_page_fraction", MT_COL_DOUBLE, true },
-		[I50] = { "iai_p50_ns", MT_COL_I64, true },
-		[I90] = { "iai_p90_ns", MT_COL_I64, true },
-		[I99] = { "iai_p99_ns", MT_COL_I64, true },
-		[RD50] = { "reuse_p50_lines", MT_COL_I64, true },
-		[WSS] = { "wss_peak_pages", MT_COL_I64, true },
-		[MRM] = { "mrm", MT_COL_STRING, false },
-		[MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
-		[SPER] = { "sample_period", MT_COL_I64, true },
-		[SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
-		[SUNIT] = { "sample_unit", MT_COL_STRING, true },
-	};
-	const struct mt_access_stats *st = &o->rep->access.st;
-	struct mt_sink *s = NULL;
-	struct sampling smp;
-	int rc = mt_tables_open_table(o, "metrics", cols, NCOLS, &s);
+	mt_report_sampling(o->rep, &r->smp.period, &r->smp.hz, &r->smp.unit);
+	r->n = o->rep->access.st.ntypes;
+	return 0;
+}
 
-	mt_report_sampling(o->rep, &smp.period, &smp.hz, &smp.unit);
-	for (size_t i = 0; rc == 0 && i < st->ntypes; i++) {
-		const struct mt_type_metrics *m = &st->types[i];
+static int metric_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_type_metrics *m = &o->rep->access.st.types[i];
 
-		if (!m->regions)
-			continue;
-		mt_sink_str(s, TYPE, m->name);
-		mt_sink_i64(s, REGIONS, (int64_t)m->regions);
-		mt_sink_i64(s, READS, (int64_t)m->read_samples);
-		mt_sink_i64(s, WRITES, (int64_t)m->write_samples);
-		mt_sink_dbl(s, RF, m->read_fraction);
-		mt_sink_dbl(s, RPW, m->reads_per_write);
-		mt_sink_dbl(s, R50, m->retention_s[0]);
-		mt_sink_dbl(s, R90, m->retention_s[1]);
-		mt_sink_dbl(s, R99, m->retention_s[2]);
-		mt_sink_dbl(s, L50, m->lifetime_s[0]);
-		if (m->write_once >= 0)
-			mt_sink_dbl(s, WO, m->write_once);
-		mt_sink_dbl(s, MS, m->stride_mean);
-		mt_sink_dbl(s, MDS, m->stride_median);
-		mt_sink_dbl(s, SP, m->same_page_fraction);
-		if (m->iai.n) {
-			mt_sink_i64(s, I50, (int64_t)m->iai_ns[0]);
-			mt_sink_i64(s, I90, (int64_t)m->iai_ns[1]);
-			mt_sink_i64(s, I99, (int64_t)m->iai_ns[2]);
-		}
-		if (m->reuse.n)
-			mt_sink_i64(s, RD50, (int64_t)m->reuse_lines[0]);
-		if (m->touches)
-			mt_sink_i64(s, WSS, (int64_t)m->wss_peak_pages);
-		sink_mrm(s, MRM, m->mrm, m->mrm_by, &smp);
-		rc = mt_tables_row(o, s);
-	}
-	return mt_tables_close_table(o, s, rc);
+	if (!m->regions)
+		return 0;
+	mt_sink_str(s, MX_TYPE, m->name);
+	mt_sink_i64(s, MX_REGIONS, (int64_t)m->regions);
+	mt_sink_i64(s, MX_READS, (int64_t)m->read_samples);
+	mt_sink_i64(s, MX_WRITES, (int64_t)m->write_samples);
+	mt_sink_dbl(s, MX_RF, m->read_fraction);
+	mt_sink_dbl(s, MX_RPW, m->reads_per_write);
+	for (unsigned q = 0; q < 3; q++)
+		mt_sink_dbl(s, MX_R50 + q, m->retention_s[q]);
+	mt_sink_dbl(s, MX_L50, m->lifetime_s[0]);
+	if (m->write_once >= 0)
+		mt_sink_dbl(s, MX_WO, m->write_once);
+	mt_sink_dbl(s, MX_MS, m->stride_mean);
+	mt_sink_dbl(s, MX_MDS, m->stride_median);
+	mt_sink_dbl(s, MX_SP, m->same_page_fraction);
+	for (unsigned q = 0; m->iai.n && q < 3; q++)
+		mt_sink_i64(s, MX_I50 + q, (int64_t)m->iai_ns[q]);
+	if (m->reuse.n)
+		mt_sink_i64(s, MX_RD50, (int64_t)m->reuse_lines[0]);
+	if (m->touches)
+		mt_sink_i64(s, MX_WSS, (int64_t)m->wss_peak_pages);
+	sink_mrm(s, MX_MRM, m->mrm, m->mrm_by, &r->smp);
+	return 1;
 }
 
 /* sites: each allocation site's heap bytes beside its samples, faults and touched pages. */
-int mt_tables_sites(struct out *o)
+enum { SI_ID, SI_PID, SI_FUNC, SI_SAMPLES, SI_READS, SI_WRITES, SI_FAULTS, SI_PAGES, SI_BYTES,
+       SI_PEAK, SI_MAXLIVE, SI_CALLS };
+static const struct mt_col site_cols[] = {
+	[SI_ID] = { "site_id", MT_COL_I64, false },
+	[SI_PID] = { "pid", MT_COL_I64, false },
+	[SI_FUNC] = { "function", MT_COL_STRING, false },
+	[SI_SAMPLES] = { "samples", MT_COL_I64, false },
+	[SI_READS] = { "total_reads", MT_COL_I64, false },
+	[SI_WRITES] = { "total_writes", MT_COL_I64, false },
+	[SI_FAULTS] = { "faults", MT_COL_I64, false },
+	[SI_PAGES] = { "pages_touched", MT_COL_I64, false },
+	[SI_BYTES] = { "allocated_bytes", MT_COL_I64, true },
+	[SI_PEAK] = { "peak_bytes", MT_COL_I64, true },
+	[SI_MAXLIVE] = { "max_live_bytes", MT_COL_I64, true },
+	[SI_CALLS] = { "calls", MT_COL_I64, true },
+};
+
+static int sites_start(struct out *o, struct rows *r)
 {
-	enum {
-		ID,
-		PID,
-		FUNC,
-		SAMPLES,
-		READS,
-		WRITES,
-		FAULTS,
-		PAGES,
-		BYTES,
-		PEAK,
-		MAXLIVE,
-		CALLS,
-		NCOLS
-	};
-	static const struct mt_col cols[NCOLS] = {
-		[ID] = { "site_id", MT_COL_I64, false },
-		[PID] = { "pid", MT_COL_I64, false },
-		[FUNC] = { "function", MT_COL_STRING, false },
-		[SAMPLES] = { "samples", MT_COL_I64, false },
-		[READS] = { "total_reads", MT_COL_I64, false },
-		[WRITES] = { "total_writes", MT_COL_I64, false },
-		[FAULTS] = { "faults", MT_COL_I64, false },
-		[PAGES] = { "pages_touched", MT_COL_I64, false },
-		[BYTES] = { "allocated_bytes", MT_COL_I64, true },
-		[PEAK] = { "peak_bytes", MT_COL_I64, true },
-		[MAXLIVE] = { "max_live_bytes", MT_COL_I64, true },
-		[CALLS] = { "calls", MT_COL_I64, true },
-	};
-	const struct mt_access_stats *st = &o->rep->access.st;
-	size_t n, *v = mt_report_ranked_sites(st, &n);
-	struct mt_sink *s = NULL;
-	char name[512];
-	int rc = v ? mt_tables_open_table(o, "sites", cols, NCOLS, &s) : -ENOMEM;
+	r->order = mt_report_ranked_sites(&o->rep->access.st, &r->n);
+	return r->order ? 0 : -ENOMEM;
+}
 
-	for (size_t k = 0; rc == 0 && k < n; k++) {
-		const struct mt_access_site *as = &st->sites[v[k]];
-		const struct mt_alloc_site *a = mt_report_alloc_site(o->rep, as);
+static int site_row(struct out *o, struct rows *r, struct mt_sink *s, size_t k)
+{
+	const struct mt_access_site *as = &o->rep->access.st.sites[r->order[k]];
+	const struct mt_alloc_site *a = mt_report_alloc_site(o->rep, as);
 
-		mt_sink_i64(s, ID, (int64_t)v[k]);
-		mt_sink_i64(s, PID, as->pid);
-		mt_sink_str(s, FUNC, mt_report_site_name(o->rep, v[k], name, sizeof(name)));
-		mt_sink_i64(s, SAMPLES, (int64_t)as->c.samples);
-		mt_sink_i64(s, READS, (int64_t)as->c.read_samples);
-		mt_sink_i64(s, WRITES, (int64_t)as->c.write_samples);
-		mt_sink_i64(s, FAULTS, (int64_t)as->faults);
-		mt_sink_i64(s, PAGES, (int64_t)as->pages);
-		if (a) {
-			mt_sink_i64(s, BYTES, (int64_t)a->bytes);
-			mt_sink_i64(s, PEAK, (int64_t)a->peak_bytes);
-			mt_sink_i64(s, MAXLIVE, (int64_t)a->max_live_bytes);
-			mt_sink_i64(s, CALLS, (int64_t)a->calls);
-		}
-		rc = mt_tables_row(o, s);
+	mt_sink_i64(s, SI_ID, (int64_t)r->order[k]);
+	mt_sink_i64(s, SI_PID, as->pid);
+	mt_sink_str(s, SI_FUNC, mt_report_site_name(o->rep, r->order[k], r->text, sizeof(r->text)));
+	mt_sink_i64(s, SI_SAMPLES, (int64_t)as->c.samples);
+	mt_sink_i64(s, SI_READS, (int64_t)as->c.read_samples);
+	mt_sink_i64(s, SI_WRITES, (int64_t)as->c.write_samples);
+	mt_sink_i64(s, SI_FAULTS, (int64_t)as->faults);
+	mt_sink_i64(s, SI_PAGES, (int64_t)as->pages);
+	if (a) {
+		mt_sink_i64(s, SI_BYTES, (int64_t)a->bytes);
+		mt_sink_i64(s, SI_PEAK, (int64_t)a->peak_bytes);
+		mt_sink_i64(s, SI_MAXLIVE, (int64_t)a->max_live_bytes);
+		mt_sink_i64(s, SI_CALLS, (int64_t)a->calls);
 	}
-	free(v);
-	return mt_tables_close_table(o, s, rc);
+	return 1;
 }
 
 /* phases: time, samples, faults, pages written and working set per phase. */
-int mt_tables_phases(struct out *o)
+enum { PH_NAME, PH_SOURCE, PH_VISITS, PH_DURATION, PH_SAMPLES, PH_ER, PH_EW, PH_FAULTS, PH_PW,
+       PH_WSSP, PH_WSSM };
+static const struct mt_col phase_cols[] = {
+	[PH_NAME] = { "phase", MT_COL_STRING, true },
+	[PH_SOURCE] = { "source", MT_COL_STRING, false },
+	[PH_VISITS] = { "visits", MT_COL_I64, false },
+	[PH_DURATION] = { "duration_ns", MT_COL_I64, true },
+	[PH_SAMPLES] = { "samples", MT_COL_I64, false },
+	[PH_ER] = { "reads_estimated", MT_COL_I64, false },
+	[PH_EW] = { "writes_estimated", MT_COL_I64, false },
+	[PH_FAULTS] = { "faults", MT_COL_I64, false },
+	[PH_PW] = { "pages_written", MT_COL_I64, false },
+	[PH_WSSP] = { "wss_peak_pages", MT_COL_I64, false },
+	[PH_WSSM] = { "wss_mean_pages", MT_COL_DOUBLE, false },
+};
+
+static int phases_start(struct out *o, struct rows *r)
 {
-	enum { NAME, SOURCE, VISITS, DURATION, SAMPLES, ER, EW, FAULTS, PW, WSSP, WSSM, NCOLS };
-	static const struct mt_col cols[NCOLS] = {
-		[NAME] = { "phase", MT_COL_STRING, true },
-		[SOURCE] = { "source", MT_COL_STRING, false },
-		[VISITS] = { "visits", MT_COL_I64, false },
-		[DURATION] = { "duration_ns", MT_COL_I64, true },
-		[SAMPLES] = { "samples", MT_COL_I64, false },
-		[ER] = { "reads_estimated", MT_COL_I64, false },
-		[EW] = { "writes_estimated", MT_COL_I64, false },
-		[FAULTS] = { "faults", MT_COL_I64, false },
-		[PW] = { "pages_written", MT_COL_I64, false },
-		[WSSP] = { "wss_peak_pages", MT_COL_I64, false },
-		[WSSM] = { "wss_mean_pages", MT_COL_DOUBLE, false },
-	};
-	const struct mt_access_stats *st = &o->rep->access.st;
-	struct mt_sink *s = NULL;
-	int rc = mt_tables_open_table(o, "phases", cols, NCOLS, &s);
+	r->n = o->rep->access.st.nphases;
+	return 0;
+}
 
-	for (size_t i = 0; rc == 0 && i < st->nphases; i++) {
-		const struct mt_phase_stats *p = &st->phases[i];
+static int phase_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_phase_stats *p = &o->rep->access.st.phases[i];
 
-		if (!i && !p->samples && !p->faults && !p->pages_written)
-			continue;
-		if (i)
-			mt_sink_str(s, NAME, p->name);
-		mt_sink_str(s, SOURCE,
-			    !i			      ? "none"
-			    : p->by_rule && p->visits ? "memtap_phase+rule"
-			    : p->by_rule	      ? "rule"
-						      : "memtap_phase");
-		mt_sink_i64(s, VISITS, (int64_t)p->visits);
-		if (i && p->visits)
-			mt_sink_i64(s, DURATION, (int64_t)p->ns);
-		mt_sink_i64(s, SAMPLES, (int64_t)p->samples);
-		mt_sink_i64(s, ER, (int64_t)p->reads);
-		mt_sink_i64(s, EW, (int64_t)p->writes);
-		mt_sink_i64(s, FAULTS, (int64_t)p->faults);
-		mt_sink_i64(s, PW, (int64_t)p->pages_written);
-		mt_sink_i64(s, WSSP, (int64_t)p->wss_peak_pages);
-		mt_sink_dbl(s, WSSM, p->wss_windows ? p->wss_sum / (double)p->wss_windows : 0);
-		rc = mt_tables_row(o, s);
-	}
-	return mt_tables_close_table(o, s, rc);
+	if (!i && !p->samples && !p->faults && !p->pages_written)
+		return 0;
+	if (i)
+		mt_sink_str(s, PH_NAME, p->name);
+	mt_sink_str(s, PH_SOURCE,
+		    !i			      ? "none"
+		    : p->by_rule && p->visits ? "memtap_phase+rule"
+		    : p->by_rule	      ? "rule"
+					      : "memtap_phase");
+	mt_sink_i64(s, PH_VISITS, (int64_t)p->visits);
+	if (i && p->visits)
+		mt_sink_i64(s, PH_DURATION, (int64_t)p->ns);
+	mt_sink_i64(s, PH_SAMPLES, (int64_t)p->samples);
+	mt_sink_i64(s, PH_ER, (int64_t)p->reads);
+	mt_sink_i64(s, PH_EW, (int64_t)p->writes);
+	mt_sink_i64(s, PH_FAULTS, (int64_t)p->faults);
+	mt_sink_i64(s, PH_PW, (int64_t)p->pages_written);
+	mt_sink_i64(s, PH_WSSP, (int64_t)p->wss_peak_pages);
+	mt_sink_dbl(s, PH_WSSM, p->wss_windows ? p->wss_sum / (double)p->wss_windows : 0);
+	return 1;
 }
 
 /* syscalls: the strace -c table, the workload's calls and the runtime's own apart. */
-int mt_tables_syscalls(struct out *o)
+enum { SC_NAME, SC_BY, SC_CALLS, SC_ERRORS, SC_NORET, SC_TOTAL, SC_MIN, SC_MAX };
+static const struct mt_col syscall_cols[] = {
+	[SC_NAME] = { "name", MT_COL_STRING, false },
+	[SC_BY] = { "caller", MT_COL_STRING, false },
+	[SC_CALLS] = { "calls", MT_COL_I64, false },
+	[SC_ERRORS] = { "errors", MT_COL_I64, false },
+	[SC_NORET] = { "no_return", MT_COL_I64, false },
+	[SC_TOTAL] = { "total_ns", MT_COL_I64, false },
+	[SC_MIN] = { "min_ns", MT_COL_I64, true },
+	[SC_MAX] = { "max_ns", MT_COL_I64, true },
+};
+
+static int syscalls_start(struct out *o, struct rows *r)
 {
-	enum { NAME, BY, CALLS, ERRORS, NORET, TOTAL, MIN, MAX, NCOLS };
-	static const struct mt_col cols[NCOLS] = {
-		[NAME] = { "name", MT_COL_STRING, false },
-		[BY] = { "caller", MT_COL_STRING, false },
-		[CALLS] = { "calls", MT_COL_I64, false },
-		[ERRORS] = { "errors", MT_COL_I64, false },
-		[NORET] = { "no_return", MT_COL_I64, false },
-		[TOTAL] = { "total_ns", MT_COL_I64, false },
-		[MIN] = { "min_ns", MT_COL_I64, true },
-		[MAX] = { "max_ns", MT_COL_I64, true },
-	};
 	const struct mt_report_syscalls *rs = &o->rep->syscalls;
-	struct mt_sink *s = NULL;
-	char name[32];
-	int rc = mt_tables_open_table(o, "syscalls", cols, NCOLS, &s);
 
-	for (int t = 0; rc == 0 && rs->loaded && t < 2; t++) {
-		const struct mt_syscall_table *tab = t ? &rs->st.rt : &rs->st.work;
-
-		for (size_t i = 0; rc == 0 && i < tab->n; i++) {
-			const struct mt_syscall_stat *c = &tab->v[i];
-
-			mt_sink_str(s, NAME, mt_syscall_name(c->nr, name, sizeof(name)));
-			mt_sink_str(s, BY, t ? "memtap-runtime" : "workload");
-			mt_sink_i64(s, CALLS, (int64_t)c->calls);
-			mt_sink_i64(s, ERRORS, (int64_t)c->errors);
-			mt_sink_i64(s, NORET, (int64_t)c->no_return);
-			mt_sink_i64(s, TOTAL, (int64_t)c->total_ns);
-			if (c->calls) {
-				mt_sink_i64(s, MIN, (int64_t)c->min_ns);
-				mt_sink_i64(s, MAX, (int64_t)c->max_ns);
-			}
-			rc = mt_tables_row(o, s);
-		}
-	}
-	return mt_tables_close_table(o, s, rc);
+	r->n = rs->loaded ? rs->st.work.n + rs->st.rt.n : 0;
+	return 0;
 }
 
-/* faults and rss: per process. */
-int mt_tables_faults(struct out *o)
+static int syscall_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
 {
-	enum { PID, MINOR, MAJOR, NCOLS };
-	static const struct mt_col cols[NCOLS] = {
-		[PID] = { "pid", MT_COL_I64, false },
-		[MINOR] = { "minor", MT_COL_I64, false },
-		[MAJOR] = { "major", MT_COL_I64, false },
-	};
+	const struct mt_syscalls_stats *st = &o->rep->syscalls.st;
+	bool rt = i >= st->work.n;
+	const struct mt_syscall_stat *c = rt ? &st->rt.v[i - st->work.n] : &st->work.v[i];
+
+	mt_sink_str(s, SC_NAME, mt_syscall_name(c->nr, r->text, sizeof(r->text)));
+	mt_sink_str(s, SC_BY, rt ? "memtap-runtime" : "workload");
+	mt_sink_i64(s, SC_CALLS, (int64_t)c->calls);
+	mt_sink_i64(s, SC_ERRORS, (int64_t)c->errors);
+	mt_sink_i64(s, SC_NORET, (int64_t)c->no_return);
+	mt_sink_i64(s, SC_TOTAL, (int64_t)c->total_ns);
+	if (c->calls) {
+		mt_sink_i64(s, SC_MIN, (int64_t)c->min_ns);
+		mt_sink_i64(s, SC_MAX, (int64_t)c->max_ns);
+	}
+	return 1;
+}
+
+/* faults: per process. */
+enum { FA_PID, FA_MINOR, FA_MAJOR };
+static const struct mt_col fault_cols[] = {
+	[FA_PID] = { "pid", MT_COL_I64, false },
+	[FA_MINOR] = { "minor", MT_COL_I64, false },
+	[FA_MAJOR] = { "major", MT_COL_I64, false },
+};
+
+static int faults_start(struct out *o, struct rows *r)
+{
+	r->n = o->rep->access.st.nfault_procs;
+	return 0;
+}
+
+static int fault_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
 	const struct mt_access_stats *st = &o->rep->access.st;
-	struct mt_sink *s = NULL;
-	int rc = mt_tables_open_table(o, "faults", cols, NCOLS, &s);
 
-	for (size_t i = 0; rc == 0 && i < st->nfault_procs; i++) {
-		mt_sink_i64(s, PID, st->fault_procs[i].pid);
-		mt_sink_i64(s, MINOR, (int64_t)st->fault_procs[i].minor);
-		mt_sink_i64(s, MAJOR, (int64_t)st->fault_procs[i].major);
-		rc = mt_tables_row(o, s);
-	}
-	return mt_tables_close_table(o, s, rc);
+	mt_sink_i64(s, FA_PID, st->fault_procs[i].pid);
+	mt_sink_i64(s, FA_MINOR, (int64_t)st->fault_procs[i].minor);
+	mt_sink_i64(s, FA_MAJOR, (int64_t)st->fault_procs[i].major);
+	return 1;
 }
 
-int mt_tables_rss(struct out *o)
+/* rss: per process, the peaks; rss_timeline: every record. The four amounts (file, anon,
+ * shmem, swap) are consecutive columns in both. */
+enum { RS_PID, RS_PEAK, RS_PEAK_NS, RS_FILE, RS_ANON, RS_SHMEM, RS_SWAP, RS_EVENTS };
+static const struct mt_col rss_cols[] = {
+	[RS_PID] = { "pid", MT_COL_I64, false },
+	[RS_PEAK] = { "peak_bytes", MT_COL_I64, false },
+	[RS_PEAK_NS] = { "peak_ns", MT_COL_I64, false },
+	[RS_FILE] = { "file_max_bytes", MT_COL_I64, false },
+	[RS_ANON] = { "anon_max_bytes", MT_COL_I64, false },
+	[RS_SHMEM] = { "shmem_max_bytes", MT_COL_I64, false },
+	[RS_SWAP] = { "swap_max_bytes", MT_COL_I64, false },
+	[RS_EVENTS] = { "records", MT_COL_I64, false },
+};
+
+static void sink_amounts(struct mt_sink *s, unsigned col, const uint64_t v[4])
 {
-	enum { PID, PEAK, PEAK_NS, FILE_, ANON, SHMEM, SWAP, EVENTS, NCOLS };
-	static const struct mt_col cols[NCOLS] = {
-		[PID] = { "pid", MT_COL_I64, false },
-		[PEAK] = { "peak_bytes", MT_COL_I64, false },
-		[PEAK_NS] = { "peak_ns", MT_COL_I64, false },
-		[FILE_] = { "file_max_bytes", MT_COL_I64, false },
-		[ANON] = { "anon_max_bytes", MT_COL_I64, false },
-		[SHMEM] = { "shmem_max_bytes", MT_COL_I64, false },
-		[SWAP] = { "swap_max_bytes", MT_COL_I64, false },
-		[EVENTS] = { "records", MT_COL_I64, false },
-	};
-	const struct mt_report_rss *rr = &o->rep->rss;
-	struct mt_sink *s = NULL;
-	int rc = mt_tables_open_table(o, "rss", cols, NCOLS, &s);
+	for (unsigned k = 0; k < 4; k++)
+		mt_sink_i64(s, col + k, (int64_t)v[k]);
+}
 
-	for (size_t i = 0; rc == 0 && rr->loaded && i < rr->st.nprocs; i++) {
-		const struct mt_rss_proc *p = &rr->st.procs[i];
+static int rss_start(struct out *o, struct rows *r)
+{
+	r->n = o->rep->rss.loaded ? o->rep->rss.st.nprocs : 0;
+	return 0;
+}
 
-		mt_sink_i64(s, PID, p->pid);
-		mt_sink_i64(s, PEAK, (int64_t)p->peak);
-		mt_sink_i64(s, PEAK_NS, (int64_t)p->peak_ns);
-		for (int k = 0; k < 4; k++)
-			mt_sink_i64(s, FILE_ + (unsigned)k, (int64_t)p->max[k]);
-		mt_sink_i64(s, EVENTS, (int64_t)p->events);
-		rc = mt_tables_row(o, s);
-	}
-	return mt_tables_close_table(o, s, rc);
+static int rss_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_rss_proc *p = &o->rep->rss.st.procs[i];
+
+	mt_sink_i64(s, RS_PID, p->pid);
+	mt_sink_i64(s, RS_PEAK, (int64_t)p->peak);
+	mt_sink_i64(s, RS_PEAK_NS, (int64_t)p->peak_ns);
+	sink_amounts(s, RS_FILE, p->max);
+	mt_sink_i64(s, RS_EVENTS, (int64_t)p->events);
+	return 1;
 }
 
 static int rss_rows_event(void *ctx, const struct mt_event *ev)
@@ -683,33 +646,57 @@ void mt_tables_rss_rows_pass(struct rss_rows *rr, struct mt_reader *r, struct mt
 			       .finish = rss_rows_finish };
 }
 
-int mt_tables_rss_timeline(struct out *o)
+enum { RT_PID, RT_TIME, RT_FILE, RT_ANON, RT_SHMEM, RT_SWAP, RT_OWN, RT_SOURCE };
+static const struct mt_col rss_timeline_cols[] = {
+	[RT_PID] = { "pid", MT_COL_I64, false },
+	[RT_TIME] = { "time_ns", MT_COL_I64, false },
+	[RT_FILE] = { "file_bytes", MT_COL_I64, false },
+	[RT_ANON] = { "anon_bytes", MT_COL_I64, false },
+	[RT_SHMEM] = { "shmem_bytes", MT_COL_I64, false },
+	[RT_SWAP] = { "swap_bytes", MT_COL_I64, false },
+	[RT_OWN] = { "memtap_own_bytes", MT_COL_I64, false },
+	[RT_SOURCE] = { "source", MT_COL_STRING, false },
+};
+
+static int rss_timeline_start(struct out *o, struct rows *r)
 {
-	enum { PID, TIME, FILE_, ANON, SHMEM, SWAP, OWN, SOURCE, NCOLS };
-	static const struct mt_col cols[NCOLS] = {
-		[PID] = { "pid", MT_COL_I64, false },
-		[TIME] = { "time_ns", MT_COL_I64, false },
-		[FILE_] = { "file_bytes", MT_COL_I64, false },
-		[ANON] = { "anon_bytes", MT_COL_I64, false },
-		[SHMEM] = { "shmem_bytes", MT_COL_I64, false },
-		[SWAP] = { "swap_bytes", MT_COL_I64, false },
-		[OWN] = { "memtap_own_bytes", MT_COL_I64, false },
-		[SOURCE] = { "source", MT_COL_STRING, false },
-	};
+	r->n = o->rss_rows->n;
+	return 0;
+}
+
+static int rss_timeline_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
 	const struct mt_type_desc *d = mt_type_desc(MT_EV_RSS);
-	struct mt_sink *s = NULL;
-	int rc = mt_tables_open_table(o, "rss_timeline", cols, NCOLS, &s);
+	const struct rss_row *x = &o->rss_rows->v[i];
 
-	for (size_t i = 0; rc == 0 && i < o->rss_rows->n; i++) {
-		const struct rss_row *x = &o->rss_rows->v[i];
+	mt_sink_i64(s, RT_PID, x->pid);
+	mt_sink_i64(s, RT_TIME, (int64_t)x->time);
+	sink_amounts(s, RT_FILE, x->v);
+	mt_sink_i64(s, RT_OWN, (int64_t)x->own);
+	mt_sink_str(s, RT_SOURCE, mt_field_enum_name(&d->fields[MT_F_RSS_SOURCE], x->source));
+	return 1;
+}
 
-		mt_sink_i64(s, PID, x->pid);
-		mt_sink_i64(s, TIME, (int64_t)x->time);
-		for (int k = 0; k < 4; k++)
-			mt_sink_i64(s, FILE_ + (unsigned)k, (int64_t)x->v[k]);
-		mt_sink_i64(s, OWN, (int64_t)x->own);
-		mt_sink_str(s, SOURCE, mt_field_enum_name(&d->fields[MT_F_RSS_SOURCE], x->source));
-		rc = mt_tables_row(o, s);
-	}
-	return mt_tables_close_table(o, s, rc);
+int mt_tables_write_all(struct out *o)
+{
+	/* after the trace table, written during the pass, in mt_export_table_names' order */
+	static const struct table_def defs[] = {
+		TABLE("runs", run_cols, one_row, run_row),
+		TABLE("collectors", collector_cols, collectors_start, collector_row),
+		TABLE("processes", process_cols, processes_start, process_row),
+		TABLE("region_map", region_cols, regions_start, region_row),
+		TABLE("kv_block_lifecycle", lifecycle_cols, all_regions_start, lifecycle_row),
+		TABLE("metrics", metric_cols, metrics_start, metric_row),
+		TABLE("sites", site_cols, sites_start, site_row),
+		TABLE("phases", phase_cols, phases_start, phase_row),
+		TABLE("syscalls", syscall_cols, syscalls_start, syscall_row),
+		TABLE("faults", fault_cols, faults_start, fault_row),
+		TABLE("rss", rss_cols, rss_start, rss_row),
+		TABLE("rss_timeline", rss_timeline_cols, rss_timeline_start, rss_timeline_row),
+	};
+	int rc = 0;
+
+	for (size_t i = 0; rc == 0 && i < sizeof(defs) / sizeof(defs[0]); i++)
+		rc = write_table(o, &defs[i]);
+	return rc;
 }

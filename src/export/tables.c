@@ -499,13 +499,6 @@ static int hive_mark(const char *dir, const char *run_id)
 int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_export_opts *eo,
 		     struct mt_export_result *res)
 {
-	/* after the trace table, written during the pass, in mt_export_table_names' order */
-	static int (*const writers[])(struct out *) = {
-		mt_tables_runs,	      mt_tables_collectors, mt_tables_processes,
-		mt_tables_region_map, mt_tables_lifecycle,  mt_tables_metrics,
-		mt_tables_sites,      mt_tables_phases,	    mt_tables_syscalls,
-		mt_tables_faults,     mt_tables_rss,	    mt_tables_rss_timeline
-	};
 	static const char *const keys[] = { "memtap_schema_version", "memtap_version", "run_id",
 					    "table" };
 	const struct mt_file_info *fi = mt_reader_file(r);
@@ -576,8 +569,8 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	loaded = true;
 	if (o.trace)
 		rc = mt_tables_close_table(&o, o.trace, o.trace_rc);
-	for (size_t i = 0; rc == 0 && i < sizeof(writers) / sizeof(writers[0]); i++)
-		rc = writers[i](&o);
+	if (rc == 0)
+		rc = mt_tables_write_all(&o);
 	if (rc == 0 && files && eo->layout == MT_LAYOUT_MRM)
 		rc = mrm_layout(&o, eo, path, base);
 	if (rc == 0 && files && eo->layout == MT_LAYOUT_HIVE)

@@ -300,16 +300,9 @@ static int make_attr(struct mt_session *s, struct mt_access_state *a, struct per
 	a->freq = at->freq ? at->sample_freq : 0;
 	a->sample_type = at->sample_type;
 	a->regs_mask = at->sample_regs_user;
-	at->sample_id_all = 1;
-	at->use_clockid = 1;
-	at->clockid = CLOCK_MONOTONIC;
-	at->inherit = 1;
-	at->enable_on_exec = 1;
-	at->disabled = 1;
+	mt_perf_attr_follow(at, RING_PAGES * PAGE / 8);
 	at->exclude_kernel = a->mech != MT_MECH_IBS; /* IBS refuses exclude_kernel */
 	at->exclude_hv = 1;
-	at->watermark = 1;
-	at->wakeup_watermark = RING_PAGES * PAGE / 8;
 	return 0;
 }
 

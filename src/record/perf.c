@@ -131,6 +131,11 @@ void mt_perf_attr_tree(struct perf_event_attr *at, uint32_t type, uint64_t confi
 	at->config = config;
 	at->sample_period = 1;
 	at->sample_type = sample_type;
+	mt_perf_attr_follow(at, wakeup_bytes);
+}
+
+void mt_perf_attr_follow(struct perf_event_attr *at, uint32_t wakeup_bytes)
+{
 	at->sample_id_all = 1;
 	at->use_clockid = 1;
 	at->clockid = CLOCK_MONOTONIC;

@@ -43,6 +43,9 @@ int mt_perf_ring_drain(struct mt_perf_ring *ring, mt_perf_record_fn fn, void *ct
 struct perf_event_attr;
 void mt_perf_attr_tree(struct perf_event_attr *at, uint32_t type, uint64_t config,
 		       uint64_t sample_type, uint32_t wakeup_bytes);
+/* The same without touching type, config or sampling: follow the tree from the command's
+ * exec, CLOCK_MONOTONIC times with sample ids, the ring woken every wakeup_bytes. */
+void mt_perf_attr_follow(struct perf_event_attr *at, uint32_t wakeup_bytes);
 
 /*
  * Opens the event at on cpu for the tree of pid with a ring of *pages data pages; where

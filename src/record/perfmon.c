@@ -58,11 +58,10 @@ int mt_perfmon_open(struct mt_session *s)
 		struct perf_event_attr a;
 		int fd, r;
 
-		memset(&a, 0, sizeof(a));
-		a.type = PERF_TYPE_SOFTWARE;
-		a.config = PERF_COUNT_SW_DUMMY;
-		a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-		a.sample_id_all = 1;
+		mt_perf_attr_tree(&a, PERF_TYPE_SOFTWARE, PERF_COUNT_SW_DUMMY,
+				  PERF_SAMPLE_TID | PERF_SAMPLE_TIME,
+				  (uint32_t)((size_t)s->o->ring_pages * (size_t)page / 4));
+		a.sample_period = 0; /* side-band records only */
 		a.mmap = 1;
 		a.mmap2 = 1;
 		a.mmap_data = 1;
@@ -70,15 +69,8 @@ int mt_perfmon_open(struct mt_session *s)
 		a.comm_exec = 1;
 		a.task = 1;
 		a.build_id = s->perf_build_ids;
-		a.use_clockid = 1;
-		a.clockid = CLOCK_MONOTONIC;
-		a.inherit = 1;
-		a.enable_on_exec = 1;
-		a.disabled = 1;
 		a.exclude_kernel = 1;
 		a.exclude_hv = 1;
-		a.watermark = 1;
-		a.wakeup_watermark = (uint32_t)((size_t)s->o->ring_pages * (size_t)page / 4);
 		fd = mt_perf_open(&a, s->root, cpu, -1);
 		if (fd == -ENODEV || fd == -EINVAL) {
 			last = fd; /* an offline CPU, most likely */

@@ -110,24 +110,17 @@ static void update(struct mt_session *s, struct proc_rss *p, uint64_t t)
 
 static int read_format(struct mt_rss_state *r)
 {
-	char base[256], path[512], buf[4096];
-	FILE *f;
-	size_t n;
+	char *text;
+	int rc = mt_tracepoint_format("kmem/rss_stat", &text);
 
-	if (mt_tracefs_path(base, sizeof(base)) < 0)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events/kmem/rss_stat/format", base);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	if (mt_tp_format_field(buf, "curr", &r->f_curr) < 0 ||
-	    mt_tp_format_field(buf, "member", &r->f_member) < 0 ||
-	    mt_tp_format_field(buf, "size", &r->f_size) < 0)
-		return -EPROTO;
-	return 0;
+	if (rc < 0)
+		return rc;
+	if (mt_tp_format_field(text, "curr", &r->f_curr) < 0 ||
+	    mt_tp_format_field(text, "member", &r->f_member) < 0 ||
+	    mt_tp_format_field(text, "size", &r->f_size) < 0)
+		rc = -EPROTO;
+	free(text);
+	return rc;
 }
 
 static int open_rings(struct mt_session *s, struct mt_rss_state *r)

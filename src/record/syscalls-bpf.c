@@ -183,6 +183,75 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 	s->syscalls_bpf = NULL;
 }
 
+/* ---- the ring programs' shared part ---- */
+
+/* A BPF program's ring buffer of records and its per-CPU count of records it had no room
+ * for: path capture and per-call records each own one. */
+struct mt_bpf_ring {
+	struct ring_buffer *rb;
+	int dropped_fd;
+	void *skel;
+	void (*destroy)(void *skel);
+};
+
+/* After attaching: the ring, then the command marked as traced (state: its initial task
+ * state). 0 or -errno. */
+static int ring_start(struct mt_bpf_ring *g, struct bpf_map *records, struct bpf_map *dropped,
+		      ring_buffer_sample_fn fn, void *ctx, int tasks_fd, pid_t root,
+		      const void *state)
+{
+	g->dropped_fd = bpf_map__fd(dropped);
+	g->rb = ring_buffer__new(bpf_map__fd(records), fn, ctx, NULL);
+	if (!g->rb)
+		return errno ? -errno : -ENOMEM;
+	return state ? mark_task(tasks_fd, root, state) : 0;
+}
+
+/* Takes the program's opened skeleton (NULL: the failure libbpf left in errno). */
+static int ring_adopt(struct mt_bpf_ring *g, void *skel, void (*destroy)(void *skel))
+{
+	if (!skel)
+		return errno ? -errno : -EPERM;
+	g->skel = skel;
+	g->destroy = destroy;
+	return 0;
+}
+
+int mt_bpf_ring_fd(struct mt_bpf_ring *g)
+{
+	return ring_buffer__epoll_fd(g->rb);
+}
+
+void mt_bpf_ring_consume(struct mt_bpf_ring *g)
+{
+	(void)ring_buffer__consume(g->rb);
+}
+
+void mt_bpf_ring_close(struct mt_bpf_ring *g)
+{
+	if (!g)
+		return;
+	ring_buffer__free(g->rb);
+	if (g->skel)
+		g->destroy(g->skel);
+	free(g); /* the first member of its program's handle */
+}
+
+uint64_t mt_bpf_ring_dropped(struct mt_bpf_ring *g)
+{
+	int ncpu = libbpf_num_possible_cpus();
+	uint64_t *v, sum = 0;
+	uint32_t k = 0;
+
+	if (ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
+		return 0;
+	if (bpf_map_lookup_elem(g->dropped_fd, &k, v) == 0)
+		for (int i = 0; i < ncpu; i++)
+			sum += v[i];
+	free(v);
+	return sum;
+}
+
 /* ---- path capture ---- */
 
 struct path_rec {
@@ -194,8 +263,8 @@ struct path_rec {
 };
 
 struct mt_syspaths {
+	struct mt_bpf_ring ring;
 	struct syspaths_bpf *skel;
-	struct ring_buffer *rb;
 	mt_syspath_fn fn;
 	void *ctx;
 };
@@ -210,66 +279,35 @@ static int on_path(void *ctx, void *data, size_t size)
 	return 0;
 }
 
-int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct mt_syspaths **ret)
+static void syspaths_destroy(void *skel)
+{
+	syspaths_bpf__destroy(skel);
+}
+
+int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct mt_bpf_ring **ret)
 {
 	struct mt_syspaths *p = calloc(1, sizeof(*p));
 	uint64_t one = 1;
 	int r;
 
+	libbpf_set_print(quiet_print);
 	if (!p)
 		return -ENOMEM;
+	p->skel = syspaths_bpf__open_and_load();
 	p->fn = fn;
 	p->ctx = ctx;
-	libbpf_set_print(quiet_print);
-	p->skel = syspaths_bpf__open_and_load();
-	if (!p->skel) {
-		r = errno ? -errno : -EPERM;
-		free(p);
-		return r;
-	}
-	r = syspaths_bpf__attach(p->skel);
-	if (r == 0) {
-		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.paths), on_path, p, NULL);
-		if (!p->rb)
-			r = errno ? -errno : -ENOMEM;
-	}
+	r = ring_adopt(&p->ring, p->skel, syspaths_destroy);
 	if (r == 0)
-		r = mark_task(bpf_map__fd(p->skel->maps.tasks), s->root, &one);
+		r = syspaths_bpf__attach(p->skel);
+	if (r == 0)
+		r = ring_start(&p->ring, p->skel->maps.paths, p->skel->maps.dropped, on_path, p,
+			       bpf_map__fd(p->skel->maps.tasks), s->root, &one);
 	if (r < 0) {
-		mt_syspaths_close(p);
+		mt_bpf_ring_close(&p->ring);
 		return r;
 	}
-	*ret = p;
+	*ret = &p->ring;
 	return 0;
-}
-
-int mt_syspaths_fd(struct mt_syspaths *p)
-{
-	return ring_buffer__epoll_fd(p->rb);
-}
-
-void mt_syspaths_consume(struct mt_syspaths *p)
-{
-	(void)ring_buffer__consume(p->rb);
-}
-
-uint64_t mt_syspaths_dropped(struct mt_syspaths *p)
-{
-	uint32_t k = 0;
-	uint64_t v = 0;
-
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.dropped), &k, &v) < 0)
-		return 0;
-	return v;
-}
-
-void mt_syspaths_close(struct mt_syspaths *p)
-{
-	if (!p)
-		return;
-	ring_buffer__free(p->rb);
-	syspaths_bpf__destroy(p->skel);
-	free(p);
 }
 
 /* ---- per-call records ---- */
@@ -285,11 +323,22 @@ struct sysrec_rec {
 };
 
 struct mt_sysrec {
+	struct mt_bpf_ring ring;
 	struct sysrec_bpf *skel;
-	struct ring_buffer *rb;
 	mt_sysrec_fn fn;
 	void *ctx;
 	bool discard; /* while the recorder measures its own calls */
+};
+
+/* sysrec.bpf.c's task state. */
+struct sysrec_state {
+	uint64_t start;
+	int64_t id;
+	uint64_t args[6];
+	uint32_t armed, runtime;
+	int32_t plen;
+	uint32_t pad;
+	char path[256];
 };
 
 static int on_rec(void *ctx, void *data, size_t size)
@@ -320,101 +369,63 @@ static int on_rec(void *ctx, void *data, size_t size)
 	return 0;
 }
 
+/* The cost of one recorded call: the recorder's own getppid() with its task marked, its
+ * records discarded. */
+static void sysrec_measure(struct mt_sysrec *p, double bare, double *cost_ns)
+{
+	struct sysrec_state st = { 0 };
+	int fd = bpf_map__fd(p->skel->maps.tasks);
+
+	if (mark_task(fd, getpid(), &st) == 0) {
+		double traced = mt_syscall_ns(1000);
+
+		(void)mark_task(fd, getpid(), NULL);
+		p->discard = true;
+		mt_bpf_ring_consume(&p->ring);
+		p->discard = false;
+		*cost_ns = traced > bare ? traced - bare : 0;
+	}
+}
+
+static void sysrec_destroy(void *skel)
+{
+	sysrec_bpf__destroy(skel);
+}
+
 int mt_sysrec_open(struct mt_session *s, const uint64_t allow[16], mt_sysrec_fn fn, void *ctx,
-		   double *cost_ns, struct mt_sysrec **ret)
+		   double *cost_ns, struct mt_bpf_ring **ret)
 {
 	struct mt_sysrec *p = calloc(1, sizeof(*p));
-	struct {
-		uint64_t start;
-		int64_t id;
-		uint64_t args[6];
-		uint32_t armed, runtime;
-		int32_t plen;
-		uint32_t pad;
-		char path[256];
-	} st;
-	double bare;
+	struct sysrec_state st = { .armed = 1 };
+	double bare = 0;
 	int r;
 
+	libbpf_set_print(quiet_print);
 	if (!p)
 		return -ENOMEM;
+	p->skel = sysrec_bpf__open();
 	p->fn = fn;
 	p->ctx = ctx;
-	libbpf_set_print(quiet_print);
-	p->skel = sysrec_bpf__open();
-	if (!p->skel) {
-		r = errno ? -errno : -EPERM;
-		free(p);
-		return r;
+	r = ring_adopt(&p->ring, p->skel, sysrec_destroy);
+	if (r == 0) {
+		memcpy((void *)p->skel->rodata->allow, allow, sizeof(p->skel->rodata->allow));
+		r = sysrec_bpf__load(p->skel);
 	}
-	memcpy((void *)p->skel->rodata->allow, allow, sizeof(p->skel->rodata->allow));
-	r = sysrec_bpf__load(p->skel);
 	if (r == 0) {
 		bare = mt_syscall_ns(1000);
 		r = sysrec_bpf__attach(p->skel);
 	}
+	if (r == 0)
+		r = ring_start(&p->ring, p->skel->maps.records, p->skel->maps.dropped, on_rec, p,
+			       -1, 0, NULL);
 	if (r == 0) {
-		p->rb = ring_buffer__new(bpf_map__fd(p->skel->maps.records), on_rec, p, NULL);
-		if (!p->rb)
-			r = errno ? -errno : -ENOMEM;
-	}
-	/* The cost of one recorded call: the recorder's own getppid() with its task marked,
-	 * its records discarded. */
-	if (r == 0) {
-		memset(&st, 0, sizeof(st));
-		if (mark_task(bpf_map__fd(p->skel->maps.tasks), getpid(), &st) == 0) {
-			double traced = mt_syscall_ns(1000);
-
-			(void)mark_task(bpf_map__fd(p->skel->maps.tasks), getpid(), NULL);
-			p->discard = true;
-			(void)ring_buffer__consume(p->rb);
-			p->discard = false;
-			*cost_ns = traced > bare ? traced - bare : 0;
-		}
-	}
-	if (r == 0) {
-		memset(&st, 0, sizeof(st));
-		st.armed = 1;
+		sysrec_measure(p, bare, cost_ns);
 		r = mark_task(bpf_map__fd(p->skel->maps.tasks), s->root, &st);
 	}
 	if (r < 0) {
-		mt_sysrec_close(p);
+		mt_bpf_ring_close(&p->ring);
 		return r;
 	}
-	*ret = p;
+	*ret = &p->ring;
 	return 0;
-}
-
-int mt_sysrec_fd(struct mt_sysrec *p)
-{
-	return ring_buffer__epoll_fd(p->rb);
-}
-
-void mt_sysrec_consume(struct mt_sysrec *p)
-{
-	(void)ring_buffer__consume(p->rb);
-}
-
-uint64_t mt_sysrec_dropped(struct mt_sysrec *p)
-{
-	int ncpu = libbpf_num_possible_cpus();
-	uint64_t *v, sum = 0;
-	uint32_t k = 0;
-
-	if (ncpu <= 0 || !(v = calloc((size_t)ncpu, sizeof(*v))))
-		return 0;
-	if (bpf_map_lookup_elem(bpf_map__fd(p->skel->maps.dropped), &k, v) == 0)
-		for (int i = 0; i < ncpu; i++)
-			sum += v[i];
-	free(v);
-	return sum;
-}
-
-void mt_sysrec_close(struct mt_sysrec *p)
-{
-	if (!p)
-		return;
-	ring_buffer__free(p->rb);
-	sysrec_bpf__destroy(p->skel);
-	free(p);
 }

@@ -15,22 +15,23 @@ int mt_syscalls_bpf_open(struct mt_session *s);
 /* Reads the totals into SYSCALL_SUM events and unloads. */
 void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv);
 
+/* A ring program's records: a descriptor to poll, the call that hands what waits to the
+ * program's callback, and the records the ring had no room for. */
+struct mt_bpf_ring;
+int mt_bpf_ring_fd(struct mt_bpf_ring *g);
+void mt_bpf_ring_consume(struct mt_bpf_ring *g);
+uint64_t mt_bpf_ring_dropped(struct mt_bpf_ring *g);
+/* Detaches and unloads the program; NULL is a no-op. */
+void mt_bpf_ring_close(struct mt_bpf_ring *g);
+
 /* Path capture for per-call records: one record per entry of a path-taking syscall. */
-struct mt_syspaths;
 typedef void (*mt_syspath_fn)(void *ctx, uint64_t time, uint32_t tid, int nr, const char *path,
 			      int len);
 /* Loads and attaches, marks the command; *ret is the handle. 0 or -errno. */
-int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct mt_syspaths **ret);
-/* A descriptor to poll for records, and the call that hands them to fn. */
-int mt_syspaths_fd(struct mt_syspaths *p);
-void mt_syspaths_consume(struct mt_syspaths *p);
-/* Records the ring buffer had no room for. */
-uint64_t mt_syspaths_dropped(struct mt_syspaths *p);
-void mt_syspaths_close(struct mt_syspaths *p);
+int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct mt_bpf_ring **ret);
 
 /* Per-call records in BPF: one per call, at its exit (entry time, duration, arguments,
  * result, flags, path). */
-struct mt_sysrec;
 struct mt_sysrec_call {
 	uint64_t time, duration;
 	uint32_t pid, tid;
@@ -45,10 +46,6 @@ typedef void (*mt_sysrec_fn)(void *ctx, const struct mt_sysrec_call *c);
 /* allow: a bit per syscall number to record (1024 bits). Loads, attaches, marks the command;
  * measures the cost of one recorded call (*cost_ns). 0 or -errno. */
 int mt_sysrec_open(struct mt_session *s, const uint64_t allow[16], mt_sysrec_fn fn, void *ctx,
-		   double *cost_ns, struct mt_sysrec **ret);
-int mt_sysrec_fd(struct mt_sysrec *p);
-void mt_sysrec_consume(struct mt_sysrec *p);
-uint64_t mt_sysrec_dropped(struct mt_sysrec *p);
-void mt_sysrec_close(struct mt_sysrec *p);
+		   double *cost_ns, struct mt_bpf_ring **ret);
 
 #endif

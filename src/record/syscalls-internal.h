@@ -90,8 +90,8 @@ struct mt_syscalls_state {
 	uint64_t calls, no_exit, no_entry, child_returns, filtered, lost, malformed, records;
 	uint64_t runtime_calls;
 #ifdef MEMTAP_BPF
-	struct mt_syspaths *paths_bpf;
-	struct mt_sysrec *sysrec; /* BPF per-call records: no perf rings at all */
+	struct mt_bpf_ring *paths_bpf; /* BPF path capture */
+	struct mt_bpf_ring *sysrec; /* BPF per-call records: no perf rings at all */
 #endif
 	const char *cur_path; /* the path of the call being emitted from a BPF record */
 	size_t cur_plen;

@@ -36,22 +36,22 @@
 #ifdef MEMTAP_BPF
 #endif
 
-static int read_format(const char *tp, char *buf, size_t size)
+/* The raw_syscalls fields the pairing reads, from their format descriptions. */
+static int read_formats(struct mt_syscalls_state *c)
 {
-	char base[256], path[512];
-	FILE *f;
-	size_t n;
+	char *enter = NULL, *exit = NULL;
+	int r = -EPROTO;
 
-	if (mt_tracefs_path(base, sizeof(base)) < 0)
-		return -ENOENT;
-	snprintf(path, sizeof(path), "%s/events/%s/format", base, tp);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, size - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	return 0;
+	if (mt_tracepoint_format("raw_syscalls/sys_enter", &enter) == 0 &&
+	    mt_tracepoint_format("raw_syscalls/sys_exit", &exit) == 0 &&
+	    mt_tp_format_field(enter, "common_type", &c->f_type) == 0 &&
+	    mt_tp_format_field(enter, "id", &c->f_id) == 0 &&
+	    mt_tp_format_field(enter, "args", &c->f_args) == 0 && c->f_args.size == 48 &&
+	    mt_tp_format_field(exit, "ret", &c->f_ret) == 0)
+		r = 0;
+	free(enter);
+	free(exit);
+	return r;
 }
 
 #ifdef MEMTAP_BPF
@@ -160,8 +160,8 @@ static void free_state(struct mt_syscalls_state *c)
 	free(c->pend);
 	mt_loader_watch_release(&c->loader);
 #ifdef MEMTAP_BPF
-	mt_syspaths_close(c->paths_bpf);
-	mt_sysrec_close(c->sysrec);
+	mt_bpf_ring_close(c->paths_bpf);
+	mt_bpf_ring_close(c->sysrec);
 #endif
 	for (size_t q = 0; q < c->ntq; q++) {
 		for (size_t i = c->tq[q].head; i < c->tq[q].n; i++)
@@ -224,7 +224,6 @@ static int open_cpus(struct mt_session *s, struct mt_syscalls_state *c, bool sta
 int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 {
 	struct mt_syscalls_state *c = calloc(1, sizeof(*c));
-	char fmt[4096];
 	int ncpu = mt_perf_ncpus(), opened = 0, rc = 0;
 
 	if (!c)
@@ -265,12 +264,7 @@ int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)
 		free_state(c);
 		return -ENOENT;
 	}
-	if (read_format("raw_syscalls/sys_enter", fmt, sizeof(fmt)) < 0 ||
-	    mt_tp_format_field(fmt, "common_type", &c->f_type) < 0 ||
-	    mt_tp_format_field(fmt, "id", &c->f_id) < 0 ||
-	    mt_tp_format_field(fmt, "args", &c->f_args) < 0 || c->f_args.size != 48 ||
-	    read_format("raw_syscalls/sys_exit", fmt, sizeof(fmt)) < 0 ||
-	    mt_tp_format_field(fmt, "ret", &c->f_ret) < 0) {
+	if (read_formats(c) < 0) {
 		free_state(c);
 		return -EPROTO;
 	}
@@ -309,10 +303,10 @@ int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 
 #ifdef MEMTAP_BPF
 	if (s->syscalls && s->syscalls->paths_bpf && n < max)
-		fds[n++] = (struct pollfd){ .fd = mt_syspaths_fd(s->syscalls->paths_bpf),
+		fds[n++] = (struct pollfd){ .fd = mt_bpf_ring_fd(s->syscalls->paths_bpf),
 					    .events = POLLIN };
 	if (s->syscalls && s->syscalls->sysrec && n < max)
-		fds[n++] = (struct pollfd){ .fd = mt_sysrec_fd(s->syscalls->sysrec),
+		fds[n++] = (struct pollfd){ .fd = mt_bpf_ring_fd(s->syscalls->sysrec),
 					    .events = POLLIN };
 #endif
 	return n;
@@ -378,8 +372,8 @@ void mt_syscalls_drain(struct mt_session *s)
 	if (c->sysrec) {
 		uint64_t d;
 
-		mt_sysrec_consume(c->sysrec);
-		d = mt_sysrec_dropped(c->sysrec);
+		mt_bpf_ring_consume(c->sysrec);
+		d = mt_bpf_ring_dropped(c->sysrec);
 		if (d > c->bpf_lost_reported) {
 			mt_emit_lost(s, mt_now_ns(), &s->syscalls_coll, d - c->bpf_lost_reported,
 				     "syscalls: BPF ring buffer full");
@@ -393,7 +387,7 @@ void mt_syscalls_drain(struct mt_session *s)
 	c->malformed += mt_perf_rings_drain(c->rings, c->nrings, on_record, s);
 #ifdef MEMTAP_BPF
 	if (c->paths_bpf) /* after the rings: every entry before start has its path queued */
-		mt_syspaths_consume(c->paths_bpf);
+		mt_bpf_ring_consume(c->paths_bpf);
 #endif
 	mt_sc_process(s, start);
 	mt_sc_expire_paths(c, start);
@@ -440,7 +434,7 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 	c->malformed += mt_perf_rings_drain(c->rings, c->nrings, on_record, s);
 #ifdef MEMTAP_BPF
 	if (c->paths_bpf)
-		mt_syspaths_consume(c->paths_bpf);
+		mt_bpf_ring_consume(c->paths_bpf);
 #endif
 	mt_sc_process(s, UINT64_MAX);
 	for (size_t i = 0; i < c->npend; i++)
@@ -473,7 +467,7 @@ void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "paths_unreadable", c->paths_faulted);
 		mt_kv_add_u64(kv, "paths_unmatched", c->paths_unmatched + c->npaths);
 #ifdef MEMTAP_BPF
-		mt_kv_add_u64(kv, "paths_dropped", mt_syspaths_dropped(c->paths_bpf));
+		mt_kv_add_u64(kv, "paths_dropped", mt_bpf_ring_dropped(c->paths_bpf));
 #endif
 	}
 	s->syscalls_coll.lost = c->lost;

@@ -118,6 +118,49 @@ int mt_tracepoint_id(const char *tp)
 	return id < 0 ? -ENOENT : id;
 }
 
+int mt_tracepoint_format(const char *tp, char **text)
+{
+	char base[256], path[512];
+	size_t n = 0, cap = 1 << 16;
+	char *buf;
+	FILE *f;
+	int r;
+
+	if (mt_tracefs_path(base, sizeof(base)) < 0)
+		return -ENODEV;
+	snprintf(path, sizeof(path), "%s/events/%s/format", base, tp);
+	f = fopen(path, "re");
+	if (!f)
+		return -errno;
+	buf = malloc(cap);
+	/* Descriptions with long __print_symbolic lists run to tens of KiB; none to 4 MiB. */
+	while (buf) {
+		size_t got = fread(buf + n, 1, cap - 1 - n, f);
+		char *nb;
+
+		n += got;
+		if (got == 0 || n < cap - 1 || cap >= (1u << 22))
+			break;
+		nb = realloc(buf, cap * 2);
+		if (!nb) {
+			free(buf);
+			buf = NULL;
+			break;
+		}
+		buf = nb;
+		cap *= 2;
+	}
+	r = !buf ? -ENOMEM : ferror(f) ? -EIO : 0;
+	fclose(f);
+	if (r < 0) {
+		free(buf);
+		return r;
+	}
+	buf[n] = 0;
+	*text = buf;
+	return 0;
+}
+
 static void add_file(struct mt_kv *kv, const char *key, const char *path)
 {
 	char buf[512];

@@ -18,6 +18,9 @@ bool mt_sys_is_virtual(void);
 int mt_tracefs_path(char *buf, size_t size);
 /* The perf id of a tracepoint "system/name", or -errno. */
 int mt_tracepoint_id(const char *tp);
+/* The format description of a tracepoint "system/name" (*text: malloc'd, NUL-ended).
+ * 0, -ENODEV without tracefs, or -errno. */
+int mt_tracepoint_format(const char *tp, char **text);
 
 /*
  * Adds the machine's description to kv: kernel, CPU, memory, page size, perf and THP

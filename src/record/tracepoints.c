@@ -70,55 +70,10 @@ static int spec_path(const char *spec, char *out, size_t size)
 
 static int read_format(const char *spec, char **text)
 {
-	char base[256], rel[128], path[512];
-	FILE *f;
-	size_t n = 0, cap = 1 << 16;
-	char *buf;
-	int r;
+	char rel[128];
+	int r = spec_path(spec, rel, sizeof(rel));
 
-	if ((r = spec_path(spec, rel, sizeof(rel))) < 0)
-		return r;
-	if (mt_tracefs_path(base, sizeof(base)) < 0)
-		return -ENODEV;
-	snprintf(path, sizeof(path), "%s/events/%s/format", base, rel);
-	f = fopen(path, "re");
-	if (!f)
-		return -errno;
-	buf = malloc(cap);
-	if (!buf) {
-		fclose(f);
-		return -ENOMEM;
-	}
-	/* Descriptions with long __print_symbolic lists run to tens of KiB. */
-	for (;;) {
-		size_t got = fread(buf + n, 1, cap - 1 - n, f);
-
-		n += got;
-		if (got == 0 || n < cap - 1)
-			break;
-		if (cap >= (1u << 22))
-			break; /* 4 MiB: no description is this long */
-		{
-			char *nb = realloc(buf, cap * 2);
-
-			if (!nb) {
-				free(buf);
-				fclose(f);
-				return -ENOMEM;
-			}
-			buf = nb;
-			cap *= 2;
-		}
-	}
-	r = ferror(f) ? -EIO : 0;
-	fclose(f);
-	buf[n] = 0;
-	if (r < 0) {
-		free(buf);
-		return r;
-	}
-	*text = buf;
-	return 0;
+	return r < 0 ? r : mt_tracepoint_format(rel, text);
 }
 
 /* Appends " (closest: a, b, c)": the tracepoints nearest to want, compared whole, or by

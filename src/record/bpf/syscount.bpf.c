@@ -16,11 +16,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "regs.h"
+#include "common.h"
 
 #include "../../decode/rt-load.h"
-
-struct task_struct;
 
 #define NR_SLOTS 1024 /* slot NR_SLOTS - 1 collects numbers beyond the table */
 
@@ -71,12 +69,7 @@ struct count {
 	__u64 calls, errors, ns;
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct tstate);
-} tasks SEC(".maps");
+MT_BPF_TASKS(struct tstate);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
@@ -88,7 +81,7 @@ struct {
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	struct tstate *t = mt_bpf_task();
 
 	if (!t)
 		return 0;
@@ -106,7 +99,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	struct tstate *t = mt_bpf_task();
 	struct count *c;
 	__u32 slot;
 	__u64 now;
@@ -114,9 +107,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (!t || !t->start)
 		return 0; /* not traced, or its entry was not seen (a new child's first return) */
 	if (t->armed) {
-		/* Before the command's own program runs nothing counts; its successful execve
-		 * (execvp may try several PATH entries first) is its first counted call. */
-		if ((t->id != 59 && t->id != 322) || ret != 0) {
+		if (!mt_bpf_disarm(t->id, ret)) {
 			t->start = 0;
 			return 0;
 		}
@@ -128,7 +119,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	if (t->runtime ||
 	    mt_rtload_call(&t->load, t->id, t->args, ret, (int)t->rt_path, (int)t->runtime))
 		slot += NR_SLOTS;
-	if ((t->id == 59 || t->id == 322) && ret == 0)
+	if (mt_bpf_disarm(t->id, ret))
 		mt_rtload_exec(&t->load); /* a new image: watch its loader */
 	c = bpf_map_lookup_elem(&counts, &slot);
 	if (c) {
@@ -141,14 +132,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(fork, struct task_struct *parent, struct task_struct *child)
-{
-	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
-
-	if (t && !t->armed)
-		bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	return 0;
-}
+#define ARMED(t) (((struct tstate *)(t))->armed)
+MT_BPF_INHERIT_ON_FORK(ARMED)
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

@@ -15,11 +15,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "regs.h"
+#include "common.h"
 
 #include "../../decode/path-args.h"
-
-struct task_struct;
 
 #define PATH_CAP 256 /* bytes of a path kept (the recorder counts the longer ones) */
 
@@ -35,29 +33,16 @@ struct path_rec {
 	char path[PATH_CAP];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct tstate);
-} tasks SEC(".maps");
+MT_BPF_TASKS(struct tstate);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 16 << 20);
 } paths SEC(".maps");
 
-/* Waking the recorder for each record would cost a wake-up per call: it reads the ring on
- * its own schedule (it drains every collector at least every 100 ms, and the perf rings
- * wake it every MiB) and is woken here only when a quarter of the ring is waiting. */
-#define WAKE_AT (4 << 20)
+#define WAKE_AT (4 << 20) /* a quarter of the ring */
 
-struct {
-	__uint(type, BPF_MAP_TYPE_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} dropped SEC(".maps");
+MT_BPF_DROPPED;
 
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
@@ -69,16 +54,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 
 	if (!which)
 		return 0;
-	t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	t = mt_bpf_task();
 	if (!t)
 		return 0;
 	r = bpf_ringbuf_reserve(&paths, sizeof(*r), 0);
 	if (!r) {
-		__u32 k = 0;
-		__u64 *d = bpf_map_lookup_elem(&dropped, &k);
-
-		if (d)
-			__sync_fetch_and_add(d, 1);
+		mt_bpf_count_drop(&dropped);
 		return 0;
 	}
 	user = which == 1 ? (const char *)regs->di : (const char *)regs->si;
@@ -86,20 +67,11 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	r->tid = (__u32)bpf_get_current_pid_tgid();
 	r->nr = (__s32)id;
 	r->len = bpf_probe_read_user_str(r->path, sizeof(r->path), user);
-	bpf_ringbuf_submit(r, bpf_ringbuf_query(&paths, BPF_RB_AVAIL_DATA) >= WAKE_AT
-				      ? BPF_RB_FORCE_WAKEUP
-				      : BPF_RB_NO_WAKEUP);
+	bpf_ringbuf_submit(r, mt_bpf_wake_flag(&paths, WAKE_AT));
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(fork, struct task_struct *parent, struct task_struct *child)
-{
-	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
-
-	if (t)
-		bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	return 0;
-}
+#define NEVER_ARMED(t) 0 /* the command's path capture starts at once */
+MT_BPF_INHERIT_ON_FORK(NEVER_ARMED)
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";

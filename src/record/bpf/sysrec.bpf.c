@@ -15,11 +15,9 @@
 #include <bpf/bpf_helpers.h>
 #include <bpf/bpf_tracing.h>
 
-#include "regs.h"
+#include "common.h"
 
 #include "../../decode/path-args.h"
-
-struct task_struct;
 
 #define PATH_CAP 256
 #define FLAG_NO_EXIT 1
@@ -49,50 +47,25 @@ struct rec_path {
 	char path[PATH_CAP];
 };
 
-struct {
-	__uint(type, BPF_MAP_TYPE_TASK_STORAGE);
-	__uint(map_flags, BPF_F_NO_PREALLOC);
-	__type(key, int);
-	__type(value, struct tstate);
-} tasks SEC(".maps");
+MT_BPF_TASKS(struct tstate);
 
 struct {
 	__uint(type, BPF_MAP_TYPE_RINGBUF);
 	__uint(max_entries, 32 << 20);
 } records SEC(".maps");
 
-struct {
-	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
-	__uint(max_entries, 1);
-	__type(key, __u32);
-	__type(value, __u64);
-} dropped SEC(".maps");
+MT_BPF_DROPPED;
 
 /* The syscalls to record (--syscalls=CLASSES), a bit per number; set before loading. */
 const volatile __u64 allow[16] = { 0 };
 
-#define WAKE_AT (8 << 20) /* the recorder drains on its own schedule; woken when 1/4 full */
+#define WAKE_AT (8 << 20) /* a quarter of the ring */
 
 static __always_inline int allowed(long id)
 {
 	if (id < 0 || id >= 1024)
 		return 0;
 	return (allow[(id >> 6) & 15] >> (id & 63)) & 1;
-}
-
-static __always_inline __u64 wake_flag(void)
-{
-	return bpf_ringbuf_query(&records, BPF_RB_AVAIL_DATA) >= WAKE_AT ? BPF_RB_FORCE_WAKEUP
-									 : BPF_RB_NO_WAKEUP;
-}
-
-static __always_inline void count_drop(void)
-{
-	__u32 k = 0;
-	__u64 *d = bpf_map_lookup_elem(&dropped, &k);
-
-	if (d)
-		*d += 1;
 }
 
 static __always_inline void fill(struct rec *r, struct tstate *t, __u64 now, long ret, __u32 flags)
@@ -114,7 +87,7 @@ static __always_inline void fill(struct rec *r, struct tstate *t, __u64 now, lon
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
-	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	struct tstate *t = mt_bpf_task();
 	int which;
 
 	if (!t)
@@ -124,7 +97,7 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 	t->runtime = regs->r12 == RT_MARK;
 	t->plen = 0;
 	which = mt_path_arg_of(id);
-	if (which && (!t->armed || id == 59 || id == 322))
+	if (which && (!t->armed || id == NR_EXECVE || id == NR_EXECVEAT))
 		t->plen = bpf_probe_read_user_str(t->path, sizeof(t->path),
 						  (const void *)(which == 1 ? regs->di : regs->si));
 	t->start = bpf_ktime_get_ns();
@@ -132,12 +105,12 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 		struct rec *r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 
 		if (!r) {
-			count_drop();
+			mt_bpf_count_drop(&dropped);
 			return 0;
 		}
 		fill(r, t, t->start, 0, FLAG_NO_EXIT);
 		r->duration = 0;
-		bpf_ringbuf_submit(r, wake_flag());
+		bpf_ringbuf_submit(r, mt_bpf_wake_flag(&records, WAKE_AT));
 		t->start = 0;
 	}
 	return 0;
@@ -146,16 +119,14 @@ int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 SEC("tp_btf/sys_exit")
 int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 {
-	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
+	struct tstate *t = mt_bpf_task();
 	__u64 now;
 
 	if (!t || !t->start)
 		return 0; /* not traced, or its entry was not seen (a new child's first return) */
 	now = bpf_ktime_get_ns();
 	if (t->armed) {
-		/* Before the command's own program runs nothing counts; its successful execve is
-		 * its first recorded call. */
-		if ((t->id != 59 && t->id != 322) || ret != 0) {
+		if (!mt_bpf_disarm(t->id, ret)) {
 			t->start = 0;
 			return 0;
 		}
@@ -169,36 +140,29 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		struct rec_path *rp = bpf_ringbuf_reserve(&records, sizeof(*rp), 0);
 
 		if (!rp) {
-			count_drop();
+			mt_bpf_count_drop(&dropped);
 			t->start = 0;
 			return 0;
 		}
 		fill(&rp->r, t, now, ret, 0);
 		__builtin_memcpy(rp->path, t->path, PATH_CAP);
-		bpf_ringbuf_submit(rp, wake_flag());
+		bpf_ringbuf_submit(rp, mt_bpf_wake_flag(&records, WAKE_AT));
 	} else {
 		struct rec *r = bpf_ringbuf_reserve(&records, sizeof(*r), 0);
 
 		if (!r) {
-			count_drop();
+			mt_bpf_count_drop(&dropped);
 			t->start = 0;
 			return 0;
 		}
 		fill(r, t, now, ret, 0);
-		bpf_ringbuf_submit(r, wake_flag());
+		bpf_ringbuf_submit(r, mt_bpf_wake_flag(&records, WAKE_AT));
 	}
 	t->start = 0;
 	return 0;
 }
 
-SEC("tp_btf/sched_process_fork")
-int BPF_PROG(fork, struct task_struct *parent, struct task_struct *child)
-{
-	struct tstate *t = bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0);
-
-	if (t && !t->armed)
-		bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE);
-	return 0;
-}
+#define ARMED(t) (((struct tstate *)(t))->armed)
+MT_BPF_INHERIT_ON_FORK(ARMED)
 
 char LICENSE[] SEC("license") = "Dual MIT/GPL";
