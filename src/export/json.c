@@ -266,6 +266,16 @@ void mt_json_kv_bool(struct mt_json *j, const char *key, bool v)
 	mt_json_bool(j, v);
 }
 
+void mt_json_kv_u64s(struct mt_json *j, const void *base, const struct mt_json_u64 *f, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint64_t v;
+
+		memcpy(&v, (const char *)base + f[i].off, sizeof(v));
+		mt_json_kv_u64(j, f[i].key, v);
+	}
+}
+
 void mt_json_kv_null(struct mt_json *j, const char *key)
 {
 	mt_json_key(j, key);

@@ -45,6 +45,17 @@ void mt_json_kv_double(struct mt_json *j, const char *key, double v);
 void mt_json_kv_bool(struct mt_json *j, const char *key, bool v);
 void mt_json_kv_null(struct mt_json *j, const char *key);
 
+/* A uint64_t member of a struct written as "key": value: a renderer lists a struct's plain
+ * figures once, in output order (MT_JSON_U64 checks the member's type when compiling). */
+struct mt_json_u64 {
+	const char *key;
+	size_t off;
+};
+#define MT_JSON_U64(key, type, member) { key, _Generic(((type *)0)->member, uint64_t: offsetof(type, member)) }
+void mt_json_kv_u64s(struct mt_json *j, const void *base, const struct mt_json_u64 *f, size_t n);
+#define MT_JSON_KV_U64S(j, base, fields) \
+	mt_json_kv_u64s(j, base, fields, sizeof(fields) / sizeof((fields)[0]))
+
 /* Writes s as a JSON string literal (with quotes) to f. */
 void mt_json_write_string(FILE *f, const char *s, size_t n, bool html_safe);
 

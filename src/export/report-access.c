@@ -36,13 +36,23 @@ static const char *mech_name(const struct mt_report_access *ra)
 	return "none";
 }
 
+#define CO(key, member) MT_JSON_U64(key, struct mt_access_counts, member)
+static const struct mt_json_u64 count_figures[] = {
+	CO("samples", samples), CO("read_samples", read_samples),
+	CO("write_samples", write_samples), CO("reads", reads), CO("writes", writes),
+};
+#undef CO
+
+#define ST(key, member) MT_JSON_U64(key, struct mt_access_stats, member)
+static const struct mt_json_u64 sample_figures[] = {
+	ST("accesses", accesses), ST("read_samples", read_samples),
+	ST("write_samples", write_samples), ST("reads", reads), ST("writes", writes),
+};
+#undef ST
+
 static void json_counts(struct mt_json *j, const struct mt_access_counts *c)
 {
-	mt_json_kv_u64(j, "samples", c->samples);
-	mt_json_kv_u64(j, "read_samples", c->read_samples);
-	mt_json_kv_u64(j, "write_samples", c->write_samples);
-	mt_json_kv_u64(j, "reads", c->reads);
-	mt_json_kv_u64(j, "writes", c->writes);
+	MT_JSON_KV_U64S(j, c, count_figures);
 }
 
 #define TOP_PAGES 20
@@ -74,11 +84,7 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "resolved", st->resolved);
 	mt_json_kv_double(j, "resolved_fraction",
 			  st->samples ? (double)st->resolved / (double)st->samples : 0.0);
-	mt_json_kv_u64(j, "accesses", st->accesses);
-	mt_json_kv_u64(j, "read_samples", st->read_samples);
-	mt_json_kv_u64(j, "write_samples", st->write_samples);
-	mt_json_kv_u64(j, "reads", st->reads);
-	mt_json_kv_u64(j, "writes", st->writes);
+	MT_JSON_KV_U64S(j, st, sample_figures);
 	mt_json_key(j, "resolved_by");
 	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "at_ip", st->by_how[MT_HOW_AT_IP]);
@@ -256,19 +262,13 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 	const struct mt_report_access *ra = &rep->access;
 	const struct mt_access_stats *st = &ra->st;
 	const struct mt_field_desc *rf = &mt_type_desc(MT_EV_ACCESS)->fields[MT_F_ACCESS_REASON];
-	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
 	char b1[64], b2[64], line[1024];
 	struct mt_table t;
 	size_t len = 0;
 
 	fprintf(f, md ? "## Memory accesses (sampled)\n\n| | |\n|---|---|\n"
 		      : "\naccesses (sampled)\n");
-#define ROW(label, ...)                                    \
-	do {                                               \
-		fprintf(f, "%s%-30s%s", lead, label, sep); \
-		fprintf(f, __VA_ARGS__);                   \
-		fputs(md ? " |\n" : "\n", f);              \
-	} while (0)
+#define ROW(label, ...) mt_summary_row(f, md, label, __VA_ARGS__)
 	ROW("mechanism", "%s (%s)", mech_name(ra), ra->coll ? ra->coll->mechanism : "none");
 	if (ra->coll && ra->coll->reason)
 		ROW("status", "%s: %s", ra->coll->status, ra->coll->reason);
@@ -423,38 +423,32 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 					     "minor",  "major", "label" };
 	const struct mt_report_access *ra = &rep->access;
 	const struct mt_access_stats *st = &ra->st;
-	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
 	char b1[64], b2[64], label[512];
 	struct mt_table t;
 
 	fprintf(f, md ? "## Page faults\n\n| | |\n|---|---|\n" : "\npage faults\n");
-	fprintf(f, "%s%-30s%s%s (%s)%s", lead, "mechanism", sep,
-		ra->faults_coll ? ra->faults_coll->mechanism : "none",
-		fkv(ra, "scope")
-			? fkv(ra, "scope")
-			: (ra->faults_coll && ra->faults_coll->reason ? ra->faults_coll->reason
-								      : "every fault"),
-		md ? " |\n" : "\n");
-	fprintf(f, "%s%-30s%s%s / %s%s", lead, "minor / major", sep,
-		mt_fmt_count(st->faults_minor, b1, sizeof(b1)),
-		mt_fmt_count(st->faults_major, b2, sizeof(b2)), md ? " |\n" : "\n");
-	fprintf(f, "%s%-30s%s%s%s", lead, "in syscalls (kernel mode)", sep,
-		mt_fmt_count(st->faults_in_kernel, b1, sizeof(b1)), md ? " |\n" : "\n");
+	mt_summary_row(f, md, "mechanism", "%s (%s)",
+		       ra->faults_coll ? ra->faults_coll->mechanism : "none",
+		       fkv(ra, "scope") ? fkv(ra, "scope")
+		       : ra->faults_coll && ra->faults_coll->reason ? ra->faults_coll->reason
+								    : "every fault");
+	mt_summary_row(f, md, "minor / major", "%s / %s",
+		       mt_fmt_count(st->faults_minor, b1, sizeof(b1)),
+		       mt_fmt_count(st->faults_major, b2, sizeof(b2)));
+	mt_summary_row(f, md, "in syscalls (kernel mode)", "%s",
+		       mt_fmt_count(st->faults_in_kernel, b1, sizeof(b1)));
 	if (st->memtap_faults_minor || st->memtap_faults_major)
-		fprintf(f,
-			"%s%-30s%s%s minor, %" PRIu64 " major (its runtime's region and arena): "
-			"not counted above%s",
-			lead, "on memtap's own pages", sep,
-			mt_fmt_count(st->memtap_faults_minor, b1, sizeof(b1)),
-			st->memtap_faults_major, md ? " |\n" : "\n");
-	fprintf(f, "%s%-30s%s%" PRIu64 "%s", lead, "lost", sep,
-		ra->faults_coll ? ra->faults_coll->lost : 0, md ? " |\n" : "\n");
+		mt_summary_row(f, md, "on memtap's own pages",
+			       "%s minor, %" PRIu64 " major (its runtime's region and arena): "
+			       "not counted above",
+			       mt_fmt_count(st->memtap_faults_minor, b1, sizeof(b1)),
+			       st->memtap_faults_major);
+	mt_summary_row(f, md, "lost", "%" PRIu64, ra->faults_coll ? ra->faults_coll->lost : 0);
 	if (st->labels || st->labels_invalid || st->unlabels_unmatched)
-		fprintf(f,
-			"%s%-30s%s%" PRIu64 " named ranges; %" PRIu64 " ignored (not inside one "
-			"mapping), %" PRIu64 " unlabels of no label%s",
-			lead, "memtap.h labels", sep, st->labels, st->labels_invalid,
-			st->unlabels_unmatched, md ? " |\n" : "\n");
+		mt_summary_row(f, md, "memtap.h labels",
+			       "%" PRIu64 " named ranges; %" PRIu64 " ignored (not inside one "
+			       "mapping), %" PRIu64 " unlabels of no label",
+			       st->labels, st->labels_invalid, st->unlabels_unmatched);
 	if (!ra->nfault_regions)
 		return;
 	mt_table_init(&t, 7, heads);

@@ -137,6 +137,22 @@ static void json_frames(struct mt_json *j, const struct mt_report_alloc *a,
 	mt_json_end_array(j);
 }
 
+#define PR(key, member) MT_JSON_U64(key, struct mt_alloc_proc, member)
+static const struct mt_json_u64 proc_figures[] = {
+	PR("calls", calls),
+	PR("frees", frees),
+	PR("bytes", bytes),
+	PR("peak_bytes", peak_bytes),
+	PR("peak_ns", peak_ns),
+	PR("leaked_bytes", live_bytes),
+	PR("leaked_blocks", live_blocks),
+	PR("temporary", temporary),
+	PR("slack_bytes", slack),
+	PR("untracked_frees", untracked_frees),
+	PR("inherited_frees", inherited_frees),
+};
+#undef PR
+
 /* alloc.processes: each traced process image's figures. */
 static void json_procs(const struct mt_report *rep, struct mt_json *j)
 {
@@ -150,21 +166,25 @@ static void json_procs(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "pid", p->pid);
 		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, p->pid, p->first_ns));
-		mt_json_kv_u64(j, "calls", p->calls);
-		mt_json_kv_u64(j, "frees", p->frees);
-		mt_json_kv_u64(j, "bytes", p->bytes);
-		mt_json_kv_u64(j, "peak_bytes", p->peak_bytes);
-		mt_json_kv_u64(j, "peak_ns", p->peak_ns);
-		mt_json_kv_u64(j, "leaked_bytes", p->live_bytes);
-		mt_json_kv_u64(j, "leaked_blocks", p->live_blocks);
-		mt_json_kv_u64(j, "temporary", p->temporary);
-		mt_json_kv_u64(j, "slack_bytes", p->slack);
-		mt_json_kv_u64(j, "untracked_frees", p->untracked_frees);
-		mt_json_kv_u64(j, "inherited_frees", p->inherited_frees);
+		MT_JSON_KV_U64S(j, p, proc_figures);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
 }
+
+#define SI(key, member) MT_JSON_U64(key, struct mt_alloc_site, member)
+static const struct mt_json_u64 site_figures[] = {
+	SI("calls", calls),
+	SI("bytes", bytes),
+	SI("frees", frees),
+	SI("temporary", temporary),
+	SI("peak_bytes", peak_bytes),
+	SI("max_live_bytes", max_live_bytes),
+	SI("leaked_bytes", leaked_bytes),
+	SI("leaked_blocks", leaked_blocks),
+	SI("slack_bytes", slack),
+};
+#undef SI
 
 /* alloc.top_sites: every site that made a ranking, with its ranks and frames. */
 static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
@@ -182,15 +202,7 @@ static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "site_id", rs->site);
 		mt_json_kv_u64(j, "pid", s->pid);
 		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns));
-		mt_json_kv_u64(j, "calls", s->calls);
-		mt_json_kv_u64(j, "bytes", s->bytes);
-		mt_json_kv_u64(j, "frees", s->frees);
-		mt_json_kv_u64(j, "temporary", s->temporary);
-		mt_json_kv_u64(j, "peak_bytes", s->peak_bytes);
-		mt_json_kv_u64(j, "max_live_bytes", s->max_live_bytes);
-		mt_json_kv_u64(j, "leaked_bytes", s->leaked_bytes);
-		mt_json_kv_u64(j, "leaked_blocks", s->leaked_blocks);
-		mt_json_kv_u64(j, "slack_bytes", s->slack);
+		MT_JSON_KV_U64S(j, s, site_figures);
 		json_life(j, "lifetime_ns", &a->st.life_family, &s->life);
 		mt_json_key(j, "ranks");
 		mt_json_begin_object(j);
@@ -205,6 +217,24 @@ static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
 	mt_json_end_array(j);
 }
 
+#define ST(key, member) MT_JSON_U64(key, struct mt_alloc_stats, member)
+static const struct mt_json_u64 totals[] = {
+	ST("calls", calls), ST("frees", frees), ST("bytes", bytes), ST("peak_bytes", peak_bytes),
+};
+static const struct mt_json_u64 at_peak[] = {
+	ST("peak_blocks", peak_blocks),
+	ST("peak_usable_bytes", peak_usable),
+	ST("leaked_bytes", leaked_bytes),
+	ST("leaked_blocks", leaked_blocks),
+	ST("temporary", temporary),
+	ST("temporary_heaptrack", temporary_heaptrack),
+	ST("slack_bytes", slack),
+	ST("untracked_frees", untracked_frees),
+	ST("inherited_frees", inherited_frees),
+	ST("reordered_frees", reordered_frees),
+};
+#undef ST
+
 void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_report_alloc *a = &rep->alloc;
@@ -215,10 +245,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_begin_object(j);
 	mt_json_kv_str(j, "mechanism", a->coll ? a->coll->mechanism : "preload");
 	mt_json_kv_u64(j, "stack_depth", kv_u64(a, "stack_depth"));
-	mt_json_kv_u64(j, "calls", st->calls);
-	mt_json_kv_u64(j, "frees", st->frees);
-	mt_json_kv_u64(j, "bytes", st->bytes);
-	mt_json_kv_u64(j, "peak_bytes", st->peak_bytes);
+	MT_JSON_KV_U64S(j, st, totals);
 	if (st->peak_bytes) {
 		mt_json_kv_u64(j, "peak_ns", st->peak_ns);
 		mt_json_kv_u64(j, "peak_offset_ns", st->peak_ns > t0 ? st->peak_ns - t0 : 0);
@@ -226,16 +253,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_null(j, "peak_ns");
 		mt_json_kv_null(j, "peak_offset_ns");
 	}
-	mt_json_kv_u64(j, "peak_blocks", st->peak_blocks);
-	mt_json_kv_u64(j, "peak_usable_bytes", st->peak_usable);
-	mt_json_kv_u64(j, "leaked_bytes", st->leaked_bytes);
-	mt_json_kv_u64(j, "leaked_blocks", st->leaked_blocks);
-	mt_json_kv_u64(j, "temporary", st->temporary);
-	mt_json_kv_u64(j, "temporary_heaptrack", st->temporary_heaptrack);
-	mt_json_kv_u64(j, "slack_bytes", st->slack);
-	mt_json_kv_u64(j, "untracked_frees", st->untracked_frees);
-	mt_json_kv_u64(j, "inherited_frees", st->inherited_frees);
-	mt_json_kv_u64(j, "reordered_frees", st->reordered_frees);
+	MT_JSON_KV_U64S(j, st, at_peak);
 	mt_json_key(j, "calls_by_function");
 	mt_json_begin_object(j);
 	for (int k = 0; k < MT_ALLOC_FREE; k++)
@@ -477,7 +495,6 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 	const struct mt_alloc_stats *st = &a->st;
 	uint64_t t0 = rep->run.start_ns, life_n = st->life.n;
 	char b1[64], b2[64], b3[64], b4[64], kinds[512];
-	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
 	size_t klen = 0;
 
 	if (md)
@@ -498,12 +515,7 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		if (klen >= sizeof(kinds))
 			break;
 	}
-#define ROW(label, ...)                                    \
-	do {                                               \
-		fprintf(f, "%s%-30s%s", lead, label, sep); \
-		fprintf(f, __VA_ARGS__);                   \
-		fputs(md ? " |\n" : "\n", f);              \
-	} while (0)
+#define ROW(label, ...) mt_summary_row(f, md, label, __VA_ARGS__)
 	ROW("calls to allocation functions", "%s (%s)", mt_fmt_count(st->calls, b1, sizeof(b1)),
 	    klen ? kinds : "none");
 	ROW("frees", "%s", mt_fmt_count(st->frees, b1, sizeof(b1)));

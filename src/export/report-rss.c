@@ -75,35 +75,32 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 					     "shmem", "swap", "records", "memtap" };
 	const struct mt_report_rss *rr = &rep->rss;
 	const struct mt_rss_stats *st = &rr->st;
-	const char *lead = md ? "| " : "  ", *sep = md ? " | " : "  ";
 	char b[8][64];
 	struct mt_table t;
 
 	fprintf(f, md ? "## Resident memory (RSS)\n\n| | |\n|---|---|\n"
 		      : "\nresident memory (rss)\n");
-	fprintf(f, "%s%-30s%s%s (%s)%s", lead, "mechanism", sep,
-		rr->coll ? rr->coll->mechanism : "none",
-		ckv(rr, "source") ? ckv(rr, "source")
-				  : (rr->coll && rr->coll->reason ? rr->coll->reason : "-"),
-		md ? " |\n" : "\n");
+	mt_summary_row(f, md, "mechanism", "%s (%s)", rr->coll ? rr->coll->mechanism : "none",
+		       ckv(rr, "source")			 ? ckv(rr, "source")
+		       : rr->coll && rr->coll->reason ? rr->coll->reason
+						      : "-");
 	if (st->nprocs) {
 		const struct mt_rss_proc *top = &st->procs[st->peak_proc];
 
-		fprintf(f, "%s%-30s%s%s in pid %" PRIu32 " at +%s%s", lead, "peak (one process)",
-			sep, mt_fmt_bytes(top->peak, b[0], 64), top->pid,
+		mt_summary_row(
+			f, md, "peak (one process)", "%s in pid %" PRIu32 " at +%s",
+			mt_fmt_bytes(top->peak, b[0], 64), top->pid,
 			mt_fmt_duration(top->peak_ns > rep->run.start_ns
 						? top->peak_ns - rep->run.start_ns
 						: 0,
-					b[1], 64),
-			md ? " |\n" : "\n");
-		fprintf(f, "%s%-30s%s%s%s", lead, "peak (processes together)", sep,
-			mt_fmt_bytes(st->tree_peak, b[0], 64), md ? " |\n" : "\n");
+					b[1], 64));
+		mt_summary_row(f, md, "peak (processes together)", "%s",
+			       mt_fmt_bytes(st->tree_peak, b[0], 64));
 		if (st->own_measured)
-			fprintf(f,
-				"%s%-30s%s%s at most in one process (its runtime's region and "
-				"arena, from pagemap): not in the figures here%s",
-				lead, "memtap's own (apart)", sep,
-				mt_fmt_bytes(st->own_peak, b[0], 64), md ? " |\n" : "\n");
+			mt_summary_row(f, md, "memtap's own (apart)",
+				       "%s at most in one process (its runtime's region and "
+				       "arena, from pagemap): not in the figures here",
+				       mt_fmt_bytes(st->own_peak, b[0], 64));
 	}
 	if (!st->nprocs)
 		return;

@@ -191,3 +191,14 @@ void mt_table_csv(const struct mt_table *t, FILE *f)
 		fputc('\n', f);
 	}
 }
+
+void mt_summary_row(FILE *f, bool md, const char *label, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(f, "%s%-30s%s", md ? "| " : "  ", label, md ? " | " : "  ");
+	va_start(ap, fmt);
+	vfprintf(f, fmt, ap);
+	va_end(ap);
+	fputs(md ? " |\n" : "\n", f);
+}

@@ -36,5 +36,8 @@ void mt_csv_cell(FILE *f, const char *s, size_t n, bool first);
 void mt_markup_text(FILE *f, const char *s);
 /* Writes the whole table as CSV: its heads, then every row. */
 void mt_table_csv(const struct mt_table *t, FILE *f);
+/* One line of a report section's two-column summary: "  label  value" (label padded to 30)
+ * in text, "| label | value |" in Markdown. */
+void mt_summary_row(FILE *f, bool md, const char *label, const char *fmt, ...) MT_PRINTF(4, 5);
 
 #endif

@@ -311,10 +311,17 @@ static int make_attr(struct mt_session *s, struct mt_access_state *a, struct per
  * latency), redirected into the loads event's ring so one drain sees both in order. A CPU
  * without it samples loads only; the collector says which.
  */
-static void open_pebs_stores(struct mt_access_state *a, const struct perf_event_attr *loads,
-			     pid_t pid, int cpu)
+struct pebs_follow {
+	struct mt_access_state *a;
+	const struct perf_event_attr *loads;
+	pid_t pid;
+};
+
+static int open_pebs_stores(void *ctx, int cpu, const struct mt_perf_ring *ring)
 {
-	struct perf_event_attr at = *loads;
+	struct pebs_follow *pf = ctx;
+	struct mt_access_state *a = pf->a;
+	struct perf_event_attr at = *pf->loads;
 	uint64_t config = 0, config1 = 0;
 	char ev[128];
 	int fd;
@@ -322,31 +329,30 @@ static void open_pebs_stores(struct mt_access_state *a, const struct perf_event_
 	if (!a->store_fds) {
 		a->store_fds = malloc((size_t)a->nrings * sizeof(int));
 		if (!a->store_fds)
-			return;
+			return 0;
 		for (int i = 0; i < a->nrings; i++)
 			a->store_fds[i] = -1;
 	}
 	if (mt_read_line_file("/sys/bus/event_source/devices/cpu/events/mem-stores", ev,
 			      sizeof(ev)) < 0)
-		return;
+		return 0;
 	mt_intel_event_parse(ev, &config, &config1);
 	at.config = config;
 	at.config1 = 0;
-	fd = mt_perf_open(&at, pid, cpu, -1);
+	fd = mt_perf_open_follower(&at, pf->pid, cpu, ring);
 	if (fd < 0)
-		return;
-	if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, a->rings[cpu].fd) < 0) {
-		close(fd);
-		return;
-	}
+		return 0; /* loads only: the collector says so */
 	a->store_fds[cpu] = fd;
 	a->stores = true;
+	return 0;
 }
 
 int mt_access_open(struct mt_session *s, int mech)
 {
 	struct mt_access_state *a = calloc(1, sizeof(*a));
 	struct perf_event_attr at;
+	struct pebs_follow pebs;
+	unsigned pages = RING_PAGES;
 	int ncpu = mt_perf_ncpus(), err = 0, opened = 0, r;
 
 	if (!a)
@@ -384,26 +390,13 @@ int mt_access_open(struct mt_session *s, int mech)
 					a->cost_ns / 1000, share * 100, hz);
 		}
 	}
-	for (int cpu = 0; cpu < ncpu; cpu++) {
-		int fd = mt_perf_open(&at, s->root, cpu, -1);
-
-		if (fd == -ENODEV)
-			continue; /* an offline CPU */
-		if (fd < 0) {
-			err = fd;
-			goto fail;
-		}
-		r = mt_perf_ring_open(&a->rings[cpu], fd, RING_PAGES);
-		if (r < 0) {
-			err = r;
-			goto fail;
-		}
-		opened++;
-		if (mech == MT_MECH_PEBS)
-			open_pebs_stores(a, &at, s->root, cpu);
-	}
-	if (!opened) {
-		err = -ENODEV;
+	pebs.a = a;
+	pebs.loads = &at;
+	pebs.pid = s->root;
+	opened = mt_perf_rings_open(&at, s->root, a->rings, ncpu, &pages, RING_PAGES,
+				    mech == MT_MECH_PEBS ? open_pebs_stores : NULL, &pebs);
+	if (opened <= 0) {
+		err = opened < 0 ? opened : -ENODEV;
 		goto fail;
 	}
 	a->ptrace_seg = s->follow == MT_FOLLOW_PTRACE;

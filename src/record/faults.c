@@ -73,12 +73,11 @@ static int open_cpu(struct mt_faults_state *f, pid_t pid, int cpu, bool kernel)
 	if (r < 0)
 		return r;
 	at.config = PERF_COUNT_SW_PAGE_FAULTS_MAJ;
-	fd = mt_perf_open(&at, pid, cpu, -1);
+	fd = mt_perf_open_follower(&at, pid, cpu, &f->rings[cpu]);
 	if (fd < 0)
 		return fd;
 	f->maj_fds[cpu] = fd;
-	if (ioctl(fd, PERF_EVENT_IOC_ID, &f->maj_ids[cpu]) < 0 ||
-	    ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, f->rings[cpu].fd) < 0)
+	if (ioctl(fd, PERF_EVENT_IOC_ID, &f->maj_ids[cpu]) < 0)
 		return -errno;
 	return 0;
 }

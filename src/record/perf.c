@@ -6,6 +6,7 @@
 #include <poll.h>
 #include <string.h>
 #include <time.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -161,4 +162,40 @@ int mt_perf_open_ring(struct perf_event_attr *at, pid_t pid, int cpu, struct mt_
 			return rc;
 		*pages /= 2; /* the ring closed fd: open the event again */
 	}
+}
+
+int mt_perf_open_follower(struct perf_event_attr *at, pid_t pid, int cpu,
+			  const struct mt_perf_ring *ring)
+{
+	int fd = mt_perf_open(at, pid, cpu, -1);
+
+	if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
+		int e = -errno;
+
+		close(fd);
+		return e;
+	}
+	return fd;
+}
+
+int mt_perf_rings_open(struct perf_event_attr *at, pid_t pid, struct mt_perf_ring *rings,
+		       int ncpu, unsigned *pages, unsigned min_pages, mt_perf_follow_fn follow,
+		       void *ctx)
+{
+	int opened = 0;
+
+	for (int cpu = 0; cpu < ncpu; cpu++)
+		rings[cpu].fd = -1;
+	for (int cpu = 0; cpu < ncpu; cpu++) {
+		int fd = mt_perf_open_ring(at, pid, cpu, &rings[cpu], pages, min_pages);
+
+		if (fd == -ENODEV)
+			continue; /* an offline CPU */
+		if (fd < 0)
+			return fd;
+		if (follow && (fd = follow(ctx, cpu, &rings[cpu])) < 0)
+			return fd;
+		opened++;
+	}
+	return opened;
 }

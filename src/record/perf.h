@@ -56,6 +56,22 @@ void mt_perf_attr_follow(struct perf_event_attr *at, uint32_t wakeup_bytes);
 int mt_perf_open_ring(struct perf_event_attr *at, pid_t pid, int cpu, struct mt_perf_ring *ring,
 		      unsigned *pages, unsigned min_pages);
 
+/* An event on cpu for the tree of pid whose records go into ring (PERF_EVENT_IOC_SET_OUTPUT):
+ * one drain then sees the group's records in time order. Its fd, or -errno. */
+int mt_perf_open_follower(struct perf_event_attr *at, pid_t pid, int cpu,
+			  const struct mt_perf_ring *ring);
+
+/*
+ * The per-CPU group every perf collector opens: on each of ncpu CPUs a ring for at (as
+ * mt_perf_open_ring; rings[] set to fd -1 first, offline CPUs left so), then follow(ctx, cpu,
+ * ring) for the events that write into it (NULL: none). Returns the CPUs opened, or the first
+ * -errno.
+ */
+typedef int (*mt_perf_follow_fn)(void *ctx, int cpu, const struct mt_perf_ring *ring);
+int mt_perf_rings_open(struct perf_event_attr *at, pid_t pid, struct mt_perf_ring *rings,
+		       int ncpu, unsigned *pages, unsigned min_pages, mt_perf_follow_fn follow,
+		       void *ctx);
+
 struct pollfd;
 int mt_perf_rings_pollfds(const struct mt_perf_ring *rings, int n, struct pollfd *fds, int max);
 uint64_t mt_perf_rings_drain(struct mt_perf_ring *rings, int n, mt_perf_record_fn fn, void *ctx);

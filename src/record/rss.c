@@ -126,7 +126,8 @@ static int read_format(struct mt_rss_state *r)
 static int open_rings(struct mt_session *s, struct mt_rss_state *r)
 {
 	struct perf_event_attr at;
-	int id = mt_tracepoint_id("kmem/rss_stat"), ncpu = mt_perf_ncpus(), opened = 0, rc;
+	int id = mt_tracepoint_id("kmem/rss_stat"), ncpu = mt_perf_ncpus(), rc;
+	unsigned pages = RING_PAGES;
 
 	if (id < 0)
 		return id;
@@ -137,23 +138,10 @@ static int open_rings(struct mt_session *s, struct mt_rss_state *r)
 	if (!r->rings)
 		return -ENOMEM;
 	r->nrings = ncpu;
-	for (int i = 0; i < ncpu; i++)
-		r->rings[i].fd = -1;
 	mt_perf_attr_tree(&at, PERF_TYPE_TRACEPOINT, (uint64_t)id, sample_type,
 			  RING_PAGES * 4096 / 4);
-	for (int cpu = 0; cpu < ncpu; cpu++) {
-		int fd = mt_perf_open(&at, s->root, cpu, -1);
-
-		if (fd == -ENODEV)
-			continue;
-		if (fd < 0)
-			return fd;
-		rc = mt_perf_ring_open(&r->rings[cpu], fd, RING_PAGES);
-		if (rc < 0)
-			return rc;
-		opened++;
-	}
-	return opened ? 0 : -ENODEV;
+	rc = mt_perf_rings_open(&at, s->root, r->rings, ncpu, &pages, RING_PAGES, NULL, NULL);
+	return rc < 0 ? rc : rc ? 0 : -ENODEV;
 }
 
 static void free_state(struct mt_rss_state *r)

@@ -174,51 +174,50 @@ static void free_state(struct mt_syscalls_state *c)
 	free(c);
 }
 
+/* The exit tracepoint of one CPU, writing into the entry's ring. It needs no registers (the
+ * parser tells the two apart by the tracepoint's common_type). */
+struct exit_follow {
+	struct mt_session *s;
+	struct mt_syscalls_state *c;
+	struct perf_event_attr at;
+};
+
+static int open_exit(void *ctx, int cpu, const struct mt_perf_ring *ring)
+{
+	struct exit_follow *x = ctx;
+	int fd = mt_perf_open_follower(&x->at, x->s->root, cpu, ring);
+
+	if (fd >= 0)
+		x->c->exit_fds[cpu] = fd;
+	return fd;
+}
+
 /* Per CPU, the entry tracepoint with its ring and the exit tracepoint writing into it; *opened
  * counts the CPUs that have both (a CPU that is offline is skipped). */
 static int open_cpus(struct mt_session *s, struct mt_syscalls_state *c, bool stacks, int ncpu,
 		     int *opened)
 {
 	struct perf_event_attr at;
-	int rc = 0;
+	struct exit_follow x = { s, c, { 0 } };
+	int rc;
 
 	/* wake the recorder every MiB */
-	mt_perf_attr_tree(&at, PERF_TYPE_TRACEPOINT, 0, c->enter_sample, 1u << 20);
+	mt_perf_attr_tree(&at, PERF_TYPE_TRACEPOINT, (uint64_t)c->enter_type, c->enter_sample,
+			  1u << 20);
 	at.sample_regs_user = c->enter_regs;
 	at.sample_stack_user = stacks ? STACK_BYTES : 0;
 	c->cost_ns = measure_cost(&at, c->enter_type, c->exit_type);
-	for (int cpu = 0; cpu < ncpu && rc >= 0; cpu++) {
-		int fd;
-
-		at.config = (uint64_t)c->enter_type;
-		fd = mt_perf_open_ring(&at, s->root, cpu, &c->rings[cpu], &c->ring_pages,
-				       RING_PAGES_MIN);
-		if (fd == -ENODEV)
-			continue;
-		if (fd < 0) {
-			rc = fd;
-			break;
-		}
-		/* The exit needs no registers (its records share the entry's ring; the parser
-		 * tells them apart by the tracepoint's common_type). */
-		at.config = (uint64_t)c->exit_type;
-		at.sample_type = EXIT_SAMPLE;
-		at.sample_regs_user = 0;
-		at.sample_stack_user = 0;
-		fd = mt_perf_open(&at, s->root, cpu, -1);
-		at.sample_type = c->enter_sample;
-		at.sample_regs_user = c->enter_regs;
-		at.sample_stack_user = stacks ? STACK_BYTES : 0;
-		if (fd < 0) {
-			rc = fd;
-			break;
-		}
-		c->exit_fds[cpu] = fd;
-		if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->rings[cpu].fd) < 0)
-			rc = -errno;
-		(*opened)++;
-	}
-	return rc;
+	at.config = (uint64_t)c->enter_type;
+	x.at = at;
+	x.at.config = (uint64_t)c->exit_type;
+	x.at.sample_type = EXIT_SAMPLE;
+	x.at.sample_regs_user = 0;
+	x.at.sample_stack_user = 0;
+	rc = mt_perf_rings_open(&at, s->root, c->rings, ncpu, &c->ring_pages, RING_PAGES_MIN,
+				open_exit, &x);
+	if (rc > 0)
+		*opened = rc;
+	return rc < 0 ? rc : 0;
 }
 
 int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks)

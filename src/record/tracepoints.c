@@ -225,9 +225,34 @@ static void describe(const struct tp *t, size_t i, struct mt_kv *kv)
 	}
 }
 
+/* The second and later tracepoints of one CPU, writing into the first one's ring. */
+struct tp_follow {
+	struct mt_session *s;
+	struct mt_tracepoints_state *c;
+	struct perf_event_attr at;
+};
+
+static int open_others(void *ctx, int cpu, const struct mt_perf_ring *ring)
+{
+	struct tp_follow *tf = ctx;
+	struct mt_tracepoints_state *c = tf->c;
+
+	for (size_t i = 1; i < c->ntps; i++) {
+		int fd;
+
+		tf->at.config = (uint64_t)c->tps[i].d.id;
+		fd = mt_perf_open_follower(&tf->at, tf->s->root, cpu, ring);
+		if (fd < 0)
+			return fd;
+		c->fds[(size_t)cpu * c->ntps + i] = fd;
+	}
+	return 0;
+}
+
 int mt_tracepoints_open(struct mt_session *s, const char *const *specs, size_t n, struct mt_kv *kv)
 {
 	struct mt_tracepoints_state *c = calloc(1, sizeof(*c));
+	struct tp_follow tf = { 0 };
 	struct perf_event_attr at;
 	int ncpu = mt_perf_ncpus(), opened = 0, rc = 0;
 	char list[MT_MAX_EVENTS * 130];
@@ -276,33 +301,14 @@ int mt_tracepoints_open(struct mt_session *s, const char *const *specs, size_t n
 	for (size_t i = 0; i < (size_t)ncpu * c->ntps; i++)
 		c->fds[i] = -1;
 	c->ring_pages = RING_PAGES;
-	mt_perf_attr_tree(&at, PERF_TYPE_TRACEPOINT, 0,
+	tf.s = s;
+	tf.c = c;
+	mt_perf_attr_tree(&tf.at, PERF_TYPE_TRACEPOINT, (uint64_t)c->tps[0].d.id,
 			  PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW, 1u << 18);
-	for (int cpu = 0; cpu < ncpu && rc >= 0; cpu++) {
-		int fd;
-
-		at.config = (uint64_t)c->tps[0].d.id;
-		fd = mt_perf_open_ring(&at, s->root, cpu, &c->rings[cpu], &c->ring_pages,
-				       RING_PAGES_MIN);
-		if (fd == -ENODEV)
-			continue;
-		if (fd < 0) {
-			rc = fd;
-			break;
-		}
-		for (size_t i = 1; i < c->ntps && rc >= 0; i++) {
-			at.config = (uint64_t)c->tps[i].d.id;
-			fd = mt_perf_open(&at, s->root, cpu, -1);
-			if (fd < 0) {
-				rc = fd;
-				break;
-			}
-			c->fds[(size_t)cpu * c->ntps + i] = fd;
-			if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, c->rings[cpu].fd) < 0)
-				rc = -errno;
-		}
-		opened++;
-	}
+	at = tf.at;
+	rc = mt_perf_rings_open(&at, s->root, c->rings, ncpu, &c->ring_pages, RING_PAGES_MIN,
+				open_others, &tf);
+	opened = rc > 0 ? rc : 0;
 	if (rc < 0 || !opened) {
 		free_state(c);
 		return rc < 0 ? rc : -ENODEV;
