@@ -17,17 +17,21 @@
 #include "format/reader.h"
 #include "format/schema.h"
 
+static const struct mt_json_u64 integrity_counts[] = {
+	MT_JSON_U64("chunks", struct mt_integrity, chunks),
+	MT_JSON_U64("corrupt_chunks", struct mt_integrity, corrupt_chunks),
+	MT_JSON_U64("corrupt_events", struct mt_integrity, corrupt_events),
+	MT_JSON_U64("damaged_regions", struct mt_integrity, damaged_regions),
+	MT_JSON_U64("skipped_bytes", struct mt_integrity, skipped_bytes),
+};
+
 static void json_integrity(struct mt_json *j, const struct mt_integrity *in)
 {
 	mt_json_key(j, "integrity");
 	mt_json_begin_object(j);
 	mt_json_kv_bool(j, "complete", in->complete);
 	mt_json_kv_bool(j, "verified", in->verified);
-	mt_json_kv_u64(j, "chunks", in->chunks);
-	mt_json_kv_u64(j, "corrupt_chunks", in->corrupt_chunks);
-	mt_json_kv_u64(j, "corrupt_events", in->corrupt_events);
-	mt_json_kv_u64(j, "damaged_regions", in->damaged_regions);
-	mt_json_kv_u64(j, "skipped_bytes", in->skipped_bytes);
+	MT_JSON_KV_U64S(j, in, integrity_counts);
 	mt_json_kv_bool(j, "truncated", in->truncated);
 	if (in->truncated) {
 		mt_json_kv_u64(j, "truncated_offset", in->truncated_offset);

@@ -235,6 +235,13 @@ static const struct mt_json_u64 at_peak[] = {
 };
 #undef ST
 
+static const struct mt_json_u64 event_counts[] = {
+	MT_JSON_U64("events", struct mt_alloc_stats, events),
+	MT_JSON_U64("events_time_interpolated", struct mt_alloc_stats, time_estimated),
+	MT_JSON_U64("events_without_stack_nested", struct mt_alloc_stats, nested),
+	MT_JSON_U64("stacks_truncated", struct mt_alloc_stats, truncated),
+};
+
 void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_report_alloc *a = &rep->alloc;
@@ -274,10 +281,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
-	mt_json_kv_u64(j, "events", st->events);
-	mt_json_kv_u64(j, "events_time_interpolated", st->time_estimated);
-	mt_json_kv_u64(j, "events_without_stack_nested", st->nested);
-	mt_json_kv_u64(j, "stacks_truncated", st->truncated);
+	MT_JSON_KV_U64S(j, st, event_counts);
 	mt_json_key(j, "stacks_truncated_by_reason");
 	mt_json_begin_object(j);
 	for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {

@@ -53,6 +53,13 @@ const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char
 	return buf;
 }
 
+static const struct mt_json_u64 behavior_times[] = {
+	MT_JSON_U64("first_write_ns", struct mt_region_behavior, first_write_ns),
+	MT_JSON_U64("last_write_ns", struct mt_region_behavior, last_write_ns),
+	MT_JSON_U64("first_read_ns", struct mt_region_behavior, first_read_ns),
+	MT_JSON_U64("last_read_ns", struct mt_region_behavior, last_read_ns),
+};
+
 void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g)
 {
 	const struct mt_region_behavior *b = &g->b;
@@ -61,10 +68,7 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 		mt_json_kv_u64(j, "end_ns", b->end_ns);
 	else
 		mt_json_kv_null(j, "end_ns");
-	mt_json_kv_u64(j, "first_write_ns", b->first_write_ns);
-	mt_json_kv_u64(j, "last_write_ns", b->last_write_ns);
-	mt_json_kv_u64(j, "first_read_ns", b->first_read_ns);
-	mt_json_kv_u64(j, "last_read_ns", b->last_read_ns);
+	MT_JSON_KV_U64S(j, b, behavior_times);
 	mt_json_kv_double(j, "retention_s", b->retention_s);
 	mt_json_kv_double(j, "lifetime_s", b->lifetime_s);
 	json_opt_ratio(j, "write_once_ratio", b->write_once);
@@ -92,14 +96,18 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	json_mrm(j, b->mrm, b->mrm_by);
 }
 
+static const struct mt_json_u64 type_counts[] = {
+	MT_JSON_U64("regions", struct mt_type_metrics, regions),
+	MT_JSON_U64("samples", struct mt_type_metrics, samples),
+	MT_JSON_U64("total_reads", struct mt_type_metrics, read_samples),
+	MT_JSON_U64("total_writes", struct mt_type_metrics, write_samples),
+};
+
 void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
 {
 	mt_json_begin_object(j);
 	mt_json_kv_str(j, "region_type", m->name);
-	mt_json_kv_u64(j, "regions", m->regions);
-	mt_json_kv_u64(j, "samples", m->samples);
-	mt_json_kv_u64(j, "total_reads", m->read_samples);
-	mt_json_kv_u64(j, "total_writes", m->write_samples);
+	MT_JSON_KV_U64S(j, m, type_counts);
 	mt_json_kv_u64(j, "total_accesses", m->read_samples + m->write_samples);
 	mt_json_kv_double(j, "read_fraction", m->read_fraction);
 	mt_json_kv_double(j, "reads_per_write", m->reads_per_write);
@@ -177,6 +185,13 @@ static void json_sources(const struct mt_report *rep, struct mt_json *j)
 	mt_json_end_object(j);
 }
 
+static const struct mt_json_u64 site_alloc_figures[] = {
+	MT_JSON_U64("allocated_bytes", struct mt_alloc_site, bytes),
+	MT_JSON_U64("peak_bytes", struct mt_alloc_site, peak_bytes),
+	MT_JSON_U64("max_live_bytes", struct mt_alloc_site, max_live_bytes),
+	MT_JSON_U64("calls", struct mt_alloc_site, calls),
+};
+
 /* metrics.by_site: the access sites with the most samples, faults or pages, with their
  * allocation figures. */
 static void json_by_site(const struct mt_report *rep, struct mt_json *j)
@@ -204,10 +219,7 @@ static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 			mt_json_kv_u64(j, "faults", s->faults);
 			mt_json_kv_u64(j, "pages_touched", s->pages);
 			if (a) {
-				mt_json_kv_u64(j, "allocated_bytes", a->bytes);
-				mt_json_kv_u64(j, "peak_bytes", a->peak_bytes);
-				mt_json_kv_u64(j, "max_live_bytes", a->max_live_bytes);
-				mt_json_kv_u64(j, "calls", a->calls);
+				MT_JSON_KV_U64S(j, a, site_alloc_figures);
 			} else {
 				mt_json_kv_null(j, "allocated_bytes");
 			}
@@ -217,6 +229,15 @@ static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 	}
 	mt_json_end_array(j);
 }
+
+static const struct mt_json_u64 phase_figures[] = {
+	MT_JSON_U64("samples", struct mt_phase_stats, samples),
+	MT_JSON_U64("reads_estimated", struct mt_phase_stats, reads),
+	MT_JSON_U64("writes_estimated", struct mt_phase_stats, writes),
+	MT_JSON_U64("faults", struct mt_phase_stats, faults),
+	MT_JSON_U64("pages_written", struct mt_phase_stats, pages_written),
+	MT_JSON_U64("wss_peak_pages", struct mt_phase_stats, wss_peak_pages),
+};
 
 /* metrics.phases: each phase's time, samples and working set (outside any phase first). */
 static void json_phases(const struct mt_access_stats *st, struct mt_json *j)
@@ -243,18 +264,20 @@ static void json_phases(const struct mt_access_stats *st, struct mt_json *j)
 			mt_json_kv_u64(j, "duration_ns", p->ns);
 		else
 			mt_json_kv_null(j, "duration_ns");
-		mt_json_kv_u64(j, "samples", p->samples);
-		mt_json_kv_u64(j, "reads_estimated", p->reads);
-		mt_json_kv_u64(j, "writes_estimated", p->writes);
-		mt_json_kv_u64(j, "faults", p->faults);
-		mt_json_kv_u64(j, "pages_written", p->pages_written);
-		mt_json_kv_u64(j, "wss_peak_pages", p->wss_peak_pages);
+		MT_JSON_KV_U64S(j, p, phase_figures);
 		mt_json_kv_double(j, "wss_mean_pages",
 				  p->wss_windows ? p->wss_sum / (double)p->wss_windows : 0);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
 }
+
+static const struct mt_json_u64 page_write_figures[] = {
+	MT_JSON_U64("events", struct mt_access_stats, page_write_events),
+	MT_JSON_U64("pages", struct mt_access_stats, page_write_pages),
+	MT_JSON_U64("unattributed_pages", struct mt_access_stats, page_writes_unattributed),
+	MT_JSON_U64("incomplete_regions", struct mt_access_stats, page_writes_incomplete),
+};
 
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 {
@@ -276,10 +299,7 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_key(j, "page_writes");
 	mt_json_begin_object(j);
 	mt_json_kv_bool(j, "present", st->page_writes_present);
-	mt_json_kv_u64(j, "events", st->page_write_events);
-	mt_json_kv_u64(j, "pages", st->page_write_pages);
-	mt_json_kv_u64(j, "unattributed_pages", st->page_writes_unattributed);
-	mt_json_kv_u64(j, "incomplete_regions", st->page_writes_incomplete);
+	MT_JSON_KV_U64S(j, st, page_write_figures);
 	mt_json_end_object(j);
 	mt_json_key(j, "iai");
 	mt_json_begin_object(j);

@@ -220,6 +220,21 @@ static void json_points(struct mt_json *j, struct view *v, const struct mt_repor
 	free(ov_of);
 }
 
+static const struct mt_json_u64 view_site_figures[] = {
+	MT_JSON_U64("calls", struct mt_alloc_site, calls),
+	MT_JSON_U64("bytes", struct mt_alloc_site, bytes),
+	MT_JSON_U64("peak_bytes", struct mt_alloc_site, peak_bytes),
+	MT_JSON_U64("leaked_bytes", struct mt_alloc_site, leaked_bytes),
+	MT_JSON_U64("temporary", struct mt_alloc_site, temporary),
+};
+
+static const struct mt_json_u64 view_reread_figures[] = {
+	MT_JSON_U64("reread_bytes", struct mt_reread_file, reread_bytes),
+	MT_JSON_U64("bytes_read", struct mt_reread_file, bytes_read),
+	MT_JSON_U64("reads", struct mt_reread_file, reads),
+	MT_JSON_U64("faults", struct mt_reread_file, faults),
+};
+
 static void json_tables(struct mt_json *j, const struct mt_report *rep, const struct mt_rereads *rr,
 			unsigned top)
 {
@@ -243,11 +258,7 @@ static void json_tables(struct mt_json *j, const struct mt_report *rep, const st
 
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "pid", s->pid);
-		mt_json_kv_u64(j, "calls", s->calls);
-		mt_json_kv_u64(j, "bytes", s->bytes);
-		mt_json_kv_u64(j, "peak_bytes", s->peak_bytes);
-		mt_json_kv_u64(j, "leaked_bytes", s->leaked_bytes);
-		mt_json_kv_u64(j, "temporary", s->temporary);
+		MT_JSON_KV_U64S(j, s, view_site_figures);
 		mt_json_key(j, "stack");
 		mt_json_begin_array(j);
 		for (size_t q = 0; q < rs->nframes; q++)
@@ -279,10 +290,7 @@ static void json_tables(struct mt_json *j, const struct mt_report *rep, const st
 			continue;
 		mt_json_begin_object(j);
 		mt_json_kv_str(j, "path", fl->path);
-		mt_json_kv_u64(j, "reread_bytes", fl->reread_bytes);
-		mt_json_kv_u64(j, "bytes_read", fl->bytes_read);
-		mt_json_kv_u64(j, "reads", fl->reads);
-		mt_json_kv_u64(j, "faults", fl->faults);
+		MT_JSON_KV_U64S(j, fl, view_reread_figures);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);

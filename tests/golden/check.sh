@@ -42,6 +42,8 @@ for f in *.mtap; do
 	done
 	run "$t.sqlite" "$M" export "$f" --to sqlite -o "$out/$t.sqlite.db"
 	run "$t.perfetto" "$M" export "$f" --to perfetto -o -
+	# (from $out, so that the path it names on stderr is the same each run)
+	run "$t.view" sh -c 'cd "$1" && "$2" view "$3" -o "$4"' view "$out" "$M" "$PWD/$f" "$t.view.html"
 done
 
 cd "$out"
