@@ -73,6 +73,22 @@ static long file_of(struct state *st, const char *p, size_t len)
 	return (long)o->nfiles++;
 }
 
+/* Doubles the replacement's room; the first room (tmp) is on the stack. On failure the
+ * pieces are freed. */
+static int grow_piece(struct mt_reread_seg **piece, size_t *cap, const struct mt_reread_seg *tmp,
+		      size_t np)
+{
+	struct mt_reread_seg *nb = malloc(*cap * 2 * sizeof(*nb));
+
+	if (nb)
+		memcpy(nb, *piece, np * sizeof(*nb));
+	if (*piece != tmp)
+		free(*piece);
+	*piece = nb;
+	*cap *= 2;
+	return nb ? 0 : -ENOMEM;
+}
+
 int mt_reread_cover(struct mt_reread_file *f, uint64_t a, uint64_t b)
 {
 	struct mt_reread_seg tmp[64], *piece = tmp;
@@ -95,20 +111,8 @@ int mt_reread_cover(struct mt_reread_file *f, uint64_t a, uint64_t b)
 	for (; last < f->nsegs && f->segs[last].start < b; last++) {
 		const struct mt_reread_seg *s = &f->segs[last];
 
-		if (np + 4 > cap) {
-			struct mt_reread_seg *nb = malloc(cap * 2 * sizeof(*nb));
-
-			if (!nb) {
-				if (piece != tmp)
-					free(piece);
-				return -ENOMEM;
-			}
-			memcpy(nb, piece, np * sizeof(*nb));
-			if (piece != tmp)
-				free(piece);
-			piece = nb;
-			cap *= 2;
-		}
+		if (np + 4 > cap && grow_piece(&piece, &cap, tmp, np) < 0)
+			return -ENOMEM;
 		if (s->start < a)
 			piece[np++] = (struct mt_reread_seg){ s->start, a, s->times };
 		if (at < s->start)
@@ -120,20 +124,8 @@ int mt_reread_cover(struct mt_reread_file *f, uint64_t a, uint64_t b)
 		at = s->end;
 	}
 	if (at < b) {
-		if (np == cap) {
-			struct mt_reread_seg *nb = malloc(cap * 2 * sizeof(*nb));
-
-			if (!nb) {
-				if (piece != tmp)
-					free(piece);
-				return -ENOMEM;
-			}
-			memcpy(nb, piece, np * sizeof(*nb));
-			if (piece != tmp)
-				free(piece);
-			piece = nb;
-			cap *= 2;
-		}
+		if (np == cap && grow_piece(&piece, &cap, tmp, np) < 0)
+			return -ENOMEM;
 		piece[np++] = (struct mt_reread_seg){ at, b, 1 };
 	}
 	if (np > last - first && mt_grow_array(&f->segs, &f->cap, f->nsegs + np - (last - first),

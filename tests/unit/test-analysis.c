@@ -429,6 +429,21 @@ TEST(reread_coverage)
 	free(f.segs);
 }
 
+/* One read across 300 segments: the replacement outgrows its room on the stack. */
+TEST(reread_coverage_across_many_segments)
+{
+	struct mt_reread_file f = { 0 };
+
+	for (uint64_t x = 0; x < 600; x += 2)
+		ASSERT_EQ(mt_reread_cover(&f, x, x + 1), 0);
+	ASSERT_EQ(f.nsegs, 300);
+	ASSERT_EQ(mt_reread_cover(&f, 0, 600), 0);
+	ASSERT_EQ(f.nsegs, 600); /* 2, 1, 2, 1, ...: no neighbours merge */
+	for (size_t k = 0; k < f.nsegs; k++)
+		ASSERT_EQ(f.segs[k].times, k % 2 ? 1 : 2);
+	free(f.segs);
+}
+
 static void put_file_map(struct mt_writer *w, uint64_t t, uint64_t addr, const char *path)
 {
 	uint64_t row[MT_MAX_FIELDS] = { 0 };
