@@ -38,15 +38,21 @@ static const char *mech_name(const struct mt_report_access *ra)
 
 #define CO(key, member) MT_JSON_U64(key, struct mt_access_counts, member)
 static const struct mt_json_u64 count_figures[] = {
-	CO("samples", samples), CO("read_samples", read_samples),
-	CO("write_samples", write_samples), CO("reads", reads), CO("writes", writes),
+	CO("samples", samples),
+	CO("read_samples", read_samples),
+	CO("write_samples", write_samples),
+	CO("reads", reads),
+	CO("writes", writes),
 };
 #undef CO
 
 #define ST(key, member) MT_JSON_U64(key, struct mt_access_stats, member)
 static const struct mt_json_u64 sample_figures[] = {
-	ST("accesses", accesses), ST("read_samples", read_samples),
-	ST("write_samples", write_samples), ST("reads", reads), ST("writes", writes),
+	ST("accesses", accesses),
+	ST("read_samples", read_samples),
+	ST("write_samples", write_samples),
+	ST("reads", reads),
+	ST("writes", writes),
 };
 #undef ST
 
@@ -429,7 +435,7 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 	fprintf(f, md ? "## Page faults\n\n| | |\n|---|---|\n" : "\npage faults\n");
 	mt_summary_row(f, md, "mechanism", "%s (%s)",
 		       ra->faults_coll ? ra->faults_coll->mechanism : "none",
-		       fkv(ra, "scope") ? fkv(ra, "scope")
+		       fkv(ra, "scope")				    ? fkv(ra, "scope")
 		       : ra->faults_coll && ra->faults_coll->reason ? ra->faults_coll->reason
 								    : "every fault");
 	mt_summary_row(f, md, "minor / major", "%s / %s",

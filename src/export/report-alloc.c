@@ -219,7 +219,10 @@ static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
 
 #define ST(key, member) MT_JSON_U64(key, struct mt_alloc_stats, member)
 static const struct mt_json_u64 totals[] = {
-	ST("calls", calls), ST("frees", frees), ST("bytes", bytes), ST("peak_bytes", peak_bytes),
+	ST("calls", calls),
+	ST("frees", frees),
+	ST("bytes", bytes),
+	ST("peak_bytes", peak_bytes),
 };
 static const struct mt_json_u64 at_peak[] = {
 	ST("peak_blocks", peak_blocks),

@@ -81,19 +81,18 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 	fprintf(f, md ? "## Resident memory (RSS)\n\n| | |\n|---|---|\n"
 		      : "\nresident memory (rss)\n");
 	mt_summary_row(f, md, "mechanism", "%s (%s)", rr->coll ? rr->coll->mechanism : "none",
-		       ckv(rr, "source")			 ? ckv(rr, "source")
+		       ckv(rr, "source")	      ? ckv(rr, "source")
 		       : rr->coll && rr->coll->reason ? rr->coll->reason
 						      : "-");
 	if (st->nprocs) {
 		const struct mt_rss_proc *top = &st->procs[st->peak_proc];
 
-		mt_summary_row(
-			f, md, "peak (one process)", "%s in pid %" PRIu32 " at +%s",
-			mt_fmt_bytes(top->peak, b[0], 64), top->pid,
-			mt_fmt_duration(top->peak_ns > rep->run.start_ns
-						? top->peak_ns - rep->run.start_ns
-						: 0,
-					b[1], 64));
+		mt_summary_row(f, md, "peak (one process)", "%s in pid %" PRIu32 " at +%s",
+			       mt_fmt_bytes(top->peak, b[0], 64), top->pid,
+			       mt_fmt_duration(top->peak_ns > rep->run.start_ns
+						       ? top->peak_ns - rep->run.start_ns
+						       : 0,
+					       b[1], 64));
 		mt_summary_row(f, md, "peak (processes together)", "%s",
 			       mt_fmt_bytes(st->tree_peak, b[0], 64));
 		if (st->own_measured)

@@ -53,7 +53,6 @@ static void sink_mrm(struct mt_sink *s, unsigned col, unsigned label, unsigned b
 		mt_sink_str(s, col + 4, smp->unit);
 }
 
-
 /* What a table's rows need beside the model: how many may come (a row function may skip
  * some), and scratch that lives while the table is written. */
 struct rows {
@@ -73,7 +72,10 @@ struct table_def {
 	int (*row)(struct out *o, struct rows *r, struct mt_sink *s, size_t i);
 };
 
-#define TABLE(name, cols, start, row) { name, cols, sizeof(cols) / sizeof(cols[0]), start, row }
+#define TABLE(name, cols, start, row)                                  \
+	{                                                              \
+		name, cols, sizeof(cols) / sizeof(cols[0]), start, row \
+	}
 
 static int write_table(struct out *o, const struct table_def *t)
 {
@@ -101,8 +103,22 @@ static int one_row(struct out *o, struct rows *r)
 }
 
 /* runs: the run, one row (in SQLite, one per run of the database). */
-enum { RUN_ID, RUN_TRACE, RUN_COMMAND, RUN_EXIT, RUN_START, RUN_DURATION, RUN_LOST,
-       RUN_REALTIME, RUN_RECORDER, RUN_VERSION, RUN_SCHEMA, RUN_HOST, RUN_KERNEL, RUN_CPU };
+enum {
+	RUN_ID,
+	RUN_TRACE,
+	RUN_COMMAND,
+	RUN_EXIT,
+	RUN_START,
+	RUN_DURATION,
+	RUN_LOST,
+	RUN_REALTIME,
+	RUN_RECORDER,
+	RUN_VERSION,
+	RUN_SCHEMA,
+	RUN_HOST,
+	RUN_KERNEL,
+	RUN_CPU
+};
 static const struct mt_col run_cols[] = {
 	[RUN_ID] = { "run_id", MT_COL_STRING, false },
 	[RUN_TRACE] = { "trace", MT_COL_STRING, false },
@@ -173,8 +189,19 @@ static int collector_row(struct out *o, struct rows *r, struct mt_sink *s, size_
 }
 
 /* processes: the process tree. */
-enum { PR_PID, PR_PPID, PR_COMM, PR_EXE, PR_ARGV, PR_START, PR_END, PR_EXIT, PR_SIGNAL,
-       PR_THREADS, PR_EXECS };
+enum {
+	PR_PID,
+	PR_PPID,
+	PR_COMM,
+	PR_EXE,
+	PR_ARGV,
+	PR_START,
+	PR_END,
+	PR_EXIT,
+	PR_SIGNAL,
+	PR_THREADS,
+	PR_EXECS
+};
 static const struct mt_col process_cols[] = {
 	[PR_PID] = { "pid", MT_COL_I64, false },
 	[PR_PPID] = { "ppid", MT_COL_I64, false },
@@ -224,9 +251,35 @@ static int process_row(struct out *o, struct rows *r, struct mt_sink *s, size_t 
 }
 
 /* region_map: one row per region, with its behaviour. */
-enum { RM_ID, RM_PID, RM_TYPE, RM_LABEL, RM_START, RM_END, RM_BYTES, RM_SITE, RM_SAMPLES,
-       RM_READS, RM_WRITES, RM_EREADS, RM_EWRITES, RM_FMIN, RM_FMAJ, RM_T_START, RM_T_END,
-       RM_RET, RM_LIFE, RM_WO, RM_WOB, RM_WSS, RM_MRM, RM_MRMBY, RM_SPER, RM_SHZ, RM_SUNIT };
+enum {
+	RM_ID,
+	RM_PID,
+	RM_TYPE,
+	RM_LABEL,
+	RM_START,
+	RM_END,
+	RM_BYTES,
+	RM_SITE,
+	RM_SAMPLES,
+	RM_READS,
+	RM_WRITES,
+	RM_EREADS,
+	RM_EWRITES,
+	RM_FMIN,
+	RM_FMAJ,
+	RM_T_START,
+	RM_T_END,
+	RM_RET,
+	RM_LIFE,
+	RM_WO,
+	RM_WOB,
+	RM_WSS,
+	RM_MRM,
+	RM_MRMBY,
+	RM_SPER,
+	RM_SHZ,
+	RM_SUNIT
+};
 static const struct mt_col region_cols[] = {
 	[RM_ID] = { "region_id", MT_COL_I64, false },
 	[RM_PID] = { "pid", MT_COL_I64, false },
@@ -342,9 +395,32 @@ static int lifecycle_row(struct out *o, struct rows *r, struct mt_sink *s, size_
 }
 
 /* metrics: one row per region type, the report's by_type figures. */
-enum { MX_TYPE, MX_REGIONS, MX_READS, MX_WRITES, MX_RF, MX_RPW, MX_R50, MX_R90, MX_R99, MX_L50,
-       MX_WO, MX_MS, MX_MDS, MX_SP, MX_I50, MX_I90, MX_I99, MX_RD50, MX_WSS, MX_MRM, MX_MRMBY,
-       MX_SPER, MX_SHZ, MX_SUNIT };
+enum {
+	MX_TYPE,
+	MX_REGIONS,
+	MX_READS,
+	MX_WRITES,
+	MX_RF,
+	MX_RPW,
+	MX_R50,
+	MX_R90,
+	MX_R99,
+	MX_L50,
+	MX_WO,
+	MX_MS,
+	MX_MDS,
+	MX_SP,
+	MX_I50,
+	MX_I90,
+	MX_I99,
+	MX_RD50,
+	MX_WSS,
+	MX_MRM,
+	MX_MRMBY,
+	MX_SPER,
+	MX_SHZ,
+	MX_SUNIT
+};
 static const struct mt_col metric_cols[] = {
 	[MX_TYPE] = { "region_type", MT_COL_STRING, false },
 	[MX_REGIONS] = { "regions", MT_COL_I64, false },
@@ -410,8 +486,20 @@ static int metric_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i
 }
 
 /* sites: each allocation site's heap bytes beside its samples, faults and touched pages. */
-enum { SI_ID, SI_PID, SI_FUNC, SI_SAMPLES, SI_READS, SI_WRITES, SI_FAULTS, SI_PAGES, SI_BYTES,
-       SI_PEAK, SI_MAXLIVE, SI_CALLS };
+enum {
+	SI_ID,
+	SI_PID,
+	SI_FUNC,
+	SI_SAMPLES,
+	SI_READS,
+	SI_WRITES,
+	SI_FAULTS,
+	SI_PAGES,
+	SI_BYTES,
+	SI_PEAK,
+	SI_MAXLIVE,
+	SI_CALLS
+};
 static const struct mt_col site_cols[] = {
 	[SI_ID] = { "site_id", MT_COL_I64, false },
 	[SI_PID] = { "pid", MT_COL_I64, false },
@@ -456,8 +544,19 @@ static int site_row(struct out *o, struct rows *r, struct mt_sink *s, size_t k)
 }
 
 /* phases: time, samples, faults, pages written and working set per phase. */
-enum { PH_NAME, PH_SOURCE, PH_VISITS, PH_DURATION, PH_SAMPLES, PH_ER, PH_EW, PH_FAULTS, PH_PW,
-       PH_WSSP, PH_WSSM };
+enum {
+	PH_NAME,
+	PH_SOURCE,
+	PH_VISITS,
+	PH_DURATION,
+	PH_SAMPLES,
+	PH_ER,
+	PH_EW,
+	PH_FAULTS,
+	PH_PW,
+	PH_WSSP,
+	PH_WSSM
+};
 static const struct mt_col phase_cols[] = {
 	[PH_NAME] = { "phase", MT_COL_STRING, true },
 	[PH_SOURCE] = { "source", MT_COL_STRING, false },

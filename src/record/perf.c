@@ -178,9 +178,8 @@ int mt_perf_open_follower(struct perf_event_attr *at, pid_t pid, int cpu,
 	return fd;
 }
 
-int mt_perf_rings_open(struct perf_event_attr *at, pid_t pid, struct mt_perf_ring *rings,
-		       int ncpu, unsigned *pages, unsigned min_pages, mt_perf_follow_fn follow,
-		       void *ctx)
+int mt_perf_rings_open(struct perf_event_attr *at, pid_t pid, struct mt_perf_ring *rings, int ncpu,
+		       unsigned *pages, unsigned min_pages, mt_perf_follow_fn follow, void *ctx)
 {
 	int opened = 0;
 

@@ -68,9 +68,8 @@ int mt_perf_open_follower(struct perf_event_attr *at, pid_t pid, int cpu,
  * -errno.
  */
 typedef int (*mt_perf_follow_fn)(void *ctx, int cpu, const struct mt_perf_ring *ring);
-int mt_perf_rings_open(struct perf_event_attr *at, pid_t pid, struct mt_perf_ring *rings,
-		       int ncpu, unsigned *pages, unsigned min_pages, mt_perf_follow_fn follow,
-		       void *ctx);
+int mt_perf_rings_open(struct perf_event_attr *at, pid_t pid, struct mt_perf_ring *rings, int ncpu,
+		       unsigned *pages, unsigned min_pages, mt_perf_follow_fn follow, void *ctx);
 
 struct pollfd;
 int mt_perf_rings_pollfds(const struct mt_perf_ring *rings, int n, struct pollfd *fds, int max);

@@ -40,7 +40,7 @@ typedef void (*probe_fn)(struct mt_probe_result *res);
 struct feat_def {
 	const char *id;
 	const char *name;
-	probe_fn fn;
+	probe_fn fn; /* NULL: attr_probes[] holds the probe */
 	enum mt_feat depends; /* _MT_FEAT_MAX for none */
 };
 
@@ -132,56 +132,6 @@ static void probe_perf_ring(struct mt_probe_result *res)
 	set(res, true, NULL, "per-CPU inherited events with mmap rings (%d CPUs)", mt_perf_ncpus());
 }
 
-static void probe_clockid(struct mt_probe_result *res)
-{
-	struct perf_event_attr a;
-	int r;
-
-	dummy_attr(&a);
-	a.use_clockid = 1;
-	a.clockid = CLOCK_MONOTONIC;
-	r = try_open(&a, -1);
-	if (r < 0)
-		return set(res, false, "a kernel >= 4.1 is needed",
-			   "use_clockid=CLOCK_MONOTONIC rejected: %s", strerror(-r));
-	set(res, true, NULL, "perf timestamps on CLOCK_MONOTONIC, comparable with the workload's");
-}
-
-static void probe_mmap2(struct mt_probe_result *res)
-{
-	struct perf_event_attr a;
-	int r;
-
-	dummy_attr(&a);
-	a.mmap = 1;
-	a.mmap2 = 1;
-	a.mmap_data = 1;
-	a.comm = 1;
-	a.task = 1;
-	r = try_open(&a, -1);
-	if (r < 0)
-		return perf_fail(res, "MMAP2/COMM/TASK records", r);
-	set(res, true, NULL, "PERF_RECORD_MMAP2 for code and data mappings, COMM and FORK/EXIT");
-}
-
-static void probe_build_id(struct mt_probe_result *res)
-{
-	struct perf_event_attr a;
-	int r;
-
-	dummy_attr(&a);
-	a.mmap = 1;
-	a.mmap2 = 1;
-	a.build_id = 1;
-	r = try_open(&a, -1);
-	if (r < 0)
-		return set(res, false, NULL,
-			   "build_id in MMAP2 rejected: %s (Linux < 5.12); memtap reads build-ids "
-			   "from the mapped files instead",
-			   strerror(-r));
-	set(res, true, NULL, "the kernel puts GNU build-ids into MMAP2 records");
-}
-
 static bool have_pmu(const char *name)
 {
 	char path[128];
@@ -205,18 +155,6 @@ static void no_hw_pmu(struct mt_probe_result *res, const char *what, int err)
 		perf_fail(res, what, err);
 }
 
-static void hw_attr(struct perf_event_attr *a)
-{
-	memset(a, 0, sizeof(*a));
-	a->type = PERF_TYPE_HARDWARE;
-	a->config = PERF_COUNT_HW_CPU_CYCLES;
-	a->sample_period = 1000000;
-	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
-	a->exclude_kernel = 1;
-	a->exclude_hv = 1;
-	a->disabled = 1;
-}
-
 static uint64_t user_regs_mask(void)
 {
 #if defined(__x86_64__)
@@ -236,52 +174,93 @@ static uint64_t user_regs_mask(void)
 #endif
 }
 
-static void probe_hw_sampling(struct mt_probe_result *res)
+/*
+ * The probes that open one event for the calling process: a base event with the attribute
+ * bits under test added. On failure, either fixed words around the error (fail_pre, fail_post)
+ * or the generic explanation (perf_fail; no_hw_pmu for a hardware base).
+ */
+enum attr_base { BASE_DUMMY, BASE_CYCLES, BASE_CPU_CLOCK };
+enum { BIT_CLOCKID = 1, BIT_MMAP2 = 2, BIT_BUILD_ID = 4, BIT_REGS = 8 };
+
+struct attr_probe {
+	enum attr_base base;
+	unsigned bits;
+	const char *what;
+	const char *fail_hint, *fail_pre, *fail_post;
+	const char *ok;
+};
+
+static void attr_of(const struct attr_probe *p, struct perf_event_attr *a)
+{
+	memset(a, 0, sizeof(*a));
+	a->type = p->base == BASE_CYCLES ? PERF_TYPE_HARDWARE : PERF_TYPE_SOFTWARE;
+	a->config = p->base == BASE_CYCLES	? PERF_COUNT_HW_CPU_CYCLES
+		    : p->base == BASE_CPU_CLOCK ? PERF_COUNT_SW_CPU_CLOCK
+						: PERF_COUNT_SW_DUMMY;
+	if (p->base != BASE_DUMMY) {
+		a->sample_period = p->base == BASE_CYCLES ? 1000000 : 100000;
+		a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	}
+	a->exclude_kernel = 1;
+	a->exclude_hv = 1;
+	a->disabled = 1;
+	if (p->bits & BIT_CLOCKID) {
+		a->use_clockid = 1;
+		a->clockid = CLOCK_MONOTONIC;
+	}
+	if (p->bits & (BIT_MMAP2 | BIT_BUILD_ID)) {
+		a->mmap = 1;
+		a->mmap2 = 1;
+	}
+	if (p->bits & BIT_MMAP2) {
+		a->mmap_data = 1;
+		a->comm = 1;
+		a->task = 1;
+	}
+	a->build_id = !!(p->bits & BIT_BUILD_ID);
+	if (p->bits & BIT_REGS) {
+		a->sample_type |= PERF_SAMPLE_REGS_USER;
+		a->sample_regs_user = user_regs_mask();
+	}
+}
+
+static void run_attr_probe(const struct attr_probe *p, struct mt_probe_result *res)
 {
 	struct perf_event_attr a;
 	int r;
 
-	hw_attr(&a);
+	attr_of(p, &a);
 	r = try_open(&a, -1);
-	if (r < 0)
-		return no_hw_pmu(res, "cycles sampling", r);
-	set(res, true, NULL, "cycles and instructions can be sampled");
+	if (r >= 0)
+		set(res, true, NULL, "%s", p->ok);
+	else if (p->fail_pre)
+		set(res, false, p->fail_hint, "%s%s%s", p->fail_pre, strerror(-r), p->fail_post);
+	else if (p->base == BASE_CYCLES)
+		no_hw_pmu(res, p->what, r);
+	else
+		perf_fail(res, p->what, r);
 }
 
-static void probe_regs_hw(struct mt_probe_result *res)
-{
-	struct perf_event_attr a;
-	int r;
-
-	hw_attr(&a);
-	a.sample_type |= PERF_SAMPLE_REGS_USER;
-	a.sample_regs_user = user_regs_mask();
-	r = try_open(&a, -1);
-	if (r < 0)
-		return no_hw_pmu(res, "cycles sampling with user registers", r);
-	set(res, true, NULL, "cycles samples carry the user registers (software data addresses)");
-}
-
-static void probe_regs_sw(struct mt_probe_result *res)
-{
-	struct perf_event_attr a;
-	int r;
-
-	memset(&a, 0, sizeof(a));
-	a.type = PERF_TYPE_SOFTWARE;
-	a.config = PERF_COUNT_SW_CPU_CLOCK;
-	a.sample_period = 100000;
-	a.sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER;
-	a.sample_regs_user = user_regs_mask();
-	a.exclude_kernel = 1;
-	a.exclude_hv = 1;
-	a.disabled = 1;
-	r = try_open(&a, -1);
-	if (r < 0)
-		return perf_fail(res, "cpu-clock sampling with user registers", r);
-	set(res, true, NULL,
-	    "cpu-clock samples carry the user registers (software data addresses)");
-}
+static const struct attr_probe attr_probes[_MT_FEAT_MAX] = {
+	[MT_FEAT_CLOCKID] = { BASE_DUMMY, BIT_CLOCKID, NULL, "a kernel >= 4.1 is needed",
+			      "use_clockid=CLOCK_MONOTONIC rejected: ", "",
+			      "perf timestamps on CLOCK_MONOTONIC, comparable with the workload's" },
+	[MT_FEAT_MMAP2] = { BASE_DUMMY, BIT_MMAP2, "MMAP2/COMM/TASK records", NULL, NULL, NULL,
+			    "PERF_RECORD_MMAP2 for code and data mappings, COMM and FORK/EXIT" },
+	[MT_FEAT_BUILD_ID] = { BASE_DUMMY, BIT_BUILD_ID, NULL, NULL, "build_id in MMAP2 rejected: ",
+			       " (Linux < 5.12); memtap reads build-ids from the mapped files "
+			       "instead",
+			       "the kernel puts GNU build-ids into MMAP2 records" },
+	[MT_FEAT_HW_SAMPLING] = { BASE_CYCLES, 0, "cycles sampling", NULL, NULL, NULL,
+				  "cycles and instructions can be sampled" },
+	[MT_FEAT_REGS_HW] = { BASE_CYCLES, BIT_REGS, "cycles sampling with user registers", NULL,
+			      NULL, NULL,
+			      "cycles samples carry the user registers (software data addresses)" },
+	[MT_FEAT_REGS_SW] = { BASE_CPU_CLOCK, BIT_REGS, "cpu-clock sampling with user registers",
+			      NULL, NULL, NULL,
+			      "cpu-clock samples carry the user registers (software data "
+			      "addresses)" },
+};
 
 /* Parses "event=0xcd,umask=0x1,ldlat=3" (Intel's sysfs event syntax). */
 void mt_intel_event_parse(const char *s, uint64_t *config, uint64_t *config1)
@@ -697,17 +676,13 @@ static const struct feat_def feats[_MT_FEAT_MAX] = {
 	[MT_FEAT_PERF] = { "perf", "perf_event_open for the workload", probe_perf, NONE },
 	[MT_FEAT_PERF_RING] = { "perf-ring", "per-CPU inherited perf rings", probe_perf_ring,
 				MT_FEAT_PERF },
-	[MT_FEAT_CLOCKID] = { "clockid", "perf timestamps on CLOCK_MONOTONIC", probe_clockid,
-			      MT_FEAT_PERF },
-	[MT_FEAT_MMAP2] = { "mmap2", "mapping records (PERF_RECORD_MMAP2)", probe_mmap2,
-			    MT_FEAT_PERF },
-	[MT_FEAT_BUILD_ID] = { "build-id", "build-ids in mapping records", probe_build_id,
-			       MT_FEAT_MMAP2 },
-	[MT_FEAT_HW_SAMPLING] = { "hw-sampling", "hardware counter sampling (cycles)",
-				  probe_hw_sampling, MT_FEAT_PERF },
-	[MT_FEAT_REGS_HW] = { "regs-hw", "user registers in cycles samples", probe_regs_hw,
-			      MT_FEAT_PERF },
-	[MT_FEAT_REGS_SW] = { "regs-sw", "user registers in cpu-clock samples", probe_regs_sw,
+	[MT_FEAT_CLOCKID] = { "clockid", "perf timestamps on CLOCK_MONOTONIC", NULL, MT_FEAT_PERF },
+	[MT_FEAT_MMAP2] = { "mmap2", "mapping records (PERF_RECORD_MMAP2)", NULL, MT_FEAT_PERF },
+	[MT_FEAT_BUILD_ID] = { "build-id", "build-ids in mapping records", NULL, MT_FEAT_MMAP2 },
+	[MT_FEAT_HW_SAMPLING] = { "hw-sampling", "hardware counter sampling (cycles)", NULL,
+				  MT_FEAT_PERF },
+	[MT_FEAT_REGS_HW] = { "regs-hw", "user registers in cycles samples", NULL, MT_FEAT_PERF },
+	[MT_FEAT_REGS_SW] = { "regs-sw", "user registers in cpu-clock samples", NULL,
 			      MT_FEAT_PERF },
 	[MT_FEAT_PEBS] = { "pebs", "precise memory sampling: Intel PEBS", probe_pebs,
 			   MT_FEAT_PERF },
@@ -781,8 +756,10 @@ const struct mt_probe_result *mt_probe(enum mt_feat f)
 		const struct mt_probe_result *dep = mt_probe(feats[f].depends);
 
 		set(res, false, dep->hint, "needs %s: %s", feats[feats[f].depends].id, dep->detail);
-	} else {
+	} else if (feats[f].fn) {
 		feats[f].fn(res);
+	} else {
+		run_attr_probe(&attr_probes[f], res);
 	}
 	return res;
 }

@@ -36,12 +36,12 @@ static __always_inline void mt_bpf_save_args(__u64 *args, const struct pt_regs *
 /* The traced tasks: a task is traced when it has storage in this map (the key is a pidfd
  * from user space). Storage dies with its task, so a recycled pid is never taken for a
  * traced one. */
-#define MT_BPF_TASKS(value_type)                                                              \
-	struct {                                                                              \
-		__uint(type, BPF_MAP_TYPE_TASK_STORAGE);                                      \
-		__uint(map_flags, BPF_F_NO_PREALLOC);                                         \
-		__type(key, int);                                                             \
-		__type(value, value_type);                                                    \
+#define MT_BPF_TASKS(value_type)                         \
+	struct {                                         \
+		__uint(type, BPF_MAP_TYPE_TASK_STORAGE); \
+		__uint(map_flags, BPF_F_NO_PREALLOC);    \
+		__type(key, int);                        \
+		__type(value, value_type);               \
 	} tasks SEC(".maps")
 
 /* The current task's state, NULL when it is not traced. */
@@ -49,16 +49,15 @@ static __always_inline void mt_bpf_save_args(__u64 *args, const struct pt_regs *
 
 /* sched_process_fork: the child of a traced task is traced, except while the parent is still
  * armed (before the command's execve: the recorder's own helpers are not the command). */
-#define MT_BPF_INHERIT_ON_FORK(armed_of)                                                      \
-	SEC("tp_btf/sched_process_fork")                                                      \
-	int BPF_PROG(fork, struct task_struct *parent, struct task_struct *child)             \
-	{                                                                                     \
-		void *t = mt_bpf_task();                                                      \
-                                                                                              \
-		if (t && !(armed_of(t)))                                                      \
-			bpf_task_storage_get(&tasks, child, 0,                                \
-					     BPF_LOCAL_STORAGE_GET_F_CREATE);                 \
-		return 0;                                                                     \
+#define MT_BPF_INHERIT_ON_FORK(armed_of)                                                        \
+	SEC("tp_btf/sched_process_fork")                                                        \
+	int BPF_PROG(fork, struct task_struct *parent, struct task_struct *child)               \
+	{                                                                                       \
+		void *t = mt_bpf_task();                                                        \
+                                                                                                \
+		if (t && !(armed_of(t)))                                                        \
+			bpf_task_storage_get(&tasks, child, 0, BPF_LOCAL_STORAGE_GET_F_CREATE); \
+		return 0;                                                                       \
 	}
 
 /* At a call's exit, for an armed task: before the command's own program runs nothing counts;
@@ -70,12 +69,12 @@ static __always_inline int mt_bpf_disarm(long id, long ret)
 }
 
 /* A ring buffer's records lost for want of room, per CPU (user space sums them). */
-#define MT_BPF_DROPPED                                                                        \
-	struct {                                                                              \
-		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);                                      \
-		__uint(max_entries, 1);                                                       \
-		__type(key, __u32);                                                           \
-		__type(value, __u64);                                                         \
+#define MT_BPF_DROPPED                                   \
+	struct {                                         \
+		__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY); \
+		__uint(max_entries, 1);                  \
+		__type(key, __u32);                      \
+		__type(value, __u64);                    \
 	} dropped SEC(".maps")
 
 static __always_inline void mt_bpf_count_drop(void *dropped_map)
