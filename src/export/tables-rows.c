@@ -705,46 +705,6 @@ static int rss_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
 	return 1;
 }
 
-static int rss_rows_event(void *ctx, const struct mt_event *ev)
-{
-	struct rss_rows *rr = ctx;
-	struct rss_row *x;
-	uint64_t v[4], *ix;
-
-	mt_own_event(&rr->own, ev);
-	if (ev->type != MT_EV_RSS || !mt_own_rss(&rr->own, ev, v))
-		return 0;
-	if (mt_grow_array(&rr->v, &rr->cap, rr->n + 1, sizeof(*rr->v)) < 0)
-		return -ENOMEM;
-	ix = mt_map64_get(&rr->own.by_pid, ev->v[MT_F_PID]);
-	x = &rr->v[rr->n++];
-	x->pid = (uint32_t)ev->v[MT_F_PID];
-	x->time = ev->v[MT_F_TIME];
-	memcpy(x->v, v, sizeof(v));
-	x->own = ix ? rr->own.v[*ix - 1].anon + rr->own.v[*ix - 1].shmem : 0;
-	x->source = (uint8_t)ev->v[MT_F_RSS_SOURCE];
-	return 0;
-}
-
-static int rss_rows_finish(void *ctx, int status)
-{
-	struct rss_rows *rr = ctx;
-
-	mt_own_release(&rr->own);
-	return status;
-}
-
-void mt_tables_rss_rows_pass(struct rss_rows *rr, struct mt_reader *r, struct mt_pass *p)
-{
-	memset(rr, 0, sizeof(*rr));
-	mt_own_init(&rr->own, r);
-	*p = (struct mt_pass){ .name = "rss_timeline",
-			       .types = 1ull << MT_EV_RSS | MT_OWN_EVENTS,
-			       .ctx = rr,
-			       .event = rss_rows_event,
-			       .finish = rss_rows_finish };
-}
-
 enum { RT_PID, RT_TIME, RT_FILE, RT_ANON, RT_SHMEM, RT_SWAP, RT_OWN, RT_SOURCE };
 static const struct mt_col rss_timeline_cols[] = {
 	[RT_PID] = { "pid", MT_COL_I64, false },

@@ -151,6 +151,47 @@ static void trace_row(void *ctx, const struct mt_access_row *r)
 		o->res->trace_rows++;
 }
 
+/* rss_timeline's rows, gathered by a pass of the shared read. */
+static int rss_rows_event(void *ctx, const struct mt_event *ev)
+{
+	struct rss_rows *rr = ctx;
+	struct rss_row *x;
+	uint64_t v[4], *ix;
+
+	mt_own_event(&rr->own, ev);
+	if (ev->type != MT_EV_RSS || !mt_own_rss(&rr->own, ev, v))
+		return 0;
+	if (mt_grow_array(&rr->v, &rr->cap, rr->n + 1, sizeof(*rr->v)) < 0)
+		return -ENOMEM;
+	ix = mt_map64_get(&rr->own.by_pid, ev->v[MT_F_PID]);
+	x = &rr->v[rr->n++];
+	x->pid = (uint32_t)ev->v[MT_F_PID];
+	x->time = ev->v[MT_F_TIME];
+	memcpy(x->v, v, sizeof(v));
+	x->own = ix ? rr->own.v[*ix - 1].anon + rr->own.v[*ix - 1].shmem : 0;
+	x->source = (uint8_t)ev->v[MT_F_RSS_SOURCE];
+	return 0;
+}
+
+static int rss_rows_finish(void *ctx, int status)
+{
+	struct rss_rows *rr = ctx;
+
+	mt_own_release(&rr->own);
+	return status;
+}
+
+void mt_tables_rss_rows_pass(struct rss_rows *rr, struct mt_reader *r, struct mt_pass *p)
+{
+	memset(rr, 0, sizeof(*rr));
+	mt_own_init(&rr->own, r);
+	*p = (struct mt_pass){ .name = "rss_timeline",
+			       .types = 1ull << MT_EV_RSS | MT_OWN_EVENTS,
+			       .ctx = rr,
+			       .event = rss_rows_event,
+			       .finish = rss_rows_finish };
+}
+
 /* DIR/NAME for writing, refusing an existing file unless force. */
 static FILE *create(struct out *o, const char *name, char *path, size_t size)
 {
