@@ -105,6 +105,12 @@ static void end_region(struct mt_access_stats *st, uint32_t reg, uint64_t t)
 	mt_acc_settle_stride(&st->regions[reg].b);
 }
 
+/* The end of the page that holds byte x - 1: mappings are whole 4 KiB pages. */
+static uint64_t page_up(uint64_t x)
+{
+	return (x + 4095) & ~4095ull;
+}
+
 static unsigned mapping_type(const char *path, uint64_t prot, uint64_t origin)
 {
 	if (origin == MT_MMAP_MEMTAP || mt_own_path(path))
@@ -130,10 +136,11 @@ void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev)
 
 	if (!pr || end <= start)
 		return;
-	/* The runtime's record of an mmap call knows no path; the kernel's record of the same
-	 * mapping (perf MMAP2, either order) does: keep that one. */
+	/* The runtime's record of an mmap call knows no path and gives the caller's length; the
+	 * kernel's record of the same mapping (perf MMAP2, written before the call returns) has
+	 * the path and the length rounded up to pages: keep that one. */
 	if (ev->v[MT_F_MMAP_ORIGIN] == MT_MMAP_RT && (n = mt_rs_find(&ps->pool, pr->maps, start)) &&
-	    ps->pool.v[n].start == start && ps->pool.v[n].end == end)
+	    ps->pool.v[n].start == start && page_up(ps->pool.v[n].end) == page_up(end))
 		return;
 	type = mapping_type(path, ev->v[MT_F_MMAP_PROT], ev->v[MT_F_MMAP_ORIGIN]);
 	/* A stack that grew down (the kernel reports the whole grown mapping): the same region. */
@@ -159,6 +166,7 @@ void mt_acc_on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len
 {
 	struct proc *pr = mt_acc_proc_of(ps, pid);
 
+	len = page_up(start + len) - start; /* the kernel unmaps whole pages */
 	if (pr && len) {
 		uint32_t n = mt_rs_find(&ps->pool, pr->maps, start);
 

@@ -249,6 +249,10 @@ static int on_mmap(struct state *st, struct mt_reader *r, const struct mt_event 
 	const char *p = mt_reader_str(r, ev->stream, ev->v[MT_F_MMAP_PATH], &len);
 	long f = 0;
 
+	/* The runtime's record of an mmap call has no path: the kernel's record of the same
+	 * mapping (perf MMAP2, or the /proc snapshot) names the file. */
+	if (ev->v[MT_F_MMAP_ORIGIN] == MT_MMAP_RT)
+		return 0;
 	if (!pm || mt_grow_array(&pm->v, &pm->cap, pm->n + 1, sizeof(*pm->v)) < 0)
 		return -ENOMEM;
 	if (p && len && p[0] == '/' && ev->v[MT_F_MMAP_INO] && (!pid || ev->v[MT_F_PID] == pid)) {
