@@ -42,8 +42,9 @@ for f in *.mtap; do
 	done
 	run "$t.sqlite" "$M" export "$f" --to sqlite -o "$out/$t.sqlite.db"
 	run "$t.perfetto" "$M" export "$f" --to perfetto -o -
-	# (from $out, so that the path it names on stderr is the same each run)
-	run "$t.view" sh -c 'cd "$1" && "$2" view "$3" -o "$4"' view "$out" "$M" "$PWD/$f" "$t.view.html"
+	run "$t.view" "$M" view "$f" -o "$out/$t.view.html"
+	# the output's path, named on stderr, is a new temporary directory each run
+	sed "s|$out/||" "$out/$t.view.err" >"$out/$t.view.err.tmp" && mv "$out/$t.view.err.tmp" "$out/$t.view.err"
 done
 
 cd "$out"
