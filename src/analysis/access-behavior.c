@@ -131,9 +131,9 @@ const char *mt_wo_basis_name(unsigned b)
 	return b < 3 ? n[b] : "?";
 }
 
-/* The region type a --rules rule gives g, or NULL: a glob on a mapping's path, or a regex on
- * any function of its allocation site's stack (symbolized once per site). */
-static const char *rule_type(struct pass *ps, const struct mt_access_region *g)
+/* The rule (from --rules or a profile) that types g, or NULL: a glob on a mapping's path, or a
+ * regex on any function of its allocation site's stack (symbolized once per site). */
+static const struct mt_rule *rule_of(struct pass *ps, const struct mt_access_region *g)
 {
 	const struct mt_rule *rule = NULL;
 
@@ -145,7 +145,7 @@ static const char *rule_type(struct pass *ps, const struct mt_access_region *g)
 		int n;
 
 		if (s->rule_checked)
-			return s->rule_type;
+			return s->rule;
 		s->rule_checked = true;
 		if (!ps->o.sym || !s->stack)
 			return NULL;
@@ -158,14 +158,13 @@ static const char *rule_type(struct pass *ps, const struct mt_access_region *g)
 				if (fr[f].function)
 					names[nn++] = fr[f].function;
 		}
-		rule = mt_rules_match_symbols(ps->o.rules, names, nn);
-		s->rule_type = rule ? rule->region_type : NULL;
-		return s->rule_type;
+		s->rule = mt_rules_match_symbols(ps->o.rules, names, nn);
+		return s->rule;
 	}
 	if (g->label)
 		rule = mt_rules_match_path(ps->o.rules,
 					   mt_reader_str(ps->r, g->stream, g->label, NULL));
-	return rule ? rule->region_type : NULL;
+	return rule;
 }
 
 /* The region's type index: its label's region type, or its built-in type's name. */
@@ -180,8 +179,8 @@ int32_t mt_acc_type_of(struct pass *ps, uint32_t reg)
 		return g->b.type_ix;
 	if (g->type == MT_REGION_LABEL)
 		name = mt_reader_str(ps->r, g->stream, g->user_type, NULL);
-	else if (ps->o.rules)
-		name = rule_type(ps, g);
+	else if (ps->o.rules && (g->b.typed_by = rule_of(ps, g)))
+		name = g->b.typed_by->region_type;
 	if (name && name[0] && g->type != MT_REGION_LABEL)
 		st->rule_regions++;
 	if (!name || !name[0])

@@ -357,9 +357,22 @@ int mt_access_pass(struct mt_reader *r, const struct mt_access_opts *o, struct m
 int mt_access_analyze(struct mt_reader *r, const struct mt_access_opts *o,
 		      struct mt_access_stats *st)
 {
+	struct mt_access_opts oo = o ? *o : (struct mt_access_opts){ 0 };
+	struct mt_symbolizer *sym = NULL;
+	struct mt_passes ps;
 	struct mt_pass p;
+	int rc;
 
-	return mt_pass_run_one(r, mt_access_pass(r, o, st, &p), &p);
+	/* symbol rules ask the mapping index of the same read, built by a pass before */
+	mt_passes_init(&ps);
+	if (oo.rules && !oo.sym) {
+		mt_passes_add(&ps, mt_sym_pass(r, &sym, &p), &p);
+		oo.sym = sym;
+	}
+	mt_passes_add(&ps, mt_access_pass(r, &oo, st, &p), &p);
+	rc = mt_passes_run(r, &ps);
+	mt_sym_close(sym);
+	return rc;
 }
 
 void mt_access_release(struct mt_access_stats *st)

@@ -13,6 +13,7 @@
 #include "analysis/quantile.h"
 
 struct mt_reader;
+struct mt_rule;
 
 /* What a region is; an address belongs to the innermost region holding it. */
 enum mt_region_type {
@@ -73,6 +74,7 @@ struct mt_region_behavior {
 	uint8_t wo_basis; /* enum mt_wo_basis */
 	uint8_t mrm; /* enum mt_mrm */
 	uint8_t mrm_by; /* MT_MRM_BY_*: what decided it */
+	const struct mt_rule *typed_by; /* the rule (file or profile) that gave its type */
 };
 
 /* The metrics of one region type (a workload's label type, or a built-in one). */
@@ -144,7 +146,7 @@ struct mt_access_site {
 	int64_t objects_region; /* its HEAP_OBJECTS region, or -1 */
 	uint64_t faults; /* page faults inside its live blocks */
 	uint64_t pages; /* distinct pages first touched (sample, fault, write) in its blocks */
-	const char *rule_type; /* region type given by a --rules symbol rule, or NULL */
+	const struct mt_rule *rule; /* the symbol rule its stack matched, or NULL */
 	bool rule_checked;
 	struct mt_access_counts c;
 };

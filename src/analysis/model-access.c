@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The model's access, faults and metrics sections: regions, sites and pages ranked, and named. */
 #include "analysis/model.h"
+#include "analysis/rules.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -124,6 +125,23 @@ const char *mt_report_region_type(const struct mt_report *rep, const struct mt_a
 	return u && *u ? u : mt_region_type_name(g->type);
 }
 
+const char *mt_report_typed_by(const struct mt_access_region *g, char *buf, size_t size)
+{
+	const struct mt_rule *r = g->b.typed_by;
+
+	if (g->type == MT_REGION_LABEL)
+		return "memtap_label";
+	if (!r)
+		return NULL;
+	if (!strncmp(r->source, "profile ", 8))
+		snprintf(buf, size, "%s: %s %s", r->source, r->symbol ? "symbol" : "path",
+			 r->symbol ? r->symbol : r->path);
+	else
+		snprintf(buf, size, "%s:%u: %s %s", r->source, r->line,
+			 r->symbol ? "symbol" : "path", r->symbol ? r->symbol : r->path);
+	return buf;
+}
+
 const char *mt_report_region_label(const struct mt_report *rep, const struct mt_access_region *g,
 				   char *buf, size_t size)
 {
@@ -149,7 +167,6 @@ int mt_report_access_setup(struct mt_report *rep, struct mt_passes *ps)
 {
 	struct mt_report_access *ra = &rep->access;
 	struct mt_pass p;
-	int rc;
 
 	for (size_t i = 0; i < rep->run.ncollectors; i++) {
 		if (!strcmp(rep->run.collectors[i].name, "access"))
@@ -157,14 +174,10 @@ int mt_report_access_setup(struct mt_report *rep, struct mt_passes *ps)
 		if (!strcmp(rep->run.collectors[i].name, "faults"))
 			ra->faults_coll = &rep->run.collectors[i];
 	}
-	if (rep->access_opts.rules) {
-		/* Symbol rules need the allocation sites' functions during the pass: an index of
-		 * its own, read ahead (the one read with the passes is complete only after). */
-		rc = mt_sym_open(rep->r, &ra->symbolizer);
-		if (rc < 0)
-			return mt_passes_add(ps, rc, NULL);
-		rep->access_opts.sym = ra->symbolizer;
-	}
+	/* Symbol rules need the allocation sites' functions during the pass: the mapping index
+	 * of the same read answers for every time it has read (its pass runs first). */
+	if (rep->access_opts.rules)
+		rep->access_opts.sym = rep->sym;
 	return mt_passes_add(ps, mt_access_pass(rep->r, &rep->access_opts, &ra->st, &p), &p);
 }
 

@@ -69,6 +69,10 @@ static int setup(struct mt_report *rep, int sections, struct mt_passes *ps)
 	mt_passes_add(ps, mt_procs_pass(rep->r, &rep->procs, &p), &p);
 	if (ps->status < 0)
 		return ps->status; /* the sections need the run's collectors */
+	/* one index of the file mappings for every symbolized figure; first, so that it has
+	 * seen every mapping before another pass asks it mid-read (the access pass's rules) */
+	if (sections & (MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS))
+		mt_passes_add(ps, mt_sym_pass(rep->r, &rep->sym, &p), &p);
 	if (sections & MT_SEC_ALLOC)
 		mt_report_alloc_setup(rep, ps);
 	if (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS))
@@ -79,9 +83,6 @@ static int setup(struct mt_report *rep, int sections, struct mt_passes *ps)
 		mt_report_syscalls_setup(rep, ps);
 	if (sections & MT_SEC_EVENTS)
 		mt_report_events_setup(rep, ps);
-	/* one index of the file mappings for every symbolized figure */
-	if (sections & (MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS))
-		mt_passes_add(ps, mt_sym_pass(rep->r, &rep->sym, &p), &p);
 	return ps->status;
 }
 

@@ -33,36 +33,30 @@ int mt_passes_add(struct mt_passes *ps, int rc, const struct mt_pass *p)
 	return 0;
 }
 
-/* Hands each event of the stream to the passes that want its type. */
+/* Hands each batch of the stream to the passes in the order they were added: a pass sees a
+ * batch after every pass added before it has seen all of it (the mapping index answers the
+ * access pass for every time up to the batch's end). */
 static int dispatch(struct mt_reader *r, struct mt_passes *ps, uint64_t mask)
 {
 	struct mt_cursor_opts co = { .type_mask = mask, .ahead = true };
-	/* per type, the passes that want it, in the order they were added */
-	unsigned char who[64][MT_MAX_PASSES], nwho[64] = { 0 };
 	const struct mt_event *evs;
 	struct mt_cursor *c;
 	int n, rc = 0;
 
-	for (unsigned t = 0; t < 64; t++)
-		for (size_t i = 0; i < ps->n; i++)
-			if (!ps->v[i].batch && ps->v[i].event && (ps->v[i].types & (1ull << t)))
-				who[t][nwho[t]++] = (unsigned char)i;
 	rc = mt_cursor_new(r, &co, &c);
 	if (rc < 0)
 		return rc;
 	while (rc >= 0 && (n = mt_cursor_next_batch(c, &evs)) > 0) {
-		for (size_t i = 0; i < ps->n && rc >= 0; i++)
-			if (ps->v[i].batch)
-				rc = ps->v[i].batch(ps->v[i].ctx, evs, n);
-		for (int k = 0; k < n && rc >= 0; k++) {
-			const struct mt_event *ev = &evs[k];
-			unsigned t = ev->type < 64 ? ev->type : 0;
+		for (size_t i = 0; i < ps->n && rc >= 0; i++) {
+			const struct mt_pass *p = &ps->v[i];
 
-			for (unsigned i = 0; i < nwho[t] && rc >= 0; i++) {
-				const struct mt_pass *p = &ps->v[who[t][i]];
-
-				rc = p->event(p->ctx, ev);
+			if (p->batch) {
+				rc = p->batch(p->ctx, evs, n);
+				continue;
 			}
+			for (int k = 0; p->event && k < n && rc >= 0; k++)
+				if (p->types & (1ull << (evs[k].type < 64 ? evs[k].type : 0)))
+					rc = p->event(p->ctx, &evs[k]);
 		}
 	}
 	if (rc >= 0 && n < 0)

@@ -12,12 +12,18 @@
 
 #define MAX_RULES 10000
 
+const char *const mt_rule_types[] = { "weight",	   "kv_cache",	"activation",	   "runtime",
+				      "tokenizer", "io_buffer", "optimizer_state", "gradient",
+				      "embedding", NULL };
+
 struct parse {
 	yaml_parser_t p;
 	yaml_event_t ev;
 	const char *file;
 	char *err;
 	size_t errsize;
+	struct mt_rules *rules;
+	const char *source;
 };
 
 static int fail_at(struct parse *ps, yaml_mark_t m, const char *fmt, ...)
@@ -136,6 +142,7 @@ struct key {
 	char **slot;
 	size_t max; /* 0: no limit */
 	regex_t *re; /* compile the value here */
+	yaml_mark_t *mark; /* where the value was, or NULL */
 };
 
 /*
@@ -173,6 +180,8 @@ static int parse_keys(struct parse *ps, const struct key *keys, size_t nkeys, co
 		*k->slot = strdup(scalar(&ps->ev));
 		if (!*k->slot)
 			return fail_at(ps, vm, "out of memory");
+		if (k->mark)
+			*k->mark = vm;
 		if (k->re && compile_symbol(ps, k->slot, k->re, vm) < 0)
 			return -1;
 		if (k->max && strlen(*k->slot) > k->max)
@@ -180,25 +189,80 @@ static int parse_keys(struct parse *ps, const struct key *keys, size_t nkeys, co
 	}
 }
 
+static bool known_type(const struct mt_rules *rules, const char *type)
+{
+	for (size_t i = 0; mt_rule_types[i]; i++)
+		if (!strcmp(mt_rule_types[i], type))
+			return true;
+	for (size_t i = 0; i < rules->ntypes; i++)
+		if (!strcmp(rules->types[i], type))
+			return true;
+	return false;
+}
+
 /* One "- symbol|path: ..., region_type: ..." mapping. */
 static int parse_rule(struct parse *ps, void *elem)
 {
 	struct mt_rule *r = elem;
-	yaml_mark_t start = ps->ev.start_mark;
+	yaml_mark_t start = ps->ev.start_mark, tm = start;
 	const struct key keys[] = {
-		{ "symbol", &r->symbol, 0, &r->symbol_re },
-		{ "path", &r->path, 0, NULL },
-		{ "region_type", &r->region_type, 63, NULL },
+		{ "symbol", &r->symbol, 0, &r->symbol_re, NULL },
+		{ "path", &r->path, 0, NULL, NULL },
+		{ "region_type", &r->region_type, 63, NULL, &tm },
 	};
 
 	r->line = (unsigned)start.line + 1;
+	r->source = ps->source;
 	if (parse_keys(ps, keys, 3, "symbol, path, region_type", "symbol, path or region_type") < 0)
 		return -1;
 	if (!r->region_type)
 		return fail_at(ps, start, "a rule needs region_type");
 	if (!r->symbol == !r->path)
 		return fail_at(ps, start, "a rule needs exactly one of symbol and path");
+	if (!known_type(ps->rules, r->region_type))
+		return fail_at(
+			ps, tm,
+			"unknown region type '%s' (known: weight, kv_cache, activation, "
+			"runtime, tokenizer, io_buffer, optimizer_state, gradient, embedding; "
+			"declare others under 'types:' before 'rules:')",
+			r->region_type);
 	return 0;
+}
+
+/* The list under "types:": region type names, [a-z0-9_]+, up to 63 bytes. */
+static int parse_types(struct parse *ps)
+{
+	struct mt_rules *rules = ps->rules;
+
+	if (next(ps) < 0)
+		return -1;
+	if (ps->ev.type != YAML_SEQUENCE_START_EVENT)
+		return fail_at(ps, ps->ev.start_mark,
+			       "expected a list of region type names after "
+			       "'types:'");
+	for (;;) {
+		const char *t;
+		char **nv;
+
+		if (next(ps) < 0)
+			return -1;
+		if (ps->ev.type == YAML_SEQUENCE_END_EVENT)
+			return 0;
+		t = ps->ev.type == YAML_SCALAR_EVENT ? scalar(&ps->ev) : "";
+		if (!t[0] || strlen(t) > 63 ||
+		    strspn(t, "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(t))
+			return fail_at(ps, ps->ev.start_mark,
+				       "expected a region type name ([a-z0-9_], up to 63 bytes)");
+		if (rules->ntypes == 256)
+			return fail_at(ps, ps->ev.start_mark, "more than 256 types");
+		nv = realloc(rules->types, (rules->ntypes + 1) * sizeof(*nv));
+		if (!nv)
+			return fail_at(ps, ps->ev.start_mark, "out of memory");
+		rules->types = nv;
+		if (!(nv[rules->ntypes] = strdup(t)))
+			return fail_at(ps, ps->ev.start_mark, "out of memory");
+		rules->ntypes++;
+	}
 }
 
 /* One "- symbol: ..., phase: ..." mapping. */
@@ -207,11 +271,12 @@ static int parse_phase_rule(struct parse *ps, void *elem)
 	struct mt_phase_rule *r = elem;
 	yaml_mark_t start = ps->ev.start_mark;
 	const struct key keys[] = {
-		{ "symbol", &r->symbol, 0, &r->symbol_re },
-		{ "phase", &r->phase, 255, NULL },
+		{ "symbol", &r->symbol, 0, &r->symbol_re, NULL },
+		{ "phase", &r->phase, 255, NULL, NULL },
 	};
 
 	r->line = (unsigned)start.line + 1;
+	r->source = ps->source;
 	if (parse_keys(ps, keys, 2, "symbol, phase", "symbol or phase") < 0)
 		return -1;
 	if (!r->symbol || !r->phase)
@@ -260,7 +325,8 @@ static int parse_list(struct parse *ps, const char *key, void **v, size_t *n, si
 
 static int parse_doc(struct parse *ps, struct mt_rules *rules)
 {
-	bool seen_rules = false, seen_phases = false;
+	bool seen[3] = { false, false, false };
+	static const char *const keys[] = { "rules", "phases", "types" };
 
 	while (ps->ev.type != YAML_MAPPING_START_EVENT) {
 		if (ps->ev.type == YAML_STREAM_END_EVENT)
@@ -271,33 +337,34 @@ static int parse_doc(struct parse *ps, struct mt_rules *rules)
 			return -1;
 	}
 	for (;;) {
-		bool phases;
-		int rc;
+		int k = 0, rc;
 
 		if (next(ps) < 0)
 			return -1;
 		if (ps->ev.type == YAML_MAPPING_END_EVENT)
 			return 0;
-		phases = ps->ev.type == YAML_SCALAR_EVENT && !strcmp(scalar(&ps->ev), "phases");
-		if (!phases &&
-		    (ps->ev.type != YAML_SCALAR_EVENT || strcmp(scalar(&ps->ev), "rules")))
+		while (k < 3 &&
+		       (ps->ev.type != YAML_SCALAR_EVENT || strcmp(scalar(&ps->ev), keys[k])))
+			k++;
+		if (k == 3)
 			return fail_at(ps, ps->ev.start_mark,
-				       "unknown key '%s' (expected rules or phases)",
+				       "unknown key '%s' (expected rules, phases or types)",
 				       ps->ev.type == YAML_SCALAR_EVENT ? scalar(&ps->ev) : "?");
-		if (phases ? seen_phases : seen_rules)
-			return fail_at(ps, ps->ev.start_mark, "'%s' given twice",
-				       phases ? "phases" : "rules");
-		if (phases) {
-			seen_phases = true;
+		if (seen[k])
+			return fail_at(ps, ps->ev.start_mark, "'%s' given twice", keys[k]);
+		if (k == 2 && seen[0])
+			return fail_at(ps, ps->ev.start_mark, "'types' must come before 'rules'");
+		seen[k] = true;
+		if (k == 2)
+			rc = parse_types(ps);
+		else if (k == 1)
 			rc = parse_list(ps, "phases", (void **)&rules->ph, &rules->nph,
 					sizeof(*rules->ph), parse_phase_rule, "phase rules",
 					"a phase rule (symbol, phase)");
-		} else {
-			seen_rules = true;
+		else
 			rc = parse_list(ps, "rules", (void **)&rules->v, &rules->n,
 					sizeof(*rules->v), parse_rule, "rules",
 					"a rule (symbol or path, and region_type)");
-		}
 		if (rc < 0)
 			return -1;
 	}
@@ -307,12 +374,22 @@ static int parse_doc(struct parse *ps, struct mt_rules *rules)
 static int load(FILE *f, const char *data, size_t n, const char *name, struct mt_rules *rules,
 		char *err, size_t errsize)
 {
-	struct parse ps = { .file = name, .err = err, .errsize = errsize };
+	struct parse ps = { .file = name, .err = err, .errsize = errsize, .rules = rules };
 	int rc;
 
 	memset(rules, 0, sizeof(*rules));
-	if (!yaml_parser_initialize(&ps.p))
+	rules->sources = malloc(sizeof(*rules->sources));
+	if (!rules->sources || !(rules->sources[0] = strdup(name))) {
+		free(rules->sources);
+		rules->sources = NULL;
 		return -ENOMEM;
+	}
+	rules->nsources = 1;
+	ps.source = rules->sources[0];
+	if (!yaml_parser_initialize(&ps.p)) {
+		mt_rules_release(rules);
+		return -ENOMEM;
+	}
 	if (f)
 		yaml_parser_set_input_file(&ps.p, f);
 	else
@@ -367,7 +444,55 @@ void mt_rules_release(struct mt_rules *rules)
 	}
 	free(rules->v);
 	free(rules->ph);
+	for (size_t i = 0; i < rules->nsources; i++)
+		free(rules->sources[i]);
+	free(rules->sources);
+	for (size_t i = 0; i < rules->ntypes; i++)
+		free(rules->types[i]);
+	free(rules->types);
 	memset(rules, 0, sizeof(*rules));
+}
+
+/* Grows *v (n elements of size bytes) by the m of w; 0 or -ENOMEM, *v unchanged. */
+static int append_array(void **v, size_t n, const void *w, size_t m, size_t size)
+{
+	void *nv = m ? realloc(*v, (n + m) * size) : *v;
+
+	if (m && !nv)
+		return -ENOMEM;
+	if (m)
+		memcpy((char *)nv + n * size, w, m * size);
+	*v = nv;
+	return 0;
+}
+
+int mt_rules_append(struct mt_rules *dst, struct mt_rules *src)
+{
+	struct mt_rules d = *dst;
+
+	if (append_array((void **)&d.v, d.n, src->v, src->n, sizeof(*d.v)) < 0)
+		return -ENOMEM;
+	dst->v = d.v; /* the grown arrays hold dst's rules still: only the counts say more */
+	if (append_array((void **)&d.ph, d.nph, src->ph, src->nph, sizeof(*d.ph)) < 0 ||
+	    append_array((void **)&d.sources, d.nsources, src->sources, src->nsources,
+			 sizeof(*d.sources)) < 0)
+		return -ENOMEM;
+	dst->ph = d.ph;
+	dst->sources = d.sources;
+	if (append_array((void **)&d.types, d.ntypes, src->types, src->ntypes, sizeof(*d.types)) <
+	    0)
+		return -ENOMEM;
+	d.n += src->n;
+	d.nph += src->nph;
+	d.nsources += src->nsources;
+	d.ntypes += src->ntypes;
+	*dst = d;
+	free(src->v);
+	free(src->ph);
+	free(src->sources);
+	free(src->types);
+	memset(src, 0, sizeof(*src));
+	return 0;
 }
 
 const struct mt_rule *mt_rules_match_path(const struct mt_rules *rules, const char *path)

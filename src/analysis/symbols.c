@@ -28,6 +28,7 @@ extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *st
 
 struct map {
 	uint32_t pid;
+	uint32_t prev; /* index + 1 of the same process's previous mapping, 0: none */
 	uint64_t t, addr, len, pgoff;
 	const char *path; /* owned by the reader */
 	const char *build_id;
@@ -53,6 +54,7 @@ struct module {
 /* A process created by fork (no exec yet): it holds its parent's mappings as they were then. */
 struct forked {
 	uint32_t pid, ppid;
+	uint32_t prev; /* index + 1 of the same pid's previous fork record, 0: none */
 	uint64_t t; /* the fork */
 	uint64_t exec_t; /* its first exec after the fork: a new image (UINT64_MAX: none) */
 };
@@ -65,12 +67,19 @@ struct result {
 	uint32_t first, n;
 };
 
+/*
+ * The index is built in event (time) order and is complete for every time already read: it
+ * answers during the read that builds it (the access pass types regions by their allocation
+ * stacks as their first samples come) as well as after. Each process's mappings and fork
+ * records are chained newest first from last_map and last_fork (pid -> index + 1).
+ */
 struct mt_symbolizer {
 	struct mt_reader *r;
 	struct map *maps;
-	size_t nmaps;
-	struct forked *forks; /* by pid */
-	size_t nforks;
+	size_t nmaps, maps_cap;
+	struct forked *forks;
+	size_t nforks, forks_cap;
+	struct mt_map64 last_map, last_fork;
 	struct module *mods;
 	size_t nmods, mods_cap;
 	struct mt_frame *frames;
@@ -91,57 +100,35 @@ static const Dwfl_Callbacks offline_callbacks = {
 	.debuginfo_path = &debuginfo_path,
 };
 
-static int map_cmp(const void *a, const void *b)
-{
-	const struct map *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	if (x->t != y->t)
-		return x->t < y->t ? -1 : 1;
-	return 0;
-}
-
-static int fork_cmp(const void *a, const void *b)
-{
-	const struct forked *x = a, *y = b;
-
-	if (x->pid != y->pid)
-		return x->pid < y->pid ? -1 : 1;
-	return x->t < y->t ? -1 : x->t > y->t;
-}
-
+/* The latest fork record of pid at or before t (pids are reused), or NULL. */
 static struct forked *fork_of(const struct mt_symbolizer *s, uint32_t pid, uint64_t t)
 {
-	size_t lo = 0, hi = s->nforks;
+	uint64_t *last = mt_map64_get(&s->last_fork, pid);
+
 	struct forked *f = NULL;
 
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->forks[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	/* pids are reused: the latest fork of this pid at or before t */
-	for (; lo < s->nforks && s->forks[lo].pid == pid && s->forks[lo].t <= t; lo++)
-		f = &s->forks[lo];
+	for (uint32_t k = last ? (uint32_t)*last : 0; k; k = s->forks[k - 1].prev)
+		if (s->forks[k - 1].t <= t && (!f || s->forks[k - 1].t > f->t))
+			f = &s->forks[k - 1];
 	return f;
 }
 
 /* A file mapping (MMAP event values v) whose symbols can be read; others are left out. */
-static int add_map(struct mt_symbolizer *s, size_t *cap, uint32_t stream, const uint64_t *v)
+static int add_map(struct mt_symbolizer *s, uint32_t stream, const uint64_t *v)
 {
 	const char *path = mt_reader_str(s->r, stream, v[MT_F_MMAP_PATH], NULL);
 	struct map *m;
+	uint64_t *last;
 
 	if (!path || path[0] != '/' || !v[MT_F_MMAP_LEN])
 		return 0; /* anonymous, [vdso], [heap]: no file to read symbols from */
-	if (mt_grow_array(&s->maps, cap, s->nmaps + 1, sizeof(*s->maps)) < 0)
+	if (mt_grow_array(&s->maps, &s->maps_cap, s->nmaps + 1, sizeof(*s->maps)) < 0 ||
+	    mt_map64_put(&s->last_map, (uint32_t)v[MT_F_PID], &last) < 0)
 		return -ENOMEM;
 	m = &s->maps[s->nmaps++];
 	m->pid = (uint32_t)v[MT_F_PID];
+	m->prev = (uint32_t)*last;
+	*last = s->nmaps;
 	m->t = v[MT_F_TIME];
 	m->addr = v[MT_F_MMAP_ADDR];
 	m->len = v[MT_F_MMAP_LEN];
@@ -153,15 +140,22 @@ static int add_map(struct mt_symbolizer *s, size_t *cap, uint32_t stream, const 
 	return 0;
 }
 
-/* The index built from the event stream: file mappings, forks, and the execs after forks
- * (applied once every fork is known and sorted). */
+static int add_fork(struct mt_symbolizer *s, uint32_t pid, uint32_t ppid, uint64_t t)
+{
+	uint64_t *last;
+
+	if (mt_grow_array(&s->forks, &s->forks_cap, s->nforks + 1, sizeof(*s->forks)) < 0 ||
+	    mt_map64_put(&s->last_fork, pid, &last) < 0)
+		return -ENOMEM;
+	s->forks[s->nforks] = (struct forked){ pid, ppid, (uint32_t)*last, t, UINT64_MAX };
+	*last = ++s->nforks;
+	return 0;
+}
+
+/* The index built from the event stream: file mappings, forks, and the first exec after each
+ * fork (a new image: the parent's mappings no longer hold). */
 struct sym_pass {
 	struct mt_symbolizer *s, **ret;
-	size_t maps_cap, forks_cap, execs_cap, nexecs;
-	struct {
-		uint32_t pid;
-		uint64_t t;
-	} * execs;
 };
 
 static int sym_event(void *ctx, const struct mt_event *ev)
@@ -169,23 +163,19 @@ static int sym_event(void *ctx, const struct mt_event *ev)
 	struct sym_pass *p = ctx;
 	struct mt_symbolizer *s = p->s;
 	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	struct forked *f;
 
 	switch (ev->type) {
 	case MT_EV_MMAP:
-		return add_map(s, &p->maps_cap, ev->stream, ev->v);
+		return add_map(s, ev->stream, ev->v);
 	case MT_EV_TASK_NEW:
 		if (ev->v[MT_F_NEW_KIND] == MT_TASK_THREAD || pid == ev->v[MT_F_NEW_PPID])
 			return 0;
-		if (mt_grow_array(&s->forks, &p->forks_cap, s->nforks + 1, sizeof(*s->forks)) < 0)
-			return -ENOMEM;
-		s->forks[s->nforks++] = (struct forked){ pid, (uint32_t)ev->v[MT_F_NEW_PPID],
-							 ev->v[MT_F_TIME], UINT64_MAX };
-		return 0;
+		return add_fork(s, pid, (uint32_t)ev->v[MT_F_NEW_PPID], ev->v[MT_F_TIME]);
 	case MT_EV_TASK_EXEC:
-		if (mt_grow_array(&p->execs, &p->execs_cap, p->nexecs + 1, sizeof(*p->execs)) < 0)
-			return -ENOMEM;
-		p->execs[p->nexecs].pid = pid;
-		p->execs[p->nexecs++].t = ev->v[MT_F_TIME];
+		f = fork_of(s, pid, ev->v[MT_F_TIME]);
+		if (f && ev->v[MT_F_TIME] < f->exec_t)
+			f->exec_t = ev->v[MT_F_TIME];
 		return 0;
 	default:
 		return 0;
@@ -195,24 +185,11 @@ static int sym_event(void *ctx, const struct mt_event *ev)
 static int sym_finish(void *ctx, int rc)
 {
 	struct sym_pass *p = ctx;
-	struct mt_symbolizer *s = p->s;
 
-	if (rc >= 0 && s->nforks) {
-		qsort(s->forks, s->nforks, sizeof(*s->forks), fork_cmp);
-		for (size_t i = 0; i < p->nexecs; i++) {
-			struct forked *f = fork_of(s, p->execs[i].pid, p->execs[i].t);
-
-			if (f && p->execs[i].t < f->exec_t)
-				f->exec_t = p->execs[i].t;
-		}
-	}
-	if (rc >= 0 && s->nmaps)
-		qsort(s->maps, s->nmaps, sizeof(*s->maps), map_cmp);
 	if (rc < 0) {
-		mt_sym_close(s);
+		mt_sym_close(p->s);
 		*p->ret = NULL;
 	}
-	free(p->execs);
 	free(p);
 	return rc;
 }
@@ -230,6 +207,8 @@ int mt_sym_pass(struct mt_reader *r, struct mt_symbolizer **ret, struct mt_pass 
 	}
 	s->r = r;
 	mt_map64_init(&s->cache);
+	mt_map64_init(&s->last_map);
+	mt_map64_init(&s->last_fork);
 	p->s = s;
 	p->ret = ret;
 	*ret = s;
@@ -252,24 +231,37 @@ int mt_sym_open(struct mt_reader *r, struct mt_symbolizer **ret)
 int mt_sym_clone(const struct mt_symbolizer *s, struct mt_symbolizer **ret)
 {
 	struct mt_symbolizer *c = calloc(1, sizeof(*c));
+	int rc = 0;
 
 	*ret = NULL;
 	if (!c)
 		return -ENOMEM;
 	c->r = s->r;
 	mt_map64_init(&c->cache);
-	c->maps = malloc((s->nmaps ? s->nmaps : 1) * sizeof(*s->maps));
-	c->forks = malloc((s->nforks ? s->nforks : 1) * sizeof(*s->forks));
-	if (!c->maps || !c->forks) {
+	mt_map64_init(&c->last_map);
+	mt_map64_init(&c->last_fork);
+	/* the same records in the same order: the same chains */
+	for (size_t i = 0; rc == 0 && i < s->nforks; i++) {
+		rc = add_fork(c, s->forks[i].pid, s->forks[i].ppid, s->forks[i].t);
+		if (rc == 0)
+			c->forks[i].exec_t = s->forks[i].exec_t;
+	}
+	for (size_t i = 0; rc == 0 && i < s->nmaps; i++) {
+		uint64_t *last;
+
+		rc = mt_grow_array(&c->maps, &c->maps_cap, i + 1, sizeof(*c->maps));
+		if (rc == 0)
+			rc = mt_map64_put(&c->last_map, s->maps[i].pid, &last);
+		if (rc == 0) {
+			c->maps[i] = s->maps[i];
+			c->maps[i].prev = (uint32_t)*last;
+			*last = ++c->nmaps;
+		}
+	}
+	if (rc < 0) {
 		mt_sym_close(c);
 		return -ENOMEM;
 	}
-	if (s->nmaps)
-		memcpy(c->maps, s->maps, s->nmaps * sizeof(*s->maps));
-	if (s->nforks)
-		memcpy(c->forks, s->forks, s->nforks * sizeof(*s->forks));
-	c->nmaps = s->nmaps;
-	c->nforks = s->nforks;
 	*ret = c;
 	return 0;
 }
@@ -292,6 +284,8 @@ void mt_sym_close(struct mt_symbolizer *s)
 	free(s->frames);
 	free(s->results);
 	mt_map64_release(&s->cache);
+	mt_map64_release(&s->last_map);
+	mt_map64_release(&s->last_fork);
 	free(s);
 }
 
@@ -305,27 +299,20 @@ const struct mt_sym_stats *mt_sym_stats(const struct mt_symbolizer *s)
 static const struct map *own_map(const struct mt_symbolizer *s, uint32_t pid, uint64_t t,
 				 uint64_t ip, const struct map **after)
 {
-	size_t lo = 0, hi = s->nmaps;
+	uint64_t *last = mt_map64_get(&s->last_map, pid);
+
 	const struct map *before = NULL;
 
 	*after = NULL;
-	while (lo < hi) {
-		size_t mid = (lo + hi) / 2;
-
-		if (s->maps[mid].pid < pid)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	for (size_t i = lo; i < s->nmaps && s->maps[i].pid == pid; i++) {
-		const struct map *m = &s->maps[i];
+	for (uint32_t k = last ? (uint32_t)*last : 0; k; k = s->maps[k - 1].prev) {
+		const struct map *m = &s->maps[k - 1];
 
 		if (ip < m->addr || ip - m->addr >= m->len)
 			continue;
-		if (m->t <= t)
-			before = m;
-		else if (!*after)
-			*after = m;
+		if (m->t <= t && (!before || m->t > before->t))
+			before = m; /* the latest at or before t (of equal times, the last read) */
+		else if (m->t > t && (!*after || m->t <= (*after)->t))
+			*after = m; /* the earliest after t */
 	}
 	return before;
 }

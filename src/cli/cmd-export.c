@@ -22,7 +22,7 @@ static struct {
 	const char *workload, *config, *rep;
 	uint64_t window_ms;
 	const char *mrm;
-	const char *rules;
+	const char *rules, *profiles;
 	uint64_t min_alloc, min_syscall_us;
 } o = { .window_ms = 100, .min_alloc = 1u << 20, .min_syscall_us = 1000 };
 
@@ -55,7 +55,7 @@ static const struct mt_option options[] = {
 	  "perfetto: allocations of at least BYTES are instant events (default 1048576)" },
 	{ "min-syscall-us", 0, MT_OPT_U64, &o.min_syscall_us, "US",
 	  "perfetto: system calls of at least US microseconds are slices (default 1000)" },
-	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.window_ms, o.mrm),
+	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.profiles, o.window_ms, o.mrm),
 	{ NULL },
 };
 
@@ -130,7 +130,8 @@ static int export_tables(const char *path)
 		return mt_usage_error(&mt_export_spec,
 				      "--workload, --config and --rep name a Hive tree: add "
 				      "--layout hive");
-	rc = mt_cli_analysis_opts(&mt_export_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+	rc = mt_cli_analysis_opts(&mt_export_spec, o.window_ms, o.mrm, o.rules, o.profiles, &ao,
+				  &rules);
 	if (rc)
 		return rc;
 	eo.ao = &ao;
@@ -206,7 +207,8 @@ static int export_perfetto(const char *path)
 	struct mt_rules rules = { 0 };
 	struct mt_perfetto_stats ps;
 	struct mt_reader *r;
-	int rc = mt_cli_analysis_opts(&mt_export_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+	int rc = mt_cli_analysis_opts(&mt_export_spec, o.window_ms, o.mrm, o.rules, o.profiles, &ao,
+				      &rules);
 
 	if (rc)
 		return rc;

@@ -24,7 +24,7 @@ static struct {
 	const char *output, *labels, *title;
 	bool script, force, by_type;
 	uint64_t width, height, window_ms;
-	const char *mrm, *rules;
+	const char *mrm, *rules, *profiles;
 } o = { .width = 900, .height = 540, .window_ms = 100 };
 
 static const char *const kinds[] = { "heatmap", "rss", "wss", "faults", "retention-cdf", NULL };
@@ -46,7 +46,7 @@ static const struct mt_option options[] = {
 	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite existing files" },
 	{ "width", 0, MT_OPT_U64, &o.width, "PX", "SVG width (default 900)" },
 	{ "height", 0, MT_OPT_U64, &o.height, "PX", "SVG height (default 540)" },
-	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.window_ms, o.mrm),
+	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.profiles, o.window_ms, o.mrm),
 	{ NULL },
 };
 
@@ -196,7 +196,8 @@ int cmd_plot(int argc, char **argv)
 		return mt_usage_error(&mt_plot_spec, "a heatmap shows one trace (%d given)", nargs);
 	if (o.width < 200 || o.width > 10000 || o.height < 150 || o.height > 10000)
 		return mt_usage_error(&mt_plot_spec, "--width 200..10000 and --height 150..10000");
-	rc = mt_cli_analysis_opts(&mt_plot_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+	rc = mt_cli_analysis_opts(&mt_plot_spec, o.window_ms, o.mrm, o.rules, o.profiles, &ao,
+				  &rules);
 	if (rc)
 		return rc;
 	snprintf(labels, sizeof(labels), "%s", o.labels ? o.labels : "");

@@ -16,7 +16,7 @@ static struct {
 	uint64_t top;
 	uint64_t window_ms;
 	const char *mrm;
-	const char *rules;
+	const char *rules, *profiles;
 	int by;
 } o = { .top = 10, .window_ms = 100 };
 
@@ -37,7 +37,11 @@ static const struct mt_option options[] = {
 	  bys },
 	{ "rules", 0, MT_OPT_STRING, &o.rules, "FILE",
 	  "region types (allocation-stack symbol regexes, mapping path globs) and phases "
-	  "(symbol regexes) from a YAML rules file (see docs/metrics.md)" },
+	  "(symbol regexes) from a YAML rules file, tried before the profiles' (see "
+	  "docs/metrics.md)" },
+	{ "profiles", 0, MT_OPT_STRING, &o.profiles, "LIST",
+	  "built-in engine profiles whose rules type regions: all (default), none, or names "
+	  "separated by commas (memtap rules --list)" },
 	{ "window-ms", 0, MT_OPT_U64, &o.window_ms, "MS",
 	  "working-set window: distinct pages touched per MS milliseconds (default 100)" },
 	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50",
@@ -80,7 +84,8 @@ int cmd_report(int argc, char **argv)
 		return rc == 1 ? 0 : rc;
 	if (!o.top || o.top > 100000)
 		return mt_usage_error(&mt_report_spec, "--top must be between 1 and 100000");
-	rc = mt_cli_analysis_opts(&mt_report_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+	rc = mt_cli_analysis_opts(&mt_report_spec, o.window_ms, o.mrm, o.rules, o.profiles, &ao,
+				  &rules);
 	if (rc)
 		return rc;
 	sections = mt_report_sections(o.sections, &bad);

@@ -25,7 +25,7 @@ static struct {
 	const char *output;
 	bool open, force;
 	uint64_t max_points, top, window_ms;
-	const char *mrm, *rules;
+	const char *mrm, *rules, *profiles;
 } o = { .max_points = MT_VIEW_MAX_POINTS, .top = 50, .window_ms = 100 };
 
 static const struct mt_option options[] = {
@@ -38,7 +38,7 @@ static const struct mt_option options[] = {
 	  "samples and faults drawn in the address view, at most (default 250000; more are "
 	  "drawn 1 in k, evenly)" },
 	{ "top", 'n', MT_OPT_U64, &o.top, "N", "allocation sites and files listed (default 50)" },
-	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.window_ms, o.mrm),
+	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.profiles, o.window_ms, o.mrm),
 	{ NULL },
 };
 
@@ -123,7 +123,8 @@ int cmd_view(int argc, char **argv)
 		return mt_usage_error(&mt_view_spec, "--top must be between 1 and 100000");
 	if (o.open && o.output && !strcmp(o.output, "-"))
 		return mt_usage_error(&mt_view_spec, "--open needs a file, not standard output");
-	rc = mt_cli_analysis_opts(&mt_view_spec, o.window_ms, o.mrm, o.rules, &ao, &rules);
+	rc = mt_cli_analysis_opts(&mt_view_spec, o.window_ms, o.mrm, o.rules, o.profiles, &ao,
+				  &rules);
 	if (rc)
 		return rc;
 	if (o.output)

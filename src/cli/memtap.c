@@ -25,6 +25,7 @@ static const struct mt_cmd commands[] = {
 	{ "view", cmd_view, &mt_view_spec },
 	{ "plot", cmd_plot, &mt_plot_spec },
 	{ "syscalls", cmd_syscalls, &mt_syscalls_spec },
+	{ "rules", cmd_rules, &mt_rules_spec },
 	{ "check-schema", cmd_check_schema, &mt_check_schema_spec },
 };
 

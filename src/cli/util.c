@@ -16,6 +16,7 @@
 
 #include "analysis/access.h"
 #include "analysis/procs.h"
+#include "analysis/profiles.h"
 #include "analysis/rules.h"
 #include "cli/options.h"
 #include "common/clock.h"
@@ -185,7 +186,8 @@ bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra
 }
 
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
-			 const char *rules_path, struct mt_access_opts *ao, struct mt_rules *rules)
+			 const char *rules_path, const char *profiles, struct mt_access_opts *ao,
+			 struct mt_rules *rules)
 {
 	if (!window_ms || window_ms > 3600000)
 		return mt_usage_error(spec, "--window-ms must be between 1 and 3600000");
@@ -217,7 +219,16 @@ int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms,
 			mt_err_code(lr, "cannot read the rules file '%s'", rules_path);
 			return 2;
 		}
-		ao->rules = rules;
 	}
+	{
+		char err[512];
+
+		if (mt_profiles_add(rules, profiles ? profiles : "all", err, sizeof(err)) < 0) {
+			mt_rules_release(rules);
+			return mt_usage_error(spec, "%s", err);
+		}
+	}
+	if (rules->n || rules->nph)
+		ao->rules = rules;
 	return 0;
 }

@@ -34,9 +34,11 @@ struct mt_command_spec;
 /* The option-table entries of --rules, --window-ms and --mrm for commands that run the
  * analysis pass (export, view, plot; report has its own, longer help). */
 /* clang-format off */
-#define MT_CLI_ANALYSIS_OPTIONS(rules, window_ms, mrm)                                      \
+#define MT_CLI_ANALYSIS_OPTIONS(rules, profiles, window_ms, mrm)                            \
 	{ "rules", 0, MT_OPT_STRING, &(rules), "FILE",                                      \
 	  "region types from a YAML rules file, as in memtap report" },                     \
+	{ "profiles", 0, MT_OPT_STRING, &(profiles), "LIST",                                \
+	  "built-in engine profiles to apply, as in memtap report (default all)" },         \
 	{ "window-ms", 0, MT_OPT_U64, &(window_ms), "MS",                                   \
 	  "working-set window in milliseconds (default 100)" },                             \
 	{ "mrm", 0, MT_OPT_STRING, &(mrm), "W1,R99,W2,R50",                                 \
@@ -44,11 +46,13 @@ struct mt_command_spec;
 /* clang-format on */
 
 /*
- * The analysis options shared by report, export and view (--window-ms, --mrm, --rules) into
- * *ao; rules is loaded when rules_path is set (release it with mt_rules_release). On bad input
+ * The analysis options shared by report, export and view (--window-ms, --mrm, --rules,
+ * --profiles) into *ao; rules holds the rules file's rules, then the profiles' (release it
+ * with mt_rules_release). On bad input
  * prints one line (a usage error, or FILE:LINE:COL for the rules file) and returns 2; else 0.
  */
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
-			 const char *rules_path, struct mt_access_opts *ao, struct mt_rules *rules);
+			 const char *rules_path, const char *profiles, struct mt_access_opts *ao,
+			 struct mt_rules *rules);
 
 #endif

@@ -13,6 +13,7 @@
 #include "analysis/access.h"
 #include "analysis/own.h"
 #include "analysis/procs.h"
+#include "analysis/symbols.h"
 #include "analysis/timeline.h"
 #include "common/hash.h"
 #include "common/strutil.h"
@@ -406,6 +407,7 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	struct mt_access_opts ao = o->ao ? *o->ao : (struct mt_access_opts){ 0 };
 	struct mt_access_stats as = { 0 };
 	struct mt_procs procs = { 0 };
+	struct mt_symbolizer *sym = NULL;
 	bool to_stdout = !strcmp(out, "-");
 	struct mt_passes ps;
 	struct mt_pass pass;
@@ -435,6 +437,10 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	}
 	p.f = events;
 	mt_passes_init(&ps);
+	if (ao.rules && !ao.sym) { /* symbol rules: the mapping index of the same read */
+		mt_passes_add(&ps, mt_sym_pass(r, &sym, &pass), &pass);
+		ao.sym = sym;
+	}
 	mt_passes_add(&ps, mt_procs_pass(r, &procs, &pass), &pass);
 	mt_passes_add(&ps, mt_access_pass(r, &ao, &as, &pass), &pass);
 	mt_passes_add(&ps, 0,
@@ -517,5 +523,6 @@ out:
 	mt_access_release(&as);
 	mt_procs_release(&procs);
 	mt_own_release(&p.own);
+	mt_sym_close(sym);
 	return rc;
 }

@@ -173,11 +173,17 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_begin_array(j);
 	for (size_t k = 0; k < ra->nregions; k++) {
 		const struct mt_access_region *g = &st->regions[ra->regions[k]];
+		const char *typed_by;
 
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "region_id", ra->regions[k]);
 		mt_json_kv_u64(j, "pid", g->pid);
 		mt_json_kv_str(j, "region_type", mt_report_region_type(rep, g));
+		typed_by = mt_report_typed_by(g, buf, sizeof(buf));
+		if (typed_by)
+			mt_json_kv_str(j, "typed_by", typed_by);
+		else
+			mt_json_kv_null(j, "typed_by");
 		mt_json_kv_str(j, "label", mt_report_region_label(rep, g, buf, sizeof(buf)));
 		if (g->end > g->start) {
 			mt_json_key(j, "start");

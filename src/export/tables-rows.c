@@ -278,7 +278,8 @@ enum {
 	RM_MRMBY,
 	RM_SPER,
 	RM_SHZ,
-	RM_SUNIT
+	RM_SUNIT,
+	RM_TYPED_BY
 };
 static const struct mt_col region_cols[] = {
 	[RM_ID] = { "region_id", MT_COL_I64, false },
@@ -308,6 +309,7 @@ static const struct mt_col region_cols[] = {
 	[RM_SPER] = { "sample_period", MT_COL_I64, true },
 	[RM_SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
 	[RM_SUNIT] = { "sample_unit", MT_COL_STRING, true },
+	[RM_TYPED_BY] = { "typed_by", MT_COL_STRING, true },
 };
 
 static int regions_start(struct out *o, struct rows *r)
@@ -350,6 +352,7 @@ static int region_row(struct out *o, struct rows *r, struct mt_sink *s, size_t k
 	mt_sink_str(s, RM_WOB, mt_wo_basis_name(b->wo_basis));
 	mt_sink_i64(s, RM_WSS, (int64_t)b->wss_peak_pages);
 	sink_mrm(s, RM_MRM, b->mrm, b->mrm_by, &r->smp);
+	mt_sink_str(s, RM_TYPED_BY, mt_report_typed_by(g, r->text, sizeof(r->text)));
 	return 1;
 }
 

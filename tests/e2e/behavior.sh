@@ -50,7 +50,7 @@ grep -q '^weight,1,30,0,1,0,30,30,30,' m.csv || fail "csv weight row: $(grep ^we
 ok "thresholds, CSV"
 
 # --rules: a path glob types the tokenizer's mapping; labels still win over rules.
-"$MEMTAP" report b.mtap --format json --section metrics --rules "$SRC/tests/data/rules-good.yaml" >r3.json || fail "--rules failed"
+"$MEMTAP" report b.mtap --format json --section metrics --profiles none --rules "$SRC/tests/data/rules-good.yaml" >r3.json || fail "--rules failed"
 check_json r3.json "($T_)['tokenizer']['regions'] == 1 and ($T_)['tokenizer']['total_reads'] == 2 and ($T_)['weight']['regions'] == 1 and j['metrics']['rules'] == {'rules': 2, 'regions_typed': 1}" \
 	"the path rule does not make the tokenizer mapping a 'tokenizer' region"
 ok "rules"

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/lib.sh"
 need perf-ring vm-readv regs-sw
 
-"$MEMTAP" record -q --access-freq 2000 -o t.mtap -- "$WORKLOADS/filemap" "$PWD/filemap.bin" >t.out 2>t.err ||
+"$MEMTAP" record -q --access-freq 2000 -o t.mtap -- "$WORKLOADS/filemap" "$PWD/filemap.dat" >t.out 2>t.err ||
 	fail "record failed: $(cat t.err)"
 "$MEMTAP" export t.mtap --to csv -o csv >/dev/null || fail "export failed"
 python3 - t.out csv <<'PY' || fail "the file mapping was not kept as the file's region (above)"

@@ -42,7 +42,7 @@ check_json r.json "any(s['allocated_bytes'] and s['pages_touched'] and s['faults
 	"the per-site view joins no heap bytes with pages touched and faults"
 # --rules: a symbol rule types the loading buffer's allocation by its stack; a phase rule puts
 # the samples taken in main() in a phase of their own.
-printf 'rules:\n  - symbol: "^make_weights$"\n    region_type: load_buffer\nphases:\n  - symbol: "^main$"\n    phase: in_main\n' >rules.yaml
+printf 'types: [load_buffer]\nrules:\n  - symbol: "^make_weights$"\n    region_type: load_buffer\nphases:\n  - symbol: "^main$"\n    phase: in_main\n' >rules.yaml
 "$MEMTAP" report t.mtap --format json --section metrics --rules rules.yaml >rr.json || fail "report --rules failed"
 check_json rr.json "'load_buffer' in ($T_) and j['metrics']['rules']['regions_typed'] >= 1" \
 	"the symbol rule does not type make_weights' buffer"

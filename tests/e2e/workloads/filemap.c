@@ -30,7 +30,7 @@ static volatile long sink;
 
 int main(int argc, char **argv)
 {
-	const char *path = argc > 1 ? argv[1] : "filemap.bin";
+	const char *path = argc > 1 ? argv[1] : "filemap.dat";
 	unsigned char *p, *buf = malloc(LEN);
 	uint64_t end, t0, t1;
 	unsigned x = 1;
@@ -45,8 +45,8 @@ int main(int argc, char **argv)
 	if (p == MAP_FAILED)
 		return 1;
 	close(fd);
-	printf("file %#lx %#lx %s\n", (unsigned long)p,
-	       (unsigned long)p + ((LEN + 4095) & ~4095u), path);
+	printf("file %#lx %#lx %s\n", (unsigned long)p, (unsigned long)p + ((LEN + 4095) & ~4095u),
+	       path);
 	for (end = now_ns() + 400000000; now_ns() < end;)
 		for (int i = 0; i < 100000; i++) {
 			x = x * 1103515245 + 12345;
