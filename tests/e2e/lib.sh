@@ -76,3 +76,19 @@ need_npm() {
 	(cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --silent $missing >/dev/null 2>npm.err) ||
 		skip "npm could not install$missing: $(tail -1 "$NPM_DIR/npm.err" 2>/dev/null)"
 }
+
+# need_node_llama: llama.cpp's prebuilt CPU libraries through npm's node-llama-cpp (pinned),
+# installed once beside the build without the optional GPU builds; sets NODE_LLAMA_DIR.
+# Skips (77, saying why) when node or npm is missing or npm cannot install it.
+NODE_LLAMA_VERSION=3.22.1
+need_node_llama() {
+	NODE_LLAMA_DIR=${MEMTAP_NODE_LLAMA_DIR:-$(dirname "$MEMTAP")/npm-llama}
+	export NODE_LLAMA_DIR
+	[ -d "$NODE_LLAMA_DIR/node_modules/@node-llama-cpp/linux-x64" ] && return 0
+	command -v node >/dev/null || skip "node is not installed (apt-get install nodejs npm)"
+	command -v npm >/dev/null || skip "npm is not installed (apt-get install npm)"
+	mkdir -p "$NODE_LLAMA_DIR" && (cd "$NODE_LLAMA_DIR" && [ -f package.json ] || npm init -y >/dev/null 2>&1)
+	(cd "$NODE_LLAMA_DIR" && timeout 600 npm install --no-audit --no-fund --silent --omit=optional \
+		"node-llama-cpp@$NODE_LLAMA_VERSION" "@node-llama-cpp/linux-x64@$NODE_LLAMA_VERSION" >/dev/null 2>npm.err) ||
+		skip "npm could not install node-llama-cpp@$NODE_LLAMA_VERSION: $(tail -1 "$NODE_LLAMA_DIR/npm.err" 2>/dev/null)"
+}

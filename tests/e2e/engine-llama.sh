@@ -1,0 +1,56 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# llama.cpp, unmodified (node-llama-cpp's prebuilt CPU libraries, driven by
+# examples/engines/llama.mjs), recorded with default options: the model is a GGUF file with
+# random weights written by examples/engines/make-gguf.py, mapped by llama.cpp. The report
+# must answer from the engine profiles alone (issue 16):
+# - the GGUF mapping is typed weight (profile model-files), write-once 1.0 (read-only, so
+#   exact) and read throughout generation;
+# - a kv_cache region (profile llama.cpp) whose allocation is the KV cache's size computed
+#   from the model's parameters: context x layers x (n_embd_k + n_embd_v) x 2 bytes (F16);
+# - the compute buffers typed activation, apart.
+. "$(dirname "$0")/lib.sh"
+need perf-ring regs-sw
+need_node_llama
+
+CTX=256 LAYERS=4 EMBD=512 HEADS=8 KV_HEADS=4 FF=1536 TOKENS=48
+python3 "$SRC/examples/engines/make-gguf.py" "$PWD/model.gguf" --embd $EMBD --layers $LAYERS \
+	--heads $HEADS --kv-heads $KV_HEADS --ff $FF >gguf.out || fail "make-gguf.py failed"
+"$MEMTAP" record -q -o t.mtap -- node "$SRC/examples/engines/llama.mjs" "$PWD/model.gguf" $TOKENS $CTX >t.out 2>t.err ||
+	fail "record failed: $(tail -3 t.err)"
+grep -q "^generated" t.out || fail "llama.cpp generated nothing: $(cat t.out t.err)"
+"$MEMTAP" report t.mtap --format json >r.json || fail "report failed"
+"$MEMTAP" dump t.mtap --type alloc --format csv >a.csv || fail "dump failed"
+python3 - r.json a.csv t.out "$PWD/model.gguf" $CTX $LAYERS $EMBD $HEADS $KV_HEADS <<'PY' || fail "the engine's memory is not answered (above)"
+import csv, json, sys
+r = json.load(open(sys.argv[1]))
+ctx, layers, embd, heads, kv_heads = (int(x) for x in sys.argv[5:10])
+t0, t1 = next(map(int, l.split()[1:3]) for l in open(sys.argv[3]) if l.startswith("generation"))
+regions = r["regions"]
+# the model file: weight, by the profile's path rule; write-once 1.0 exact; read throughout
+w = [g for g in regions if g["label"] == sys.argv[4]]
+print("gguf:", [(g["region_type"], g["typed_by"], g["bytes"], g["samples"], g["write_once_ratio"], g["write_once_basis"]) for g in w])
+assert len(w) == 1, "one region for the GGUF mapping"
+w = w[0]
+assert w["region_type"] == "weight" and w["typed_by"] == "profile model-files: path *.gguf", w
+assert w["write_once_ratio"] == 1 and w["write_once_basis"] == "read-only", w
+span = t1 - t0
+print("generation %.2f s; weight reads from +%.2f s to +%.2f s, %d samples" % (span / 1e9, (w["first_read_ns"] - t0) / 1e9, (w["last_read_ns"] - t0) / 1e9, w["read_samples"]))
+assert w["read_samples"] >= 20, "too few samples in the weights to tell"
+assert w["first_read_ns"] <= t0 + span // 10 and w["last_read_ns"] >= t1 - span // 10, "not read throughout generation"
+# the KV cache: typed by the llama.cpp profile; its allocation is the computed size
+kv_bytes = ctx * layers * 2 * (embd // heads * kv_heads) * 2
+sizes = {}
+for a in csv.DictReader(open(sys.argv[2])):
+    if a["kind"] != "free":
+        sizes[int(a["addr"], 16)] = int(a["size"])
+kv = [g for g in regions if g["region_type"] == "kv_cache" and g.get("start")]
+print("kv_cache regions:", [(g["typed_by"], g["bytes"], sizes.get(int(g["start"], 16))) for g in kv], "want", kv_bytes)
+assert any(g["typed_by"].startswith("profile llama.cpp: symbol ^llama_kv_cache") and sizes.get(int(g["start"], 16)) == kv_bytes for g in kv), "no kv_cache allocation of the KV cache's size"
+# the compute buffers: activation, apart from the KV cache
+act = [g for g in regions if g["region_type"] == "activation"]
+print("activation regions:", len(act), [g["bytes"] for g in act if g["bytes"]][:4])
+assert act and all(g["typed_by"].startswith("profile llama.cpp") for g in act)
+assert not {g["region_id"] for g in act} & {g["region_id"] for g in kv}
+PY
+ok "llama.cpp: the GGUF is weight (write-once 1.0, read throughout), the KV cache its computed size, compute buffers apart"
