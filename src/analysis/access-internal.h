@@ -100,7 +100,16 @@ struct pass {
 	uint64_t window; /* current working-set window + 1 (0: none yet) */
 	uint64_t phase_windows; /* phases' windows opened so far (their ids) */
 	uint64_t cur_pages;
+	struct mt_map64 spin_tid; /* tid -> index into spin_threads + 1 */
+	struct spin_thread *spin_threads;
+	size_t nspin_threads, spin_threads_cap;
 	struct mt_access_opts o;
+};
+
+/* A thread's latest resolved load: the run of samples at one instruction and line. */
+struct spin_thread {
+	uint64_t line, ip;
+	uint32_t run, region;
 };
 
 static inline bool iai_followed(const struct iai_table *t, uint64_t h)
@@ -130,6 +139,10 @@ void mt_acc_on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len
 struct proc *mt_acc_proc_of(struct pass *ps, uint32_t pid);
 uint32_t mt_acc_region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t *site_out);
 void mt_acc_settle_stride(struct mt_region_behavior *b);
+/* access-spin.c */
+void mt_acc_spin(struct pass *ps, const struct mt_event *ev, uint32_t reg,
+		 struct mt_access_page *pg);
+void mt_acc_spin_release(struct pass *ps);
 /* access-behavior.c */
 void mt_acc_behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *pg, int64_t site,
 			  const struct mt_event *ev);

@@ -147,8 +147,10 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 		st->in_blocks++;
 		mt_acc_count(&st->sites[site].c, ev);
 	}
-	if (reg == NONE)
+	if (reg == NONE) {
+		mt_acc_spin(ps, ev, reg, NULL);
 		return;
+	}
 	mt_acc_count(&st->regions[reg].c, ev);
 	st->by_type[st->regions[reg].type]++;
 	if (kind == MT_ACCESS_LOAD)
@@ -158,6 +160,7 @@ static void on_access(struct pass *ps, const struct mt_event *ev)
 	pg = mt_acc_page_of(ps, pid, addr, reg, site);
 	if (pg)
 		mt_acc_count(&pg->c, ev);
+	mt_acc_spin(ps, ev, reg, pg);
 	mt_acc_behave_access(ps, reg, pg, site, ev);
 }
 
@@ -296,6 +299,7 @@ static void access_free(struct pass *ps)
 	free(ps->rd.mark);
 	mt_map64_release(&ps->rd.last);
 	mt_map64_release(&ps->ip_phase);
+	mt_acc_spin_release(ps);
 	free(ps);
 }
 
@@ -336,6 +340,7 @@ int mt_access_pass(struct mt_reader *r, const struct mt_access_opts *o, struct m
 	mt_map64_init(&ps->fault_proc_ix);
 	mt_map64_init(&ps->rd.last);
 	mt_map64_init(&ps->ip_phase);
+	mt_map64_init(&ps->spin_tid);
 	if (!mt_reader_event_count(r, MT_EV_ACCESS) && !mt_reader_event_count(r, MT_EV_FAULT) &&
 	    !mt_reader_event_count(r, MT_EV_PAGE_WRITE)) {
 		access_free(ps); /* nothing to analyse */

@@ -135,6 +135,7 @@ struct mt_access_region {
 	int64_t site; /* index into sites for ALLOCATION and HEAP_OBJECTS, else -1 */
 	uint64_t t_start; /* when the mapping or block appeared */
 	struct mt_access_counts c;
+	uint64_t spin_samples; /* of c.samples, loads of a spin-wait (docs/metrics.md) */
 	uint64_t faults_minor, faults_major; /* page faults at addresses in it */
 	struct mt_region_behavior b;
 };
@@ -153,6 +154,7 @@ struct mt_access_site {
 
 struct mt_access_page {
 	uint32_t pid;
+	uint32_t spin_samples; /* of c.samples, loads of a spin-wait */
 	uint64_t page; /* 4 KiB page address */
 	size_t region; /* region of the page's first sampled access */
 	struct mt_access_counts c;
@@ -168,6 +170,22 @@ struct mt_access_page {
 struct mt_fault_proc {
 	uint32_t pid;
 	uint64_t minor, major;
+};
+
+/*
+ * A spin-wait: a thread sampled again and again (MT_SPIN_RUN times or more in a row) at one
+ * instruction (within 16 bytes of code) loading one 64-byte line: a wait loop on a flag
+ * (thread-pool barriers, spin locks), not data traffic. Its samples are counted apart.
+ */
+#define MT_SPIN_RUN 8
+#define MT_SPIN_SITES 32
+struct mt_spin_site {
+	uint32_t pid;
+	uint64_t ip; /* the first sampled instruction of its first run */
+	uint64_t samples, runs, lines; /* lines: runs on a line other than its last run's */
+	uint64_t last_line;
+	uint32_t region; /* of its latest run */
+	uint64_t first_ns;
 };
 
 struct mt_access_stats {
@@ -189,6 +207,10 @@ struct mt_access_stats {
 	uint64_t unresolved[_MT_UNRES_MAX];
 	uint64_t by_how[4]; /* resolved samples by enum mt_access_how */
 	uint64_t in_blocks; /* accesses inside a live tracked heap block */
+	uint64_t spin_samples; /* of accesses: loads of spin-waits */
+	struct mt_spin_site spin[MT_SPIN_SITES]; /* by samples, the first ones met */
+	size_t nspin;
+	uint64_t spin_other; /* spin samples of sites beyond MT_SPIN_SITES */
 	uint64_t by_type[MT_NREGION_TYPES]; /* accesses by region type */
 	uint64_t reads_by_type[MT_NREGION_TYPES], writes_by_type[MT_NREGION_TYPES];
 	struct mt_access_region *regions;

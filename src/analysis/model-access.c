@@ -24,7 +24,11 @@ static int cmp_region(const void *a, const void *b)
 	const struct mt_access_region *x = &sort_st->regions[*(const size_t *)a];
 	const struct mt_access_region *y = &sort_st->regions[*(const size_t *)b];
 	uint64_t wx = x->c.reads + x->c.writes, wy = y->c.reads + y->c.writes;
+	uint64_t dx = x->c.samples - x->spin_samples, dy = y->c.samples - y->spin_samples;
 
+	/* data traffic first: a spin-wait's samples are not the memory's use */
+	if (dx != dy)
+		return dx < dy ? 1 : -1;
 	if (x->c.samples != y->c.samples)
 		return x->c.samples < y->c.samples ? 1 : -1;
 	return wx < wy ? 1 : wx > wy ? -1 : 0;
@@ -42,7 +46,10 @@ static int cmp_page(const void *a, const void *b)
 {
 	const struct mt_access_page *x = &sort_st->pages[*(const size_t *)a];
 	const struct mt_access_page *y = &sort_st->pages[*(const size_t *)b];
+	uint64_t dx = x->c.samples - x->spin_samples, dy = y->c.samples - y->spin_samples;
 
+	if (dx != dy) /* data traffic first, as the regions */
+		return dx < dy ? 1 : -1;
 	return x->c.samples < y->c.samples ? 1 : x->c.samples > y->c.samples ? -1 : 0;
 }
 
@@ -108,6 +115,19 @@ const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *
 		return buf;
 	}
 	/* The outermost of the inlined frames is the machine frame's function. */
+	return mt_frame_name(&fr[0], buf, size);
+}
+
+const char *mt_report_spin_name(const struct mt_report *rep, const struct mt_spin_site *s,
+				char *buf, size_t size)
+{
+	const struct mt_frame *fr;
+
+	if (!rep->access.symbolizer ||
+	    mt_sym_resolve(rep->access.symbolizer, s->pid, s->first_ns, s->ip, false, &fr) < 1) {
+		snprintf(buf, size, "0x%" PRIx64, s->ip);
+		return buf;
+	}
 	return mt_frame_name(&fr[0], buf, size);
 }
 
@@ -208,6 +228,14 @@ int mt_report_access_done(struct mt_report *rep)
 		rc = mt_sym_clone(rep->sym, &ra->symbolizer);
 		if (rc < 0)
 			return rc;
+	}
+	/* spin-wait sites, most samples first (insertion: at most MT_SPIN_SITES) */
+	for (size_t i = 0; i < ra->st.nspin; i++) {
+		size_t k = i;
+
+		for (; k && ra->st.spin[ra->spin[k - 1]].samples < ra->st.spin[i].samples; k--)
+			ra->spin[k] = ra->spin[k - 1];
+		ra->spin[k] = i;
 	}
 	return 0;
 }

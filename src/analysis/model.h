@@ -77,6 +77,7 @@ struct mt_report_access {
 	size_t nregions, nsites, npages;
 	const struct mt_collector_info *coll; /* the "access" collector, or NULL */
 	struct mt_symbolizer *symbolizer;
+	size_t spin[MT_SPIN_SITES]; /* st.spin by samples, most first */
 };
 
 struct mt_report_rss {
@@ -156,6 +157,9 @@ const char *mt_report_region_type(const struct mt_report *rep, const struct mt_a
 /* What gave g its type: "memtap_label", the rule ("profile NAME: symbol RE", "FILE:LINE:
  * path GLOB") in buf, or NULL for the built-in type of its mapping or heap blocks. */
 const char *mt_report_typed_by(const struct mt_access_region *g, char *buf, size_t size);
+/* A spin-wait site's code: "function (file:line)" or "module+0xoff". */
+const char *mt_report_spin_name(const struct mt_report *rep, const struct mt_spin_site *s,
+				char *buf, size_t size);
 const char *mt_report_region_label(const struct mt_report *rep, const struct mt_access_region *g,
 				   char *buf, size_t size);
 /* The allocation tracer's site for an access site (NULL: none); the access sites with

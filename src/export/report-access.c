@@ -63,6 +63,51 @@ static void json_counts(struct mt_json *j, const struct mt_access_counts *c)
 
 #define TOP_PAGES 20
 
+/* access.spin: spin-waits, apart from the data traffic (docs/metrics.md). */
+static void json_spin(const struct mt_report *rep, struct mt_json *j)
+{
+	const struct mt_report_access *ra = &rep->access;
+	const struct mt_access_stats *st = &ra->st;
+	char buf[512];
+
+	mt_json_key(j, "spin");
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "criterion",
+		       "a thread's loads sampled at least 8 times in a row at one instruction "
+		       "(within 16 bytes) and one 64-byte line");
+	mt_json_kv_u64(j, "samples", st->spin_samples);
+	mt_json_kv_double(j, "share_of_accesses",
+			  st->accesses ? (double)st->spin_samples / (double)st->accesses : 0.0);
+	mt_json_kv_u64(j, "data_accesses", st->accesses - st->spin_samples);
+	mt_json_kv_u64(j, "other_sites_samples", st->spin_other);
+	mt_json_key(j, "sites");
+	mt_json_begin_array(j);
+	for (size_t k = 0; k < st->nspin; k++) {
+		const struct mt_spin_site *s = &st->spin[ra->spin[k]];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", s->pid);
+		mt_json_key(j, "ip");
+		mt_json_hex(j, s->ip);
+		mt_json_kv_str(j, "function", mt_report_spin_name(rep, s, buf, sizeof(buf)));
+		mt_json_kv_u64(j, "samples", s->samples);
+		mt_json_kv_double(j, "share_of_accesses",
+				  st->accesses ? (double)s->samples / (double)st->accesses : 0.0);
+		mt_json_kv_u64(j, "runs", s->runs);
+		mt_json_kv_u64(j, "lines", s->lines);
+		if (s->region < st->nregions) {
+			mt_json_kv_u64(j, "region_id", s->region);
+			mt_json_kv_str(j, "region_type",
+				       mt_report_region_type(rep, &st->regions[s->region]));
+		} else {
+			mt_json_kv_null(j, "region_id");
+		}
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_end_object(j);
+}
+
 void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_report_access *ra = &rep->access;
@@ -110,6 +155,7 @@ void mt_report_access_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "perf_cpu_time_max_percent", kv_u64(ra, "perf_cpu_time_max_percent"));
 	mt_json_kv_u64(j, "decoder_cpu_ns", kv_u64(ra, "decoder_cpu_ns"));
 	mt_json_kv_u64(j, "in_heap_blocks", st->in_blocks);
+	json_spin(rep, j);
 	mt_json_key(j, "by_region_type");
 	mt_json_begin_object(j);
 	for (unsigned t = 0; t < MT_NREGION_TYPES; t++) {
@@ -197,6 +243,7 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
 		if (g->site >= 0)
 			mt_json_kv_u64(j, "site_id", (uint64_t)g->site);
 		json_counts(j, &g->c);
+		mt_json_kv_u64(j, "spin_samples", g->spin_samples);
 		mt_json_kv_u64(j, "faults_minor", g->faults_minor);
 		mt_json_kv_u64(j, "faults_major", g->faults_major);
 		mt_json_kv_u64(j, "first_access_ns", g->c.first_ns);
@@ -250,7 +297,11 @@ static void regions_table(const struct mt_report *rep, size_t limit, struct mt_t
 		mt_table_add(t, mt_report_region_type(rep, g));
 		mt_table_add(t,
 			     g->end > g->start ? mt_fmt_bytes(g->end - g->start, b[0], 64) : "-");
-		mt_table_add(t, mt_fmt_count(g->c.samples, b[1], 64));
+		if (human && g->spin_samples)
+			mt_table_addf(t, "%s (%s spin)", mt_fmt_count(g->c.samples, b[1], 64),
+				      mt_fmt_count(g->spin_samples, b[2], 64));
+		else
+			mt_table_add(t, mt_fmt_count(g->c.samples, b[1], 64));
 		mt_table_add(t, mt_fmt_count(g->c.read_samples, b[2], 64));
 		mt_table_add(t, mt_fmt_count(g->c.write_samples, b[3], 64));
 		if (human) {
@@ -308,6 +359,16 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 	if (st->memtap_accesses)
 		ROW("memtap's own (left out)", "%s accesses by the runtime's code or in its memory",
 		    mt_fmt_count(st->memtap_accesses, b1, sizeof(b1)));
+	if (st->spin_samples) {
+		const struct mt_spin_site *sp = &st->spin[ra->spin[0]];
+
+		ROW("spin-waits (apart)",
+		    "%s loads (%.1f%% of accesses) re-reading one line at one instruction, "
+		    "most at %s",
+		    mt_fmt_count(st->spin_samples, b1, sizeof(b1)),
+		    st->accesses ? 100.0 * (double)st->spin_samples / (double)st->accesses : 0.0,
+		    st->nspin ? mt_report_spin_name(rep, sp, line, sizeof(line)) : "?");
+	}
 	{
 		char w1[64], w2[64];
 
@@ -345,7 +406,12 @@ void mt_report_access_text(const struct mt_report *rep, bool md, FILE *f)
 
 			mt_table_addf(&t, "%" PRIu32, p->pid);
 			mt_table_addf(&t, "0x%" PRIx64, p->page);
-			mt_table_add(&t, mt_fmt_count(p->c.samples, b[0], 64));
+			if (p->spin_samples)
+				mt_table_addf(&t, "%s (%s spin)",
+					      mt_fmt_count(p->c.samples, b[0], 64),
+					      mt_fmt_count(p->spin_samples, b[1], 64));
+			else
+				mt_table_add(&t, mt_fmt_count(p->c.samples, b[0], 64));
 			mt_table_add(&t, mt_fmt_count(p->c.read_samples, b[1], 64));
 			mt_table_add(&t, mt_fmt_count(p->c.write_samples, b[2], 64));
 			mt_table_addf(&t, "%zu (%s)", p->region,
