@@ -49,12 +49,13 @@ static const char model_files[] = "rules:\n"
 				  "    region_type: weight\n"
 				  "  - path: \"*.onnx\"\n"
 				  "    region_type: weight\n"
-				  "  - path: \"*.bin\"\n"
+				  "  - path: \"*model*.bin\"\n"
 				  "    region_type: weight\n";
 
 const struct mt_profile mt_profiles[] = {
 	{ "llama.cpp", "llama.cpp and ggml: KV cache, compute buffers, loaded weights", llama_cpp },
-	{ "model-files", "mappings of model files (.gguf, .safetensors, .npy, .pt, .bin, ...)",
+	{ "model-files",
+	  "mappings of model files (.gguf, .safetensors, .npy, .pt, *model*.bin, ...)",
 	  model_files },
 	{ NULL, NULL, NULL },
 };

@@ -2,7 +2,7 @@
 /*
  * A read-only file mapping of a length that is not a whole number of pages, as inference
  * engines map their model files: mmap(file, 1 MiB + 100), reads from it for ~0.4 s, then
- * munmap with the same length, and reads its own stack for ~0.2 s more. The kernel rounds
+ * munmap with the same length, and reads its buffer for ~0.2 s more. The kernel rounds
  * both to pages; the preload runtime reports the caller's lengths. Prints
  *   file START END PATH      (the mapping, END as the kernel has it)
  *   unmap T0 T1              (CLOCK_MONOTONIC ns just before and after the munmap)
@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	const char *path = argc > 1 ? argv[1] : "filemap.dat";
 	unsigned char *p, *buf = malloc(LEN);
 	uint64_t end, t0, t1;
-	unsigned x = 1;
+	long acc = 0;
 	int fd;
 
 	for (unsigned i = 0; buf && i < LEN; i++)
@@ -48,10 +48,9 @@ int main(int argc, char **argv)
 	printf("file %#lx %#lx %s\n", (unsigned long)p, (unsigned long)p + ((LEN + 4095) & ~4095u),
 	       path);
 	for (end = now_ns() + 400000000; now_ns() < end;)
-		for (int i = 0; i < 100000; i++) {
-			x = x * 1103515245 + 12345;
-			sink += p[x % LEN];
-		}
+		for (unsigned i = 0; i < LEN; i += 64) /* a line at a time, partial page included */
+			acc += p[i];
+	sink = acc;
 	t0 = now_ns();
 	munmap(p, LEN);
 	t1 = now_ns();
