@@ -156,6 +156,7 @@ void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev)
 			return;
 	}
 	ps->st->regions[reg].b.readonly = !(ev->v[MT_F_MMAP_PROT] & PROT_WRITE);
+	ps->st->regions[reg].prot = (uint8_t)(ev->v[MT_F_MMAP_PROT] & 0xff);
 	mt_rs_punch(&ps->pool, &pr->maps, start, end);
 	n = mt_rs_new(&ps->pool, start, end, reg, 0);
 	if (n)

@@ -128,6 +128,7 @@ struct mt_wss_point {
 struct mt_access_region {
 	uint32_t pid;
 	uint8_t type; /* enum mt_region_type */
+	uint8_t prot; /* a mapping's PROT_* bits when it appeared (0 for other regions) */
 	uint32_t stream; /* strings (label) and, for heap regions, stack ids */
 	uint64_t start, end; /* for HEAP_OBJECTS: the site's blocks span no single range: 0 */
 	uint64_t label; /* string id in stream: the mapping's path, a label's name; 0 for none */

@@ -2,6 +2,7 @@
 /* The analysis model behind every report and export: the sections a trace supports, loaded
  * in one read of it (analysis/model.h). */
 #include "analysis/model.h"
+#include "analysis/candidates.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -25,8 +26,12 @@ static const struct {
 	{ "alloc", MT_SEC_ALLOC },	 { "access", MT_SEC_ACCESS },
 	{ "faults", MT_SEC_FAULTS },	 { "rss", MT_SEC_RSS },
 	{ "syscalls", MT_SEC_SYSCALLS }, { "events", MT_SEC_EVENTS },
-	{ "metrics", MT_SEC_METRICS },
+	{ "metrics", MT_SEC_METRICS },	 { "candidates", MT_SEC_CANDIDATES },
 };
+
+/* What the access model serves; the candidates need the allocation sites' sizes too. */
+#define NEEDS_ACCESS (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS | MT_SEC_CANDIDATES)
+#define NEEDS_ALLOC (MT_SEC_ALLOC | MT_SEC_CANDIDATES)
 
 const char *mt_report_section_names(void)
 {
@@ -71,11 +76,11 @@ static int setup(struct mt_report *rep, int sections, struct mt_passes *ps)
 		return ps->status; /* the sections need the run's collectors */
 	/* one index of the file mappings for every symbolized figure; first, so that it has
 	 * seen every mapping before another pass asks it mid-read (the access pass's rules) */
-	if (sections & (MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS))
+	if (sections & (NEEDS_ALLOC | NEEDS_ACCESS))
 		mt_passes_add(ps, mt_sym_pass(rep->r, &rep->sym, &p), &p);
-	if (sections & MT_SEC_ALLOC)
+	if (sections & NEEDS_ALLOC)
 		mt_report_alloc_setup(rep, ps);
-	if (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS))
+	if (sections & NEEDS_ACCESS)
 		mt_report_access_setup(rep, ps);
 	if (sections & MT_SEC_RSS)
 		mt_report_rss_setup(rep, ps);
@@ -100,10 +105,12 @@ int mt_report_setup(struct mt_report *rep, struct mt_reader *r, const char *path
 
 int mt_report_done(struct mt_report *rep, int sections, int rc)
 {
-	if (rc >= 0 && (sections & MT_SEC_ALLOC))
+	if (rc >= 0 && (sections & NEEDS_ALLOC))
 		rc = mt_report_alloc_done(rep);
-	if (rc >= 0 && (sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS)))
+	if (rc >= 0 && (sections & NEEDS_ACCESS))
 		rc = mt_report_access_done(rep);
+	if (rc >= 0 && (sections & MT_SEC_CANDIDATES))
+		rc = mt_candidates_build(rep, &rep->cands, &rep->ncands);
 	if (rc >= 0 && (sections & MT_SEC_RSS))
 		rc = mt_report_rss_done(rep);
 	if (rc >= 0 && (sections & MT_SEC_SYSCALLS))
@@ -136,6 +143,9 @@ void mt_report_release(struct mt_report *rep)
 	mt_run_release(&rep->run);
 	mt_sym_close(rep->sym);
 	rep->sym = NULL;
+	free(rep->cands);
+	rep->cands = NULL;
+	rep->ncands = 0;
 }
 
 int mt_report_rss_setup(struct mt_report *rep, struct mt_passes *ps)

@@ -35,8 +35,10 @@ enum {
 	MT_SEC_SYSCALLS = 1 << 6,
 	MT_SEC_EVENTS = 1 << 7,
 	MT_SEC_METRICS = 1 << 8,
+	MT_SEC_CANDIDATES = 1 << 9,
 	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS |
-		     MT_SEC_RSS | MT_SEC_SYSCALLS | MT_SEC_EVENTS | MT_SEC_METRICS,
+		     MT_SEC_RSS | MT_SEC_SYSCALLS | MT_SEC_EVENTS | MT_SEC_METRICS |
+		     MT_SEC_CANDIDATES,
 };
 
 /* The rankings of allocation sites. */
@@ -113,6 +115,8 @@ struct mt_report {
 	struct mt_report_syscalls syscalls;
 	struct mt_report_events events;
 	struct mt_symbolizer *sym; /* the trace's file mappings: the sections' symbolizers copy it */
+	struct mt_candidate *cands; /* MRM candidates, most movable bytes first */
+	size_t ncands;
 };
 
 /* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */

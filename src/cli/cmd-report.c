@@ -27,7 +27,7 @@ static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
 	{ "section", 's', MT_OPT_STRING, &o.sections, "LIST",
 	  "only these sections: run, processes, alloc, access, faults, rss, syscalls, events, "
-	  "metrics (default: all the trace has data for)" },
+	  "metrics, candidates (default: all the trace has data for)" },
 	{ "top", 'n', MT_OPT_U64, &o.top, "N",
 	  "sites in each ranking of the alloc section, rows of the metrics tables by region and "
 	  "site (default 10)" },

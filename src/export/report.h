@@ -42,6 +42,8 @@ void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m);
 enum mt_report_by { MT_BY_TYPE, MT_BY_REGION, MT_BY_SITE, MT_BY_PHASE };
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f);
+void mt_report_candidates_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f);
 /* The metrics table by region type, for CSV. */
 void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t);
 /* A region's behaviour fields, inside its object of the regions list. */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/candidates.h"
 #include "common/array.h"
 #include "common/hash.h"
 #include "common/sha256.h"
@@ -739,6 +740,95 @@ static int rss_timeline_row(struct out *o, struct rows *r, struct mt_sink *s, si
 	return 1;
 }
 
+/* mrm_candidates: the report's MRM candidates, most movable bytes first. */
+enum {
+	CA_KIND,
+	CA_PID,
+	CA_TYPE,
+	CA_TYPED_BY,
+	CA_LABEL,
+	CA_SITE,
+	CA_BYTES,
+	CA_MOVABLE,
+	CA_REGIONS,
+	CA_WO,
+	CA_WOB,
+	CA_RET,
+	CA_LIFE,
+	CA_RPS,
+	CA_SAMPLES,
+	CA_SPIN,
+	CA_READS,
+	CA_WRITES,
+	CA_PAGES,
+	CA_WP_PAGES,
+	CA_MRM,
+	CA_MRMBY
+};
+static const struct mt_col candidate_cols[] = {
+	[CA_KIND] = { "kind", MT_COL_STRING, false },
+	[CA_PID] = { "pid", MT_COL_I64, false },
+	[CA_TYPE] = { "region_type", MT_COL_STRING, false },
+	[CA_TYPED_BY] = { "typed_by", MT_COL_STRING, true },
+	[CA_LABEL] = { "label", MT_COL_STRING, false },
+	[CA_SITE] = { "site_id", MT_COL_I64, true },
+	[CA_BYTES] = { "bytes", MT_COL_I64, false },
+	[CA_MOVABLE] = { "movable_bytes", MT_COL_I64, false },
+	[CA_REGIONS] = { "regions", MT_COL_I64, false },
+	[CA_WO] = { "write_once_ratio", MT_COL_DOUBLE, true },
+	[CA_WOB] = { "write_once_basis", MT_COL_STRING, false },
+	[CA_RET] = { "retention_s", MT_COL_DOUBLE, true },
+	[CA_LIFE] = { "lifetime_s", MT_COL_DOUBLE, true },
+	[CA_RPS] = { "data_reads_per_s", MT_COL_DOUBLE, true },
+	[CA_SAMPLES] = { "samples", MT_COL_I64, false },
+	[CA_SPIN] = { "spin_samples", MT_COL_I64, false },
+	[CA_READS] = { "read_samples", MT_COL_I64, false },
+	[CA_WRITES] = { "write_samples", MT_COL_I64, false },
+	[CA_PAGES] = { "pages", MT_COL_I64, false },
+	[CA_WP_PAGES] = { "page_write_pages", MT_COL_I64, false },
+	[CA_MRM] = { "mrm", MT_COL_STRING, false },
+	[CA_MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
+};
+
+static int candidates_start(struct out *o, struct rows *r)
+{
+	r->n = o->rep->ncands;
+	return 0;
+}
+
+static int candidate_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_candidate *c = &o->rep->cands[i];
+	const struct mt_access_region *g = &o->rep->access.st.regions[c->region];
+	char by[64];
+
+	mt_sink_str(s, CA_KIND, mt_cand_kind_name(c->kind));
+	mt_sink_i64(s, CA_PID, c->pid);
+	mt_sink_str(s, CA_TYPE, mt_report_region_type(o->rep, g));
+	mt_sink_str(s, CA_TYPED_BY, mt_report_typed_by(g, r->text, sizeof(r->text)));
+	mt_sink_str(s, CA_LABEL, mt_report_region_label(o->rep, g, r->text, sizeof(r->text)));
+	if (c->site >= 0)
+		mt_sink_i64(s, CA_SITE, c->site);
+	mt_sink_i64(s, CA_BYTES, (int64_t)c->bytes);
+	mt_sink_i64(s, CA_MOVABLE, (int64_t)c->movable_bytes);
+	mt_sink_i64(s, CA_REGIONS, (int64_t)c->regions);
+	mt_sink_dbl(s, CA_WO, c->write_once);
+	mt_sink_str(s, CA_WOB, mt_cand_basis_name(c->wo_basis));
+	mt_sink_dbl(s, CA_RET, c->retention_s);
+	mt_sink_dbl(s, CA_LIFE, c->lifetime_s);
+	mt_sink_dbl(s, CA_RPS, c->reads_per_s);
+	mt_sink_i64(s, CA_SAMPLES, (int64_t)c->samples);
+	mt_sink_i64(s, CA_SPIN, (int64_t)c->spin_samples);
+	mt_sink_i64(s, CA_READS, (int64_t)c->read_samples);
+	mt_sink_i64(s, CA_WRITES, (int64_t)c->write_samples);
+	mt_sink_i64(s, CA_PAGES, (int64_t)c->pages);
+	mt_sink_i64(s, CA_WP_PAGES, (int64_t)c->wp_pages);
+	mt_sink_str(s, CA_MRM, mt_mrm_name(c->mrm));
+	if (c->mrm_by)
+		mt_sink_str(s, CA_MRMBY, mt_mrm_by_name(c->mrm_by, by, sizeof(by)));
+	return 1;
+}
+
 int mt_tables_write_all(struct out *o)
 {
 	/* after the trace table, written during the pass, in mt_export_table_names' order */
@@ -755,6 +845,7 @@ int mt_tables_write_all(struct out *o)
 		TABLE("faults", fault_cols, faults_start, fault_row),
 		TABLE("rss", rss_cols, rss_start, rss_row),
 		TABLE("rss_timeline", rss_timeline_cols, rss_timeline_start, rss_timeline_row),
+		TABLE("mrm_candidates", candidate_cols, candidates_start, candidate_row),
 	};
 	int rc = 0;
 

@@ -26,8 +26,10 @@
 #include "format/schema.h"
 
 const char *const mt_export_table_names[] = {
-	"runs",	 "collectors", "processes", "trace",  "region_map", "kv_block_lifecycle", "metrics",
-	"sites", "phases",     "syscalls",  "faults", "rss",	    "rss_timeline",	  NULL,
+	"runs",		"collectors",	      "processes", "trace",
+	"region_map",	"kv_block_lifecycle", "metrics",   "sites",
+	"phases",	"syscalls",	      "faults",	   "rss",
+	"rss_timeline", "mrm_candidates",     NULL,
 };
 
 struct rss_rows;

@@ -52,5 +52,11 @@ act = [g for g in regions if g["region_type"] == "activation"]
 print("activation regions:", len(act), [g["bytes"] for g in act if g["bytes"]][:4])
 assert act and all(g["typed_by"].startswith("profile llama.cpp") for g in act)
 assert not {g["region_id"] for g in act} & {g["region_id"] for g in kv}
+# the answer in one place: the weights lead the MRM candidates, the KV cache is among them
+c = r["candidates"]
+print("candidates:", [(x["kind"], x["region_type"], x["bytes"], x["write_once_ratio"], x["mrm"]) for x in c[:6]])
+assert c[0]["label"] == sys.argv[4] and c[0]["region_type"] == "weight" and c[0]["write_once_ratio"] == 1, c[0]
+assert c[0]["mrm"] in ("high_mrm", "medium_mrm") and c[0]["movable_bytes"] == c[0]["bytes"] == w["bytes"], c[0]
+assert any(x["kind"] == "site" and x["region_type"] == "kv_cache" for x in c), "no kv_cache site among the candidates"
 PY
 ok "llama.cpp: the GGUF is weight (write-once 1.0, read throughout), the KV cache its computed size, compute buffers apart"

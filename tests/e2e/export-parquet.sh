@@ -83,7 +83,11 @@ assert ru["num_rows"] == 1 and ru["rows"][0]["run_id"] == info["run_id"], ru["ro
 assert ru["rows"][0]["command"] == r["run"]["command"]
 assert pr["num_rows"] == len(r["processes"]) and co["num_rows"] == len(r["run"]["collectors"])
 assert sorted(x["phase"] or "" for x in ph["rows"]) == sorted(p["phase"] or "" for p in r["metrics"]["phases"])
-assert len(files) == 13, sorted(files)
+assert len(files) == 14, sorted(files)
+# mrm_candidates: the report's candidates, row for row
+ca = files["mrm_candidates.parquet"]
+assert ca["num_rows"] == len(r["candidates"]), (ca["num_rows"], len(r["candidates"]))
+assert [(x["kind"], x["label"], int(x["bytes"]), x["mrm"]) for x in ca["rows"]] == [(c["kind"], c["label"], c["bytes"], c["mrm"]) for c in r["candidates"]]
 print("trace", tr["num_rows"], "region_map", rm["num_rows"], "kv_block_lifecycle",
       lc["num_rows"], "metrics", me["num_rows"], "rows: agree")
 PY
@@ -155,7 +159,7 @@ python3 -c '
 import json
 for f in json.load(open("run1/manifest.json"))["files"]:
     print(f["sha256"] + "  " + f["path"])' >run1.sha256 || fail "manifest unreadable"
-[ "$(wc -l <run1.sha256)" = 16 ] || fail "the manifest does not list the 16 files (13 tables, metrics.csv, metadata.json, raw/): $(cat run1.sha256)"
+[ "$(wc -l <run1.sha256)" = 17 ] || fail "the manifest does not list the 17 files (14 tables, metrics.csv, metadata.json, raw/): $(cat run1.sha256)"
 (cd run1 && sha256sum -c --quiet ../run1.sha256) || fail "the manifest does not verify"
 "$MEMTAP" report b.mtap --section metrics --format csv >m.csv || fail "report csv failed"
 cmp -s m.csv run1/metrics.csv || fail "metrics.csv differs from the report's"
