@@ -27,6 +27,16 @@ others=$(nm -D --defined-only "$P/lib/libmemtap.so" | awk '$2 ~ /^[TDBRW]$/ && $
 [ -z "$others" ] || { echo "install: libmemtap.so exports more than memtap_*: $others" >&2; exit 1; }
 [ -x "$P/bin/memtap" ] && [ -f "$P/lib/memtap/libmemtap-rt.so" ] && [ -f "$P/include/memtap/libmemtap.h" ] ||
 	{ echo "install: the prefix lacks the command, the runtime or the header" >&2; exit 1; }
+# the Python module, where python3 looks under the prefix: a no-op outside memtap, and
+# recording under the installed memtap's runtime
+pydir=$(find "$P" -path '*dist-packages/memtap/__init__.py' | head -1)
+[ -n "$pydir" ] || { echo "install: no Python module" >&2; exit 1; }
+pydir=$(dirname "$(dirname "$pydir")")
+PYTHONPATH=$pydir python3 -c 'import memtap, sys; sys.exit(memtap.active() or memtap.label(1, 1, "weight"))' ||
+	{ echo "install: the Python module claims to record without memtap" >&2; exit 1; }
+PYTHONPATH=$pydir "$P/bin/memtap" record -q -o "$T/py.mtap" -- python3 -c \
+	'import memtap, sys; b = bytearray(1 << 20); sys.exit(0 if memtap.label_buffer(b, "weight", "w") else 1)' ||
+	{ echo "install: the Python module does not record under the installed memtap" >&2; exit 1; }
 
 n=0
 for trace in "$SRC"/tests/golden/traces/toy-llm.mtap "$SRC"/tests/golden/traces/cpython.mtap \
@@ -55,4 +65,4 @@ print(checked)
 PY
 )))
 done
-echo "install: pkg-config build, static build, soname $soname, exports memtap_* only; $n figures equal to memtap report's"
+echo "install: pkg-config build, static build, soname $soname, exports memtap_* only, the Python module; $n figures equal to memtap report's"
