@@ -1,0 +1,46 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# PyTorch, unmodified (Debian's python3-torch), as examples/engines/torch-decoder.py drives it:
+# random weights written to a .npy file and mapped read-only at load, the tensors viewing the
+# mapping; greedy generation with a KV cache grown by torch.cat (and, once, the static cache).
+# Recorded with default options, the report must give (issue 16):
+# - the weights' mapping typed weight by the model-files profile, write-once 1.0 exact
+#   (read-only), read throughout generation;
+# - the phases the example names through the memtap Python module (load, prefill,
+#   generation), generation holding most of the weights' samples;
+# - the static cache run: the same weights answer.
+. "$(dirname "$0")/lib.sh"
+need perf-ring regs-sw
+/usr/bin/python3 -c 'import torch, numpy' 2>/dev/null || skip "python3-torch is not installed (apt-get install python3-torch)"
+
+for cache in dynamic static; do
+	PYTHONPATH="$SRC/python" "$MEMTAP" record -q -o $cache.mtap -- /usr/bin/python3 \
+		"$SRC/examples/engines/torch-decoder.py" --tokens 48 --cache $cache --dir "$PWD" >$cache.out 2>$cache.err ||
+		fail "record ($cache cache) failed: $(tail -3 $cache.err)"
+	"$MEMTAP" report $cache.mtap --format json >$cache.json || fail "report failed"
+	python3 - $cache.json $cache.out <<'PY' || fail "the $cache cache run is not answered (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+out = [l.split() for l in open(sys.argv[2])]
+path = next(l[-1] for l in out if l[0] == "model")
+steps = [(int(l[2]), int(l[3])) for l in out if l[0] == "step"]
+t0, t1 = steps[0][0], steps[-1][1]
+w = [g for g in r["regions"] if g["label"] == path]
+print("weights:", [(g["region_type"], g["typed_by"], g["bytes"], g["read_samples"], g["write_once_ratio"], g["write_once_basis"]) for g in w])
+assert len(w) == 1, "one region for the weights' mapping"
+w = w[0]
+assert w["region_type"] == "weight" and w["typed_by"] == "profile model-files: path *.npy", w
+assert w["write_once_ratio"] == 1 and w["write_once_basis"] == "read-only", w
+span = t1 - t0
+print("generation %.2f s; weight reads from %+.2f s to %+.2f s" % (span / 1e9, (w["first_read_ns"] - t0) / 1e9, (w["last_read_ns"] - t1) / 1e9))
+assert w["read_samples"] >= 10, "too few samples in the weights to tell"
+assert w["first_read_ns"] <= t0 + span // 5 and w["last_read_ns"] >= t1 - span // 5, "not read throughout generation"
+ph = {p["phase"]: p for p in r["metrics"]["phases"]}
+print("phases:", {k: v["samples"] for k, v in ph.items()})
+assert {"load", "prefill", "generation"} <= set(ph) and ph["generation"]["source"] == "memtap_phase"
+assert ph["generation"]["duration_ns"] >= span * 0.9, (ph["generation"]["duration_ns"], span)
+c = [x for x in r["candidates"] if x["label"] == path]
+assert c and c[0]["region_type"] == "weight" and c[0]["write_once_ratio"] == 1, c
+PY
+done
+ok "PyTorch: the mapped weights are weight, write-once 1.0 and read throughout generation; the phases named from Python"
