@@ -80,6 +80,12 @@ struct page_table {
 	size_t cap, len;
 };
 
+/* A thread's latest resolved load: the run of samples at one instruction and line. */
+struct spin_thread {
+	uint64_t line, ip;
+	uint32_t run, region;
+};
+
 struct pass {
 	struct mt_reader *r;
 	struct mt_access_stats *st;
@@ -101,15 +107,11 @@ struct pass {
 	uint64_t phase_windows; /* phases' windows opened so far (their ids) */
 	uint64_t cur_pages;
 	struct mt_map64 spin_tid; /* tid -> index into spin_threads + 1 */
+	uint32_t spin_cache_tid[64]; /* a direct-mapped cache of it, by tid mod 64 (+1: valid) */
+	uint32_t spin_cache_ix[64];
 	struct spin_thread *spin_threads;
 	size_t nspin_threads, spin_threads_cap;
 	struct mt_access_opts o;
-};
-
-/* A thread's latest resolved load: the run of samples at one instruction and line. */
-struct spin_thread {
-	uint64_t line, ip;
-	uint32_t run, region;
 };
 
 static inline bool iai_followed(const struct iai_table *t, uint64_t h)
@@ -139,10 +141,41 @@ void mt_acc_on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len
 struct proc *mt_acc_proc_of(struct pass *ps, uint32_t pid);
 uint32_t mt_acc_region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t *site_out);
 void mt_acc_settle_stride(struct mt_region_behavior *b);
-/* access-spin.c */
-void mt_acc_spin(struct pass *ps, const struct mt_event *ev, uint32_t reg,
-		 struct mt_access_page *pg);
+/* access-spin.c: the rare paths; the per-sample one is mt_acc_spin() below */
+struct spin_thread *mt_acc_spin_thread(struct pass *ps, uint64_t tid);
+void mt_acc_spin_run(struct pass *ps, const struct mt_event *ev, uint32_t reg,
+		     struct mt_access_page *pg, struct spin_thread *t);
 void mt_acc_spin_release(struct pass *ps);
+
+/*
+ * A resolved sample of the workload in region reg and page pg (NULL: none), its counts
+ * already taken: per thread, the run of loads at one instruction (within 16 bytes) and one
+ * line (access-spin.c). Inline: it runs for every sample, and most end a run at once.
+ */
+static inline void mt_acc_spin(struct pass *ps, const struct mt_event *ev, uint32_t reg,
+			       struct mt_access_page *pg)
+{
+	uint64_t tid = ev->v[MT_F_TID], line = ev->v[MT_F_ACCESS_ADDR] >> 6;
+	uint64_t ip = ev->v[MT_F_ACCESS_IP];
+	unsigned c = (unsigned)tid & 63;
+	struct spin_thread *t = ps->spin_cache_tid[c] == (uint32_t)tid + 1
+					? &ps->spin_threads[ps->spin_cache_ix[c]]
+					: mt_acc_spin_thread(ps, tid);
+
+	if (!t)
+		return;
+	if (ev->v[MT_F_ACCESS_KIND] != MT_ACCESS_LOAD || ev->v[MT_F_ACCESS_PART] != 0) {
+		t->run = 0; /* a store (or an instruction's second part) breaks a run */
+		return;
+	}
+	if (!t->run || t->line != line || t->region != reg ||
+	    (ip > t->ip ? ip - t->ip : t->ip - ip) >= 16) {
+		*t = (struct spin_thread){ .line = line, .ip = ip, .run = 1, .region = reg };
+		return;
+	}
+	if (++t->run >= MT_SPIN_RUN)
+		mt_acc_spin_run(ps, ev, reg, pg, t);
+}
 /* access-behavior.c */
 void mt_acc_behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *pg, int64_t site,
 			  const struct mt_event *ev);

@@ -27,8 +27,12 @@ static struct mt_spin_site *site_of(struct mt_access_stats *st, uint32_t pid, ui
 
 static struct spin_thread *thread_of(struct pass *ps, uint64_t tid)
 {
+	unsigned c = (unsigned)tid & 63;
 	uint64_t *ix;
 
+	/* samples come from a few threads at a time: most find theirs in the cache */
+	if (ps->spin_cache_tid[c] == (uint32_t)tid + 1)
+		return &ps->spin_threads[ps->spin_cache_ix[c]];
 	if (mt_map64_put(&ps->spin_tid, tid, &ix) < 0)
 		return NULL;
 	if (!*ix) {
@@ -40,38 +44,27 @@ static struct spin_thread *thread_of(struct pass *ps, uint64_t tid)
 		ps->spin_threads[ps->nspin_threads] = (struct spin_thread){ 0 };
 		*ix = ++ps->nspin_threads;
 	}
+	ps->spin_cache_tid[c] = (uint32_t)tid + 1;
+	ps->spin_cache_ix[c] = (uint32_t)(*ix - 1);
 	return &ps->spin_threads[*ix - 1];
 }
 
-/* A resolved sample of the workload in region reg and page pg (NULL: none), its counts
- * already taken. */
-void mt_acc_spin(struct pass *ps, const struct mt_event *ev, uint32_t reg,
-		 struct mt_access_page *pg)
+/* The thread of a sample whose thread the cache of access-internal.h did not hold. */
+struct spin_thread *mt_acc_spin_thread(struct pass *ps, uint64_t tid)
+{
+	return thread_of(ps, tid);
+}
+
+/* A run reached MT_SPIN_RUN or went on: its samples are the spin's (access-internal.h
+ * mt_acc_spin() has counted the run). */
+void mt_acc_spin_run(struct pass *ps, const struct mt_event *ev, uint32_t reg,
+		     struct mt_access_page *pg, struct spin_thread *t)
 {
 	struct mt_access_stats *st = ps->st;
-	uint64_t line = ev->v[MT_F_ACCESS_ADDR] >> 6, ip = ev->v[MT_F_ACCESS_IP];
-	struct spin_thread *t;
+	uint64_t line = ev->v[MT_F_ACCESS_ADDR] >> 6;
+	uint64_t n = t->run == MT_SPIN_RUN ? MT_SPIN_RUN : 1; /* the run's first samples too */
 	struct mt_spin_site *s;
-	uint64_t n;
 
-	if (ev->v[MT_F_ACCESS_KIND] != MT_ACCESS_LOAD || ev->v[MT_F_ACCESS_PART] != 0) {
-		if ((t = thread_of(ps, ev->v[MT_F_TID])))
-			t->run = 0; /* a store (or an instruction's second part) breaks a run */
-		return;
-	}
-	t = thread_of(ps, ev->v[MT_F_TID]);
-	if (!t)
-		return;
-	if (t->run && t->line == line && t->region == reg &&
-	    (ip > t->ip ? ip - t->ip : t->ip - ip) < 16) {
-		t->run++;
-	} else {
-		*t = (struct spin_thread){ .line = line, .ip = ip, .run = 1, .region = reg };
-		return;
-	}
-	if (t->run < MT_SPIN_RUN)
-		return;
-	n = t->run == MT_SPIN_RUN ? MT_SPIN_RUN : 1; /* the run's first samples too */
 	st->spin_samples += n;
 	if (reg != NONE)
 		st->regions[reg].spin_samples += n;

@@ -3,6 +3,8 @@
 #include "pass.h"
 
 #include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <memtap/trace-format.h>
@@ -33,35 +35,89 @@ int mt_passes_add(struct mt_passes *ps, int rc, const struct mt_pass *p)
 	return 0;
 }
 
-/* Hands each batch of the stream to the passes in the order they were added: a pass sees a
- * batch after every pass added before it has seen all of it (the mapping index answers the
- * access pass for every time up to the batch's end). */
+/* A run of consecutive event passes: per event type, the passes that want it, in order. */
+struct group {
+	size_t start, end; /* passes [start, end); end == start + 1 and batch: a batch pass */
+	bool batch;
+	uint64_t mask;
+	unsigned char who[64][MT_MAX_PASSES], nwho[64];
+};
+
+static size_t make_groups(const struct mt_passes *ps, struct group *g)
+{
+	size_t ng = 0;
+
+	for (size_t i = 0; i < ps->n;) {
+		struct group *x = &g[ng++];
+
+		memset(x, 0, sizeof(*x));
+		x->start = i;
+		x->batch = ps->v[i].batch != NULL;
+		if (x->batch) {
+			x->end = ++i;
+			continue;
+		}
+		while (i < ps->n && !ps->v[i].batch) {
+			for (unsigned t = 0; ps->v[i].event && t < 64; t++)
+				if (ps->v[i].types & (1ull << t))
+					x->who[t][x->nwho[t]++] = (unsigned char)i;
+			if (ps->v[i].event)
+				x->mask |= ps->v[i].types;
+			i++;
+		}
+		x->end = i;
+	}
+	return ng;
+}
+
+static int run_group(const struct mt_passes *ps, const struct group *x, const struct mt_event *evs,
+		     int n)
+{
+	int rc = 0;
+
+	if (x->batch)
+		return ps->v[x->start].batch(ps->v[x->start].ctx, evs, n);
+	for (int k = 0; k < n && rc >= 0; k++) {
+		unsigned t = evs[k].type < 64 ? evs[k].type : 0;
+
+		for (unsigned i = 0; i < x->nwho[t] && rc >= 0; i++) {
+			const struct mt_pass *p = &ps->v[x->who[t][i]];
+
+			rc = p->event(p->ctx, &evs[k]);
+		}
+	}
+	return rc;
+}
+
+/* Hands each batch of the stream to the passes in the order they were added. A batch pass
+ * sees a batch once every pass added before it has seen all of it (the mapping index answers
+ * the access pass for every time up to the batch's end); a run of event passes between them
+ * sees the batch event by event, each event to each of them in order. */
 static int dispatch(struct mt_reader *r, struct mt_passes *ps, uint64_t mask)
 {
 	struct mt_cursor_opts co = { .type_mask = mask, .ahead = true };
+	struct group *g = malloc(ps->n * sizeof(*g));
 	const struct mt_event *evs;
 	struct mt_cursor *c;
-	int n, rc = 0;
+	size_t ng;
+	int n = 0, rc;
 
+	if (!g)
+		return -ENOMEM;
+	ng = make_groups(ps, g);
 	rc = mt_cursor_new(r, &co, &c);
-	if (rc < 0)
+	if (rc < 0) {
+		free(g);
 		return rc;
-	while (rc >= 0 && (n = mt_cursor_next_batch(c, &evs)) > 0) {
-		for (size_t i = 0; i < ps->n && rc >= 0; i++) {
-			const struct mt_pass *p = &ps->v[i];
-
-			if (p->batch) {
-				rc = p->batch(p->ctx, evs, n);
-				continue;
-			}
-			for (int k = 0; p->event && k < n && rc >= 0; k++)
-				if (p->types & (1ull << (evs[k].type < 64 ? evs[k].type : 0)))
-					rc = p->event(p->ctx, &evs[k]);
-		}
 	}
+	while (rc >= 0 && (n = mt_cursor_next_batch(c, &evs)) > 0)
+		for (size_t i = 0; i < ng && rc >= 0; i++)
+			if (g[i].batch || g[i].mask)
+				rc = run_group(ps, &g[i], evs, n);
 	if (rc >= 0 && n < 0)
 		rc = n;
 	mt_cursor_free(c);
+	free(g);
 	return rc;
 }
 

@@ -3,10 +3,11 @@
  * Passes over one event stream: read the trace once, analyse many ways (as perf's tools share
  * one session). Each analysis registers a pass (the event types it wants, a callback per
  * event, a finish); mt_passes_run() reads the trace with one cursor in time order and hands
- * every event to the passes that asked for its type. The stream is handed out in batches, each
- * batch to every pass in the order they were added: a pass sees a batch once every pass added
- * before it has seen all of it, so a later pass may ask an earlier one about any time up to
- * the batch's end (the access pass asks the symbolizer's mapping index).
+ * every event to the passes that asked for its type. The stream is handed out in batches, to
+ * the passes in the order they were added: a batch pass sees a batch once every pass added
+ * before it has seen all of it, so it may ask an earlier pass about any time up to the batch's
+ * end (the access pass asks the symbolizer's mapping index); consecutive event passes see it
+ * event by event, each event to each of them in order.
  */
 #ifndef MEMTAP_ANALYSIS_PASS_H
 #define MEMTAP_ANALYSIS_PASS_H

@@ -1,0 +1,28 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# llama.cpp under memtap in one command: installs node-llama-cpp (its prebuilt CPU build, from
+# npm) once into $MEMTAP_NODE_LLAMA_DIR (default ~/.cache/memtap/node-llama), writes a tiny
+# llama GGUF model with random weights, records a greedy generation with default options and
+# prints the MRM candidates.
+# usage: examples/engines/llama.sh [TOKENS] [MEMTAP]   (MEMTAP: default memtap on PATH, else build/memtap)
+set -eu
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOKENS=${1:-48}
+M=${2:-$(command -v memtap || echo "$HERE/../../build/memtap")}
+[ -x "$M" ] || { echo "llama.sh: no memtap at $M (build it, or pass its path)" >&2; exit 2; }
+command -v node >/dev/null && command -v npm >/dev/null ||
+	{ echo "llama.sh: node and npm are needed (apt-get install nodejs npm)" >&2; exit 2; }
+export NODE_LLAMA_DIR=${MEMTAP_NODE_LLAMA_DIR:-$HOME/.cache/memtap/node-llama}
+if [ ! -d "$NODE_LLAMA_DIR/node_modules/@node-llama-cpp/linux-x64" ]; then
+	echo "llama.sh: installing node-llama-cpp@3.22.1 into $NODE_LLAMA_DIR" >&2
+	mkdir -p "$NODE_LLAMA_DIR"
+	(cd "$NODE_LLAMA_DIR" && { [ -f package.json ] || npm init -y >/dev/null; } &&
+		npm install --no-audit --no-fund --silent --omit=optional node-llama-cpp@3.22.1 \
+			@node-llama-cpp/linux-x64@3.22.1) ||
+		{ echo "llama.sh: npm could not install node-llama-cpp (npm install node-llama-cpp@3.22.1)" >&2; exit 2; }
+fi
+W=${TMPDIR:-/tmp}/memtap-llama
+mkdir -p "$W"
+[ -f "$W/model.gguf" ] || python3 "$HERE/make-gguf.py" "$W/model.gguf" --embd 512 --ff 1536 >&2
+"$M" record -f -o "$W/llama.mtap" -- node "$HERE/llama.mjs" "$W/model.gguf" "$TOKENS" 256
+"$M" report "$W/llama.mtap" --section access,candidates
