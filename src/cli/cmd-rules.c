@@ -6,6 +6,7 @@
 #include "analysis/profiles.h"
 #include "analysis/rules.h"
 #include "cli/commands.h"
+#include "cli/util.h"
 #include "common/log.h"
 #include "export/json.h"
 #include "export/table.h"
@@ -46,17 +47,9 @@ const struct mt_command_spec mt_rules_spec = {
 static int check(const char *path)
 {
 	struct mt_rules rules;
-	char err[512];
-	int rc = mt_rules_load(path, &rules, err, sizeof(err));
 
-	if (rc == -1) {
-		mt_err("%s", err);
+	if (mt_cli_load_rules(path, &rules) != 0)
 		return 2;
-	}
-	if (rc < 0) {
-		mt_err_code(rc, "cannot read the rules file '%s'", path);
-		return 2;
-	}
 	printf("%s: %zu rules, %zu phase rules, %zu declared types\n", path, rules.n, rules.nph,
 	       rules.ntypes);
 	mt_rules_release(&rules);

@@ -185,6 +185,18 @@ bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra
 	return true;
 }
 
+int mt_cli_load_rules(const char *path, struct mt_rules *rules)
+{
+	char err[512];
+	int rc = mt_rules_load(path, rules, err, sizeof(err));
+
+	if (rc == -1)
+		mt_err("%s", err);
+	else if (rc < 0)
+		mt_err_code(rc, "cannot read the rules file '%s'", path);
+	return rc < 0 ? 2 : 0;
+}
+
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
 			 const char *rules_path, const char *profiles, struct mt_access_opts *ao,
 			 struct mt_rules *rules)
@@ -207,19 +219,8 @@ int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms,
 					      ">= 0)");
 		ao->mrm_set = true;
 	}
-	if (rules_path) {
-		char err[512];
-		int lr = mt_rules_load(rules_path, rules, err, sizeof(err));
-
-		if (lr == -1) {
-			mt_err("%s", err);
-			return 2;
-		}
-		if (lr < 0) {
-			mt_err_code(lr, "cannot read the rules file '%s'", rules_path);
-			return 2;
-		}
-	}
+	if (rules_path && mt_cli_load_rules(rules_path, rules) != 0)
+		return 2;
 	{
 		char err[512];
 

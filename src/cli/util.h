@@ -51,6 +51,9 @@ struct mt_command_spec;
  * with mt_rules_release). On bad input
  * prints one line (a usage error, or FILE:LINE:COL for the rules file) and returns 2; else 0.
  */
+/* Loads a rules file; on a problem prints one line (FILE:LINE:COLUMN: what, or why it cannot
+ * be read) and returns 2; else 0. */
+int mt_cli_load_rules(const char *path, struct mt_rules *rules);
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
 			 const char *rules_path, const char *profiles, struct mt_access_opts *ao,
 			 struct mt_rules *rules);
