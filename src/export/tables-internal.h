@@ -35,6 +35,40 @@ struct rss_rows {
 	size_t n, cap;
 };
 
+/* The access sampling behind a row's sample-based figures. */
+struct sampling {
+	uint64_t period, hz;
+	const char *unit;
+};
+
+/* What a table's rows need beside the model: how many may come (a row function may skip
+ * some), and scratch that lives while the table is written. */
+struct rows {
+	size_t n;
+	size_t *order; /* sites: the ranked site ids */
+	char *buf; /* processes: the argv being joined */
+	size_t cap;
+	struct sampling smp;
+	char text[512]; /* a label or a function name */
+};
+
+struct table_def {
+	const char *name;
+	const struct mt_col *cols;
+	unsigned ncols;
+	int (*start)(struct out *o, struct rows *r); /* sets r->n; 0 or -errno */
+	int (*row)(struct out *o, struct rows *r, struct mt_sink *s, size_t i);
+};
+
+#define TABLE(name, cols, start, row)                                  \
+	{                                                              \
+		name, cols, sizeof(cols) / sizeof(cols[0]), start, row \
+	}
+
+/* tables-regions.c: the tables of the region model */
+extern const struct table_def mt_table_region_map, mt_table_lifecycle, mt_table_metrics,
+	mt_table_sites, mt_table_phases, mt_table_candidates;
+
 /* tables-rows.c: every table but trace, in mt_export_table_names' order; and the pass that
  * gathers rss_timeline's rows. */
 int mt_tables_write_all(struct out *o);
