@@ -154,11 +154,13 @@ const char *mt_report_typed_by(const struct mt_access_region *g, char *buf, size
 	if (!r)
 		return NULL;
 	if (!strncmp(r->source, "profile ", 8))
-		snprintf(buf, size, "%s: %s %s", r->source, r->symbol ? "symbol" : "path",
-			 r->symbol ? r->symbol : r->path);
+		snprintf(buf, size, "%s: %s %s%s%s", r->source, r->symbol ? "symbol" : "path",
+			 r->symbol ? r->symbol : r->path, r->with ? " with " : "",
+			 r->with ? r->with : "");
 	else
-		snprintf(buf, size, "%s:%u: %s %s", r->source, r->line,
-			 r->symbol ? "symbol" : "path", r->symbol ? r->symbol : r->path);
+		snprintf(buf, size, "%s:%u: %s %s%s%s", r->source, r->line,
+			 r->symbol ? "symbol" : "path", r->symbol ? r->symbol : r->path,
+			 r->with ? " with " : "", r->with ? r->with : "");
 	return buf;
 }
 

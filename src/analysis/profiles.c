@@ -15,15 +15,20 @@
 #include "analysis/rules.h"
 
 /* llama.cpp / ggml (checked with node-llama-cpp 3.22.1, libllama 0.5.0): the KV cache's
- * buffers come from the llama_kv_cache constructor (through ggml_backend_alloc_ctx_tensors);
+ * buffers come from the llama_kv_cache constructor through ggml_backend_alloc_ctx_tensors
+ * (its other allocations — cell bookkeeping, vectors — are the runtime's);
  * the compute graph's buffers from the graph allocator reserving for the scheduler; weights
  * are the mapped GGUF file, or buffers the model loader fills when mmap is off. */
 static const char llama_cpp[] =
 	"rules:\n"
 	"  - symbol: \"^llama_kv_cache\"\n"
+	"    with: \"^ggml_backend_alloc_ctx_tensors|^ggml_backend_buft_alloc_buffer\"\n"
 	"    region_type: kv_cache\n"
 	"  - symbol: \"^llama_memory_recurrent\"\n"
+	"    with: \"^ggml_backend_alloc_ctx_tensors|^ggml_backend_buft_alloc_buffer\"\n"
 	"    region_type: kv_cache\n"
+	"  - symbol: \"^llama_kv_cache|^llama_memory_recurrent\"\n"
+	"    region_type: runtime\n"
 	"  - symbol: \"^llama_model_loader::load_all_data|^llama_model::load_tensors\"\n"
 	"    region_type: weight\n"
 	"  - symbol: \"^ggml_gallocr_(reserve|alloc)|^ggml_backend_sched_(reserve|alloc)\"\n"

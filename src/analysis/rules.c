@@ -207,18 +207,22 @@ static int parse_rule(struct parse *ps, void *elem)
 	yaml_mark_t start = ps->ev.start_mark, tm = start;
 	const struct key keys[] = {
 		{ "symbol", &r->symbol, 0, &r->symbol_re, NULL },
+		{ "with", &r->with, 0, &r->with_re, NULL },
 		{ "path", &r->path, 0, NULL, NULL },
 		{ "region_type", &r->region_type, 63, NULL, &tm },
 	};
 
 	r->line = (unsigned)start.line + 1;
 	r->source = ps->source;
-	if (parse_keys(ps, keys, 3, "symbol, path, region_type", "symbol, path or region_type") < 0)
+	if (parse_keys(ps, keys, 4, "symbol, with, path, region_type",
+		       "symbol, with, path or region_type") < 0)
 		return -1;
 	if (!r->region_type)
 		return fail_at(ps, start, "a rule needs region_type");
 	if (!r->symbol == !r->path)
 		return fail_at(ps, start, "a rule needs exactly one of symbol and path");
+	if (r->with && !r->symbol)
+		return fail_at(ps, start, "'with' goes with 'symbol' (another frame of the stack)");
 	if (!known_type(ps->rules, r->region_type))
 		return fail_at(
 			ps, tm,
@@ -432,6 +436,10 @@ void mt_rules_release(struct mt_rules *rules)
 			regfree(&rules->v[i].symbol_re);
 			free(rules->v[i].symbol);
 		}
+		if (rules->v[i].with) {
+			regfree(&rules->v[i].with_re);
+			free(rules->v[i].with);
+		}
 		free(rules->v[i].path);
 		free(rules->v[i].region_type);
 	}
@@ -503,15 +511,23 @@ const struct mt_rule *mt_rules_match_path(const struct mt_rules *rules, const ch
 	return NULL;
 }
 
+static bool any_frame(const regex_t *re, const char *const *names, size_t n)
+{
+	for (size_t k = 0; k < n; k++)
+		if (names[k] && regexec(re, names[k], 0, NULL, 0) == 0)
+			return true;
+	return false;
+}
+
 const struct mt_rule *mt_rules_match_symbols(const struct mt_rules *rules, const char *const *names,
 					     size_t n)
 {
 	for (size_t i = 0; rules && i < rules->n; i++) {
-		if (!rules->v[i].symbol)
-			continue;
-		for (size_t k = 0; k < n; k++)
-			if (names[k] && regexec(&rules->v[i].symbol_re, names[k], 0, NULL, 0) == 0)
-				return &rules->v[i];
+		const struct mt_rule *r = &rules->v[i];
+
+		if (r->symbol && any_frame(&r->symbol_re, names, n) &&
+		    (!r->with || any_frame(&r->with_re, names, n)))
+			return r;
 	}
 	return NULL;
 }

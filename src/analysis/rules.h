@@ -11,6 +11,8 @@
 struct mt_rule {
 	char *symbol; /* POSIX extended regex on a stack frame's function name, or NULL */
 	regex_t symbol_re;
+	char *with; /* with symbol: another frame of the same stack must match this too, or NULL */
+	regex_t with_re;
 	char *path; /* fnmatch(3) glob on a mapping's path, or NULL */
 	char *region_type;
 	unsigned line; /* in the rules file */
@@ -45,6 +47,7 @@ extern const char *const mt_rule_types[];
  *
  *   rules:
  *     - symbol: "llama_kv_cache"        # any frame of the allocation stack matches
+ *       with: "ggml_backend_alloc"      # and (optional) another frame matches this
  *       region_type: kv_cache
  *     - path: "*.gguf"                  # a file mapping's path matches
  *       region_type: weight

@@ -93,14 +93,17 @@ static int list(void)
 				mt_json_begin_object(&j);
 				mt_json_kv_str(&j, u->symbol ? "symbol" : "path",
 					       u->symbol ? u->symbol : u->path);
+				if (u->with)
+					mt_json_kv_str(&j, "with", u->with);
 				mt_json_kv_str(&j, "region_type", u->region_type);
 				mt_json_end_object(&j);
 				continue;
 			}
 			mt_table_add(&t, i ? "" : p->name);
 			mt_table_addf(&t, "%zu", i + 1);
-			mt_table_addf(&t, "%s %s", u->symbol ? "symbol" : "path",
-				      u->symbol ? u->symbol : u->path);
+			mt_table_addf(&t, "%s %s%s%s", u->symbol ? "symbol" : "path",
+				      u->symbol ? u->symbol : u->path, u->with ? " with " : "",
+				      u->with ? u->with : "");
 			mt_table_add(&t, u->region_type);
 		}
 		if (o.format == 1) {
