@@ -37,7 +37,7 @@ assert w["write_once_ratio"] == 1 and w["write_once_basis"] == "read-only", w
 span = t1 - t0
 print("generation %.2f s; weight reads from +%.2f s to +%.2f s, %d samples" % (span / 1e9, (w["first_read_ns"] - t0) / 1e9, (w["last_read_ns"] - t0) / 1e9, w["read_samples"]))
 assert w["read_samples"] >= 20, "too few samples in the weights to tell"
-assert w["first_read_ns"] <= t0 + span // 10 and w["last_read_ns"] >= t1 - span // 10, "not read throughout generation"
+assert w["first_read_ns"] <= t0 + span // 4 and w["last_read_ns"] >= t1 - span // 4, "not read throughout generation"
 # the KV cache: typed by the llama.cpp profile; its allocation is the computed size
 kv_bytes = ctx * layers * 2 * (embd // heads * kv_heads) * 2
 sizes = {}

