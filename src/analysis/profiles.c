@@ -8,11 +8,11 @@
  */
 #include "analysis/profiles.h"
 
-#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "analysis/rules.h"
+#include "common/strutil.h"
 
 /* llama.cpp / ggml (checked with node-llama-cpp 3.22.1, libllama 0.5.0): the KV cache's
  * buffers come from the llama_kv_cache constructor through ggml_backend_alloc_ctx_tensors
@@ -73,20 +73,6 @@ const struct mt_profile *mt_profile_find(const char *name)
 	return NULL;
 }
 
-static bool listed(const char *list, const char *name)
-{
-	size_t n = strlen(name);
-
-	for (const char *p = list; *p;) {
-		size_t len = strcspn(p, ",");
-
-		if ((len == n && !strncmp(p, name, n)) || (len == 3 && !strncmp(p, "all", 3)))
-			return true;
-		p += len + (p[len] == ',');
-	}
-	return false;
-}
-
 int mt_profiles_add(struct mt_rules *rules, const char *list, char *err, size_t errsize)
 {
 	/* every name must be known (or all, or none) */
@@ -106,7 +92,7 @@ int mt_profiles_add(struct mt_rules *rules, const char *list, char *err, size_t 
 		struct mt_rules pr;
 		char source[96], perr[256];
 
-		if (!listed(list, p->name))
+		if (!mt_list_has(list, p->name))
 			continue;
 		snprintf(source, sizeof(source), "profile %s", p->name);
 		if (mt_rules_parse(p->yaml, strlen(p->yaml), source, &pr, perr, sizeof(perr)) < 0) {

@@ -270,3 +270,17 @@ const char *mt_fmt_realtime(uint64_t ns, char *buf, size_t size)
 	snprintf(buf, size, "%s.%03u UTC", tmp, (unsigned)(ns / 1000000 % 1000));
 	return buf;
 }
+
+bool mt_list_has(const char *list, const char *name)
+{
+	size_t n = strlen(name);
+
+	for (const char *p = list; *p;) {
+		size_t len = strcspn(p, ",");
+
+		if ((len == n && !strncmp(p, name, n)) || (len == 3 && !strncmp(p, "all", 3)))
+			return true;
+		p += len + (p[len] == ',');
+	}
+	return false;
+}

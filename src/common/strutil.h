@@ -24,6 +24,8 @@ long mt_read_small_file(const char *path, char *buf, size_t size);
 int mt_read_line_file(const char *path, char *buf, size_t size);
 
 bool mt_str_has_prefix(const char *s, const char *prefix);
+/* Does the comma-separated list name name, or "all"? */
+bool mt_list_has(const char *list, const char *name);
 
 /* Formats n bytes as "123 B", "4.0 KiB", "1.5 MiB", ... into buf. Returns buf. */
 const char *mt_fmt_bytes(uint64_t n, char *buf, size_t size);

@@ -13,14 +13,6 @@
 #include "export/report.h"
 #include "export/table.h"
 
-static void json_opt(struct mt_json *j, const char *key, double v)
-{
-	if (isnan(v))
-		mt_json_kv_null(j, key);
-	else
-		mt_json_kv_double(j, key, v);
-}
-
 void mt_report_candidates_json(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_access_stats *st = &rep->access.st;
@@ -47,11 +39,11 @@ void mt_report_candidates_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "bytes", c->bytes);
 		mt_json_kv_u64(j, "movable_bytes", c->movable_bytes);
 		mt_json_kv_u64(j, "regions", c->regions);
-		json_opt(j, "write_once_ratio", c->write_once);
+		mt_json_kv_double(j, "write_once_ratio", c->write_once);
 		mt_json_kv_str(j, "write_once_basis", mt_cand_basis_name(c->wo_basis));
-		json_opt(j, "retention_s", c->retention_s);
-		json_opt(j, "lifetime_s", c->lifetime_s);
-		json_opt(j, "data_reads_per_s", c->reads_per_s);
+		mt_json_kv_double(j, "retention_s", c->retention_s);
+		mt_json_kv_double(j, "lifetime_s", c->lifetime_s);
+		mt_json_kv_double(j, "data_reads_per_s", c->reads_per_s);
 		mt_json_kv_u64(j, "samples", c->samples);
 		mt_json_kv_u64(j, "spin_samples", c->spin_samples);
 		mt_json_kv_u64(j, "read_samples", c->read_samples);

@@ -721,21 +721,8 @@ const char *mt_feat_name(enum mt_feat f)
 bool mt_feat_disabled(enum mt_feat f)
 {
 	const char *env = getenv("MEMTAP_DISABLE_FEAT");
-	size_t n = strlen(feats[f].id);
 
-	if (!env)
-		return false;
-	for (const char *p = env; *p;) {
-		size_t len = strcspn(p, ",");
-
-		if ((len == n && !strncmp(p, feats[f].id, n)) ||
-		    (len == 3 && !strncmp(p, "all", 3)))
-			return true;
-		p += len;
-		if (*p)
-			p++;
-	}
-	return false;
+	return env && mt_list_has(env, feats[f].id);
 }
 
 const struct mt_probe_result *mt_probe(enum mt_feat f)
