@@ -18,17 +18,23 @@ PY="/usr/bin/python3 $HERE/workloads/py_alloc.py"
 $PY >/dev/null # a first run: bytecode caches are written before anything is timed
 
 # The allocation tracer's cost: the other collectors (access sampling, faults, RSS) are off
-# in the memtap-full and memtap-depth1 variants; memtap-defaults shows everything together.
+# in the memtap-full, memtap-nopy and memtap-depth1 variants; memtap-defaults shows everything
+# together. memtap-full has Python frames in its stacks, memtap-nopy native stacks only.
 A="--access=off --no-faults --no-rss"
 echo "== CPython py_alloc.py: wall time, $ROUNDS interleaved rounds"
 set -- bare="$PY" \
 	memtap-full="$M record -q -f $A -o $T/full.mtap -- $PY" \
+	memtap-nopy="$M record -q -f $A --no-python-frames -o $T/nopy.mtap -- $PY" \
 	memtap-depth1="$M record -q -f $A --stack-depth 1 -o $T/d1.mtap -- $PY" \
 	memtap-defaults="$M record -q -f -o $T/defaults.mtap -- $PY"
 if command -v heaptrack >/dev/null; then
 	set -- "$@" heaptrack="heaptrack -o $T/ht $PY"
 fi
 python3 "$HERE/interleave.py" --rounds "$ROUNDS" --json "$T/py.json" "$@"
+
+echo
+echo "== where CPython allocates (Python frames of memtap-full's stacks)"
+"$M" report "$T/full.mtap" -s alloc -n 4 | sed -n '/^top sites by calls/,/^$/p'
 
 echo
 echo "== trace size per allocation call (the last runs above)"

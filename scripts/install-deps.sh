@@ -8,12 +8,13 @@ set -eu
 # peer tool they run under memtap (heaptrack, sqlite3, redis); Chromium for the view's
 # browser tests, gnuplot for memtap plot's PNG output; the real inference engines of the
 # engine tests: PyTorch (python3-torch) and node for llama.cpp (node-llama-cpp comes from npm,
-# installed by the test itself).
+# installed by the test itself); python3.11-dev's headers, against which a unit test checks
+# the runtime's CPython 3.11 frame offsets.
 PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
 libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
 python3 python3-pandas procps clang-format perl linux-perf time
 heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox
-python3-numpy python3-torch nodejs"
+python3-numpy python3-torch nodejs python3.11-dev"
 
 missing=""
 for p in $PKGS; do

@@ -4,8 +4,10 @@
 PyTorch doing what inference engines do: its random weights are written once to a .npy file
 and mapped read-only at load (np.load(mmap_mode="r"), the tensors viewing the mapping, as
 safetensors and llama.cpp map theirs); generation is greedy, token by token, with a KV cache
-either grown by torch.cat at every step (Hugging Face's dynamic cache) or preallocated for the
-whole context and filled in place (the static cache).
+either grown by torch.cat at every step (Hugging Face's DynamicCache) or preallocated for the
+whole context and filled in place (its StaticCache). The classes carry Hugging Face's names
+(DynamicCache.update, StaticCache.__init__, *Attention.forward, *MLP.forward), which is what
+memtap's pytorch profile types tensors by: the Python frames of their allocation stacks.
 
 usage: torch-decoder.py [--tokens N] [--cache dynamic|static] [--dir DIR] [--dim D]
                         [--layers L] [--heads H] [--vocab V]
@@ -76,24 +78,75 @@ def load(path, d, layers, vocab):
     return p
 
 
-def block(p, i, x, kv, pos, heads, static):
-    d = x.shape[-1]
-    q, k, v = F.linear(F.layer_norm(x, (d,), p["l%d.ln1" % i]), p["l%d.qkv" % i]).split(d, dim=-1)
-    if static:
-        kv[0][pos:pos + k.shape[0]] = k
-        kv[1][pos:pos + k.shape[0]] = v
-        k, v = kv[0][:pos + k.shape[0]], kv[1][:pos + k.shape[0]]
-    elif kv is not None:
-        k = torch.cat([kv[0], k], 0)
-        v = torch.cat([kv[1], v], 0)
-    hd = d // heads
-    qh, kh, vh = (z.view(-1, heads, hd).transpose(0, 1) for z in (q, k, v))
-    mask = torch.full((q.shape[0], k.shape[0]), float("-inf")).triu(k.shape[0] - q.shape[0] + 1)
-    a = torch.softmax(qh @ kh.transpose(1, 2) / hd ** 0.5 + mask, -1) @ vh
-    x = x + F.linear(a.transpose(0, 1).reshape(-1, d), p["l%d.o" % i])
-    x = x + F.linear(torch.relu(F.linear(F.layer_norm(x, (d,), p["l%d.ln2" % i]), p["l%d.f1" % i])),
-                     p["l%d.f2" % i])
-    return x, (kv if static else (k, v))
+class DynamicCache:
+    """Keys and values grown by torch.cat at every step, as Hugging Face's DynamicCache does:
+    each step allocates each layer's new K and V and frees the previous step's."""
+
+    def __init__(self, layers):
+        self.k = [None] * layers
+        self.v = [None] * layers
+
+    def update(self, i, k, v, pos):
+        if self.k[i] is not None:
+            k = torch.cat([self.k[i], k], 0)
+            v = torch.cat([self.v[i], v], 0)
+        self.k[i], self.v[i] = k, v
+        return k, v
+
+
+class StaticCache:
+    """Keys and values preallocated for the whole context and filled in place, as Hugging
+    Face's StaticCache does."""
+
+    def __init__(self, layers, n_ctx, d):
+        self.k = [torch.zeros(n_ctx, d) for _ in range(layers)]
+        self.v = [torch.zeros(n_ctx, d) for _ in range(layers)]
+
+    def update(self, i, k, v, pos):
+        self.k[i][pos:pos + k.shape[0]] = k
+        self.v[i][pos:pos + k.shape[0]] = v
+        return self.k[i][:pos + k.shape[0]], self.v[i][:pos + k.shape[0]]
+
+
+class Attention:
+    def __init__(self, p, i, heads):
+        self.ln, self.qkv, self.o = p["l%d.ln1" % i], p["l%d.qkv" % i], p["l%d.o" % i]
+        self.i, self.heads = i, heads
+
+    def forward(self, x, cache, pos):
+        d = x.shape[-1]
+        q, k, v = F.linear(F.layer_norm(x, (d,), self.ln), self.qkv).split(d, dim=-1)
+        k, v = cache.update(self.i, k, v, pos)
+        hd = d // self.heads
+        qh, kh, vh = (z.view(-1, self.heads, hd).transpose(0, 1) for z in (q, k, v))
+        mask = torch.full((q.shape[0], k.shape[0]), float("-inf")).triu(k.shape[0] - q.shape[0] + 1)
+        a = torch.softmax(qh @ kh.transpose(1, 2) / hd ** 0.5 + mask, -1) @ vh
+        return x + F.linear(a.transpose(0, 1).reshape(-1, d), self.o)
+
+
+class MLP:
+    def __init__(self, p, i):
+        self.ln, self.f1, self.f2 = p["l%d.ln2" % i], p["l%d.f1" % i], p["l%d.f2" % i]
+
+    def forward(self, x):
+        d = x.shape[-1]
+        return x + F.linear(torch.relu(F.linear(F.layer_norm(x, (d,), self.ln), self.f1)), self.f2)
+
+
+class Decoder:
+    def __init__(self, p, layers, heads):
+        self.p = p
+        self.attn = [Attention(p, i, heads) for i in range(layers)]
+        self.mlp = [MLP(p, i) for i in range(layers)]
+
+    def forward(self, tokens, cache, pos):
+        x = F.embedding(torch.tensor(tokens), self.p["emb"])
+        for attn, mlp in zip(self.attn, self.mlp):
+            x = mlp.forward(attn.forward(x, cache, pos))
+        return x
+
+    def next_token(self, x):
+        return int(F.linear(x[-1], self.p["head"]).argmax())
 
 
 def main():
@@ -119,23 +172,17 @@ def main():
     print("load %d %d" % (t0, time.monotonic_ns()), flush=True)
     prompt = [1, 2, 3, 4]
     n_ctx = len(prompt) + a.tokens
-    static = a.cache == "static"
-    kvs = [(torch.zeros(n_ctx, a.dim), torch.zeros(n_ctx, a.dim)) if static else None
-           for _ in range(a.layers)]
+    model = Decoder(p, a.layers, a.heads)
+    cache = StaticCache(a.layers, n_ctx, a.dim) if a.cache == "static" else DynamicCache(a.layers)
     tok = list(prompt)
     with torch.no_grad():
         phase("prefill")
-        x = F.embedding(torch.tensor(tok), p["emb"])
-        for i in range(a.layers):
-            x, kvs[i] = block(p, i, x, kvs[i], 0, a.heads, static)
+        x = model.forward(tok, cache, 0)
         phase("generation")
         for s in range(a.tokens):
             t0 = time.monotonic_ns()
-            nxt = int(F.linear(x[-1], p["head"]).argmax())
-            tok.append(nxt)
-            x = F.embedding(torch.tensor([nxt]), p["emb"])
-            for i in range(a.layers):
-                x, kvs[i] = block(p, i, x, kvs[i], len(tok) - 1, a.heads, static)
+            tok.append(model.next_token(x))
+            x = model.forward(tok[-1:], cache, len(tok) - 1)
             print("step %d %d %d %d" % (s, t0, time.monotonic_ns(), len(tok)), flush=True)
         phase(None)
     print("generated %d tokens" % a.tokens)

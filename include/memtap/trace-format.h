@@ -86,6 +86,7 @@ enum mt_ev_type {
 	MT_EV_LABEL = 17, /* the workload named a range (memtap_label) or dropped the name */
 	MT_EV_PHASE = 18, /* the workload entered a phase (memtap_phase), or left it */
 	MT_EV_PAGE_WRITE = 19, /* pages of a tracked range written since the previous scan */
+	MT_EV_PY_FUNC = 20, /* a Python function that frames of this process's stacks name */
 	_MT_EV_MAX,
 };
 
@@ -381,6 +382,23 @@ enum {
 	MT_F_PW_SINCE, /* the previous scan of the process (or when tracking began) */
 	_MT_F_PW_MAX,
 };
+
+/*
+ * MT_EV_PY_FUNC: what a Python frame of the process's stacks means. A stack frame whose ip
+ * has bit 63 set is a Python frame: bits 24-62 are this event's id, bits 0-23 the line
+ * (0: unknown). Ids are the process's own; a fork child also uses its parent's ids given
+ * before the fork.
+ */
+enum {
+	MT_F_PYFN_ID = 3, /* the code object's id in the process */
+	MT_F_PYFN_FIRST_LINE, /* the line its definition starts at */
+	MT_F_PYFN_NAME, /* string: qualified name (co_qualname) */
+	MT_F_PYFN_FILE, /* string: file (co_filename) */
+	_MT_F_PYFN_MAX,
+};
+
+#define MT_PY_FRAME_BIT (1ull << 63)
+#define MT_PY_FRAME_LINE_BITS 24
 
 /* MT_EV_LOST */
 enum {

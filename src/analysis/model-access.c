@@ -100,22 +100,39 @@ static const struct mt_access_counts *page_c(size_t i)
 	return &sort_st->pages[i].c;
 }
 
-/* "function (file:line)" of the site's allocating caller, into buf. */
+/* "function (file:line)" of the site's allocating caller, into buf; with Python frames,
+ * "caller < function (file:line)" of the innermost Python frame too. */
 const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *buf, size_t size)
 {
 	const struct mt_report_access *ra = &rep->access;
 	const struct mt_access_site *s = &ra->st.sites[site];
-	uint64_t ip;
+	uint64_t ips[128];
 	const struct mt_frame *fr;
+	int n;
 
-	if (!s->stack || mt_reader_stack(rep->r, s->stream, s->stack, &ip, 1) < 1 ||
+	if (!s->stack || (n = mt_reader_stack(rep->r, s->stream, s->stack, ips, 128)) < 1 ||
 	    !ra->symbolizer ||
-	    mt_sym_resolve(ra->symbolizer, s->pid, s->first_ns, ip, true, &fr) < 1) {
+	    mt_sym_resolve(ra->symbolizer, s->pid, s->first_ns, ips[0], true, &fr) < 1) {
 		snprintf(buf, size, "site %zu (no stack recorded)", site);
 		return buf;
 	}
 	/* The outermost of the inlined frames is the machine frame's function. */
-	return mt_frame_name(&fr[0], buf, size);
+	mt_frame_name(&fr[0], buf, size);
+	for (int i = 1; i < n; i++) {
+		size_t len = strlen(buf);
+		const char *base;
+
+		if (!(ips[i] & MT_PY_FRAME_BIT))
+			continue;
+		if (mt_sym_resolve(ra->symbolizer, s->pid, s->first_ns, ips[i], true, &fr) < 1 ||
+		    !fr[0].function || !fr[0].file)
+			break;
+		base = strrchr(fr[0].file, '/');
+		snprintf(buf + len, size - len, " < %s (%s:%u)", fr[0].function,
+			 base ? base + 1 : fr[0].file, fr[0].line);
+		break;
+	}
+	return buf;
 }
 
 const char *mt_report_spin_name(const struct mt_report *rep, const struct mt_spin_site *s,

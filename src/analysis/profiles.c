@@ -36,6 +36,21 @@ static const char llama_cpp[] =
 	"  - symbol: \"^ggml_backend_sched_new|^ggml_threadpool_new\"\n"
 	"    region_type: runtime\n";
 
+/* PyTorch with Hugging Face's conventions, by the Python frames of the allocation stacks
+ * (CPython 3.11): the KV cache's tensors are allocated in the cache classes' update (the
+ * dynamic cache's torch.cat) or constructor (the static cache's preallocation); what the
+ * model's forward methods allocate otherwise are activations; what loading allocates
+ * (copies of the weights) is weight. */
+static const char pytorch[] =
+	"rules:\n"
+	"  - symbol: \"^([A-Za-z]*Cache)[.](update|__init__|lazy_initialization|_update)$\"\n"
+	"    region_type: kv_cache\n"
+	"  - symbol: \"^(PreTrainedModel[.])?(from_pretrained|load_state_dict|_load_state_dict_into_"
+	"meta_model|_load_pretrained_model)$|^Module[.]load_state_dict$\"\n"
+	"    region_type: weight\n"
+	"  - symbol: \"[.]forward$\"\n"
+	"    region_type: activation\n";
+
 /* Model files, whatever the engine: a mapping of one is weights. */
 static const char model_files[] = "rules:\n"
 				  "  - path: \"*.gguf\"\n"
@@ -59,6 +74,10 @@ static const char model_files[] = "rules:\n"
 
 const struct mt_profile mt_profiles[] = {
 	{ "llama.cpp", "llama.cpp and ggml: KV cache, compute buffers, loaded weights", llama_cpp },
+	{ "pytorch",
+	  "PyTorch / Hugging Face by Python frames: *Cache.update/__init__ kv_cache, forward "
+	  "activation, loading weight",
+	  pytorch },
 	{ "model-files",
 	  "mappings of model files (.gguf, .safetensors, .npy, .pt, *model*.bin, ...)",
 	  model_files },

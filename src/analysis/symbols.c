@@ -59,6 +59,14 @@ struct forked {
 	uint64_t exec_t; /* its first exec after the fork: a new image (UINT64_MAX: none) */
 };
 
+/* A Python function of a process (PY_FUNC event): what its frames' ids mean from t on. */
+struct pyfn {
+	uint32_t pid;
+	uint32_t prev; /* index + 1 of an older record with the same key, 0: none */
+	uint64_t id, t;
+	const char *name, *file; /* owned by the reader */
+};
+
 /* A resolved address: the key it was asked with, and its frames in the frames array. */
 struct result {
 	uint64_t ip;
@@ -89,6 +97,10 @@ struct mt_symbolizer {
 	size_t nresults, results_cap;
 	char **strs; /* strings the frames point to */
 	size_t nstrs, strs_cap;
+	struct pyfn *pyfns;
+	size_t npyfns, pyfns_cap;
+	struct mt_map64 last_pyfn; /* hash(pid, id) -> newest pyfn index + 1 */
+	struct mt_frame py_frame; /* the answer for a Python frame, valid until the next call */
 	struct mt_sym_stats stats;
 };
 
@@ -152,6 +164,50 @@ static int add_fork(struct mt_symbolizer *s, uint32_t pid, uint32_t ppid, uint64
 	return 0;
 }
 
+static uint64_t pyfn_key(uint32_t pid, uint64_t id)
+{
+	uint64_t k = mt_hash_u64(id * 0x9e3779b97f4a7c15ull ^ pid);
+
+	return k == MT_MAP64_EMPTY ? 0 : k;
+}
+
+static int add_pyfn(struct mt_symbolizer *s, uint32_t pid, uint64_t id, uint64_t t,
+		    const char *name, const char *file)
+{
+	uint64_t *last;
+
+	if (mt_grow_array(&s->pyfns, &s->pyfns_cap, s->npyfns + 1, sizeof(*s->pyfns)) < 0 ||
+	    mt_map64_put(&s->last_pyfn, pyfn_key(pid, id), &last) < 0)
+		return -ENOMEM;
+	s->pyfns[s->npyfns] = (struct pyfn){ pid, (uint32_t)*last, id, t, name, file };
+	*last = ++s->npyfns;
+	return 0;
+}
+
+/* The function id names in pid at t: its newest record at or before t, else (a fork child
+ * before its exec) what it named in the parent at the fork. */
+static const struct pyfn *find_pyfn(const struct mt_symbolizer *s, uint32_t pid, uint64_t t,
+				    uint64_t id)
+{
+	for (int hop = 0; hop < 64; hop++) {
+		uint64_t *last = mt_map64_get(&s->last_pyfn, pyfn_key(pid, id));
+		const struct forked *f;
+
+		for (uint32_t k = last ? (uint32_t)*last : 0; k; k = s->pyfns[k - 1].prev) {
+			const struct pyfn *p = &s->pyfns[k - 1];
+
+			if (p->pid == pid && p->id == id && p->t <= t)
+				return p;
+		}
+		f = fork_of(s, pid, t);
+		if (!f || f->exec_t <= t)
+			return NULL;
+		pid = f->ppid;
+		t = f->t;
+	}
+	return NULL;
+}
+
 /* The index built from the event stream: file mappings, forks, and the first exec after each
  * fork (a new image: the parent's mappings no longer hold). */
 struct sym_pass {
@@ -168,6 +224,10 @@ static int sym_event(void *ctx, const struct mt_event *ev)
 	switch (ev->type) {
 	case MT_EV_MMAP:
 		return add_map(s, ev->stream, ev->v);
+	case MT_EV_PY_FUNC:
+		return add_pyfn(s, pid, ev->v[MT_F_PYFN_ID], ev->v[MT_F_TIME],
+				mt_reader_str(s->r, ev->stream, ev->v[MT_F_PYFN_NAME], NULL),
+				mt_reader_str(s->r, ev->stream, ev->v[MT_F_PYFN_FILE], NULL));
 	case MT_EV_TASK_NEW:
 		if (ev->v[MT_F_NEW_KIND] == MT_TASK_THREAD || pid == ev->v[MT_F_NEW_PPID])
 			return 0;
@@ -209,12 +269,13 @@ int mt_sym_pass(struct mt_reader *r, struct mt_symbolizer **ret, struct mt_pass 
 	mt_map64_init(&s->cache);
 	mt_map64_init(&s->last_map);
 	mt_map64_init(&s->last_fork);
+	mt_map64_init(&s->last_pyfn);
 	p->s = s;
 	p->ret = ret;
 	*ret = s;
 	*pass = (struct mt_pass){ .name = "symbols",
 				  .types = 1ull << MT_EV_MMAP | 1ull << MT_EV_TASK_NEW |
-					   1ull << MT_EV_TASK_EXEC,
+					   1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_PY_FUNC,
 				  .ctx = p,
 				  .event = sym_event,
 				  .finish = sym_finish };
@@ -240,6 +301,10 @@ int mt_sym_clone(const struct mt_symbolizer *s, struct mt_symbolizer **ret)
 	mt_map64_init(&c->cache);
 	mt_map64_init(&c->last_map);
 	mt_map64_init(&c->last_fork);
+	mt_map64_init(&c->last_pyfn);
+	for (size_t i = 0; rc == 0 && i < s->npyfns; i++)
+		rc = add_pyfn(c, s->pyfns[i].pid, s->pyfns[i].id, s->pyfns[i].t, s->pyfns[i].name,
+			      s->pyfns[i].file);
 	/* the same records in the same order: the same chains */
 	for (size_t i = 0; rc == 0 && i < s->nforks; i++) {
 		rc = add_fork(c, s->forks[i].pid, s->forks[i].ppid, s->forks[i].t);
@@ -283,6 +348,8 @@ void mt_sym_close(struct mt_symbolizer *s)
 	free(s->forks);
 	free(s->frames);
 	free(s->results);
+	free(s->pyfns);
+	mt_map64_release(&s->last_pyfn);
 	mt_map64_release(&s->cache);
 	mt_map64_release(&s->last_map);
 	mt_map64_release(&s->last_fork);
@@ -625,6 +692,27 @@ static uint32_t resolve_one(struct mt_symbolizer *s, uint32_t pid, uint64_t t, u
 	return n;
 }
 
+/* A Python frame: looked up by time (a process's ids start afresh at each exec), not cached. */
+static int resolve_python(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t ip,
+			  const struct mt_frame **frames)
+{
+	uint64_t id = (ip & ~MT_PY_FRAME_BIT) >> MT_PY_FRAME_LINE_BITS;
+	const struct pyfn *p = find_pyfn(s, pid, t, id);
+	struct mt_frame *f = &s->py_frame;
+
+	*f = (struct mt_frame){ .ip = ip };
+	f->line = (unsigned)(ip & ((1ull << MT_PY_FRAME_LINE_BITS) - 1));
+	if (p) {
+		f->function = p->name && p->name[0] ? p->name : NULL;
+		f->file = p->file && p->file[0] ? p->file : NULL;
+	} else {
+		f->offset = id; /* shown as [python]+0xID: no PY_FUNC record names it */
+		f->module = "[python]";
+	}
+	*frames = f;
+	return 1;
+}
+
 int mt_sym_resolve(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t ip, bool ret,
 		   const struct mt_frame **frames)
 {
@@ -632,6 +720,8 @@ int mt_sym_resolve(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t i
 	size_t first;
 	uint32_t n;
 
+	if (ip & MT_PY_FRAME_BIT)
+		return resolve_python(s, pid, t, ip, frames);
 	/* Collisions of the 64-bit key are checked against the stored (pid, ip, ret). */
 	for (;;) {
 		if (mt_map64_put(&s->cache, key == MT_MAP64_EMPTY ? 0 : key, &v) < 0)

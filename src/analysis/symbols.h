@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <memtap/trace-format.h>
+
 struct mt_reader;
 struct mt_symbolizer;
 
@@ -20,6 +22,13 @@ struct mt_frame {
 	uint64_t offset; /* ip's offset in the module's file */
 	bool inlined; /* inlined into the next frame (same machine frame) */
 };
+
+/* A Python frame (CPython's, placed by the runtime in place of the eval loop's native
+ * frame): function is its qualified name, file and line its source; module is NULL. */
+static inline bool mt_frame_is_python(const struct mt_frame *f)
+{
+	return (f->ip & MT_PY_FRAME_BIT) != 0;
+}
 
 /* Why addresses stayed unresolved, counted once per distinct (process, address). */
 struct mt_sym_stats {

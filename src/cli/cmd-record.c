@@ -17,7 +17,7 @@ static struct {
 	const char *syscalls;
 	struct mt_optlist events;
 	bool syscall_stacks;
-	bool alloc;
+	bool alloc, python_frames;
 	int access;
 	uint64_t access_period, access_freq;
 	bool faults, rss;
@@ -31,6 +31,7 @@ static struct {
 	.rt_slots = 1024,
 	.time_every = 1,
 	.alloc = true,
+	.python_frames = true,
 	.faults = true,
 	.rss = true,
 	.rss_interval_ms = 1,
@@ -61,6 +62,10 @@ static const struct mt_option options[] = {
 	  MT_OPTF_NEGATABLE },
 	{ "stack-depth", 0, MT_OPT_U64, &o.stack_depth, "N",
 	  "frames per allocation stack, at most 256; 0 records no stacks (default 128)" },
+	{ "python-frames", 0, MT_OPT_FLAG, &o.python_frames, NULL,
+	  "put the Python frames (function, file:line) of CPython 3.11 processes into their "
+	  "allocation stacks, in place of the interpreter's eval loop (default on)",
+	  NULL, MT_OPTF_NEGATABLE },
 	{ "time-every", 0, MT_OPT_U64, &o.time_every, "N",
 	  "read the clock on every Nth allocation event of a busy thread, 1 to 256 (default 1: "
 	  "every event, within 10 us of its call); above 1 the others are interpolated, and an "
@@ -208,6 +213,7 @@ int cmd_record(int argc, char **argv)
 	ro.nevents = o.events.n;
 	ro.alloc = o.alloc;
 	ro.stack_depth = (unsigned)o.stack_depth;
+	ro.python_frames = o.python_frames;
 	ro.rt_slots = (unsigned)o.rt_slots;
 	ro.time_every = (unsigned)o.time_every;
 	ro.zstd_level = (int)o.zstd_level;

@@ -132,6 +132,7 @@ static void json_frames(struct mt_json *j, const struct mt_report_alloc *a,
 			mt_json_kv_null(j, "offset");
 		}
 		mt_json_kv_bool(j, "inlined", f->inlined);
+		mt_json_kv_bool(j, "python", mt_frame_is_python(f));
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
@@ -329,12 +330,14 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 
 /* ---- text and Markdown ---- */
 
-/* The first frames of a site, "f0 < f1", for one table cell. */
+/* The first frames of a site, "f0 < f1", for one table cell; with Python frames, the
+ * innermost native frame and the innermost Python one, "f0 < func (file:line)". */
 static const char *site_label(const struct mt_report_alloc *a, const struct mt_report_site *rs,
 			      char *buf, size_t size)
 {
 	const struct mt_alloc_site *s = &a->st.sites[rs->site];
-	size_t len = 0;
+	const struct mt_frame *fr = &a->frames[rs->first_frame];
+	size_t len = 0, py = rs->nframes;
 	unsigned shown = 0;
 
 	buf[0] = 0;
@@ -342,18 +345,29 @@ static const char *site_label(const struct mt_report_alloc *a, const struct mt_r
 		snprintf(buf, size, "(no stack recorded)");
 		return buf;
 	}
+	for (size_t q = 0; q < rs->nframes && py == rs->nframes; q++)
+		if (mt_frame_is_python(&fr[q]))
+			py = q;
 	for (size_t q = 0; q < rs->nframes && shown < 2; q++) {
-		const struct mt_frame *f = &a->frames[rs->first_frame + q];
+		const struct mt_frame *f = &fr[q];
 		char one[256];
 
-		if (f->function)
+		if (shown && py < rs->nframes)
+			f = &fr[py];
+		if (mt_frame_is_python(f) && f->function && f->file) {
+			const char *base = strrchr(f->file, '/');
+
+			snprintf(one, sizeof(one), "%s (%s:%u)", f->function,
+				 base ? base + 1 : f->file, f->line);
+		} else if (f->function) {
 			snprintf(one, sizeof(one), "%s", f->function);
-		else
+		} else {
 			mt_frame_name(f, one, sizeof(one));
+		}
 		len += (size_t)snprintf(buf + len, len < size ? size - len : 0, "%s%s",
 					shown ? " < " : "", one);
 		shown++;
-		if (len >= size)
+		if (len >= size || f == &fr[py])
 			break;
 	}
 	return buf;

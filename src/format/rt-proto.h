@@ -5,6 +5,8 @@
 
 #include <stdint.h>
 
+#include <memtap/trace-format.h>
+
 /*
  * How the runtime reaches the recorder:
  *
@@ -37,6 +39,7 @@ enum mt_rt_msg {
 	MT_RT_MSG_NOTIFY = 2, /* one byte: a slot became READY */
 	MT_RT_MSG_LABEL = 3, /* struct mt_rt_label + the strings: memtap.h's calls */
 	MT_RT_MSG_OWN = 4, /* struct mt_rt_own: memtap's own resident memory changed */
+	MT_RT_MSG_PYCODE = 5, /* struct mt_rt_pycode + the strings: a Python function seen */
 };
 
 /* memtap_label / memtap_unlabel / memtap_phase from the workload (include/memtap/memtap.h),
@@ -74,6 +77,73 @@ struct mt_rt_own {
 	uint64_t time_ns; /* CLOCK_MONOTONIC */
 	uint64_t anon, shmem; /* bytes: the arena's blocks, the shared region's taken part */
 };
+
+/*
+ * A Python code object (a function) the runtime met in a thread's frame chain, sent once
+ * before the first stack frame that names it is interned: Python frames are trie nodes
+ * whose ip is MT_RT_PY_IP(id, line) (bit 63 set; no code address has it). Followed by
+ * name_len bytes of qualified name and file_len of file name, UTF-8.
+ */
+struct mt_rt_pycode {
+	uint32_t type; /* MT_RT_MSG_PYCODE */
+	uint32_t tid;
+	uint64_t time_ns; /* CLOCK_MONOTONIC */
+	uint64_t id; /* the process's code id, from 1 */
+	uint32_t first_line;
+	uint16_t name_len, file_len;
+};
+
+#define MT_RT_PY_NAME_MAX 255
+#define MT_RT_PY_FILE_MAX 1023
+#define MT_RT_PY_BIT MT_PY_FRAME_BIT /* include/memtap/trace-format.h */
+#define MT_RT_PY_LINE_BITS MT_PY_FRAME_LINE_BITS
+#define MT_RT_PY_ID_MAX ((1ull << (63 - MT_RT_PY_LINE_BITS)) - 1)
+#define MT_RT_PY_IP(id, line)                                  \
+	(MT_RT_PY_BIT | (uint64_t)(id) << MT_RT_PY_LINE_BITS | \
+	 ((uint64_t)(line) & ((1ull << MT_RT_PY_LINE_BITS) - 1)))
+
+static inline uint64_t mt_rt_py_id(uint64_t ip)
+{
+	return (ip & ~MT_RT_PY_BIT) >> MT_RT_PY_LINE_BITS;
+}
+
+static inline unsigned mt_rt_py_line(uint64_t ip)
+{
+	return (unsigned)(ip & ((1ull << MT_RT_PY_LINE_BITS) - 1));
+}
+
+/* What the runtime does about Python frames in this process (mt_rt_region.py_state). */
+enum mt_rt_py_state {
+	MT_RT_PY_NONE = 0, /* no CPython in the process */
+	MT_RT_PY_ON = 1, /* CPython 3.11: its frames are in the stacks */
+	MT_RT_PY_UNSUPPORTED = 2, /* a CPython whose frame layout this runtime does not know */
+	MT_RT_PY_OFF = 3, /* turned off (--no-python-frames) */
+};
+
+/* "3.11.2" from a PY_VERSION_HEX. */
+static inline void mt_rt_py_version_str(uint32_t hex, char buf[16])
+{
+	unsigned a = hex >> 24, b = (hex >> 16) & 0xff, c = (hex >> 8) & 0xff, i = 0;
+	unsigned v[3] = { a, b, c };
+
+	for (int k = 0; k < 3; k++) {
+		if (k)
+			buf[i++] = '.';
+		if (v[k] >= 100)
+			buf[i++] = (char)('0' + v[k] / 100);
+		if (v[k] >= 10)
+			buf[i++] = (char)('0' + v[k] / 10 % 10);
+		buf[i++] = (char)('0' + v[k] % 10);
+	}
+	buf[i] = 0;
+}
+
+static inline const char *mt_rt_py_state_name(uint32_t state)
+{
+	static const char *const n[] = { "none", "on", "unsupported", "off" };
+
+	return state < 4 ? n[state] : "?";
+}
 
 struct mt_rt_hello {
 	uint32_t type; /* MT_RT_MSG_HELLO */
@@ -274,7 +344,13 @@ struct mt_rt_region {
 	uint64_t slots_hwm; /* slots ever used: the region's touched part */
 	uint64_t own_outside; /* bytes the runtime had to map outside the arena (it was full) */
 	uint64_t own_reports_lost; /* own-memory messages the socket had no room for */
-	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32];
+	/* Python frames (rt-python.c): the state, the interpreter's PY_VERSION_HEX, code
+	 * objects registered and their messages lost, stacks that got Python frames, Python
+	 * frames that had no eval frame among the captured native ones */
+	uint32_t py_state; /* enum mt_rt_py_state */
+	uint32_t py_version;
+	uint64_t py_codes, py_codes_lost, py_stacks, py_unplaced;
+	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

@@ -230,6 +230,14 @@ static const struct mt_field_desc page_write_fields[] = {
 	{ "since", MT_FK_U64, NULL, 0, "start of the epoch: the previous scan (ns)" },
 };
 
+static const struct mt_field_desc py_func_fields[] = {
+	COMMON_FIELDS,
+	{ "id", MT_FK_U64, NULL, 0, "the code object's id: Python frames name it" },
+	{ "first_line", MT_FK_U64, NULL, 0, "the line its definition starts at" },
+	{ "name", MT_FK_STR, NULL, 0, "qualified name" },
+	{ "file", MT_FK_STR, NULL, 0, "source file" },
+};
+
 #define TYPE(t, n, f, d) [t] = { n, MT_ARRAY_SIZE_(f), f, d }
 #define MT_ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -254,6 +262,8 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_PHASE, "phase", phase_fields, "the workload entered or left a phase"),
 	TYPE(MT_EV_PAGE_WRITE, "page_write", page_write_fields,
 	     "pages of a tracked range written in one epoch"),
+	TYPE(MT_EV_PY_FUNC, "py_func", py_func_fields,
+	     "a Python function named by Python frames of the stacks"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -276,6 +286,7 @@ _Static_assert(_MT_F_TP_MAX <= MT_MAX_FIELDS, "tracepoint fields within the limi
 _Static_assert(MT_ARRAY_SIZE_(label_fields) == _MT_F_LABEL_MAX, "label fields");
 _Static_assert(MT_ARRAY_SIZE_(phase_fields) == _MT_F_PHASE_MAX, "phase fields");
 _Static_assert(MT_ARRAY_SIZE_(page_write_fields) == _MT_F_PW_MAX, "page_write fields");
+_Static_assert(MT_ARRAY_SIZE_(py_func_fields) == _MT_F_PYFN_MAX, "py_func fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

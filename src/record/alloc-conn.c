@@ -67,6 +67,15 @@ static void write_stream_kv(struct mt_session *s, struct conn *c, const struct m
 	mt_kv_add_u64(&kv, "start_ns", h->time_ns);
 	mt_kv_add(&kv, "time", s->alloc->tsc ? "tsc" : "clock");
 	mt_kv_add_u64(&kv, "stack_depth", s->o->stack_depth);
+	if (c->region->py_state != MT_RT_PY_NONE) {
+		/* the process runs CPython: are its frames in the stacks? */
+		char v[16], buf[64];
+
+		mt_rt_py_version_str(c->region->py_version, v);
+		snprintf(buf, sizeof(buf), "%s (CPython %s)",
+			 mt_rt_py_state_name(c->region->py_state), v);
+		mt_kv_add(&kv, "python_frames", buf);
+	}
 	mt_writer_kv(s->w, MT_CHUNK_STREAM, &kv);
 	mt_kv_release(&kv);
 }
@@ -357,6 +366,17 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 		for (int k = 0; k < MT_RT_TRUNC_MAX; k++)
 			a->trunc[k] += r->trunc[k];
 		a->memo_hits += r->memo_hits;
+		if (r->py_state < 4) {
+			a->py_procs[r->py_state]++;
+			if (r->py_version)
+				a->py_version[r->py_state] = r->py_version;
+		}
+		a->py_funcs_lost += r->py_codes_lost;
+		a->py_stacks += r->py_stacks;
+		a->py_unplaced += r->py_unplaced;
+		if (r->py_codes_lost)
+			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, r->py_codes_lost,
+				     "Python function names: the runtime's socket stayed full");
 		a->walked += r->frames_walked;
 		a->reused += r->frames_reused;
 		a->bad_rows += c->bad_rows;
@@ -416,15 +436,41 @@ static void on_label(struct mt_session *s, struct conn *c, const struct mt_rt_la
 		a->labels++;
 }
 
-/* NOTIFY bytes and memtap.h labels: reads them all; EOF closes. */
+/* A Python function the runtime met in a stack: a PY_FUNC event. */
+static void on_pycode(struct mt_session *s, struct conn *c, const struct mt_rt_pycode *h, size_t n)
+{
+	const char *str = (const char *)(h + 1);
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+	struct mt_alloc_state *a = s->alloc;
+
+	if (h->name_len > MT_RT_PY_NAME_MAX || h->file_len > MT_RT_PY_FILE_MAX ||
+	    n != sizeof(*h) + h->name_len + h->file_len || !h->id || h->id > MT_RT_PY_ID_MAX) {
+		a->py_bad++;
+		return;
+	}
+	row[MT_F_TIME] = h->time_ns;
+	row[MT_F_PID] = (uint64_t)c->pid;
+	row[MT_F_TID] = h->tid ? h->tid : (uint64_t)c->pid;
+	row[MT_F_PYFN_ID] = h->id;
+	row[MT_F_PYFN_FIRST_LINE] = h->first_line;
+	row[MT_F_PYFN_NAME] = mt_writer_strn(s->w, str, h->name_len);
+	row[MT_F_PYFN_FILE] = mt_writer_strn(s->w, str + h->name_len, h->file_len);
+	if (mt_writer_event(s->w, MT_EV_PY_FUNC, row) == 0)
+		a->py_funcs++;
+}
+
+/* NOTIFY bytes, memtap.h labels, Python functions: reads them all; EOF closes. */
 void mt_ac_read_conn(struct mt_session *s, struct conn *c)
 {
 	for (;;) {
 		union {
 			struct mt_rt_label h;
 			struct mt_rt_own own;
+			struct mt_rt_pycode py;
 			char b[sizeof(struct mt_rt_label) + MT_RT_LABEL_TYPE_MAX +
 			       MT_RT_LABEL_NAME_MAX + 1];
+			char pb[sizeof(struct mt_rt_pycode) + MT_RT_PY_NAME_MAX +
+				MT_RT_PY_FILE_MAX + 1];
 		} buf;
 		const struct mt_rt_own *own = &buf.own;
 		ssize_t r = recv(c->fd, &buf, sizeof(buf), MSG_DONTWAIT);
@@ -433,6 +479,8 @@ void mt_ac_read_conn(struct mt_session *s, struct conn *c)
 			on_label(s, c, &buf.h, (size_t)r);
 		else if (r == (ssize_t)sizeof(*own) && own->type == MT_RT_MSG_OWN)
 			mt_ac_own_rss(s, c, own->time_ns, own->anon, own->shmem);
+		else if (r >= (ssize_t)sizeof(buf.py) && buf.py.type == MT_RT_MSG_PYCODE)
+			on_pycode(s, c, &buf.py, (size_t)r);
 		if (r > 0)
 			continue;
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))

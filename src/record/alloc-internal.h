@@ -88,6 +88,11 @@ struct mt_alloc_state {
 		rule_misses, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows,
 		trie_resets, node_waits, trunc[MT_RT_TRUNC_MAX], own_lost, own_outside, notifies,
 		labels, labels_dropped, bad_labels;
+	/* Python frames: processes by enum mt_rt_py_state, the last version met of each state,
+	 * functions announced (and lost, malformed), stacks with Python frames, and those whose
+	 * outer Python frames lay beyond the captured native ones */
+	uint64_t py_procs[4], py_funcs, py_funcs_lost, py_bad, py_stacks, py_unplaced;
+	uint32_t py_version[4];
 	char untraced[1024];
 	uint64_t nuntraced;
 	unsigned interval_ms; /* the next collection round, while connections are open */

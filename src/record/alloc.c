@@ -190,10 +190,10 @@ int mt_alloc_open(struct mt_session *s)
 	/* With ptrace the runtime hides its variables from the program, and the recorder puts
 	 * them back into every exec'd image; without it they must stay visible to be inherited. */
 	snprintf(a->env_conf, sizeof(a->env_conf),
-		 "v=%d;sock=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d",
+		 "v=%d;sock=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d;py=%d",
 		 MT_RT_PROTO_VERSION, a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock",
 		 s->o->time_every, s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE,
-		 s->pagewrites != NULL);
+		 s->pagewrites != NULL, s->o->python_frames);
 	/* Tests shrink the runtime's tables to exercise their full paths (tbits=N;nodes=N). */
 	if (getenv("MEMTAP_RT_TEST")) {
 		size_t len = strlen(a->env_conf);
@@ -341,6 +341,41 @@ void mt_alloc_flush(struct mt_session *s)
 /* ---- lifecycle ---- */
 
 /* Why an exec'd image cannot carry the runtime, from its ELF headers and file mode. */
+/* The collector's account of Python frames (rt-python.c), over every process. */
+static void python_keys(struct mt_kv *kv, const struct mt_alloc_state *a, bool wanted)
+{
+	const uint64_t *n = a->py_procs;
+	char buf[256], v[16];
+
+	if (n[MT_RT_PY_ON]) {
+		mt_rt_py_version_str(a->py_version[MT_RT_PY_ON], v);
+		snprintf(buf, sizeof(buf), "on: %llu processes of CPython %s",
+			 (unsigned long long)n[MT_RT_PY_ON], v);
+	} else if (n[MT_RT_PY_UNSUPPORTED]) {
+		if (a->py_version[MT_RT_PY_UNSUPPORTED])
+			mt_rt_py_version_str(a->py_version[MT_RT_PY_UNSUPPORTED], v);
+		else
+			snprintf(v, sizeof(v), "before 3.11");
+		snprintf(buf, sizeof(buf),
+			 "unsupported: CPython %s (frames are read from 3.11.1 to 3.11.x)", v);
+	} else if (n[MT_RT_PY_OFF] || !wanted) {
+		snprintf(buf, sizeof(buf), "off (--no-python-frames)");
+	} else {
+		snprintf(buf, sizeof(buf), "no CPython process");
+	}
+	mt_kv_add(kv, "python_frames", buf);
+	if (n[MT_RT_PY_ON] && n[MT_RT_PY_UNSUPPORTED]) {
+		mt_rt_py_version_str(a->py_version[MT_RT_PY_UNSUPPORTED], v);
+		snprintf(buf, sizeof(buf), "%llu processes of CPython %s",
+			 (unsigned long long)n[MT_RT_PY_UNSUPPORTED], v);
+		mt_kv_add(kv, "python_frames_unsupported", buf);
+	}
+	mt_kv_add_u64(kv, "python_functions", a->py_funcs);
+	mt_kv_add_u64(kv, "python_functions_lost", a->py_funcs_lost + a->py_bad);
+	mt_kv_add_u64(kv, "python_stacks", a->py_stacks);
+	mt_kv_add_u64(kv, "python_stacks_unplaced", a->py_unplaced);
+}
+
 static void untraceable_reason(pid_t pid, char *buf, size_t size)
 {
 	char path[64];
@@ -538,6 +573,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		snprintf(buf, sizeof(buf), "%.3f", (double)a->stall_ns / 1e6);
 		mt_kv_add(kv, "runtime_stall_ms", buf);
 		mt_kv_add_u64(kv, "malformed_rows", a->bad_rows);
+		python_keys(kv, a, s->o->python_frames);
 	}
 	if (a->lsock >= 0)
 		close(a->lsock);

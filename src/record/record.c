@@ -49,6 +49,7 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->flush_ns = 1000000000ull;
 	o->alloc = true;
 	o->stack_depth = 128;
+	o->python_frames = true;
 	o->rt_slots = 1024;
 	o->time_every = 1;
 	o->zstd_level = 1;

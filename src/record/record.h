@@ -30,6 +30,7 @@ struct mt_record_opts {
 	size_t nevents;
 	bool alloc; /* preload the allocation runtime */
 	unsigned stack_depth; /* frames per allocation stack; 0: none */
+	bool python_frames; /* CPython's frames in the stacks (3.11) */
 	unsigned rt_slots; /* shared-memory slots per traced process */
 	unsigned time_every; /* the runtime reads the clock on every Nth event of a busy thread */
 	int zstd_level; /* trace compression level (1: fast) */

@@ -174,7 +174,14 @@ static void side_put(struct rt_thread *t, const uint64_t *w, unsigned n)
 	t->c_guard++;
 }
 
-static RT_INLINE uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp, uint8_t *flags)
+/*
+ * py: Python frames wanted. Not for rows of calls that unmapped memory (munmap, mremap):
+ * CPython 3.11 frees a frame stack chunk (munmap) while the chunk's last frame is still the
+ * current one (RETURN_GENERATOR pops before it unlinks), so after such a call the thread's
+ * frame chain may point into memory that is gone.
+ */
+static RT_INLINE uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp, uint8_t *flags,
+				  bool py)
 {
 	*flags = 0;
 	if (rt_cfg.depth == 1) {
@@ -188,7 +195,11 @@ static RT_INLINE uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp,
 		}
 		return rt_capture1(t, sp);
 	}
-	return rt_cfg.depth ? rt_capture(t, sp, bp, flags) : 0;
+	if (!rt_cfg.depth)
+		return 0;
+	if (RT_UNLIKELY(rt_py_on) && py)
+		return rt_py_merge(t, rt_capture(t, sp, bp, flags));
+	return rt_capture(t, sp, bp, flags);
 }
 
 /*
@@ -214,7 +225,7 @@ static RT_INLINE void put_alloc(struct rt_thread *t, unsigned kind, void *p, siz
 				uint64_t sp, uint64_t bp)
 {
 	uint8_t flags;
-	uint32_t stack = capture(t, sp, bp, &flags);
+	uint32_t stack = capture(t, sp, bp, &flags, true);
 	size_t usable = p ? usable_size(p) : size;
 	uint64_t time, *w;
 	unsigned n = 0;
@@ -252,7 +263,7 @@ static void put_map(struct rt_thread *t, unsigned kind, uint64_t addr, uint64_t 
 		    uint64_t ea, uint64_t eb, uint64_t sp, uint64_t bp)
 {
 	uint8_t flags;
-	uint32_t stack = capture(t, sp, bp, &flags);
+	uint32_t stack = capture(t, sp, bp, &flags, kind != MT_RT_MUNMAP && kind != MT_RT_MREMAP);
 	uint64_t *w;
 	unsigned n = 0;
 

@@ -53,10 +53,19 @@ struct rt_icache_ent {
 	uint32_t id;
 };
 
+/* How a stack walk ended. */
+enum rt_walk_end {
+	RT_END_NONE, /* still walking */
+	RT_END_ZERO, /* a zero return address: the end of the stack */
+	RT_END_RULE, /* the CFI says so (_start, clone3) */
+	RT_END_BAD, /* unsupported CFI or a CFA outside the stack: truncated */
+	RT_END_DEPTH, /* --stack-depth reached */
+};
+
 struct rt_memo {
 	unsigned n; /* frames, outermost first: f[0] is the outermost */
 	bool valid; /* a complete, signal-free stack that can be re-verified */
-	uint8_t end; /* how the walk ended (enum rt_walk_end in unwind.c) */
+	uint8_t end; /* how the walk that captured f[0] ended (enum rt_walk_end) */
 	struct rt_frame f[RT_MAX_DEPTH];
 	/* checks[cstart[k] .. cstart[k + 1]) are the words frame k's step read (for frame 0,
 	 * the zero return address that ended the walk); verifying frames 0..q is checking
@@ -89,6 +98,7 @@ struct rt_thread {
 	uint16_t every; /* events per time stamp now */
 	uint16_t until; /* events until the next stamp */
 	struct rt_memo *memo;
+	struct rt_py *py; /* Python frames (rt-python.c), or NULL */
 	unsigned nside; /* words */
 	/* Rows of nested hooks, moved to the slot later: RT_SIDE_WORDS, mapped when the thread
 	 * starts recording. Outside TLS: a large static TLS block makes the loader map one more
@@ -96,6 +106,7 @@ struct rt_thread {
 	uint64_t *side;
 	/* counters, added to the region header when the slot changes */
 	uint64_t c_walked, c_reused, c_memo_hits, c_truncated, c_depth, c_guard;
+	uint64_t c_py_stacks, c_py_unplaced;
 };
 
 struct rt_config {
@@ -105,6 +116,7 @@ struct rt_config {
 	unsigned nslots;
 	unsigned time_every; /* read the clock on every Nth event at most */
 	bool page_writes; /* track writes to labelled ranges (userfaultfd WP async) */
+	bool python; /* Python frames in the stacks (rt-python.c) */
 	uint64_t gap_ticks; /* RT_GAP_NS in clock ticks */
 	unsigned trie_bits; /* the trie index's largest size, 2^bits (tests shrink it) */
 	unsigned nodes_cap; /* the shared node ring's size, a power of two */
@@ -167,6 +179,19 @@ RT_HIDDEN void rt_unwind_fork_child(void);
 /* After dlclose: forget cached rules (code may be unmapped and replaced). */
 RT_HIDDEN void rt_unwind_flush_rules(void);
 RT_HIDDEN void rt_unwind_thread_exit(struct rt_thread *t);
+/* The trie id of (parent, ip), through the thread's cache; 0 when the trie had no room. */
+RT_HIDDEN uint32_t rt_intern_cached(struct rt_memo *m, uint32_t parent, uint64_t ip);
+
+/* rt-python.c: CPython's frames in the stacks. rt_py_on: this process runs a CPython whose
+ * frames the runtime reads. */
+extern bool rt_py_on RT_HIDDEN;
+extern uint32_t rt_py_state RT_HIDDEN, rt_py_version RT_HIDDEN;
+RT_HIDDEN void rt_py_init(bool wanted);
+/* The stack id with the thread's Python frames in place of their eval calls' native frames
+ * (native: the id rt_capture returned, its frames still in the thread's memo). */
+RT_HIDDEN uint32_t rt_py_merge(struct rt_thread *t, uint32_t native);
+RT_HIDDEN void rt_py_fork_child(void);
+RT_HIDDEN void rt_py_thread_exit(struct rt_thread *t);
 
 /* rt.c, for unwind.c: memory that never comes from malloc. */
 /* The runtime's own system calls, marked for the recorder (stubs.S, format/rt-mark.h): the

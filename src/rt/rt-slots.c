@@ -52,7 +52,10 @@ static void flush_counters(struct rt_thread *t)
 	__atomic_add_fetch(&r->truncated, t->c_truncated, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&r->depth_limited, t->c_depth, __ATOMIC_RELAXED);
 	__atomic_add_fetch(&r->guard_events, t->c_guard, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->py_stacks, t->c_py_stacks, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->py_unplaced, t->c_py_unplaced, __ATOMIC_RELAXED);
 	t->c_walked = t->c_reused = t->c_memo_hits = t->c_truncated = t->c_depth = t->c_guard = 0;
+	t->c_py_stacks = t->c_py_unplaced = 0;
 }
 
 /* Hands the thread's slot to the recorder, which collects it at its next round; it is

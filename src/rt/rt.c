@@ -80,6 +80,7 @@ static bool parse_config(const char *s)
 	rt_cfg.time_every = 1;
 	rt_cfg.trie_bits = 21;
 	rt_cfg.nodes_cap = NODES_CAP;
+	rt_cfg.python = true;
 	while (s && *s) {
 		const char *end = strchr(s, ';'), *eq = strchr(s, '=');
 		size_t len = end ? (size_t)(end - s) : strlen(s);
@@ -96,6 +97,8 @@ static bool parse_config(const char *s)
 				rt_cfg.depth = (unsigned)strtoul(v, NULL, 10);
 				if (rt_cfg.depth > RT_MAX_DEPTH)
 					rt_cfg.depth = RT_MAX_DEPTH;
+			} else if (klen == 2 && !memcmp(s, "py", 2)) {
+				rt_cfg.python = !(vlen == 1 && *v == '0');
 			} else if (klen == 2 && !memcmp(s, "pw", 2)) {
 				rt_cfg.page_writes = vlen == 1 && *v == '1';
 			} else if (klen == 4 && !memcmp(s, "hide", 4)) {
@@ -224,6 +227,8 @@ static int region_create(void)
 	r->nodes_cap = rt_cfg.nodes_cap;
 	r->nodes_next = 1;
 	r->arena_used = __atomic_load_n(&rt_arena_used, __ATOMIC_RELAXED);
+	r->py_state = rt_py_state;
+	r->py_version = rt_py_version;
 	rt_region = r;
 	rt_region_size = size;
 	/* memtap's from now: the header and bitmaps, and the node ring's first stretch */
@@ -395,6 +400,7 @@ void rt_init(void)
 	rt_key_ok = pthread_key_create(&rt_key, thread_exit) == 0;
 	pthread_atfork(NULL, NULL, fork_child);
 	rt_unwind_init();
+	rt_py_init(rt_cfg.python);
 	rt_self.mode = TM_SETUP;
 	rt_attach();
 }
@@ -438,6 +444,7 @@ static void thread_exit(void *arg)
 		rt_side_drain(t);
 	rt_slot_finish(t);
 	rt_unwind_thread_exit(t);
+	rt_py_thread_exit(t);
 	rt_munmap(t->side, RT_SIDE_WORDS * sizeof(uint64_t));
 	t->side = NULL;
 	t->nside = 0;
@@ -480,7 +487,9 @@ static void fork_child(void)
 	t->stack_hi = 0;
 	t->no_stack_bounds = false;
 	t->c_walked = t->c_reused = t->c_memo_hits = t->c_truncated = t->c_depth = t->c_guard = 0;
+	t->c_py_stacks = t->c_py_unplaced = 0;
 	rt_unwind_fork_child();
+	rt_py_fork_child();
 }
 
 /* The runtime's version, which `memtap record` checks before starting the workload. */

@@ -378,13 +378,11 @@ void rt_unwind_thread_exit(struct rt_thread *t)
 
 /* ---- the walk ---- */
 
-enum rt_walk_end {
-	END_NONE, /* still walking */
-	END_ZERO, /* a zero return address: the end of the stack */
-	END_RULE, /* the CFI says so (_start, clone3) */
-	END_BAD, /* unsupported CFI or a CFA outside the stack: truncated */
-	END_DEPTH, /* --stack-depth reached */
-};
+#define END_NONE RT_END_NONE
+#define END_ZERO RT_END_ZERO
+#define END_RULE RT_END_RULE
+#define END_BAD RT_END_BAD
+#define END_DEPTH RT_END_DEPTH
 
 static void stack_bounds(struct rt_thread *t, uint64_t entry_sp)
 {
@@ -425,6 +423,11 @@ static inline uint32_t intern_cached(struct rt_memo *m, uint32_t parent, uint64_
 		e->id = id;
 	}
 	return id;
+}
+
+uint32_t rt_intern_cached(struct rt_memo *m, uint32_t parent, uint64_t ip)
+{
+	return intern_cached(m, parent, ip);
 }
 
 /*

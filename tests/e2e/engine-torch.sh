@@ -8,7 +8,13 @@
 #   (read-only), read throughout generation;
 # - the phases the example names through the memtap Python module (load, prefill,
 #   generation), generation holding most of the weights' samples;
-# - the static cache run: the same weights answer.
+# - the KV cache typed kv_cache by the pytorch profile from the Python frames of its
+#   allocation stacks (DynamicCache.update < Attention.forward < Decoder.forward), the two
+#   sites of its K and V tensors with exactly layers x tokens calls and layers x sum(ctx x
+#   dim x 4) bytes, each tensor living one decoding step (the lifetime p50 the report gives
+#   against the median step period the example prints); the MLP's tensors typed activation;
+# - the static cache run: the same weights answer, and the preallocated cache (from
+#   StaticCache.__init__) is kv_cache with layers x 2 x n_ctx x dim x 4 bytes.
 . "$(dirname "$0")/lib.sh"
 need perf-ring regs-sw
 /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null || skip "python3-torch is not installed (apt-get install python3-torch)"
@@ -17,7 +23,7 @@ for cache in dynamic static; do
 	PYTHONPATH="$SRC/python" "$MEMTAP" record -q -o $cache.mtap -- /usr/bin/python3 \
 		"$SRC/examples/engines/torch-decoder.py" --tokens 96 --cache $cache --dir "$PWD" >$cache.out 2>$cache.err ||
 		fail "record ($cache cache) failed: $(tail -3 $cache.err)"
-	"$MEMTAP" report $cache.mtap --format json >$cache.json || fail "report failed"
+	"$MEMTAP" report $cache.mtap --format json -n 1000 >$cache.json || fail "report failed"
 	python3 - $cache.json $cache.out <<'PY' || fail "the $cache cache run is not answered (above)"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -43,6 +49,41 @@ assert {"load", "prefill", "generation"} <= set(ph) and ph["generation"]["source
 assert ph["generation"]["duration_ns"] >= span * 0.9, (ph["generation"]["duration_ns"], span)
 c = [x for x in r["candidates"] if x["label"] == path]
 assert c and c[0]["region_type"] == "weight" and c[0]["write_once_ratio"] == 1, c
+# The KV cache, by the Python frames of its allocation stacks.
+model = next(l for l in out if l[0] == "model")
+dim, layers, cache = int(model[2]), int(model[4]), model[10]
+ntok = len(steps)
+n_ctx = 4 + ntok
+sites = r["alloc"]["top_sites"]
+region_of = {g["site_id"]: g for g in r["regions"] if g.get("site_id") is not None}
+def py(s):
+    return [f["function"] for f in s["frames"] if f["python"]]
+def typed(s, t):
+    g = region_of.get(s["site_id"])
+    return g and g["region_type"] == t and g["typed_by"].startswith("profile pytorch: "), g
+if cache == "dynamic":
+    want = layers * sum(c * dim * 4 for c in range(5, n_ctx + 1))
+    kv = [s for s in sites if py(s)[:1] == ["DynamicCache.update"] and s["bytes"] == want]
+    if not kv:
+        print("DynamicCache.update sites:", [(s["calls"], s["bytes"]) for s in sites if py(s)[:1] == ["DynamicCache.update"]])
+    print("KV sites:", [(s["site_id"], s["calls"], s["bytes"], s["lifetime_ns"]["p50"], py(s)) for s in kv])
+    assert len(kv) == 2, "the K and V tensors' two sites, %d bytes each" % want
+    period = sorted(b[0] - a[0] for a, b in zip(steps, steps[1:]))[(ntok - 1) // 2]
+    for s in kv:
+        assert s["calls"] == layers * ntok, s["calls"]
+        assert py(s)[1:3] == ["Attention.forward", "Decoder.forward"], py(s)
+        assert typed(s, "kv_cache")[0], typed(s, "kv_cache")[1]
+        life = s["lifetime_ns"]["p50"]
+        print("KV tensor lifetime p50 %.2f ms, decoding step %.2f ms: %.3f steps" % (life / 1e6, period / 1e6, life / period))
+        assert 0.85 <= life / period <= 1.18, "a per-token KV tensor lives one step"
+else:
+    kv = [s for s in sites if "StaticCache.__init__" in py(s)]
+    print("KV sites:", [(s["site_id"], s["calls"], s["bytes"], py(s)) for s in kv])
+    big = [s for s in kv if s["bytes"] == layers * n_ctx * dim * 4]
+    assert len(big) == 2 and all(typed(s, "kv_cache")[0] for s in big), big
+    assert all(s["calls"] == layers for s in big), big
+act = [s for s in sites if "MLP.forward" in py(s) and typed(s, "activation")[0]]
+assert act, "no MLP tensor typed activation"
 PY
 done
-ok "PyTorch: the mapped weights are weight, write-once 1.0 and read throughout generation; the phases named from Python"
+ok "PyTorch: the mapped weights are weight, write-once 1.0 and read throughout generation; the phases named from Python; the KV cache typed from its Python frames, each dynamic-cache tensor living one decoding step"
