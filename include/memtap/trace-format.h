@@ -87,6 +87,7 @@ enum mt_ev_type {
 	MT_EV_PHASE = 18, /* the workload entered a phase (memtap_phase), or left it */
 	MT_EV_PAGE_WRITE = 19, /* pages of a tracked range written since the previous scan */
 	MT_EV_PY_FUNC = 20, /* a Python function that frames of this process's stacks name */
+	MT_EV_PW_RANGE = 21, /* a large block or writable mapping put under page-write tracking */
 	_MT_EV_MAX,
 };
 
@@ -399,6 +400,16 @@ enum {
 
 #define MT_PY_FRAME_BIT (1ull << 63)
 #define MT_PY_FRAME_LINE_BITS 24
+
+/* MT_EV_PW_RANGE: the runtime registered a heap block or writable anonymous mapping of at
+ * least --page-writes-min bytes for page-write tracking at its allocation (no label). */
+enum {
+	MT_F_PWR_ADDR = 3, /* first whole page of the block or mapping */
+	MT_F_PWR_LEN, /* bytes: its whole pages */
+	MT_F_PWR_WP, /* enum mt_label_wp: tracked or failed */
+	MT_F_PWR_ERRNO, /* failed: why (errno) */
+	_MT_F_PWR_MAX,
+};
 
 /* MT_EV_LOST */
 enum {

@@ -603,12 +603,12 @@ void mt_acc_on_page_write(struct pass *ps, const struct mt_event *ev)
 		}
 		g = &st->regions[reg];
 		b = &g->b;
-		if (g->type != MT_REGION_LABEL || b->wp != MT_LABEL_WP_TRACKED || p < g->start ||
-		    p + 4096 > g->end) {
-			st->page_writes_unattributed++; /* not wholly inside one tracked label */
+		if (b->wp != MT_LABEL_WP_TRACKED || p < b->wp_lo || p + 4096 > b->wp_hi) {
+			st->page_writes_unattributed++; /* not a page of the tracked region there */
 			continue;
 		}
 		st->page_write_pages++;
+		b->wp_faults++; /* async write-protect: one fault per page and epoch written */
 		if (!b->first_write_ns || b->first_write_ns > since)
 			b->first_write_ns = since > g->t_start ? since : g->t_start;
 		if (t > b->last_write_ns)

@@ -134,6 +134,7 @@ bool mt_acc_memtap_code(struct pass *ps, uint32_t pid, uint64_t ip);
 void mt_acc_on_alloc(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_brk(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_label(struct pass *ps, const struct mt_event *ev);
+void mt_acc_on_pw_range(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_mremap(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_task_new(struct pass *ps, const struct mt_event *ev);

@@ -222,6 +222,8 @@ void mt_acc_on_label(struct pass *ps, const struct mt_event *ev)
 			uint64_t lo = (start + 4095) & ~4095ull, hi = end & ~4095ull;
 
 			g->b.wp_pages = hi > lo ? (hi - lo) / 4096 : 0;
+			g->b.wp_lo = lo;
+			g->b.wp_hi = hi > lo ? hi : lo;
 		}
 	}
 	ps->st->labels++;
@@ -418,6 +420,57 @@ void mt_acc_on_task_new(struct pass *ps, const struct mt_event *ev)
 	}
 }
 
+/* A big block's ALLOCATION region (pool node n of pid's blocks), made when first needed. */
+static uint32_t block_region(struct pass *ps, uint32_t pid, uint32_t n)
+{
+	struct mt_rs_node *b = &ps->pool.v[n];
+
+	if (b->b == NONE) {
+		const struct mt_access_site *s = &ps->st->sites[b->a];
+		uint32_t r = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream, b->start, b->end,
+					0, b->a, s->first_ns);
+
+		ps->pool.v[n].b = r;
+	}
+	return ps->pool.v[n].b;
+}
+
+/*
+ * A large block or writable mapping the runtime tracked at its allocation
+ * (--page-writes-min): its region's write-once ratio is exact from here on, over the pages
+ * [addr, addr + len). The block (or, for a mapping, the mapping) must hold them all.
+ */
+void mt_acc_on_pw_range(struct pass *ps, const struct mt_event *ev)
+{
+	struct mt_access_stats *st = ps->st;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID], n, reg = NONE;
+	struct proc *pr = mt_acc_proc_of(ps, pid);
+	uint64_t lo = ev->v[MT_F_PWR_ADDR], hi = lo + ev->v[MT_F_PWR_LEN];
+	struct mt_region_behavior *b;
+
+	if (!pr || hi <= lo)
+		return;
+	if (ev->v[MT_F_PWR_WP] != MT_LABEL_WP_TRACKED) {
+		st->pw_ranges_failed++;
+		return;
+	}
+	st->pw_ranges++;
+	if ((n = mt_rs_find(&ps->pool, pr->blocks, lo)) && ps->pool.v[n].end >= hi &&
+	    ps->pool.v[n].end - ps->pool.v[n].start >= MT_ACCESS_BIG_BLOCK)
+		reg = block_region(ps, pid, n);
+	else if ((n = mt_rs_find(&ps->pool, pr->maps, lo)) && page_up(ps->pool.v[n].end) >= hi)
+		reg = ps->pool.v[n].a;
+	if (reg == NONE) {
+		st->pw_ranges_unplaced++;
+		return;
+	}
+	b = &st->regions[reg].b;
+	b->wp = MT_LABEL_WP_TRACKED;
+	b->wp_lo = lo;
+	b->wp_hi = hi;
+	b->wp_pages = (hi - lo) / 4096;
+}
+
 /* The region holding addr in pid now, or NONE; *site gets the heap block's site or -1. */
 uint32_t mt_acc_region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t *site_out)
 {
@@ -443,12 +496,8 @@ uint32_t mt_acc_region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t 
 
 		site = b->a;
 		*site_out = site;
-		if (b->end - b->start >= MT_ACCESS_BIG_BLOCK) {
-			if (b->b == NONE)
-				b->b = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream,
-						  b->start, b->end, 0, site, s->first_ns);
-			return ps->pool.v[n].b;
-		}
+		if (b->end - b->start >= MT_ACCESS_BIG_BLOCK)
+			return block_region(ps, pid, n);
 		if (s->objects_region < 0) {
 			uint32_t r = new_region(ps, pid, MT_REGION_HEAP_OBJECTS, s->stream, 0, 0, 0,
 						site, s->first_ns);

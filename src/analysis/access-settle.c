@@ -108,10 +108,9 @@ static void settle_region(struct pass *ps, struct mt_access_region *g, uint64_t 
 		b->stride_mean = b->stride_median = NAN;
 	b->write_once = -1;
 	b->wo_basis = MT_WO_NONE;
-	if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED && b->wp_pages &&
-	    mt_acc_pw_lost(ps, g->pid)) {
+	if (b->wp == MT_LABEL_WP_TRACKED && b->wp_pages && mt_acc_pw_lost(ps, g->pid)) {
 		st->page_writes_incomplete++; /* an epoch of its process went unseen */
-	} else if (g->type == MT_REGION_LABEL && b->wp == MT_LABEL_WP_TRACKED && b->wp_pages) {
+	} else if (b->wp == MT_LABEL_WP_TRACKED && b->wp_pages) {
 		b->wo_basis = MT_WO_PAGE_WRITES;
 		*wo_pages = b->wp_pages;
 		b->write_once = (double)(b->wp_pages - b->pages_rewritten) / (double)b->wp_pages;
@@ -175,9 +174,10 @@ void mt_acc_finish(struct pass *ps)
 		if (b->cur_pages > b->wss_peak_pages)
 			b->wss_peak_pages = b->cur_pages;
 		settle_region(ps, g, &pages);
-		/* A region counts for its type when the run touched it, or the workload named it. */
+		/* A region counts for its type when the run touched it, the workload named it, or
+		 * page-write tracking watched it (never written is an answer too). */
 		if (g->type != MT_REGION_LABEL && !g->c.samples && !b->pages_written &&
-		    !g->faults_minor && !g->faults_major)
+		    b->wp != MT_LABEL_WP_TRACKED && !g->faults_minor && !g->faults_major)
 			continue;
 		tix = mt_acc_type_of(ps, (uint32_t)i);
 		if (tix < 0)

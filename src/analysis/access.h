@@ -58,7 +58,9 @@ struct mt_region_behavior {
 	uint8_t wp; /* enum mt_label_wp of its label */
 	int32_t type_ix; /* index into mt_access_stats.types, -1 until known */
 	uint64_t wp_pages; /* whole pages under page-write tracking */
+	uint64_t wp_lo, wp_hi; /* those pages: [wp_lo, wp_hi) */
 	uint64_t pages_written, pages_rewritten; /* of which written in >= 1, >= 2 epochs */
+	uint64_t wp_faults; /* page-epochs written: page-write tracking's own faults in it */
 	uint64_t last_addr, strides, same_page; /* locality between consecutive samples */
 	struct mt_qs stride; /* |address - previous address| in bytes, while the region lives */
 	double stride_mean, stride_median; /* settled when it ends (its store freed) */
@@ -233,6 +235,9 @@ struct mt_access_stats {
 	uint64_t wss_peak_pages;
 	uint64_t page_write_events, page_write_pages, page_writes_unattributed;
 	uint64_t page_writes_incomplete; /* tracked regions of processes with an unseen epoch */
+	/* ranges the runtime tracked without a label (--page-writes-min): tracked, failed, and
+	 * tracked ones that matched no block or mapping */
+	uint64_t pw_ranges, pw_ranges_failed, pw_ranges_unplaced;
 	unsigned iai_rate_shift; /* IAI followed 1 address in 2^this (0: every address) */
 	uint64_t rule_regions; /* regions whose type a --rules rule gave */
 	uint64_t reuse_resets; /* the sampled lines' table filled up and started afresh */

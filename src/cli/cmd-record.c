@@ -22,7 +22,7 @@ static struct {
 	uint64_t access_period, access_freq;
 	bool faults, rss;
 	uint64_t rss_interval_ms;
-	uint64_t page_writes_ms;
+	uint64_t page_writes_ms, page_writes_min;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -35,6 +35,7 @@ static struct {
 	.faults = true,
 	.rss = true,
 	.rss_interval_ms = 1,
+	.page_writes_min = 1 << 20,
 	.page_writes_ms = 100,
 	.zstd_level = 1 };
 
@@ -95,9 +96,12 @@ static const struct mt_option options[] = {
 	  "at most one RSS record per process every MS milliseconds; the peak stays exact "
 	  "(default 1; polling without the tracepoint: at least 10)" },
 	{ "page-writes-ms", 0, MT_OPT_U64, &o.page_writes_ms, "MS",
-	  "track writes to the ranges the workload labels (memtap.h) page by page, exactly, in "
-	  "epochs of MS milliseconds (userfaultfd write-protect + PAGEMAP_SCAN; 0: off; "
-	  "default 100)" },
+	  "track writes page by page, exactly, in epochs of MS milliseconds, to the ranges the "
+	  "workload labels (memtap.h) and to large heap blocks and writable anonymous mappings "
+	  "(userfaultfd write-protect + PAGEMAP_SCAN; 0: off; default 100)" },
+	{ "page-writes-min", 0, MT_OPT_U64, &o.page_writes_min, "BYTES",
+	  "heap blocks and writable anonymous mappings of at least BYTES are page-write tracked "
+	  "from their allocation on (0: labelled ranges only; default 1048576)" },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
 	  "record every system call (of these classes: file, desc, memory, process, network, "
 	  "ipc, signal, all; default all) with its result and duration",
@@ -222,6 +226,7 @@ int cmd_record(int argc, char **argv)
 	ro.rss = o.rss;
 	ro.rss_interval_ns = o.rss_interval_ms * 1000000ull;
 	ro.page_writes_ns = o.page_writes_ms * 1000000ull;
+	ro.page_writes_min = o.page_writes_min;
 	ro.access_period = o.access_period;
 	ro.access_freq = o.access_freq;
 	r = mt_record(&ro);

@@ -451,6 +451,10 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "minor", st->faults_minor);
 	mt_json_kv_u64(j, "major", st->faults_major);
 	mt_json_kv_u64(j, "in_syscalls", st->faults_in_kernel);
+	/* page-write tracking's own write-protect faults (one per tracked page and epoch
+	 * written), inside minor */
+	mt_json_kv_u64(j, "page_write_tracking_minor",
+		       st->page_write_pages + st->page_writes_unattributed);
 	/* on memtap's own pages (its runtime's region and arena): in no figure above */
 	mt_json_kv_u64(j, "memtap_own_minor", st->memtap_faults_minor);
 	mt_json_kv_u64(j, "memtap_own_major", st->memtap_faults_major);
@@ -515,6 +519,11 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 		       mt_fmt_count(st->faults_major, b2, sizeof(b2)));
 	mt_summary_row(f, md, "in syscalls (kernel mode)", "%s",
 		       mt_fmt_count(st->faults_in_kernel, b1, sizeof(b1)));
+	if (st->page_write_pages + st->page_writes_unattributed)
+		mt_summary_row(f, md, "of which page-write tracking's",
+			       "%s minor (write-protect: one per tracked page and epoch written)",
+			       mt_fmt_count(st->page_write_pages + st->page_writes_unattributed, b1,
+					    sizeof(b1)));
 	if (st->memtap_faults_minor || st->memtap_faults_major)
 		mt_summary_row(f, md, "on memtap's own pages",
 			       "%s minor, %" PRIu64 " major (its runtime's region and arena): "

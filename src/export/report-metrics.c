@@ -77,6 +77,8 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 		mt_json_kv_u64(j, "pages_tracked", b->wp_pages);
 		mt_json_kv_u64(j, "pages_written", b->pages_written);
 		mt_json_kv_u64(j, "pages_rewritten", b->pages_rewritten);
+		/* faults of the tracking itself, inside faults_minor */
+		mt_json_kv_u64(j, "faults_write_protect", b->wp_faults);
 	}
 	mt_json_kv_u64(j, "total_reads", g->c.read_samples);
 	mt_json_kv_u64(j, "total_writes", g->c.write_samples);
@@ -277,6 +279,9 @@ static const struct mt_json_u64 page_write_figures[] = {
 	MT_JSON_U64("pages", struct mt_access_stats, page_write_pages),
 	MT_JSON_U64("unattributed_pages", struct mt_access_stats, page_writes_unattributed),
 	MT_JSON_U64("incomplete_regions", struct mt_access_stats, page_writes_incomplete),
+	MT_JSON_U64("ranges_unlabelled", struct mt_access_stats, pw_ranges),
+	MT_JSON_U64("ranges_unlabelled_failed", struct mt_access_stats, pw_ranges_failed),
+	MT_JSON_U64("ranges_unlabelled_unplaced", struct mt_access_stats, pw_ranges_unplaced),
 };
 
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
@@ -563,9 +568,10 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 		"%sworking-set window %s; write-once from %s; retention and locality from "
 		"sampled accesses%s\n\n",
 		md ? "" : "  ", mt_fmt_duration(st->window_ns, b[0], 64),
-		st->page_writes_present ? "page-write epochs (exact) and read-only mappings"
-					: "read-only mappings only (record with --page-writes-ms "
-					  "and memtap_label for the rest)",
+		st->page_writes_present
+			? "page-write epochs (exact: labelled ranges, blocks and mappings of "
+			  "--page-writes-min or more) and read-only mappings"
+			: "read-only mappings only (record with --page-writes-ms for the rest)",
 		md ? "." : "");
 	{
 		const struct mt_collector_info *a = mt_report_collector(rep, "access");

@@ -40,11 +40,19 @@ enum mt_rt_msg {
 	MT_RT_MSG_LABEL = 3, /* struct mt_rt_label + the strings: memtap.h's calls */
 	MT_RT_MSG_OWN = 4, /* struct mt_rt_own: memtap's own resident memory changed */
 	MT_RT_MSG_PYCODE = 5, /* struct mt_rt_pycode + the strings: a Python function seen */
+	MT_RT_MSG_PWRUNS = 6, /* struct mt_rt_pwruns + runs: a tracked range's last writes */
 };
 
 /* memtap_label / memtap_unlabel / memtap_phase from the workload (include/memtap/memtap.h),
  * one datagram each, followed by type_len bytes of region type and name_len of name. */
-enum mt_rt_label_op { MT_RT_LABEL = 0, MT_RT_UNLABEL = 1, MT_RT_PHASE = 2 };
+enum mt_rt_label_op {
+	MT_RT_LABEL = 0,
+	MT_RT_UNLABEL = 1,
+	MT_RT_PHASE = 2,
+	/* a large block or writable mapping put under page-write tracking without a label
+	 * (--page-writes-min): addr, len are its whole pages, wp the result; no strings */
+	MT_RT_WP_RANGE = 3,
+};
 
 #define MT_RT_LABEL_TYPE_MAX 63
 #define MT_RT_LABEL_NAME_MAX 255
@@ -64,6 +72,25 @@ struct mt_rt_label {
 };
 
 #define MT_RT_WP_TRACKED 1
+
+/*
+ * The writes of a tracked range's last epoch, scanned by the runtime itself just before the
+ * range goes (free, realloc, munmap), then unregistered: followed by n runs of written
+ * pages, the kernel's struct page_region.
+ */
+struct mt_rt_run {
+	uint64_t start, end, categories;
+};
+
+#define MT_RT_PWRUNS_MAX 64
+
+struct mt_rt_pwruns {
+	uint32_t type; /* MT_RT_MSG_PWRUNS */
+	uint32_t n;
+	uint64_t time_ns; /* CLOCK_MONOTONIC */
+	uint32_t tid;
+	uint32_t reserved;
+};
 
 /*
  * memtap's own resident memory in the process, exact: the runtime populates every page it

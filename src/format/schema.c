@@ -238,6 +238,14 @@ static const struct mt_field_desc py_func_fields[] = {
 	{ "file", MT_FK_STR, NULL, 0, "source file" },
 };
 
+static const struct mt_field_desc pw_range_fields[] = {
+	COMMON_FIELDS,
+	{ "addr", MT_FK_HEX, NULL, 0, "first whole page of the block or mapping" },
+	{ "len", MT_FK_U64, NULL, 0, "bytes: its whole pages" },
+	{ "page_writes", MT_FK_ENUM, label_wp, 3, "page-write tracking of the range" },
+	{ "page_writes_errno", MT_FK_U64, NULL, 0, "why tracking failed (errno)" },
+};
+
 #define TYPE(t, n, f, d) [t] = { n, MT_ARRAY_SIZE_(f), f, d }
 #define MT_ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -264,6 +272,8 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	     "pages of a tracked range written in one epoch"),
 	TYPE(MT_EV_PY_FUNC, "py_func", py_func_fields,
 	     "a Python function named by Python frames of the stacks"),
+	TYPE(MT_EV_PW_RANGE, "page_write_range", pw_range_fields,
+	     "a large block or writable mapping under page-write tracking"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -287,6 +297,7 @@ _Static_assert(MT_ARRAY_SIZE_(label_fields) == _MT_F_LABEL_MAX, "label fields");
 _Static_assert(MT_ARRAY_SIZE_(phase_fields) == _MT_F_PHASE_MAX, "phase fields");
 _Static_assert(MT_ARRAY_SIZE_(page_write_fields) == _MT_F_PW_MAX, "page_write fields");
 _Static_assert(MT_ARRAY_SIZE_(py_func_fields) == _MT_F_PYFN_MAX, "py_func fields");
+_Static_assert(MT_ARRAY_SIZE_(pw_range_fields) == _MT_F_PWR_MAX, "page_write_range fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

@@ -406,7 +406,7 @@ static void on_label(struct mt_session *s, struct conn *c, const struct mt_rt_la
 	struct mt_alloc_state *a = s->alloc;
 
 	if (h->type_len > MT_RT_LABEL_TYPE_MAX || h->name_len > MT_RT_LABEL_NAME_MAX ||
-	    n != sizeof(*h) + h->type_len + h->name_len || h->op > MT_RT_PHASE) {
+	    n != sizeof(*h) + h->type_len + h->name_len || h->op > MT_RT_WP_RANGE) {
 		a->bad_labels++; /* the workload can scribble on anything it sends */
 		return;
 	}
@@ -417,6 +417,20 @@ static void on_label(struct mt_session *s, struct conn *c, const struct mt_rt_la
 		row[MT_F_PHASE_NAME] = mt_writer_strn(s->w, str + h->type_len, h->name_len);
 		if (mt_writer_event(s->w, MT_EV_PHASE, row) == 0)
 			a->labels++;
+		return;
+	}
+	if (h->op == MT_RT_WP_RANGE) {
+		row[MT_F_PWR_ADDR] = h->addr;
+		row[MT_F_PWR_LEN] = h->len;
+		if (h->wp == MT_RT_WP_TRACKED) {
+			row[MT_F_PWR_WP] = MT_LABEL_WP_TRACKED;
+			mt_pagewrites_track(s, c->pid, h->time_ns);
+		} else {
+			row[MT_F_PWR_WP] = MT_LABEL_WP_FAILED;
+			row[MT_F_PWR_ERRNO] = h->wp < 0 ? (uint64_t) - (int64_t)h->wp : 0;
+			mt_pagewrites_failed(s, h->wp < 0 ? -h->wp : 0);
+		}
+		mt_writer_event(s->w, MT_EV_PW_RANGE, row);
 		return;
 	}
 	row[MT_F_LABEL_OP] = h->op == MT_RT_LABEL ? MT_LABEL_SET : MT_LABEL_UNSET;
@@ -467,6 +481,9 @@ void mt_ac_read_conn(struct mt_session *s, struct conn *c)
 			struct mt_rt_label h;
 			struct mt_rt_own own;
 			struct mt_rt_pycode py;
+			struct mt_rt_pwruns pw;
+			char wb[sizeof(struct mt_rt_pwruns) +
+				MT_RT_PWRUNS_MAX * sizeof(struct mt_rt_run)];
 			char b[sizeof(struct mt_rt_label) + MT_RT_LABEL_TYPE_MAX +
 			       MT_RT_LABEL_NAME_MAX + 1];
 			char pb[sizeof(struct mt_rt_pycode) + MT_RT_PY_NAME_MAX +
@@ -481,6 +498,11 @@ void mt_ac_read_conn(struct mt_session *s, struct conn *c)
 			mt_ac_own_rss(s, c, own->time_ns, own->anon, own->shmem);
 		else if (r >= (ssize_t)sizeof(buf.py) && buf.py.type == MT_RT_MSG_PYCODE)
 			on_pycode(s, c, &buf.py, (size_t)r);
+		else if (r >= (ssize_t)sizeof(buf.pw) && buf.pw.type == MT_RT_MSG_PWRUNS &&
+			 buf.pw.n <= MT_RT_PWRUNS_MAX &&
+			 (size_t)r == sizeof(buf.pw) + buf.pw.n * sizeof(struct mt_rt_run))
+			mt_pagewrites_runs(s, c->pid, buf.pw.time_ns,
+					   (const uint64_t *)(const void *)(&buf.pw + 1), buf.pw.n);
 		if (r > 0)
 			continue;
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))

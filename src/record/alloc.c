@@ -190,10 +190,11 @@ int mt_alloc_open(struct mt_session *s)
 	/* With ptrace the runtime hides its variables from the program, and the recorder puts
 	 * them back into every exec'd image; without it they must stay visible to be inherited. */
 	snprintf(a->env_conf, sizeof(a->env_conf),
-		 "v=%d;sock=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d;py=%d",
+		 "v=%d;sock=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d;py=%d;pwmin=%llu",
 		 MT_RT_PROTO_VERSION, a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock",
 		 s->o->time_every, s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE,
-		 s->pagewrites != NULL, s->o->python_frames);
+		 s->pagewrites != NULL, s->o->python_frames,
+		 (unsigned long long)s->o->page_writes_min);
 	/* Tests shrink the runtime's tables to exercise their full paths (tbits=N;nodes=N). */
 	if (getenv("MEMTAP_RT_TEST")) {
 		size_t len = strlen(a->env_conf);

@@ -57,7 +57,7 @@ struct mt_pagewrites_state {
 	struct proc *procs;
 	size_t nprocs, cap;
 	uint64_t scans, runs, pages, scan_ns, tracked_ranges, failed_ranges, scan_errors;
-	uint64_t final_scans, forgotten;
+	uint64_t final_scans, forgotten, final_runs;
 	int last_failure, last_scan_error;
 	struct page_region vec[NVEC];
 };
@@ -201,6 +201,33 @@ static int scan(struct mt_session *s, struct proc *pr)
 	return rc;
 }
 
+void mt_pagewrites_runs(struct mt_session *s, pid_t pid, uint64_t t, const uint64_t *runs,
+			unsigned n)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	struct proc *pr = p ? find(p, pid) : NULL;
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	if (!pr)
+		return;
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t start = runs[3 * i], end = runs[3 * i + 1];
+
+		if (end <= start || end - start > (1ull << 47))
+			continue;
+		row[MT_F_TIME] = t > pr->since ? t : pr->since;
+		row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pid;
+		row[MT_F_PW_ADDR] = start;
+		row[MT_F_PW_LEN] = end - start;
+		row[MT_F_PW_SINCE] = pr->since;
+		if (mt_writer_event(s->w, MT_EV_PAGE_WRITE, row) == 0) {
+			p->runs++;
+			p->final_runs++;
+			p->pages += row[MT_F_PW_LEN] / 4096;
+		}
+	}
+}
+
 void mt_pagewrites_drain(struct mt_session *s)
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
@@ -289,7 +316,9 @@ void mt_pagewrites_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "final_scans", p->final_scans);
 	mt_kv_add_u64(kv, "forgotten_at_exec", p->forgotten);
 	mt_kv_add_u64(kv, "runs", p->runs);
+	mt_kv_add_u64(kv, "runs_at_release", p->final_runs); /* scanned by the runtime itself */
 	mt_kv_add_u64(kv, "pages", p->pages);
+	mt_kv_add_u64(kv, "min_bytes", s->o->page_writes_min);
 	mt_kv_add_u64(kv, "scan_ns", p->scan_ns);
 	mt_kv_add_u64(kv, "scan_errors", p->scan_errors);
 	if (p->last_scan_error)

@@ -17,6 +17,10 @@ int mt_pagewrites_open(struct mt_session *s, const char **why);
 void mt_pagewrites_track(struct mt_session *s, pid_t pid, uint64_t t);
 /* A label could not be tracked: errno. */
 void mt_pagewrites_failed(struct mt_session *s, int err);
+/* The last epoch of a tracked range that goes (the runtime scanned it before the free or
+ * unmap): n runs of {start, end, categories} words, as page_write events at time t. */
+void mt_pagewrites_runs(struct mt_session *s, pid_t pid, uint64_t t, const uint64_t *runs,
+			unsigned n);
 /* Scans the processes whose epoch has ended. */
 void mt_pagewrites_drain(struct mt_session *s);
 /* How long the recorder may sleep before the next scan (-1: no limit). */

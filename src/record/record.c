@@ -50,6 +50,7 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->alloc = true;
 	o->stack_depth = 128;
 	o->python_frames = true;
+	o->page_writes_min = 1 << 20;
 	o->rt_slots = 1024;
 	o->time_every = 1;
 	o->zstd_level = 1;

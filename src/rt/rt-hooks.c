@@ -242,6 +242,8 @@ static RT_INLINE void put_alloc(struct rt_thread *t, unsigned kind, void *p, siz
 	if (kind == MT_RT_REALLOC || kind == MT_RT_REALLOCARRAY)
 		wput(&w[n++], (uint64_t)old);
 	commit(t, n);
+	if (RT_UNLIKELY(size >= rt_wp_min) && p)
+		rt_wp_auto((uint64_t)p, size); /* a large block: its page writes, exactly */
 }
 
 static RT_INLINE void put_free(struct rt_thread *t, void *p)
@@ -473,6 +475,7 @@ void *mt_rt_calloc(size_t n, size_t nm, uint64_t sp, uint64_t bp)
 static inline void *realloc_common(void *old, size_t n, unsigned kind, uint64_t sp, uint64_t bp)
 {
 	struct rt_thread *t = &rt_self;
+	bool tracked;
 	void *p;
 	int m;
 
@@ -490,7 +493,11 @@ static inline void *realloc_common(void *old, size_t n, unsigned kind, uint64_t 
 	m = FAST(t) ? TM_READY : rt_slow_mode(t);
 	if (m == TM_READY)
 		t->mode = TM_BUSY;
+	/* realloc may move or free the block: a tracked one's writes are taken first */
+	tracked = RT_UNLIKELY(rt_wp_live) && m == TM_READY && old && rt_wp_release((uint64_t)old);
 	p = rt_libc.realloc(old, n);
+	if (RT_UNLIKELY(tracked) && !p && n)
+		rt_wp_auto((uint64_t)old, usable_size(old)); /* it failed: tracked again */
 	/* A failed realloc changes nothing; realloc(p, 0) returning NULL freed p. */
 	if (m == TM_READY) {
 		if (p || (old && n == 0))
@@ -581,6 +588,8 @@ RT_EXPORT void free(void *p)
 	if (FAST(t) && RT_LIKELY(p != NULL) && !in_boot_pool(p)) {
 		/* Recorded before the real free: the block cannot be reused before its free shows. */
 		t->mode = TM_BUSY;
+		if (RT_UNLIKELY(rt_wp_live))
+			rt_wp_release((uint64_t)p);
 		put_free(t, p);
 		rt_libc.free(p);
 		t->mode = TM_READY;
@@ -591,6 +600,8 @@ RT_EXPORT void free(void *p)
 	m = rt_slow_mode(t);
 	if (m == TM_READY) {
 		t->mode = TM_BUSY;
+		if (rt_wp_live)
+			rt_wp_release((uint64_t)p);
 		put_free(t, p);
 		rt_libc.free(p);
 		t->mode = TM_READY;
@@ -638,9 +649,21 @@ void *mt_rt_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		return (void *)syscall(SYS_mmap, addr, len, (long)prot, (long)flags, (long)fd,
 				       (long)off);
 	m = map_enter(t);
+	if (RT_UNLIKELY(rt_wp_live) && m == TM_READY && (flags & MAP_FIXED))
+		rt_wp_release_range((uint64_t)addr, len); /* replaced: tracked ranges end */
 	p = rt_libc.mmap(addr, len, prot, flags, fd, off);
 	map_leave(t, m, p != MAP_FAILED, MT_RT_MMAP, (uint64_t)p, len, true, (uint64_t)off,
 		  (uint64_t)(unsigned)prot | (uint64_t)(unsigned)flags << 32, sp, bp);
+	/* a large writable anonymous mapping: its page writes, exactly */
+	if (RT_UNLIKELY(len >= rt_wp_min) && m == TM_READY && p != MAP_FAILED &&
+	    (flags & MAP_ANONYMOUS) && (prot & PROT_WRITE) && !(flags & MAP_STACK)) {
+		int saved = errno;
+
+		t->mode = TM_BUSY;
+		rt_wp_auto((uint64_t)p, len);
+		t->mode = TM_READY;
+		errno = saved;
+	}
 	return p;
 }
 
@@ -652,6 +675,8 @@ int mt_rt_munmap(void *p, size_t n, uint64_t sp, uint64_t bp)
 	if (RT_UNLIKELY(!rt_libc.munmap))
 		return (int)syscall(SYS_munmap, p, n);
 	m = map_enter(t);
+	if (RT_UNLIKELY(rt_wp_live) && m == TM_READY)
+		rt_wp_release_range((uint64_t)p, n);
 	r = rt_libc.munmap(p, n);
 	map_leave(t, m, r == 0, MT_RT_MUNMAP, (uint64_t)p, n, false, 0, 0, sp, bp);
 	return r;
@@ -673,6 +698,9 @@ void *mt_rt_mremap(void *old, size_t old_len, size_t new_len, int flags, ...)
 	if (RT_UNLIKELY(!rt_libc.mremap))
 		return (void *)syscall(SYS_mremap, old, old_len, new_len, (long)flags, naddr);
 	m = map_enter(t);
+	if (RT_UNLIKELY(rt_wp_live) && m == TM_READY)
+		rt_wp_release_range((uint64_t)old,
+				    old_len); /* a moved range loses its registration */
 	p = rt_libc.mremap(old, old_len, new_len, flags, naddr);
 	map_leave(t, m, p != MAP_FAILED, MT_RT_MREMAP, (uint64_t)p, new_len, true, (uint64_t)old,
 		  (uint64_t)old_len | (uint64_t)(unsigned)flags << 48, sp, bp);

@@ -117,6 +117,7 @@ struct rt_config {
 	unsigned time_every; /* read the clock on every Nth event at most */
 	bool page_writes; /* track writes to labelled ranges (userfaultfd WP async) */
 	bool python; /* Python frames in the stacks (rt-python.c) */
+	uint64_t pw_min; /* blocks and writable mappings this large are page-write tracked */
 	uint64_t gap_ticks; /* RT_GAP_NS in clock ticks */
 	unsigned trie_bits; /* the trie index's largest size, 2^bits (tests shrink it) */
 	unsigned nodes_cap; /* the shared node ring's size, a power of two */
@@ -181,6 +182,19 @@ RT_HIDDEN void rt_unwind_flush_rules(void);
 RT_HIDDEN void rt_unwind_thread_exit(struct rt_thread *t);
 /* The trie id of (parent, ip), through the thread's cache; 0 when the trie had no room. */
 RT_HIDDEN uint32_t rt_intern_cached(struct rt_memo *m, uint32_t parent, uint64_t ip);
+
+/* rt-wp.c: page-write tracking. rt_wp_min: blocks and anonymous writable mappings of at
+ * least this many bytes are tracked (UINT64_MAX: none); rt_wp_live: ranges tracked so. */
+extern uint64_t rt_wp_min RT_HIDDEN;
+extern unsigned rt_wp_live RT_HIDDEN;
+/* 1 (MT_RT_WP_TRACKED) or -errno: [addr, addr + len)'s pages registered and protected. */
+RT_HIDDEN int rt_wp_track(const void *addr, size_t len);
+RT_HIDDEN void rt_wp_auto(uint64_t addr, uint64_t len);
+/* Before a block at addr goes (free, realloc): its last writes reported, unregistered. */
+RT_HIDDEN bool rt_wp_release(uint64_t addr); /* false: it was not tracked */
+/* The same for every tracked range overlapping [start, start + len) (munmap, MAP_FIXED). */
+RT_HIDDEN void rt_wp_release_range(uint64_t start, uint64_t len);
+RT_HIDDEN void rt_wp_fork_child(void);
 
 /* rt-python.c: CPython's frames in the stacks. rt_py_on: this process runs a CPython whose
  * frames the runtime reads. */

@@ -99,6 +99,8 @@ static bool parse_config(const char *s)
 					rt_cfg.depth = RT_MAX_DEPTH;
 			} else if (klen == 2 && !memcmp(s, "py", 2)) {
 				rt_cfg.python = !(vlen == 1 && *v == '0');
+			} else if (klen == 5 && !memcmp(s, "pwmin", 5)) {
+				rt_cfg.pw_min = strtoull(v, NULL, 10);
 			} else if (klen == 2 && !memcmp(s, "pw", 2)) {
 				rt_cfg.page_writes = vlen == 1 && *v == '1';
 			} else if (klen == 4 && !memcmp(s, "hide", 4)) {
@@ -401,6 +403,8 @@ void rt_init(void)
 	pthread_atfork(NULL, NULL, fork_child);
 	rt_unwind_init();
 	rt_py_init(rt_cfg.python);
+	if (rt_cfg.page_writes && rt_cfg.pw_min)
+		rt_wp_min = rt_cfg.pw_min < 4096 ? 4096 : rt_cfg.pw_min;
 	rt_self.mode = TM_SETUP;
 	rt_attach();
 }
@@ -471,6 +475,7 @@ static void fork_child(void)
 	rt_uffd = rt_pagemap = -1;
 	rt_wp_lock = 0;
 	rt_wp_ranges = 0;
+	rt_wp_fork_child();
 	rt_free_lock = 0; /* a thread that died in fork may have held it */
 	rt_own_lock = 0;
 	if (rt_sock >= 0)

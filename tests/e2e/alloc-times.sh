@@ -4,19 +4,23 @@
 # bracketed malloc/free of the workload lies within 10 us of its call on the workload's own
 # CLOCK_MONOTONIC, and every page fault and access sample inside a big block's range and
 # life is joined to the block's site, with exactly one fault per page the workload touched
-# first. With interpolated times (--time-every 32, the old default) the blocks were stamped
-# tens of ms late and their faults went to "(anonymous)".
+# first, plus, since the big blocks are page-write tracked by default (16 MiB >=
+# --page-writes-min), exactly one write-protect fault per page and epoch the block was
+# written in (its page_write events: tracking's own faults, counted exactly). With
+# interpolated times (--time-every 32, the old default) the blocks were stamped tens of ms
+# late and their faults went to "(anonymous)".
 . "$(dirname "$0")/lib.sh"
 need ptrace
 
 "$MEMTAP" record -q -o t.mtap -- "$WORKLOADS/alloc-times" 4 >t.out 2>t.err || fail "record failed: $(cat t.err)"
 "$MEMTAP" dump t.mtap --type alloc >alloc.jsonl || fail "dump failed"
+"$MEMTAP" dump t.mtap --type page_write --format csv >pw.csv || fail "dump failed"
 "$MEMTAP" export t.mtap --to csv -o csv >/dev/null || fail "export failed"
 "$MEMTAP" report t.mtap --format json -s alloc >r.json || fail "report failed"
 
-python3 - t.out alloc.jsonl csv r.json <<'PY' || fail "allocation times or their joins are off (above)"
+python3 - t.out alloc.jsonl csv r.json pw.csv <<'PY' || fail "allocation times or their joins are off (above)"
 import csv, json, sys
-out, dump, d, rj = sys.argv[1:5]
+out, dump, d, rj, pwcsv = sys.argv[1:6]
 BOUND = 10000  # ns
 calls = []
 for line in open(out):
@@ -43,12 +47,13 @@ for kind, addr, size, t0, t1, what in calls:
 print("%d bracketed calls, worst distance from the call %.2f us" % (len(calls), worst / 1e3))
 
 # The big blocks' lives, from the workload's own brackets: (addr, size, returned, freed).
-lives = []
+lives, ends = [], []
 for i, (kind, addr, size, t0, t1, what) in enumerate(calls):
     if what != "big":
         continue
     fr = next(c for c in calls[i + 1:] if c[0] == "free" and c[1] == addr)
     lives.append((addr, size, t1, fr[3]))
+    ends.append(fr[4]) # the free's return: its own last scan of the block lies inside the call
 sites = {r["site_id"]: r["function"] for r in csv.DictReader(open(d + "/sites.csv"))}
 faults, samples, fsites, ssites = [0] * len(lives), 0, set(), set()
 for r in csv.DictReader(open(d + "/trace.csv")):
@@ -62,13 +67,23 @@ for r in csv.DictReader(open(d + "/trace.csv")):
             elif r["op_type"] in ("load", "store"):
                 samples += 1
                 ssites.add(fn)
+# page-write tracking's own faults: one per page and epoch written (page_write events)
+wp = [0] * len(lives)
+for r in csv.DictReader(open(pwcsv)):
+    if r["type"] != "page_write":
+        continue
+    lo, hi, t = int(r["addr"], 16), int(r["addr"], 16) + int(r["len"]), int(r["time_ns"])
+    for k, (addr, size, born, freed) in enumerate(lives):
+        if born < t <= ends[k]:
+            wp[k] += max(0, min(hi, addr + size) - max(lo, addr)) // 4096
 for k, (addr, size, born, freed) in enumerate(lives):
     pages = ((addr + size - 1) >> 12) - (addr >> 12) + 1
     # malloc wrote the chunk header (the first page) before it returned: every other page
-    # faults once, when the memset first touches it.
-    if faults[k] != pages - 1:
-        print("block %#x: %d faults in its life, expected %d" % (addr, faults[k], pages - 1))
+    # faults once, when the memset first touches it; tracking adds one per written epoch.
+    if faults[k] != pages - 1 + wp[k]:
+        print("block %#x: %d faults in its life, expected %d + %d write-protect" % (addr, faults[k], pages - 1, wp[k]))
         sys.exit(1)
+print("write-protect faults of page-write tracking in the big blocks:", wp)
 print("faults in the big blocks' lives:", faults, "joined to", fsites)
 assert len(fsites) == 1 and "big_alloc" in next(iter(fsites)), fsites
 print("access samples in the big blocks' lives:", samples, "joined to", ssites or "-")

@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/* Page-write tracking in the process: userfaultfd write-protect registrations (async). */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "rt/rt-internal.h"
+
+/*
+ * Page-write tracking (record --page-writes-ms): a tracked range's pages are registered with a
+ * userfaultfd in write-protect *async* mode, so a write to a protected page is resolved by
+ * the kernel at once (no message, no thread here) and leaves the page "written"; the
+ * recorder's PAGEMAP_SCAN of /proc/PID/pagemap reads and re-protects the written pages once
+ * per epoch. Here we only register and arm (protect) the range. The workload never sees the
+ * descriptor's effects: async mode never blocks and never signals.
+ */
+#ifndef UFFD_FEATURE_WP_UNPOPULATED
+#define UFFD_FEATURE_WP_UNPOPULATED (1 << 13)
+#endif
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef UFFD_USER_MODE_ONLY
+#define UFFD_USER_MODE_ONLY 1
+#endif
+
+struct rt_pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+#define RT_PAGEMAP_SCAN _IOWR('f', 16, struct rt_pm_scan_arg)
+/*
+ * Each registration can split a mapping in up to three, and the program's own mmap calls must
+ * not meet vm.max_map_count because of us: at most RT_WP_MAX_RANGES ranges (2048 mappings at
+ * worst), and none while the process uses half of its allowance or more (checked at the first
+ * registration and every 128th). Ranges refused are not tracked (ENOSPC).
+ */
+#define RT_WP_MAX_RANGES 1024
+#define RT_PM_SCAN_WP_MATCHING 1ull
+
+static long wp_open(void)
+{
+	struct uffdio_api api = { .api = UFFD_API,
+				  .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED };
+	long fd, pm, r;
+
+	fd = rt_sys2(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK, 0);
+	if (fd == -EPERM) /* vm.unprivileged_userfaultfd=0: user-mode faults only */
+		fd = rt_sys2(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY, 0);
+	if (fd < 0)
+		return fd;
+	r = rt_sys3(SYS_ioctl, fd, UFFDIO_API, &api);
+	if (r < 0) {
+		(void)rt_sys1(SYS_close, fd);
+		return r;
+	}
+	pm = mt_rt_sys(SYS_openat, AT_FDCWD, (long)"/proc/self/pagemap", O_RDONLY | O_CLOEXEC, 0, 0,
+		       0);
+	if (pm < 0) {
+		(void)rt_sys1(SYS_close, fd);
+		return pm;
+	}
+	rt_uffd = (int)fd;
+	rt_pagemap = (int)pm;
+	return 0;
+}
+
+/* The number in a small /proc file (e.g. vm.max_map_count), or 0; lines of a file with
+ * count_lines. No allocation: this runs inside the program. */
+static long read_proc(const char *path, bool count_lines)
+{
+	char buf[4096];
+	long fd = mt_rt_sys(SYS_openat, AT_FDCWD, (long)path, O_RDONLY | O_CLOEXEC, 0, 0, 0), n;
+	long v = 0;
+
+	if (fd < 0)
+		return 0;
+	while ((n = rt_sys3(SYS_read, fd, buf, sizeof(buf))) > 0) {
+		for (long i = 0; i < n; i++) {
+			if (count_lines)
+				v += buf[i] == '\n';
+			else if (buf[i] >= '0' && buf[i] <= '9')
+				v = v * 10 + (buf[i] - '0');
+		}
+		if (!count_lines)
+			break;
+	}
+	(void)rt_sys1(SYS_close, fd);
+	return v;
+}
+
+/* Whether the process has room for more mappings (see RT_WP_MAX_RANGES). */
+static bool wp_room(void)
+{
+	static long max_maps;
+
+	if (rt_wp_ranges >= RT_WP_MAX_RANGES)
+		return false;
+	if (rt_wp_ranges % 128)
+		return true;
+	if (!max_maps)
+		max_maps = read_proc("/proc/sys/vm/max_map_count", false);
+	return max_maps > 0 && read_proc("/proc/self/maps", true) < max_maps / 2;
+}
+
+/* 1 (MT_RT_WP_TRACKED) or -errno. */
+int rt_wp_track(const void *addr, size_t len)
+{
+	uint64_t lo = (uint64_t)(uintptr_t)addr & ~4095ull;
+	uint64_t hi = ((uint64_t)(uintptr_t)addr + len + 4095) & ~4095ull;
+	struct uffdio_register reg = { .range = { lo, hi - lo }, .mode = UFFDIO_REGISTER_MODE_WP };
+	struct rt_pm_scan_arg arm = {
+		.size = sizeof(arm), .flags = RT_PM_SCAN_WP_MATCHING, .start = lo, .end = hi
+	};
+	long r = 0;
+
+	if (!len || hi <= lo)
+		return -EINVAL;
+	while (__atomic_exchange_n(&rt_wp_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	if (!wp_room())
+		r = -ENOSPC;
+	else if (rt_uffd < 0)
+		r = wp_open();
+	if (r == 0)
+		r = rt_sys3(SYS_ioctl, rt_uffd, UFFDIO_REGISTER, &reg);
+	if (r == 0)
+		rt_wp_ranges++;
+	if (r == 0) /* protect every page now: writes from here on are the recorder's to see */
+		r = rt_sys3(SYS_ioctl, rt_pagemap, RT_PAGEMAP_SCAN, &arm);
+	__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
+	if (rt_region)
+		__atomic_add_fetch(r < 0 ? &rt_region->wp_failed : &rt_region->wp_ranges, 1,
+				   __ATOMIC_RELAXED);
+	return r < 0 ? (int)r : MT_RT_WP_TRACKED;
+}
+
+/* ---- ranges tracked without a label: large allocations and writable mappings ---- */
+
+/*
+ * With record --page-writes-min BYTES (default 1 MiB), every heap block and every writable
+ * anonymous mapping of at least that size is tracked from its allocation on, its whole
+ * pages only (a page shared with another block would mix their writes). A tracked block
+ * freed (or moved by realloc, or unmapped) is scanned here, in the hook, before the real
+ * call: the writes of its last epoch reach the recorder (MT_RT_MSG_PWRUNS), then the range is
+ * unregistered, so memory the allocator hands out again is not tracked under its old owner.
+ */
+#define WP_TABLE 2048 /* live auto-tracked ranges, open addressing; at most RT_WP_MAX_RANGES */
+
+struct wp_ent {
+	uint64_t key; /* the block or mapping address; 0: empty; 1: deleted */
+	uint64_t lo, hi;
+};
+
+static struct wp_ent wp_tab[WP_TABLE];
+unsigned rt_wp_live;
+uint64_t rt_wp_min = UINT64_MAX;
+
+static unsigned wp_slot(uint64_t key)
+{
+	return (unsigned)(rt_hash64(key) >> 20) & (WP_TABLE - 1);
+}
+
+/* Under rt_wp_lock. */
+static void wp_put(uint64_t key, uint64_t lo, uint64_t hi)
+{
+	for (unsigned i = wp_slot(key), n = 0; n < WP_TABLE; n++, i = (i + 1) & (WP_TABLE - 1)) {
+		if (wp_tab[i].key <= 1 || wp_tab[i].key == key) {
+			if (wp_tab[i].key != key)
+				rt_wp_live++;
+			wp_tab[i].lo = lo;
+			wp_tab[i].hi = hi;
+			__atomic_store_n(&wp_tab[i].key, key, __ATOMIC_RELEASE);
+			return;
+		}
+	}
+}
+
+static void send_msg(const void *m, size_t n)
+{
+	struct timespec nap = { 0, 100000 };
+	long r = -1;
+
+	for (int tries = 0; rt_sock >= 0 && tries < 100; tries++) {
+		r = mt_rt_sys(SYS_sendto, rt_sock, (long)m, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, 0,
+			      0);
+		if (r != -EAGAIN)
+			break;
+		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
+	}
+	if (r < 0 && rt_region)
+		__atomic_add_fetch(&rt_region->labels_dropped, 1, __ATOMIC_RELAXED);
+}
+
+/* Tells the recorder a range is tracked (or why it could not be). */
+static void announce(uint64_t lo, uint64_t hi, int wp)
+{
+	struct mt_rt_label m;
+
+	memset(&m, 0, sizeof(m));
+	m.type = MT_RT_MSG_LABEL;
+	m.op = MT_RT_WP_RANGE;
+	m.time_ns = rt_mono_ns();
+	m.tid = rt_self.tid;
+	m.addr = lo;
+	m.len = hi - lo;
+	m.wp = wp;
+	send_msg(&m, sizeof(m));
+}
+
+void rt_wp_auto(uint64_t addr, uint64_t len)
+{
+	uint64_t lo = (addr + 4095) & ~4095ull, hi = (addr + len) & ~4095ull;
+	int r;
+
+	if (hi <= lo)
+		return;
+	r = rt_wp_track((const void *)lo, hi - lo);
+	if (r == MT_RT_WP_TRACKED) {
+		while (__atomic_exchange_n(&rt_wp_lock, 1, __ATOMIC_ACQUIRE))
+			;
+		wp_put(addr, lo, hi);
+		__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
+	}
+	announce(lo, hi, r);
+}
+
+/* The written runs of [lo, hi) since the last scan, to the recorder; then unregistered. */
+static void wp_final(uint64_t lo, uint64_t hi)
+{
+	struct {
+		struct mt_rt_pwruns h;
+		struct mt_rt_run run[MT_RT_PWRUNS_MAX];
+	} m;
+	struct rt_pm_scan_arg a = {
+		.size = sizeof(a),
+		.start = lo,
+		.end = hi,
+		.vec = (uint64_t)(uintptr_t)m.run,
+		.vec_len = MT_RT_PWRUNS_MAX,
+		.category_mask = (1ull << 1) |
+				 (1ull << 0), /* PAGE_IS_WRITTEN | PAGE_IS_WPALLOWED */
+		.return_mask = 1ull << 1,
+	};
+	struct uffdio_range un = { lo, hi - lo };
+
+	/* struct page_region is {start, end, categories}: MT_RT_RUN's layout */
+	for (;;) {
+		long n = rt_sys3(SYS_ioctl, rt_pagemap, RT_PAGEMAP_SCAN, &a);
+
+		if (n < 0) {
+			if (rt_region)
+				__atomic_add_fetch(&rt_region->wp_failed, 1, __ATOMIC_RELAXED);
+			break;
+		}
+		if (n > 0) {
+			memset(&m.h, 0, sizeof(m.h));
+			m.h.type = MT_RT_MSG_PWRUNS;
+			m.h.n = (uint32_t)n;
+			m.h.time_ns = rt_mono_ns();
+			m.h.tid = rt_self.tid;
+			send_msg(&m, sizeof(m.h) + (size_t)n * sizeof(m.run[0]));
+		}
+		if (n < MT_RT_PWRUNS_MAX || a.walk_end >= hi || a.walk_end <= a.start)
+			break;
+		a.start = a.walk_end;
+	}
+	(void)rt_sys3(SYS_ioctl, rt_uffd, UFFDIO_UNREGISTER, &un);
+}
+
+/* Under rt_wp_lock: takes entry i out. */
+static void wp_take(unsigned i, uint64_t *lo, uint64_t *hi)
+{
+	*lo = wp_tab[i].lo;
+	*hi = wp_tab[i].hi;
+	wp_tab[i].key = 1;
+	rt_wp_ranges--;
+	if (!--rt_wp_live) /* no range left: the deleted marks go too, probes stay short */
+		for (unsigned k = 0; k < WP_TABLE; k++)
+			__atomic_store_n(&wp_tab[k].key, 0, __ATOMIC_RELAXED);
+}
+
+bool rt_wp_release(uint64_t addr)
+{
+	uint64_t lo = 0, hi = 0, k;
+	unsigned i = wp_slot(addr), n = 0;
+
+	/* Every free asks while a range is tracked: a probe without the lock first (the entry of
+	 * a block being freed was put by the thread that allocated it, before returning it). */
+	for (; n < WP_TABLE && (k = __atomic_load_n(&wp_tab[i].key, __ATOMIC_ACQUIRE)) != addr;
+	     n++, i = (i + 1) & (WP_TABLE - 1))
+		if (!k)
+			return false;
+	if (n == WP_TABLE)
+		return false;
+	while (__atomic_exchange_n(&rt_wp_lock, 1, __ATOMIC_ACQUIRE))
+		;
+	if (wp_tab[i].key == addr) /* not taken meanwhile by a racing free of the same block */
+		wp_take(i, &lo, &hi);
+	__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
+	if (hi > lo)
+		wp_final(lo, hi);
+	return hi > lo;
+}
+
+void rt_wp_release_range(uint64_t start, uint64_t len)
+{
+	for (unsigned i = 0; i < WP_TABLE && rt_wp_live; i++) {
+		uint64_t lo = 0, hi = 0;
+
+		while (__atomic_exchange_n(&rt_wp_lock, 1, __ATOMIC_ACQUIRE))
+			;
+		if (wp_tab[i].key > 1 && wp_tab[i].lo < start + len && wp_tab[i].hi > start)
+			wp_take(i, &lo, &hi);
+		__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
+		if (hi > lo)
+			wp_final(lo, hi);
+	}
+}
+
+void rt_wp_fork_child(void)
+{
+	/* the child's mappings carry no registration: nothing of the parent's is tracked */
+	memset(wp_tab, 0, sizeof(wp_tab));
+	rt_wp_live = 0;
+}
