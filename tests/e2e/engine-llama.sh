@@ -8,7 +8,9 @@
 #   exact) and read throughout generation;
 # - a kv_cache region (profile llama.cpp) whose allocation is the KV cache's size computed
 #   from the model's parameters: context x layers x (n_embd_k + n_embd_v) x 2 bytes (F16);
-# - the compute buffers typed activation, apart.
+# - the compute buffers typed activation, apart;
+# - the KV cache's and compute buffers' write-once ratios exact (page-write tracking of large
+#   blocks, on by default), not unknown.
 . "$(dirname "$0")/lib.sh"
 need perf-ring regs-sw
 need_node_llama
@@ -62,5 +64,12 @@ want = "high_mrm" if c[0]["retention_s"] >= 10 else "medium_mrm" if c[0]["retent
 assert c[0]["bytes"] == w["bytes"] and c[0]["mrm"] == want, (c[0], want)
 assert c[0]["movable_bytes"] == (c[0]["bytes"] if want != "low_mrm" else 0), c[0]
 assert any(x["kind"] == "site" and x["region_type"] == "kv_cache" for x in c), "no kv_cache site among the candidates"
+# page-write tracking of large blocks, by default: the KV cache's and the compute buffers'
+# write-once ratios are exact (their pages were tracked from allocation on), not unknown
+kvg = [g for g in kv if sizes.get(int(g["start"], 16)) == kv_bytes]
+print("write-once: KV cache", [(g["write_once_ratio"], g["write_once_basis"], g.get("pages_written"), g.get("pages_tracked")) for g in kvg],
+      "compute", [(g["write_once_ratio"], g["write_once_basis"]) for g in act if g["write_once_basis"] != "unknown"][:3])
+assert all(g["write_once_basis"] == "page-writes" and 0 <= g["write_once_ratio"] <= 1 for g in kvg), kvg
+assert any(g["write_once_basis"] == "page-writes" for g in act), "no compute buffer tracked"
 PY
 ok "llama.cpp: the GGUF is weight (write-once 1.0, read throughout), the KV cache its computed size, compute buffers apart"
