@@ -493,8 +493,11 @@ void rt_py_init(bool wanted)
 void rt_py_fork_child(void)
 {
 	reg_lock = 0; /* a thread that died in fork may have held it; ids stay the parent's */
-	if (rt_self.py)
-		rt_self.py->ntok = 0; /* the child has a new trie */
+	if (rt_self.py) {
+		/* the child has a new trie: ids of the parent's mean nothing in it */
+		rt_self.py->ntok = 0;
+		memset(rt_self.py->leaf, 0, sizeof(rt_self.py->leaf));
+	}
 }
 
 void rt_py_thread_exit(struct rt_thread *t)
