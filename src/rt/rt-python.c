@@ -326,8 +326,8 @@ static inline uint64_t py_frame_ip(struct rt_py *p, uint64_t fr)
 
 /*
  * Collects the thread's Python frames by eval call, each placed at the captured native
- * frame its cframe lies in. Returns the number of groups; *unplaced: frames of outer calls
- * that lie beyond the captured native frames (--stack-depth) were left out.
+ * frame its cframe lies in. Returns the number of groups; *unplaced: outer Python frames
+ * were left out (beyond the captured native frames, --stack-depth, or past PY_DEPTH).
  */
 static unsigned py_collect(struct rt_thread *t, struct rt_py *p, uint64_t ts, bool *unplaced)
 {
@@ -362,6 +362,8 @@ static unsigned py_collect(struct rt_thread *t, struct rt_py *p, uint64_t ts, bo
 			if (*(const uint8_t *)(fr + PY311_FR_IS_ENTRY))
 				break;
 		}
+		if (np >= PY_DEPTH && fr && fr != stop)
+			*unplaced = true; /* past PY_DEPTH Python frames: the outer ones left out */
 		if (np > start) {
 			p->gstart[ng] = start;
 			p->gk[ng++] = k;
