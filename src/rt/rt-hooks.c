@@ -654,9 +654,11 @@ void *mt_rt_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 	p = rt_libc.mmap(addr, len, prot, flags, fd, off);
 	map_leave(t, m, p != MAP_FAILED, MT_RT_MMAP, (uint64_t)p, len, true, (uint64_t)off,
 		  (uint64_t)(unsigned)prot | (uint64_t)(unsigned)flags << 32, sp, bp);
-	/* a large writable anonymous mapping: its page writes, exactly */
+	/* a large writable anonymous mapping: its page writes, exactly (not a MAP_NORESERVE
+	 * reservation, sparse by intent) */
 	if (RT_UNLIKELY(len >= rt_wp_min) && m == TM_READY && p != MAP_FAILED &&
-	    (flags & MAP_ANONYMOUS) && (prot & PROT_WRITE) && !(flags & MAP_STACK)) {
+	    (flags & MAP_ANONYMOUS) && (prot & PROT_WRITE) &&
+	    !(flags & (MAP_STACK | MAP_NORESERVE))) {
 		int saved = errno;
 
 		t->mode = TM_BUSY;

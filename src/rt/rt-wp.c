@@ -8,6 +8,7 @@
 #include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -215,6 +216,23 @@ static void announce(uint64_t lo, uint64_t hi, int wp)
 	send_msg(&m, sizeof(m));
 }
 
+/*
+ * The largest range tracked without a label: arming write-protects every page, populated or
+ * not (WP_UNPOPULATED), and so fills in the range's page tables (8 bytes per page). A
+ * sparse reservation larger than memory (an address sanitizer's shadow, a runtime's arena
+ * reserve) would take more page-table memory than the machine has: half of RAM at most.
+ */
+static uint64_t wp_max(void)
+{
+	static uint64_t max;
+	struct sysinfo si;
+
+	if (!max)
+		max = rt_sys1(SYS_sysinfo, &si) == 0 ? (uint64_t)si.totalram * si.mem_unit / 2
+						     : (1ull << 30);
+	return max;
+}
+
 void rt_wp_auto(uint64_t addr, uint64_t len)
 {
 	uint64_t lo = (addr + 4095) & ~4095ull, hi = (addr + len) & ~4095ull;
@@ -222,6 +240,10 @@ void rt_wp_auto(uint64_t addr, uint64_t len)
 
 	if (hi <= lo)
 		return;
+	if (hi - lo > wp_max()) {
+		announce(lo, hi, -EFBIG); /* said, not tracked */
+		return;
+	}
 	r = rt_wp_track((const void *)lo, hi - lo);
 	if (r == MT_RT_WP_TRACKED) {
 		while (__atomic_exchange_n(&rt_wp_lock, 1, __ATOMIC_ACQUIRE))

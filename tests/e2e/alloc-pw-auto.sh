@@ -7,6 +7,8 @@
 # (pages - rewritten) / pages exactly: a block kept (a quarter rewritten twice), a block
 # rewritten just before its free (the runtime scans it itself before the real free), a
 # mapping written once. A 64 KiB block stays untracked; --page-writes-min 0 tracks none.
+# Ranges whose page tables would not fit are not tracked: a MAP_NORESERVE reservation, and
+# a mapping larger than half of RAM is refused (EFBIG) and said.
 . "$(dirname "$0")/lib.sh"
 need ptrace
 "$MEMTAP" record -q --page-writes-ms 20 -o t.mtap -- "$WORKLOADS/pw-auto" 20 >t.out 2>t.err ||
@@ -48,3 +50,18 @@ ok "large blocks and mappings tracked by default: write-once exact (kept, rewrit
 	fail "record --page-writes-min 0 failed: $(cat n.err)"
 [ "$("$MEMTAP" dump n.mtap --type page_write_range | wc -l)" = 0 ] || fail "--page-writes-min 0 tracked ranges"
 ok "--page-writes-min 0: labelled ranges only"
+
+half=$(awk '/^MemTotal:/ { printf "%.0f", $2 * 1024 * 0.6 }' /proc/meminfo)
+half=$((half / 4096 * 4096))
+"$MEMTAP" record -q -f -o h.mtap -- "$WORKLOADS/pw-auto" huge "$half" >h.out 2>h.err ||
+	fail "record of huge ranges failed: $(cat h.err) $(cat h.out)"
+grep -q unavailable h.out && { ok "huge ranges: this machine's overcommit refuses them (not checked)"; exit 0; }
+"$MEMTAP" dump h.mtap --type page_write_range --format csv >h.csv || fail "dump failed"
+python3 - h.csv "$half" <<'PY' || fail "huge ranges: tracked, or not said (above)"
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["type"] == "page_write_range"]
+print("ranges:", [(r["len"], r["page_writes"], r["page_writes_errno"]) for r in rows])
+assert len(rows) == 1 and rows[0]["page_writes"] == "failed" and rows[0]["page_writes_errno"] == "27"
+assert int(rows[0]["len"]) == int(sys.argv[2]), rows
+PY
+ok "a 64 TiB MAP_NORESERVE reservation is not tracked, a mapping over half of RAM refused (EFBIG) and said"

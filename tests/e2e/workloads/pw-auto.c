@@ -4,6 +4,8 @@
  * large anonymous mapping, written in known patterns across epochs. Prints, per case, the
  * whole pages the runtime tracks and how many of them are written in two epochs or more.
  * usage: pw-auto EPOCH_MS
+ *        pw-auto huge BYTES: a 64 TiB MAP_NORESERVE reservation and a BYTES mapping, one page
+ *        of each touched (ranges memtap must not track: their page tables would not fit)
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -47,9 +49,28 @@ __attribute__((noinline)) static char *alloc_small(size_t n)
 	return malloc(n);
 }
 
+static int huge(size_t n)
+{
+	char *r = mmap(NULL, 64ull << 40, PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	char *b = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (r == MAP_FAILED || b == MAP_FAILED) {
+		printf("huge unavailable\n"); /* strict overcommit: nothing to show */
+		return 0;
+	}
+	r[1ull << 40] = 1;
+	b[n / 2] = 1;
+	printf("huge %zu\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	long ms = argc > 1 ? atol(argv[1]) : 100;
+
+	if (argc > 2 && !strcmp(argv[1], "huge"))
+		return huge((size_t)strtoull(argv[2], NULL, 10));
 	size_t na = 4u << 20, nb = 2u << 20, nc = 2u << 20, nd = 64u << 10;
 	char *a = alloc_kept(na), *c = alloc_freed(nc), *d = alloc_small(nd);
 	char *b = mmap(NULL, nb, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
