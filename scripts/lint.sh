@@ -43,7 +43,8 @@ allowed() {
 	analysis) echo "common format decode analysis" ;;
 	export) echo "common format decode analysis export" ;;
 	lib) echo "common format decode analysis export lib" ;;
-	cli) echo "common format decode record analysis export lib cli" ;;
+	exp) echo "common format decode record analysis export exp" ;;
+	cli) echo "common format decode record analysis export lib exp cli" ;;
 	esac
 }
 for f in $(echo "$files" | tr ' ' '\n' | grep '^src/'); do

@@ -33,5 +33,7 @@ MT_COMMAND(plot);
 MT_COMMAND(syscalls);
 MT_COMMAND(rules);
 MT_COMMAND(check_schema);
+MT_COMMAND(validate);
+MT_COMMAND(plan);
 
 #endif

@@ -26,6 +26,8 @@ static const struct mt_cmd commands[] = {
 	{ "plot", cmd_plot, &mt_plot_spec },
 	{ "syscalls", cmd_syscalls, &mt_syscalls_spec },
 	{ "rules", cmd_rules, &mt_rules_spec },
+	{ "validate", cmd_validate, &mt_validate_spec },
+	{ "plan", cmd_plan, &mt_plan_spec },
 	{ "check-schema", cmd_check_schema, &mt_check_schema_spec },
 };
 
