@@ -29,31 +29,7 @@ static int fail_at(const struct mt_experiment *x, struct mt_exp_mark at, char *e
 	return -ENOENT;
 }
 
-/* The highest CPU of /sys/devices/system/cpu/online's list, or -1. */
-static long max_cpu(void)
-{
-	char buf[4096];
-	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
-	long max = -1;
-
-	if (!f)
-		return -1;
-	if (fgets(buf, sizeof(buf), f))
-		for (char *p = buf; *p;) {
-			char *end;
-			long v = strtol(p, &end, 10);
-
-			if (end == p)
-				break;
-			if (v > max)
-				max = v;
-			p = *end ? end + 1 : end;
-		}
-	fclose(f);
-	return max;
-}
-
-/* The highest number in a CPU list ("0-3,5"; already checked by the loader). */
+/* The highest number in a CPU list ("0-3,5"), or -1. */
 static long list_max(const char *s)
 {
 	long max = -1;
@@ -68,6 +44,21 @@ static long list_max(const char *s)
 			max = v;
 		p = *end ? end + 1 : end;
 	}
+	return max;
+}
+
+/* The highest CPU of /sys/devices/system/cpu/online's list, or -1. */
+static long max_cpu(void)
+{
+	char buf[4096];
+	FILE *f = fopen("/sys/devices/system/cpu/online", "re");
+	long max = -1;
+
+	if (!f)
+		return -1;
+	if (fgets(buf, sizeof(buf), f))
+		max = list_max(buf);
+	fclose(f);
 	return max;
 }
 
