@@ -3,15 +3,19 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
 #include "cli/util.h"
 #include "exp/experiment.h"
+#include "exp/run.h"
 #include "export/json.h"
 #include "export/table.h"
 
 static struct {
 	int format;
+	bool retry_failed;
 } o;
 
 static const char *const formats[] = { "text", "json", NULL };
@@ -22,6 +26,12 @@ static const struct mt_option validate_options[] = {
 
 static const struct mt_option plan_options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ NULL },
+};
+
+static const struct mt_option run_options[] = {
+	{ "retry-failed", 0, MT_OPT_FLAG, &o.retry_failed, NULL,
+	  "run again the runs that failed before (complete ones are always skipped)" },
 	{ NULL },
 };
 
@@ -43,6 +53,25 @@ const struct mt_command_spec mt_validate_spec = {
 	"the PMEM directory, the programs it runs, and each configuration's memtap\n"
 	"record options.\n",
 	.opts = validate_options,
+	.min_args = 1,
+	.max_args = 1,
+};
+
+const struct mt_command_spec mt_run_spec = {
+	.name = "run",
+	.usage = "EXPERIMENT.yaml [options]",
+	.summary = "run an experiment: its runs in the plan's order, into its results directory",
+	.description = EXP_DESCRIPTION
+	"run checks the file and the machine as validate does, then runs the plan (memtap\n"
+	"plan prints it): each run in its directory under the results directory, with\n"
+	"its stdout, stderr, trace (traced runs), metadata.json (command, status, times,\n"
+	"CPU, peak RSS, knobs as applied, host), manifest.sha256 and, written last,\n"
+	"run.json. Running it again resumes: a run whose run.json and manifest hold is\n"
+	"skipped. Knobs (transparent huge pages) are set per configuration and restored\n"
+	"at the end, after a failed run and on SIGINT or SIGTERM, which also stop the\n"
+	"current run (it runs again next time). Exit status: 0 when every run succeeded,\n"
+	"1 when a run failed (each says why on stderr), 130 when interrupted.\n",
+	.opts = run_options,
 	.min_args = 1,
 	.max_args = 1,
 };
@@ -380,4 +409,87 @@ int cmd_plan(int argc, char **argv)
 	free(runs);
 	mt_exp_release(&x);
 	return r;
+}
+
+/* Knobs validate and plan read but run does not apply yet: refused, never ignored. */
+static const char *unapplied(const struct mt_exp_config *c)
+{
+	if (c->cpus || c->memtap_cpus)
+		return "cpus and memtap_cpus";
+	if (c->numa_node >= 0)
+		return "numa_node";
+	if (c->heap_numa_node >= 0 || c->heap_pmem_dir)
+		return "heap";
+	if (c->perf_max_sample_rate >= 0 || c->perf_cpu_time_max_percent >= 0)
+		return "perf";
+	return NULL;
+}
+
+static volatile sig_atomic_t stop_flag;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_flag = 1;
+}
+
+int cmd_run(int argc, char **argv)
+{
+	struct mt_experiment x;
+	struct mt_exp_run *runs;
+	struct mt_exp_summary sum;
+	struct sigaction sa = { .sa_handler = on_stop };
+	char self[4096], err[1024];
+	ssize_t len;
+	size_t n;
+	int nargs, r = mt_opts_parse(&mt_run_spec, argc, argv, &nargs);
+
+	if (r)
+		return r == 1 ? 0 : r;
+	len = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	if (len <= 0) {
+		fprintf(stderr, "memtap: cannot find memtap's own binary (/proc/self/exe)\n");
+		return 1;
+	}
+	self[len] = 0;
+	if ((r = load(argv[0], &x, true)) != 0)
+		return r;
+	for (size_t i = 0; i < x.nconfigs; i++) {
+		const char *what = unapplied(&x.configs[i]);
+
+		if (what) {
+			fprintf(stderr,
+				"memtap: %s:%u:%u: configuration '%s': %s: this memtap "
+				"does not apply it yet (only thp)\n",
+				argv[0], x.configs[i].at.line, x.configs[i].at.col,
+				x.configs[i].name, what);
+			mt_exp_release(&x);
+			return 2;
+		}
+	}
+	if (mt_exp_plan(&x, &runs, &n) < 0) {
+		mt_exp_release(&x);
+		return 1;
+	}
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	r = mt_exp_execute(&x, runs, n,
+			   &(struct mt_exp_run_opts){ .memtap = self,
+						      .retry_failed = o.retry_failed,
+						      .progress = isatty(2),
+						      .stop = &stop_flag },
+			   &sum, err, sizeof(err));
+	if (r < 0)
+		fprintf(stderr, "memtap: %s: %s\n", argv[0], err);
+	fprintf(stderr,
+		"memtap: experiment %s: %zu runs: %zu ok, %zu failed, %zu complete before "
+		"(skipped; %zu of them failed: --retry-failed runs them again)%s; results in "
+		"%s\n",
+		x.name, n, sum.ok, sum.failed, sum.skipped, sum.failed_before,
+		sum.interrupted ? ", interrupted (run it again to go on)" : "", x.results);
+	free(runs);
+	mt_exp_release(&x);
+	if (r < 0)
+		return 1;
+	return sum.interrupted ? 130 : sum.failed || sum.failed_before ? 1 : 0;
 }

@@ -35,5 +35,6 @@ MT_COMMAND(rules);
 MT_COMMAND(check_schema);
 MT_COMMAND(validate);
 MT_COMMAND(plan);
+MT_COMMAND(run);
 
 #endif

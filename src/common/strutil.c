@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -283,4 +284,23 @@ bool mt_list_has(const char *list, const char *name)
 		p += len + (p[len] == ',');
 	}
 	return false;
+}
+
+int mt_mkdir_p(const char *dir)
+{
+	char p[4096];
+	size_t n = strlen(dir);
+
+	if (n >= sizeof(p))
+		return -ENAMETOOLONG;
+	memcpy(p, dir, n + 1);
+	for (size_t i = 1; i <= n; i++) {
+		if (p[i] != '/' && p[i] != 0)
+			continue;
+		p[i] = 0;
+		if (mkdir(p, 0755) < 0 && errno != EEXIST)
+			return -errno;
+		p[i] = i < n ? '/' : 0;
+	}
+	return 0;
 }

@@ -46,4 +46,7 @@ unsigned mt_edit_distance(const char *a, const char *b);
 /* A CLOCK_REALTIME time in ns as "YYYY-MM-DD HH:MM:SS.mmm UTC". */
 const char *mt_fmt_realtime(uint64_t ns, char *buf, size_t size);
 
+/* mkdir -p: every directory of path made as needed (0755). 0 or -errno. */
+int mt_mkdir_p(const char *path);
+
 #endif

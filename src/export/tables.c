@@ -340,26 +340,6 @@ static int manifest(struct out *o, const char *const *files, size_t nfiles)
 	return rc;
 }
 
-/* mkdir -p: a Hive tree's directories (workload=W/config=C/rep=R) are made as needed. */
-static int mkdir_p(const char *dir)
-{
-	char p[4096];
-	size_t n = strlen(dir);
-
-	if (n >= sizeof(p))
-		return -ENAMETOOLONG;
-	memcpy(p, dir, n + 1);
-	for (size_t i = 1; i <= n; i++) {
-		if (p[i] != '/' && p[i] != 0)
-			continue;
-		p[i] = 0;
-		if (mkdir(p, 0755) < 0 && errno != EEXIST)
-			return -errno;
-		p[i] = i < n ? '/' : 0;
-	}
-	return 0;
-}
-
 /* A Hive key's value: path-safe (no '/', '=', NUL or leading '.'), at most 64 bytes. */
 static void hive_value(char *dst, size_t size, const char *v)
 {
@@ -583,7 +563,7 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	}
 	o.set.dir = res->dir;
 	if (files) {
-		rc = mkdir_p(res->dir);
+		rc = mt_mkdir_p(res->dir);
 		if (rc < 0)
 			return rc;
 		/* the trace table is written during the analysis pass */

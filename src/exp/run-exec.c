@@ -1,0 +1,325 @@
+/* SPDX-License-Identifier: MIT */
+/* The run loop: each run of the plan into its directory, with metadata and a manifest. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "common/sha256.h"
+#include "common/strutil.h"
+#include "exp/run-internal.h"
+#include "export/json.h"
+
+/* The files a run leaves, in the order the manifest lists them. */
+static const char *const run_files[] = { "stdout",    "stderr",	      "trace.mtap", "metadata.json",
+					 "setup.log", "teardown.log", NULL };
+
+/* manifest.sha256 (sha256sum's format) over the run's files that exist. */
+static int write_manifest(const char *dir)
+{
+	char path[4200], hex[65];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/manifest.sha256", dir);
+	f = fopen(path, "we");
+	if (!f)
+		return -errno;
+	for (size_t i = 0; run_files[i]; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, run_files[i]);
+		if (access(path, F_OK) == 0 && mt_sha256_file(path, hex, NULL) == 0)
+			fprintf(f, "%s  %s\n", hex, run_files[i]);
+	}
+	return fclose(f) == 0 ? 0 : -EIO;
+}
+
+/* Does every file of the manifest still hash to what it says? */
+static bool manifest_holds(const char *dir)
+{
+	char path[4200], line[4200], hex[65];
+	FILE *f;
+	bool ok = true;
+
+	snprintf(path, sizeof(path), "%s/manifest.sha256", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return false;
+	while (ok && fgets(line, sizeof(line), f)) {
+		char *name = strstr(line, "  ");
+
+		if (!name || name - line != 64) {
+			ok = false;
+			break;
+		}
+		name += 2;
+		name[strcspn(name, "\n")] = 0;
+		snprintf(path, sizeof(path), "%s/%s", dir, name);
+		ok = strchr(name, '/') == NULL && mt_sha256_file(path, hex, NULL) == 0 &&
+		     !memcmp(hex, line, 64);
+	}
+	fclose(f);
+	return ok;
+}
+
+/* A run's state from its run.json: 1 complete and ok, 2 complete and failed, 0 not done. */
+static int run_state(const char *dir)
+{
+	char path[4200], buf[512];
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	if (!manifest_holds(dir))
+		return 0;
+	return strstr(buf, "\"status\": \"ok\"") ? 1 : 2;
+}
+
+struct outcome {
+	const char *status; /* ok, failed, timeout, interrupted */
+	char reason[512];
+	int exit_status, signal;
+	uint64_t t0, t1;
+	struct rusage ru;
+};
+
+static void write_metadata(const struct mt_experiment *x, const struct mt_exp_run *r,
+			   char *const *argv, const char *cwd, const struct mt_exp_knobs *k,
+			   const struct outcome *oc, FILE *f)
+{
+	struct mt_json j;
+	struct utsname u;
+
+	mt_json_init(&j, f, true);
+	mt_json_begin_object(&j);
+	mt_json_kv_str(&j, "experiment", x->name);
+	mt_json_kv_str(&j, "workload", x->workloads[r->workload].name);
+	mt_json_kv_str(&j, "config", x->configs[r->config].name);
+	mt_json_kv_str(&j, "kind", mt_exp_kind_name(r->kind));
+	mt_json_kv_u64(&j, "rep", r->rep);
+	mt_json_kv_u64(&j, "index", r->index);
+	mt_json_key(&j, "argv");
+	mt_json_begin_array(&j);
+	for (size_t i = 0; argv[i]; i++)
+		mt_json_str(&j, argv[i]);
+	mt_json_end_array(&j);
+	mt_json_kv_str(&j, "cwd", cwd);
+	mt_json_kv_str(&j, "status", oc->status);
+	if (oc->reason[0])
+		mt_json_kv_str(&j, "reason", oc->reason);
+	mt_json_kv_i64(&j, "exit_status", oc->exit_status);
+	mt_json_kv_i64(&j, "signal", oc->signal);
+	mt_json_kv_u64(&j, "start_ns", oc->t0); /* CLOCK_MONOTONIC */
+	mt_json_kv_u64(&j, "wall_ns", oc->t1 - oc->t0);
+	/* the run's process tree (memtap and the workload for a traced run) */
+	mt_json_kv_u64(&j, "user_ns",
+		       (uint64_t)oc->ru.ru_utime.tv_sec * 1000000000ull +
+			       (uint64_t)oc->ru.ru_utime.tv_usec * 1000ull);
+	mt_json_kv_u64(&j, "sys_ns",
+		       (uint64_t)oc->ru.ru_stime.tv_sec * 1000000000ull +
+			       (uint64_t)oc->ru.ru_stime.tv_usec * 1000ull);
+	mt_json_kv_u64(&j, "max_rss_bytes", (uint64_t)oc->ru.ru_maxrss * 1024);
+	mt_json_key(&j, "knobs");
+	mt_json_begin_object(&j);
+	if (k->thp_enabled.cur[0])
+		mt_json_kv_str(&j, "thp_enabled", k->thp_enabled.cur);
+	if (k->thp_defrag.cur[0])
+		mt_json_kv_str(&j, "thp_defrag", k->thp_defrag.cur);
+	mt_json_end_object(&j);
+	if (uname(&u) == 0) {
+		mt_json_kv_str(&j, "host", u.nodename);
+		mt_json_kv_str(&j, "kernel", u.release);
+	}
+	mt_json_end_object(&j);
+	fputc('\n', f);
+}
+
+/* metadata.json, the manifest, then run.json (renamed into place: the run is complete). */
+static int finish_run(const struct mt_experiment *x, const struct mt_exp_run *r, const char *dir,
+		      char *const *argv, const char *cwd, const struct mt_exp_knobs *k,
+		      const struct outcome *oc)
+{
+	char path[4200], tmp[4200];
+	FILE *f;
+	int rc;
+
+	snprintf(path, sizeof(path), "%s/metadata.json", dir);
+	if (!(f = fopen(path, "we")))
+		return -errno;
+	write_metadata(x, r, argv, cwd, k, oc, f);
+	if (fclose(f) != 0 || (rc = write_manifest(dir)) < 0)
+		return -EIO;
+	snprintf(tmp, sizeof(tmp), "%s/run.json.tmp", dir);
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	if (!(f = fopen(tmp, "we")))
+		return -errno;
+	fprintf(f, "{\n  \"status\": \"%s\",\n  \"exit_status\": %d,\n  \"wall_ns\": %llu\n}\n",
+		oc->status, oc->exit_status, (unsigned long long)(oc->t1 - oc->t0));
+	if (fclose(f) != 0 || rename(tmp, path) < 0)
+		return -EIO;
+	return 0;
+}
+
+/* The measured command itself, with its services and setup/teardown around it. */
+static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *r, const char *dir,
+			char *const *argv, const char *cwd, const struct mt_exp_run_opts *o,
+			struct outcome *oc)
+{
+	const struct mt_exp_workload *w = &x->workloads[r->workload];
+	pid_t services[64] = { 0 }, pid;
+	char out[4200], errp[4200];
+	const char *why = NULL;
+	int st = 0;
+
+	oc->status = "failed";
+	oc->t0 = oc->t1 = mt_exp_now_ns();
+	if (mt_exp_step(&w->setup, w, cwd, dir, "setup") < 0) {
+		snprintf(oc->reason, sizeof(oc->reason), "setup failed (setup.log)");
+		goto teardown;
+	}
+	if (mt_exp_start_services(w, cwd, dir, services, oc->reason, sizeof(oc->reason)) < 0)
+		goto stop;
+	snprintf(out, sizeof(out), "%s/stdout", dir);
+	snprintf(errp, sizeof(errp), "%s/stderr", dir);
+	oc->t0 = mt_exp_now_ns();
+	pid = mt_exp_spawn(argv, w, cwd, out, errp);
+	if (pid < 0 || mt_exp_wait(pid, w->timeout_s, o->stop, &st, &oc->ru, &why) < 0) {
+		snprintf(oc->reason, sizeof(oc->reason), "cannot run: %s", strerror(errno));
+		goto stop;
+	}
+	oc->t1 = mt_exp_now_ns();
+	oc->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+	oc->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
+	if (why) {
+		oc->status = why;
+		snprintf(oc->reason, sizeof(oc->reason), "%s after %.3f s", why,
+			 (double)(oc->t1 - oc->t0) / 1e9);
+	} else if (oc->exit_status == 0) {
+		oc->status = "ok";
+	} else {
+		snprintf(oc->reason, sizeof(oc->reason), "exit status %d (stderr)",
+			 oc->exit_status);
+	}
+stop:
+	for (size_t i = w->nservices; i-- > 0;)
+		mt_exp_stop_group(services[i], 5000);
+teardown:
+	if (mt_exp_step(&w->teardown, w, cwd, dir, "teardown") < 0 && !strcmp(oc->status, "ok")) {
+		oc->status = "failed";
+		snprintf(oc->reason, sizeof(oc->reason), "teardown failed (teardown.log)");
+	}
+}
+
+static void progress(const struct mt_exp_run_opts *o, const struct mt_experiment *x,
+		     const struct mt_exp_run *r, size_t n, uint64_t t_start, size_t done)
+{
+	uint64_t el = mt_exp_now_ns() - t_start;
+
+	if (!o->progress)
+		return;
+	fprintf(stderr, "\r\033[Krun %zu of %zu: %s/%s %s %u", r->index, n,
+		x->configs[r->config].name, x->workloads[r->workload].name,
+		mt_exp_kind_name(r->kind), r->rep);
+	if (done)
+		fprintf(stderr, ", about %.0f s left",
+			(double)el / 1e9 / (double)done * (double)(n - r->index + 1));
+	fflush(stderr);
+}
+
+/* One run: skipped when complete, else run and recorded. 1: interrupted. */
+static int one_run(const struct mt_experiment *x, const struct mt_exp_run *r, const char *base,
+		   const struct mt_exp_run_opts *o, struct mt_exp_knobs *k,
+		   struct mt_exp_summary *sum, char *err, size_t errsize)
+{
+	char rel[1024], dir[4096], trace[4200], path[4200], **argv = NULL;
+	const char *cwd = x->workloads[r->workload].cwd ? x->workloads[r->workload].cwd : x->dir;
+	struct outcome oc = { 0 };
+	int state, rc;
+
+	if ((rc = mt_exp_run_dir(x, r, rel, sizeof(rel))) < 0 ||
+	    snprintf(dir, sizeof(dir), "%s/%s", base, rel) >= (int)sizeof(dir))
+		return rc < 0 ? rc : -ENAMETOOLONG;
+	state = run_state(dir);
+	if (state == 1 || (state == 2 && !o->retry_failed)) {
+		sum->skipped++;
+		sum->failed_before += state == 2;
+		return 0;
+	}
+	snprintf(path, sizeof(path), "%s/run.json", dir);
+	unlink(path);
+	if ((rc = mt_mkdir_p(dir)) < 0) {
+		snprintf(err, errsize, "cannot create %s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	if ((rc = mt_exp_apply_knobs(k, &x->configs[r->config], err, errsize)) < 0)
+		return rc;
+	snprintf(trace, sizeof(trace), "%s/trace.mtap", dir);
+	if ((rc = mt_exp_run_argv(x, r, o->memtap, trace, &argv)) < 0)
+		return rc;
+	execute_one(x, r, dir, argv, cwd, o, &oc);
+	if (!strcmp(oc.status, "interrupted")) {
+		mt_exp_argv_free(argv);
+		sum->interrupted++;
+		return 1; /* no run.json: run again on resume */
+	}
+	rc = finish_run(x, r, dir, argv, cwd, k, &oc);
+	mt_exp_argv_free(argv);
+	if (rc < 0) {
+		snprintf(err, errsize, "cannot write the results of %s: %s", dir, strerror(-rc));
+		return rc;
+	}
+	if (!strcmp(oc.status, "ok")) {
+		sum->ok++;
+	} else {
+		sum->failed++;
+		fprintf(stderr, "%smemtap: run %zu (%s): %s\n", o->progress ? "\r\033[K" : "",
+			r->index, rel, oc.reason);
+	}
+	return 0;
+}
+
+int mt_exp_execute(const struct mt_experiment *x, const struct mt_exp_run *runs, size_t n,
+		   const struct mt_exp_run_opts *o, struct mt_exp_summary *sum, char *err,
+		   size_t errsize)
+{
+	struct mt_exp_knobs k = {
+		.thp_enabled = { .file = "/sys/kernel/mm/transparent_hugepage/enabled" },
+		.thp_defrag = { .file = "/sys/kernel/mm/transparent_hugepage/defrag" },
+	};
+	uint64_t t_start = mt_exp_now_ns();
+	char base[4096];
+	size_t done = 0;
+	int rc = 0;
+
+	memset(sum, 0, sizeof(*sum));
+	/* absolute: a workload runs in its own cwd, and memtap record writes there */
+	if ((rc = mt_mkdir_p(x->results)) < 0 || !realpath(x->results, base)) {
+		rc = rc < 0 ? rc : -errno;
+		snprintf(err, errsize, "cannot create %s: %s", x->results, strerror(-rc));
+		return rc;
+	}
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		size_t before = sum->ok + sum->failed;
+
+		if (o->stop && *o->stop) {
+			sum->interrupted++;
+			break;
+		}
+		progress(o, x, &runs[i], n, t_start, done);
+		rc = one_run(x, &runs[i], base, o, &k, sum, err, errsize);
+		done += sum->ok + sum->failed - before;
+	}
+	mt_exp_restore_knobs(&k);
+	if (o->progress)
+		fprintf(stderr, "\r\033[K");
+	return rc < 0 ? rc : 0;
+}

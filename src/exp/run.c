@@ -1,0 +1,272 @@
+/* SPDX-License-Identifier: MIT */
+/* memtap run: an experiment's runs executed in the plan's order, resumable, knobs restored. */
+#include "exp/run-internal.h"
+
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define THP "/sys/kernel/mm/transparent_hugepage/"
+
+uint64_t mt_exp_now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void nap_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+/* ---- knobs: transparent huge pages, read before, set per configuration, restored ---- */
+
+/* The bracketed choice of a sysfs choice file ("always [madvise] never"). */
+static int read_choice(const char *path, char *out, size_t size)
+{
+	char buf[256];
+	FILE *f = fopen(path, "re");
+	char *a, *b;
+
+	if (!f)
+		return -errno;
+	if (!fgets(buf, sizeof(buf), f)) {
+		fclose(f);
+		return -EIO;
+	}
+	fclose(f);
+	a = strchr(buf, '[');
+	b = a ? strchr(a, ']') : NULL;
+	if (!a || !b || (size_t)(b - a - 1) >= size)
+		return -EINVAL;
+	memcpy(out, a + 1, (size_t)(b - a - 1));
+	out[b - a - 1] = 0;
+	return 0;
+}
+
+static int write_str(const char *path, const char *v)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
+
+	if (fd < 0)
+		return -errno;
+	if (write(fd, v, strlen(v)) < 0)
+		rc = -errno;
+	close(fd);
+	return rc;
+}
+
+/* Sets one knob to want (NULL: its original value); saves the original the first time. */
+static int set_knob(struct mt_exp_knob *k, const char *want, char *err, size_t errsize)
+{
+	int rc;
+
+	if (!want && !k->orig[0])
+		return 0; /* never touched: nothing to put back */
+	if (!k->orig[0]) {
+		if ((rc = read_choice(k->file, k->orig, sizeof(k->orig))) < 0) {
+			snprintf(err, errsize, "cannot read %s: %s", k->file, strerror(-rc));
+			return rc;
+		}
+		snprintf(k->cur, sizeof(k->cur), "%s", k->orig);
+	}
+	if (!want)
+		want = k->orig;
+	if (!strcmp(k->cur, want))
+		return 0;
+	if ((rc = write_str(k->file, want)) < 0) {
+		snprintf(err, errsize, "cannot set %s to %s: %s", k->file, want, strerror(-rc));
+		return rc;
+	}
+	snprintf(k->cur, sizeof(k->cur), "%s", want);
+	return 0;
+}
+
+int mt_exp_apply_knobs(struct mt_exp_knobs *k, const struct mt_exp_config *c, char *err,
+		       size_t errsize)
+{
+	int rc = set_knob(&k->thp_enabled, c->thp_enabled, err, errsize);
+
+	return rc < 0 ? rc : set_knob(&k->thp_defrag, c->thp_defrag, err, errsize);
+}
+
+void mt_exp_restore_knobs(struct mt_exp_knobs *k)
+{
+	char err[256];
+
+	if (k->thp_enabled.orig[0])
+		(void)set_knob(&k->thp_enabled, NULL, err, sizeof(err));
+	if (k->thp_defrag.orig[0])
+		(void)set_knob(&k->thp_defrag, NULL, err, sizeof(err));
+}
+
+/* ---- processes ---- */
+
+/* Starts argv in its own process group, in cwd with env added, output to out and errf
+ * (NULL: /dev/null). */
+pid_t mt_exp_spawn(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
+		   const char *out, const char *errf)
+{
+	pid_t pid = fork();
+
+	if (pid != 0)
+		return pid;
+	setpgid(0, 0);
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
+	for (size_t i = 0; w && i < w->nenv; i++)
+		setenv(w->env[i].key, w->env[i].value, 1);
+	if (cwd && chdir(cwd) < 0)
+		_exit(126);
+	for (int fd = 1; fd <= 2; fd++) {
+		const char *p = fd == 1 ? out : errf;
+		int o = p ? open(p, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)
+			  : open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (o < 0 || dup2(o, fd) < 0)
+			_exit(126);
+	}
+	execvp(argv[0], argv);
+	_exit(127);
+}
+
+/* Ends a process group: SIGTERM, then SIGKILL after grace_ms; reaps the leader. */
+void mt_exp_stop_group(pid_t pid, long grace_ms)
+{
+	int st;
+
+	if (pid <= 0)
+		return;
+	killpg(pid, SIGTERM);
+	for (long t = 0; t < grace_ms; t += 10) {
+		if (waitpid(pid, &st, WNOHANG) == pid)
+			goto gone;
+		nap_ms(10);
+	}
+	killpg(pid, SIGKILL);
+	waitpid(pid, &st, 0);
+gone:
+	killpg(pid, SIGKILL); /* what the leader left behind */
+}
+
+/* Waits for pid: its status and resources; killed after timeout_s (0: none) or on *stop. */
+int mt_exp_wait(pid_t pid, double timeout_s, volatile sig_atomic_t *stop, int *status,
+		struct rusage *ru, const char **why)
+{
+	uint64_t t0 = mt_exp_now_ns();
+
+	*why = NULL;
+	for (;;) {
+		pid_t r = wait4(pid, status, WNOHANG, ru);
+
+		if (r == pid)
+			return 0;
+		if (r < 0 && errno != EINTR)
+			return -errno;
+		if (stop && *stop) {
+			*why = "interrupted";
+			break;
+		}
+		if (timeout_s > 0 && (double)(mt_exp_now_ns() - t0) / 1e9 > timeout_s) {
+			*why = "timeout";
+			break;
+		}
+		nap_ms(5);
+	}
+	killpg(pid, SIGTERM);
+	for (int i = 0; i < 200 && wait4(pid, status, WNOHANG, ru) != pid; i++)
+		nap_ms(10);
+	killpg(pid, SIGKILL);
+	wait4(pid, status, 0, ru);
+	return 0;
+}
+
+static bool tcp_ready(int port)
+{
+	struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
+	int s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), rc;
+
+	if (s < 0)
+		return false;
+	a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = connect(s, (struct sockaddr *)&a, sizeof(a));
+	close(s);
+	return rc == 0;
+}
+
+/* Starts the workload's services and waits until each is ready; pids[] for stop_group(). */
+int mt_exp_start_services(const struct mt_exp_workload *w, const char *cwd, const char *dir,
+			  pid_t *pids, char *err, size_t errsize)
+{
+	for (size_t i = 0; i < w->nservices; i++) {
+		const struct mt_exp_service *sv = &w->services[i];
+		char out[1200];
+		uint64_t t0 = mt_exp_now_ns();
+		bool ready = false;
+		int st;
+
+		snprintf(out, sizeof(out), "%s/service-%s.log", dir, sv->name);
+		pids[i] = mt_exp_spawn(sv->cmd.argv, w, cwd, out, out);
+		if (pids[i] < 0) {
+			snprintf(err, errsize, "service %s: cannot start: %s", sv->name,
+				 strerror(errno));
+			return -1;
+		}
+		while (!ready && (double)(mt_exp_now_ns() - t0) / 1e9 < sv->timeout_s) {
+			if (waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+				pids[i] = 0;
+				snprintf(err, errsize, "service %s exited before it was ready (%s)",
+					 sv->name, out);
+				return -1;
+			}
+			if (sv->ready_tcp) {
+				ready = tcp_ready(sv->ready_tcp);
+			} else {
+				pid_t c = mt_exp_spawn(sv->ready_cmd.argv, w, cwd, NULL, NULL);
+
+				ready = c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) &&
+					WEXITSTATUS(st) == 0;
+			}
+			if (!ready)
+				nap_ms(50);
+		}
+		if (!ready) {
+			snprintf(err, errsize, "service %s was not ready within %g s", sv->name,
+				 sv->timeout_s);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* A setup or teardown command, to completion: 0 when it exited 0. */
+int mt_exp_step(const struct mt_exp_cmd *c, const struct mt_exp_workload *w, const char *cwd,
+		const char *dir, const char *name)
+{
+	char log[1200];
+	pid_t pid;
+	int st;
+
+	if (!c->argv)
+		return 0;
+	snprintf(log, sizeof(log), "%s/%s.log", dir, name);
+	pid = mt_exp_spawn(c->argv, w, cwd, log, log);
+	if (pid < 0 || waitpid(pid, &st, 0) != pid)
+		return -1;
+	return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}

@@ -1,0 +1,108 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# memtap run (issue 17): an experiment of 2 workloads x 3 configurations (one a baseline) x 3
+# repetitions runs to completion into its Hive-style tree; transparent huge pages are set per
+# configuration (the workload reads them back) and restored after the experiment, after a
+# failing workload and after SIGINT; an interrupted experiment run again completes only what
+# is missing; a run whose files no longer match its manifest runs again.
+. "$(dirname "$0")/lib.sh"
+THP=/sys/kernel/mm/transparent_hugepage
+[ -w $THP/enabled ] && [ -w $THP/defrag ] || skip "transparent huge pages cannot be set here (root and $THP needed)"
+orig_e=$(sed 's/.*\[\(.*\)\].*/\1/' $THP/enabled)
+orig_d=$(sed 's/.*\[\(.*\)\].*/\1/' $THP/defrag)
+restore() { echo "$orig_e" >$THP/enabled; echo "$orig_d" >$THP/defrag; }
+trap 'restore; rm -rf "$T"' EXIT
+same_thp() {
+	[ "$(sed 's/.*\[\(.*\)\].*/\1/' $THP/enabled)" = "$orig_e" ] &&
+		[ "$(sed 's/.*\[\(.*\)\].*/\1/' $THP/defrag)" = "$orig_d" ] || fail "THP not restored $1: $(cat $THP/enabled) / $(cat $THP/defrag)"
+}
+
+cat >exp.yaml <<YAML
+experiment: two-by-three
+seed: 11
+repetitions: 3
+workloads:
+  - name: thp
+    command: [cat, $THP/enabled]
+  - name: alloc
+    command: [$WORKLOADS/alloc-threads, "1", "2000"]
+configurations:
+  - name: dry
+    baseline: true
+  - name: never
+    record: [--access=off]
+    thp: {enabled: never, defrag: never}
+  - name: always
+    record: [--access=off]
+    thp: {enabled: always, defrag: always}
+YAML
+"$MEMTAP" validate exp.yaml >v.out || fail "validate: $(cat v.out)"
+"$MEMTAP" run exp.yaml 2>run.err || fail "run failed: $(cat run.err)"
+same_thp "after the experiment"
+R=results/two-by-three
+[ "$(find $R -name run.json | wc -l)" = 30 ] || fail "$(find $R -name run.json | wc -l) runs complete, 30 planned"
+[ "$(find $R -path '*kind=traced*' -name trace.mtap | wc -l)" = 12 ] || fail "not 12 traces"
+for c in never always; do
+	for k in traced baseline; do
+		grep -q "\[$c\]" "$R/workload=thp/config=$c/kind=$k/rep=2/stdout" ||
+			fail "config $c ($k): the workload saw $(cat "$R/workload=thp/config=$c/kind=$k/rep=2/stdout")"
+	done
+done
+grep -q "\[$orig_e\]" "$R/workload=thp/config=dry/kind=baseline/rep=1/stdout" || fail "dry: THP not as found"
+check_json "$R/workload=alloc/config=never/kind=traced/rep=3/metadata.json" \
+	'j["status"] == "ok" and j["knobs"]["thp_enabled"] == "never" and j["argv"][1] == "record" and j["wall_ns"] > 0' \
+	"metadata.json of a traced run"
+(cd "$R/workload=alloc/config=never/kind=traced/rep=3" && sha256sum -c --quiet manifest.sha256) || fail "manifest"
+ok "2 workloads x 3 configurations x 3 repetitions: 30 runs, THP per configuration and restored"
+
+# Resume: nothing to do; a run whose stdout no longer matches its manifest runs again.
+"$MEMTAP" run exp.yaml 2>again.err || fail "second run: $(cat again.err)"
+grep -q "0 ok, 0 failed, 30 complete before" again.err || fail "second run ran something: $(cat again.err)"
+echo tampered >"$R/workload=thp/config=always/kind=traced/rep=1/stdout"
+"$MEMTAP" run exp.yaml 2>again.err || fail "third run: $(cat again.err)"
+grep -q "1 ok, 0 failed, 29 complete before" again.err || fail "a tampered run not run again: $(cat again.err)"
+ok "run again: complete runs skipped, a run that fails its manifest run again"
+
+# SIGINT: the current run stops, knobs go back, the next run completes only what is missing.
+rm -rf results
+sed 's/"2000"\]/"2000000"]/' exp.yaml >slow.yaml
+"$MEMTAP" run slow.yaml 2>int.err &
+pid=$!
+sleep 3
+kill -INT $pid
+wait $pid
+rc=$?
+[ $rc = 130 ] || fail "interrupted run: exit status $rc"
+same_thp "after SIGINT"
+n1=$(find results -name run.json | wc -l)
+[ "$n1" -lt 30 ] || fail "the interrupt came too late ($n1 runs complete)"
+find results -name run.json -exec stat -c '%n %Y %i' {} + | sort >before.txt
+"$MEMTAP" run slow.yaml 2>resume.err || fail "resume failed: $(cat resume.err)"
+[ "$(find results -name run.json | wc -l)" = 30 ] || fail "resume left runs missing"
+grep -q "complete before" resume.err && grep -q " $n1 complete before" resume.err ||
+	fail "resume did not skip the $n1 complete runs: $(cat resume.err)"
+find results -name run.json -exec stat -c '%n %Y %i' {} + | sort | grep -F -f before.txt | cmp -s - before.txt ||
+	fail "complete runs were rewritten"
+ok "SIGINT after $n1 runs: exit 130, THP restored; run again completes the other $((30 - n1))"
+
+# A failing workload: recorded as failed with its reason, the experiment goes on, THP restored.
+cat >fail.yaml <<YAML
+experiment: failing
+workloads:
+  - name: bad
+    command: "echo broken >&2; exit 4"
+  - name: good
+    command: [true]
+configurations:
+  - name: never
+    baseline: true
+    thp: {enabled: never}
+YAML
+"$MEMTAP" run fail.yaml 2>fail.err
+rc=$?
+[ $rc = 1 ] || fail "a failing workload: exit status $rc"
+same_thp "after a failing workload"
+grep -q "workload=bad/config=never/kind=baseline/rep=1): exit status 4" fail.err || fail "no reason: $(cat fail.err)"
+check_json results/failing/workload=good/config=never/kind=baseline/rep=1/metadata.json 'j["status"] == "ok"' \
+	"the experiment did not go on after a failing run"
+ok "a failing workload: failed with its reason, the others run, THP restored"
