@@ -337,6 +337,11 @@ void rt_wp_release_range(uint64_t start, uint64_t len)
 	for (unsigned i = 0; i < WP_TABLE && rt_wp_live; i++) {
 		uint64_t lo = 0, hi = 0;
 
+		/* most slots are empty or elsewhere: looked at without the lock first */
+		if (__atomic_load_n(&wp_tab[i].key, __ATOMIC_ACQUIRE) <= 1 ||
+		    __atomic_load_n(&wp_tab[i].lo, __ATOMIC_RELAXED) >= start + len ||
+		    __atomic_load_n(&wp_tab[i].hi, __ATOMIC_RELAXED) <= start)
+			continue;
 		while (__atomic_exchange_n(&rt_wp_lock, 1, __ATOMIC_ACQUIRE))
 			;
 		if (wp_tab[i].key > 1 && wp_tab[i].lo < start + len && wp_tab[i].hi > start)
