@@ -36,5 +36,6 @@ MT_COMMAND(check_schema);
 MT_COMMAND(validate);
 MT_COMMAND(plan);
 MT_COMMAND(run);
+MT_COMMAND(runs);
 
 #endif

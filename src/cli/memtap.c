@@ -29,6 +29,7 @@ static const struct mt_cmd commands[] = {
 	{ "validate", cmd_validate, &mt_validate_spec },
 	{ "plan", cmd_plan, &mt_plan_spec },
 	{ "run", cmd_run, &mt_run_spec },
+	{ "runs", cmd_runs, &mt_runs_spec },
 	{ "check-schema", cmd_check_schema, &mt_check_schema_spec },
 };
 

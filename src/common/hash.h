@@ -42,4 +42,15 @@ int mt_map64_put(struct mt_map64 *m, uint64_t key, uint64_t **ret);
 /* Removes key; returns true if it was present. */
 bool mt_map64_del(struct mt_map64 *m, uint64_t key);
 
+/* splitmix64 (Steele, Lea, Flood 2014): a fixed, portable stream of pseudo-random numbers
+ * (experiment plans and bootstrap resampling are reproducible across machines). */
+static inline uint64_t mt_splitmix64(uint64_t *state)
+{
+	uint64_t z = (*state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
 #endif

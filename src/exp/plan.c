@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "common/array.h"
+#include "common/hash.h"
 
 const char *mt_exp_kind_name(enum mt_exp_kind k)
 {
@@ -16,21 +17,11 @@ const char *mt_exp_kind_name(enum mt_exp_kind k)
 	return (unsigned)k < 3 ? n[k] : "?";
 }
 
-/* splitmix64 (Steele, Lea, Flood 2014): a fixed, portable stream for the shuffle. */
-static uint64_t next(uint64_t *s)
-{
-	uint64_t z = (*s += 0x9e3779b97f4a7c15ull);
-
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
-	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
-	return z ^ (z >> 31);
-}
-
-/* Fisher-Yates: element i swaps with one of 0..i, chosen by next() % (i + 1). */
+/* Fisher-Yates: element i swaps with one of 0..i, chosen by splitmix64 % (i + 1). */
 static void shuffle(struct mt_exp_run *v, size_t n, uint64_t *state)
 {
 	for (size_t i = n; i-- > 1;) {
-		size_t j = (size_t)(next(state) % (i + 1));
+		size_t j = (size_t)(mt_splitmix64(state) % (i + 1));
 		struct mt_exp_run t = v[i];
 
 		v[i] = v[j];

@@ -12,6 +12,7 @@
 
 #include "common/sha256.h"
 #include "common/strutil.h"
+#include "exp/index.h"
 #include "exp/run-internal.h"
 #include "export/json.h"
 
@@ -169,6 +170,31 @@ static int finish_run(const struct mt_experiment *x, const struct mt_exp_run *r,
 	return 0;
 }
 
+/* The run's row in the experiment's index. */
+static int index_run(const struct mt_experiment *x, const struct mt_exp_run *r, const char *base,
+		     const char *rel, const struct outcome *oc)
+{
+	struct mt_exp_index_row row = {
+		.workload = x->workloads[r->workload].name,
+		.config = x->configs[r->config].name,
+		.kind = mt_exp_kind_name(r->kind),
+		.status = oc->status,
+		.directory = rel,
+		.rep = r->rep,
+		.index = r->index,
+		.exit_status = oc->exit_status,
+		.wall_ns = oc->t1 - oc->t0,
+		.user_ns = (uint64_t)oc->ru.ru_utime.tv_sec * 1000000000ull +
+			   (uint64_t)oc->ru.ru_utime.tv_usec * 1000ull,
+		.sys_ns = (uint64_t)oc->ru.ru_stime.tv_sec * 1000000000ull +
+			  (uint64_t)oc->ru.ru_stime.tv_usec * 1000ull,
+		.max_rss_bytes = (uint64_t)oc->ru.ru_maxrss * 1024,
+		.start_ns = oc->t0,
+	};
+
+	return mt_exp_index_put(base, &row);
+}
+
 /* The measured command itself, with its services and setup/teardown around it. */
 static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *r, const char *dir,
 			char *const *argv, const char *cwd, const struct mt_exp_run_opts *o,
@@ -272,6 +298,8 @@ static int one_run(const struct mt_experiment *x, const struct mt_exp_run *r, co
 		return 1; /* no run.json: run again on resume */
 	}
 	rc = finish_run(x, r, dir, argv, cwd, k, &oc);
+	if (rc == 0)
+		rc = index_run(x, r, base, rel, &oc);
 	mt_exp_argv_free(argv);
 	if (rc < 0) {
 		snprintf(err, errsize, "cannot write the results of %s: %s", dir, strerror(-rc));

@@ -55,6 +55,36 @@ check_json "$R/workload=alloc/config=never/kind=traced/rep=3/metadata.json" \
 (cd "$R/workload=alloc/config=never/kind=traced/rep=3" && sha256sum -c --quiet manifest.sha256) || fail "manifest"
 ok "2 workloads x 3 configurations x 3 repetitions: 30 runs, THP per configuration and restored"
 
+# memtap runs stat against a recomputation from the index (SQLite) in this test.
+"$MEMTAP" runs list $R --format json >list.json || fail "runs list failed"
+check_json list.json 'len(j) == 30 and all(r["status"] == "ok" for r in j)' "runs list: not the 30 runs"
+"$MEMTAP" runs stat $R --format json >stat.json || fail "runs stat failed"
+python3 - $R/index.sqlite stat.json <<'PY' || fail "runs stat differs from the index (above)"
+import json, sqlite3, statistics, sys
+db = sqlite3.connect(sys.argv[1])
+def near(a, b):  # the JSON carries 10 significant digits
+    return abs(a - b) <= 1e-8 * max(1.0, abs(b))
+got = {(s["workload"], s["configuration"]): s for s in json.load(open(sys.argv[2]))}
+assert len(got) == 6, got.keys()
+for (w, c), s in got.items():
+    def walls(kind):
+        return [r[0] / 1e9 for r in db.execute(
+            "SELECT wall_ns FROM runs WHERE workload=? AND config=? AND kind=? AND status='ok'", (w, c, kind))]
+    t, b = walls("traced"), walls("baseline")
+    main = t or b
+    assert s["traced_runs"] == len(t) and s["baseline_runs"] == len(b), s
+    assert near(s["wall_mean_s"], statistics.mean(main)), (s, main)
+    assert near(s["wall_sd_s"], statistics.stdev(main)), (s, main)
+    if t:
+        ratio = statistics.mean(t) / statistics.mean(b)
+        assert near(s["observer_effect"], ratio), (s, ratio)
+        assert s["observer_effect_ci_low"] <= ratio * (1 + 1e-8) and ratio <= s["observer_effect_ci_high"] * (1 + 1e-8), s
+    else:
+        assert s["observer_effect"] is None, s
+    print("%-6s %-7s %d+%d runs, wall %.3f s, observer %s" % (w, c, len(t), len(b), s["wall_mean_s"], s["observer_effect"]))
+PY
+ok "runs list and stat match the index (counts, means, sd, observer effect and its interval)"
+
 # Resume: nothing to do; a run whose stdout no longer matches its manifest runs again.
 "$MEMTAP" run exp.yaml 2>again.err || fail "second run: $(cat again.err)"
 grep -q "0 ok, 0 failed, 30 complete before" again.err || fail "second run ran something: $(cat again.err)"
