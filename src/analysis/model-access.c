@@ -120,16 +120,14 @@ const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *
 	mt_frame_name(&fr[0], buf, size);
 	for (int i = 1; i < n; i++) {
 		size_t len = strlen(buf);
-		const char *base;
+		char py[512];
 
 		if (!(ips[i] & MT_PY_FRAME_BIT))
 			continue;
 		if (mt_sym_resolve(ra->symbolizer, s->pid, s->first_ns, ips[i], true, &fr) < 1 ||
 		    !fr[0].function || !fr[0].file)
 			break;
-		base = strrchr(fr[0].file, '/');
-		snprintf(buf + len, size - len, " < %s (%s:%u)", fr[0].function,
-			 base ? base + 1 : fr[0].file, fr[0].line);
+		snprintf(buf + len, size - len, " < %s", mt_frame_py_name(&fr[0], py, sizeof(py)));
 		break;
 	}
 	return buf;

@@ -62,6 +62,9 @@ int mt_sym_resolve(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t i
 
 const struct mt_sym_stats *mt_sym_stats(const struct mt_symbolizer *s);
 
+/* A Python frame as tables show it, "function (basename:line)", into buf. */
+const char *mt_frame_py_name(const struct mt_frame *f, char *buf, size_t size);
+
 /* "function (file:line)" or "module+0xoff" or "0xip": a short display name into buf. */
 const char *mt_frame_name(const struct mt_frame *f, char *buf, size_t size);
 

@@ -93,6 +93,11 @@ struct outcome {
 	struct rusage ru;
 };
 
+static uint64_t tv_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
+}
+
 static void write_metadata(const struct mt_experiment *x, const struct mt_exp_run *r,
 			   char *const *argv, const char *cwd, const struct mt_exp_knobs *k,
 			   const struct outcome *oc, FILE *f)
@@ -122,12 +127,8 @@ static void write_metadata(const struct mt_experiment *x, const struct mt_exp_ru
 	mt_json_kv_u64(&j, "start_ns", oc->t0); /* CLOCK_MONOTONIC */
 	mt_json_kv_u64(&j, "wall_ns", oc->t1 - oc->t0);
 	/* the run's process tree (memtap and the workload for a traced run) */
-	mt_json_kv_u64(&j, "user_ns",
-		       (uint64_t)oc->ru.ru_utime.tv_sec * 1000000000ull +
-			       (uint64_t)oc->ru.ru_utime.tv_usec * 1000ull);
-	mt_json_kv_u64(&j, "sys_ns",
-		       (uint64_t)oc->ru.ru_stime.tv_sec * 1000000000ull +
-			       (uint64_t)oc->ru.ru_stime.tv_usec * 1000ull);
+	mt_json_kv_u64(&j, "user_ns", tv_ns(oc->ru.ru_utime));
+	mt_json_kv_u64(&j, "sys_ns", tv_ns(oc->ru.ru_stime));
 	mt_json_kv_u64(&j, "max_rss_bytes", (uint64_t)oc->ru.ru_maxrss * 1024);
 	mt_json_key(&j, "knobs");
 	mt_json_begin_object(&j);
@@ -184,10 +185,8 @@ static int index_run(const struct mt_experiment *x, const struct mt_exp_run *r, 
 		.index = r->index,
 		.exit_status = oc->exit_status,
 		.wall_ns = oc->t1 - oc->t0,
-		.user_ns = (uint64_t)oc->ru.ru_utime.tv_sec * 1000000000ull +
-			   (uint64_t)oc->ru.ru_utime.tv_usec * 1000ull,
-		.sys_ns = (uint64_t)oc->ru.ru_stime.tv_sec * 1000000000ull +
-			  (uint64_t)oc->ru.ru_stime.tv_usec * 1000ull,
+		.user_ns = tv_ns(oc->ru.ru_utime),
+		.sys_ns = tv_ns(oc->ru.ru_stime),
 		.max_rss_bytes = (uint64_t)oc->ru.ru_maxrss * 1024,
 		.start_ns = oc->t0,
 	};

@@ -65,16 +65,9 @@ static int put_frame(struct mt_buf *b, const struct mt_frame *f, struct mt_folde
 	mod = mod ? mod + 1 : f->module;
 	if (f->function && mt_frame_is_python(f) && f->file) {
 		/* a Python frame: "function (file:line)", as py-spy names them */
-		const char *base = strrchr(f->file, '/');
+		char name[512];
 
-		rc = put_name(b, f->function);
-		if (rc >= 0)
-			rc = mt_buf_append(b, " (", 2);
-		if (rc >= 0)
-			rc = put_name(b, base ? base + 1 : f->file);
-		snprintf(tmp, sizeof(tmp), ":%u)", f->line);
-		if (rc >= 0)
-			rc = mt_buf_append(b, tmp, strlen(tmp));
+		rc = put_name(b, mt_frame_py_name(f, name, sizeof(name)));
 	} else if (f->function) {
 		rc = put_name(b, f->function);
 	} else {

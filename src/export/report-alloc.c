@@ -355,10 +355,7 @@ static const char *site_label(const struct mt_report_alloc *a, const struct mt_r
 		if (shown && py < rs->nframes)
 			f = &fr[py];
 		if (mt_frame_is_python(f) && f->function && f->file) {
-			const char *base = strrchr(f->file, '/');
-
-			snprintf(one, sizeof(one), "%s (%s:%u)", f->function,
-				 base ? base + 1 : f->file, f->line);
+			mt_frame_py_name(f, one, sizeof(one));
 		} else if (f->function) {
 			snprintf(one, sizeof(one), "%s", f->function);
 		} else {
