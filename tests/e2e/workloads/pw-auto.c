@@ -14,6 +14,20 @@
 #include <sys/mman.h>
 #include <time.h>
 
+/*
+ * Writes [p, p + n) with one store per page (and one at p): a page is then written in
+ * exactly one epoch. A memset could be cut by an epoch's scan in the middle of a page, which
+ * then is truly written in two epochs, and the known answer would depend on timing.
+ */
+static void touch(char *p, size_t n, char v)
+{
+	uintptr_t q = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
+
+	*(volatile char *)p = v;
+	for (; q < (uintptr_t)p + n; q += 4096)
+		*(volatile char *)q = v;
+}
+
 static void nap(long ms)
 {
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
@@ -78,17 +92,17 @@ int main(int argc, char **argv)
 	if (!a || !c || !d || b == MAP_FAILED)
 		return 1;
 	/* kept: every page once, then its first MiB again in two later epochs */
-	memset(a, 1, na);
-	memset(b, 2, nb); /* the mapping: every page once */
-	memset(c, 3, nc);
-	memset(d, 4, nd);
+	touch(a, na, 1);
+	touch(b, nb, 2); /* the mapping: every page once */
+	touch(c, nc, 3);
+	touch(d, nd, 4);
 	nap(15 * ms);
-	memset(a, 5, 1u << 20);
-	memset(c, 6, nc); /* freed: all again, then freed at once (the runtime's last scan) */
+	touch(a, 1u << 20, 5);
+	touch(c, nc, 6); /* freed: all again, then freed at once (the runtime's last scan) */
 	expect("freed", c, nc, nc);
 	free(c);
 	nap(15 * ms);
-	memset(a, 7, 1u << 20);
+	touch(a, 1u << 20, 7);
 	expect("kept", a, na, 1u << 20);
 	expect("mapping", b, nb, 0);
 	nap(15 * ms);
