@@ -94,6 +94,13 @@ int mt_run_summary(struct mt_reader *r, struct mt_run *run)
 			run->has_exit = true;
 			run->exit_status = (int)u64_of(mt_kvlist_get(end, "exit_status"), 0);
 		}
+		if (mt_kvlist_get(end, "recorder_max_rss_bytes")) {
+			run->has_recorder_cost = true;
+			run->recorder_cpu_ns = u64_of(mt_kvlist_get(end, "recorder_user_ns"), 0) +
+					       u64_of(mt_kvlist_get(end, "recorder_sys_ns"), 0);
+			run->recorder_max_rss =
+				u64_of(mt_kvlist_get(end, "recorder_max_rss_bytes"), 0);
+		}
 	}
 	if (!run->end_ns)
 		run->end_ns = run->has_events ? run->last_event_ns : run->start_ns;

@@ -34,6 +34,10 @@ struct mt_run {
 	size_t ncollectors;
 	struct mt_collector_info *collectors;
 	uint64_t lost_events;
+	/* The recorder's own cost (its end record; absent from older traces):
+	 * CPU time of its threads and its peak RSS, the workload's processes not included. */
+	bool has_recorder_cost;
+	uint64_t recorder_cpu_ns, recorder_max_rss;
 	uint64_t first_event_ns, last_event_ns;
 	bool has_events;
 };

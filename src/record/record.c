@@ -13,6 +13,7 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -297,6 +298,23 @@ static void print_summary(struct mt_session *s, const char *path, uint64_t bytes
 		path);
 }
 
+/* The recorder's own CPU time and peak RSS (its threads, not the workload's: the workload's
+ * processes are children, counted in RUSAGE_CHILDREN), for the observer effect. */
+static void add_own_cost(struct mt_kv *end)
+{
+	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return;
+	mt_kv_add_u64(end, "recorder_user_ns",
+		      (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+			      (uint64_t)ru.ru_utime.tv_usec * 1000ull);
+	mt_kv_add_u64(end, "recorder_sys_ns",
+		      (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+			      (uint64_t)ru.ru_stime.tv_usec * 1000ull);
+	mt_kv_add_u64(end, "recorder_max_rss_bytes", (uint64_t)ru.ru_maxrss * 1024);
+}
+
 static int finish(struct mt_session *s)
 {
 	struct mt_kv end;
@@ -328,6 +346,7 @@ static int finish(struct mt_session *s)
 	}
 	mt_kv_add_u64(&end, "processes", s->nprocesses);
 	mt_kv_add_u64(&end, "threads", s->nthreads);
+	add_own_cost(&end);
 	mt_kv_add(&end, "stop_reason",
 		  s->stop_requested ? "interrupted after the command exited"
 				    : "the process tree exited");
