@@ -5,7 +5,8 @@
 set -eu
 # Build: compilers, CMake, and the libraries memtap links (zstd, elfutils' libelf/libdw;
 # libunwind only for the unwinder cross-check test; Zydis 4 to decode sampled instructions). Tests: the real programs and the
-# peer tool they run under memtap (heaptrack, sqlite3, redis); Chromium for the view's
+# peer tool they run under memtap (heaptrack, sqlite3, redis), stress-ng (a busy neighbour for
+# the experiments' validity test); Chromium for the view's
 # browser tests, gnuplot for memtap plot's PNG output; the real inference engines of the
 # engine tests: PyTorch (python3-torch) and node for llama.cpp (node-llama-cpp comes from npm,
 # installed by the test itself); python3.11-dev's headers, against which a unit test checks
@@ -13,7 +14,7 @@ set -eu
 PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
 libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
 python3 python3-pandas procps clang-format perl linux-perf time
-heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox
+heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng
 python3-numpy python3-torch nodejs python3.11-dev"
 
 missing=""

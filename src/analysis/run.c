@@ -100,6 +100,9 @@ int mt_run_summary(struct mt_reader *r, struct mt_run *run)
 					       u64_of(mt_kvlist_get(end, "recorder_sys_ns"), 0);
 			run->recorder_max_rss =
 				u64_of(mt_kvlist_get(end, "recorder_max_rss_bytes"), 0);
+			run->recorder_run_cpu_ns =
+				u64_of(mt_kvlist_get(end, "recorder_run_cpu_ns"), 0);
+			run->command_wall_ns = u64_of(mt_kvlist_get(end, "command_wall_ns"), 0);
 		}
 	}
 	if (!run->end_ns)

@@ -38,6 +38,9 @@ struct mt_run {
 	 * CPU time of its threads and its peak RSS, the workload's processes not included. */
 	bool has_recorder_cost;
 	uint64_t recorder_cpu_ns, recorder_max_rss;
+	/* the recorder's CPU time while the command ran (its go to the tree's exit), and that
+	 * span; 0 when not recorded */
+	uint64_t recorder_run_cpu_ns, command_wall_ns;
 	uint64_t first_event_ns, last_event_ns;
 	bool has_events;
 };

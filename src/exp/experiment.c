@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,6 +306,72 @@ static int config_init(void *e, struct mt_exp_mark at)
 	return 0;
 }
 
+/* ---- validity ---- */
+
+/* [clean, marginal]: two numbers from 0, the first not above the second. */
+static int want_bounds(struct mt_yl *l, const yaml_node_t *n, const char *key,
+		       struct mt_exp_bounds *b)
+{
+	double v[2];
+	size_t k = 0;
+
+	if (n->type == YAML_SEQUENCE_NODE &&
+	    n->data.sequence.items.top - n->data.sequence.items.start == 2)
+		for (yaml_node_item_t *it = n->data.sequence.items.start;
+		     it < n->data.sequence.items.top; it++) {
+			const char *s = mt_yl_scalar(mt_yl_node(l, *it));
+			char *end;
+
+			if (!s || !*s)
+				break;
+			v[k] = strtod(s, &end);
+			if (*end || !(v[k] >= 0) || v[k] > 1e9)
+				break;
+			k++;
+		}
+	if (k != 2 || v[0] > v[1])
+		return mt_yl_fail(l, n,
+				  "'%s' must be [CLEAN, MARGINAL]: two numbers from 0, the first "
+				  "not above the second",
+				  key);
+	b->clean = v[0];
+	b->marginal = v[1];
+	return 0;
+}
+
+static int validity_pair(struct mt_yl *l, const char *key, yaml_node_t *k, yaml_node_t *v,
+			 void *ctx)
+{
+	struct mt_exp_validity *x = ctx;
+	static const struct {
+		const char *key;
+		size_t off;
+	} bounds[] = {
+		{ "observer_cpu", offsetof(struct mt_exp_validity, observer_cpu) },
+		{ "observer_memory", offsetof(struct mt_exp_validity, observer_mem) },
+		{ "background_cpu", offsetof(struct mt_exp_validity, background_cpu) },
+		{ "idle_cpu", offsetof(struct mt_exp_validity, idle_cpu) },
+		{ "throttle_events", offsetof(struct mt_exp_validity, throttle) },
+	};
+
+	if (!strcmp(key, "idle_seconds")) {
+		const char *s = mt_yl_scalar(v);
+		char *end;
+
+		x->idle_seconds = s && *s ? strtod(s, &end) : -1;
+		if (!s || !*s || *end || !(x->idle_seconds >= 0) || x->idle_seconds > 60)
+			return mt_yl_fail(l, v, "'idle_seconds' must be a number from 0 to 60");
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(bounds) / sizeof(bounds[0]); i++)
+		if (!strcmp(key, bounds[i].key))
+			return want_bounds(l, v, key,
+					   (struct mt_exp_bounds *)((char *)x + bounds[i].off));
+	return mt_yl_unknown(l, k, key, "'validity'",
+			     "idle_seconds, observer_cpu, observer_memory, background_cpu, "
+			     "idle_cpu, throttle_events");
+}
+
 static const char *const orders[] = { "by-config", "shuffle", NULL };
 static const char *const baseline_modes[] = { "interleaved", "none", NULL };
 
@@ -339,6 +406,8 @@ static int root_pair(struct mt_yl *l, const char *key, yaml_node_t *k, yaml_node
 		x->baselines = choice == baseline_modes[0];
 		return 0;
 	}
+	if (!strcmp(key, "validity"))
+		return mt_yl_each_pair(l, v, "'validity'", validity_pair, &x->validity);
 	if (!strcmp(key, "workloads"))
 		return want_list(l, v, key, (void **)&x->workloads, &x->nworkloads,
 				 sizeof(*x->workloads), workload_init, workload_pair, "workload");
@@ -346,8 +415,8 @@ static int root_pair(struct mt_yl *l, const char *key, yaml_node_t *k, yaml_node
 		return want_list(l, v, key, (void **)&x->configs, &x->nconfigs, sizeof(*x->configs),
 				 config_init, config_pair, "configuration");
 	return mt_yl_unknown(l, k, key, "the experiment",
-			     "experiment, seed, repetitions, order, baselines, results, workloads, "
-			     "configurations");
+			     "experiment, seed, repetitions, order, baselines, results, validity, "
+			     "workloads, configurations");
 }
 
 /* Required fields and names unique: after the whole file is read. */
@@ -402,6 +471,15 @@ static int load_root(struct mt_yl *l, struct mt_experiment *x)
 	x->seed = 1;
 	x->repetitions = 1;
 	x->baselines = true;
+	/* mrm-trace's classes (its README), and memtap's bounds where it gives none */
+	x->validity = (struct mt_exp_validity){
+		.idle_seconds = 2,
+		.observer_cpu = { 10, 20 },
+		.observer_mem = { 5, 15 },
+		.background_cpu = { 15, 30 },
+		.idle_cpu = { 15, 30 },
+		.throttle = { 0, 2 },
+	};
 	if ((rc = mt_yl_each_pair(l, root, "the experiment", root_pair, x)) < 0 ||
 	    (rc = check_whole(l, x, root)) < 0)
 		return rc;

@@ -63,6 +63,22 @@ struct mt_exp_config {
 	struct mt_exp_mark at;
 };
 
+/* One figure's bounds of the validity classes: clean below clean, marginal below marginal
+ * (throttle events: at most clean, at most marginal). */
+struct mt_exp_bounds {
+	double clean, marginal;
+};
+
+/* How runs are classified (docs/experiments.md, "Validity"; defaults: mrm-trace's). */
+struct mt_exp_validity {
+	double idle_seconds; /* the idle baseline measured before the runs; 0: none */
+	struct mt_exp_bounds observer_cpu; /* the recorder's CPU, % of one CPU: 10, 20 */
+	struct mt_exp_bounds observer_mem; /* memtap's memory, % of the workload's peak RSS: 5, 15 */
+	struct mt_exp_bounds background_cpu; /* others' CPU + steal, % of all CPUs: 15, 30 */
+	struct mt_exp_bounds idle_cpu; /* the idle baseline, % of all CPUs: 15, 30 */
+	struct mt_exp_bounds throttle; /* thermal throttle events during the run: 0, 2 */
+};
+
 enum mt_exp_order {
 	MT_EXP_BY_CONFIG, /* configurations in sequence; each one's runs shuffled */
 	MT_EXP_SHUFFLE, /* every run of every configuration shuffled together */
@@ -77,6 +93,7 @@ struct mt_experiment {
 	enum mt_exp_order order;
 	bool baselines; /* untraced runs interleaved with every traced configuration's */
 	char *results; /* the results directory */
+	struct mt_exp_validity validity;
 	struct mt_exp_workload *workloads;
 	size_t nworkloads;
 	struct mt_exp_config *configs;

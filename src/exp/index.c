@@ -11,15 +11,44 @@
 #include <string.h>
 
 #include "common/array.h"
-#include "common/hash.h"
 
 static const char schema[] =
 	"CREATE TABLE IF NOT EXISTS runs ("
 	" workload TEXT NOT NULL, config TEXT NOT NULL, kind TEXT NOT NULL, rep INTEGER NOT NULL,"
 	" run_index INTEGER, status TEXT NOT NULL, exit_status INTEGER, wall_ns INTEGER,"
 	" user_ns INTEGER, sys_ns INTEGER, max_rss_bytes INTEGER, start_ns INTEGER,"
-	" directory TEXT NOT NULL,"
+	" directory TEXT NOT NULL, validity TEXT, validity_reason TEXT, background_cpu_pct REAL,"
+	" observer_cpu_pct REAL, observer_mem_pct REAL, recorder_cpu_ns INTEGER,"
+	" recorder_max_rss_bytes INTEGER, peak_rss_bytes INTEGER, peak_heap_bytes INTEGER,"
+	" faults_minor INTEGER, faults_major INTEGER, working_set_peak_pages INTEGER,"
+	" lost_events INTEGER,"
 	" PRIMARY KEY (workload, config, kind, rep));";
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+	if (isnan(v))
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_double(st, i, v);
+}
+
+static void bind_opt(sqlite3_stmt *st, int i, int64_t v)
+{
+	if (v < 0)
+		sqlite3_bind_null(st, i);
+	else
+		sqlite3_bind_int64(st, i, v);
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int64_t col_opt(sqlite3_stmt *st, int i)
+{
+	return sqlite3_column_type(st, i) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, i);
+}
 
 static int open_db(const char *results, bool create, sqlite3 **db)
 {
@@ -45,7 +74,8 @@ static int open_db(const char *results, bool create, sqlite3 **db)
 
 int mt_exp_index_put(const char *results, const struct mt_exp_index_row *r)
 {
-	static const char sql[] = "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)";
+	static const char sql[] = "INSERT OR REPLACE INTO runs VALUES "
+				  "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	int rc = open_db(results, true, &db);
@@ -66,6 +96,22 @@ int mt_exp_index_put(const char *results, const struct mt_exp_index_row *r)
 		sqlite3_bind_int64(st, 11, (sqlite3_int64)r->max_rss_bytes);
 		sqlite3_bind_int64(st, 12, (sqlite3_int64)r->start_ns);
 		sqlite3_bind_text(st, 13, r->directory, -1, SQLITE_STATIC);
+		if (r->validity)
+			sqlite3_bind_text(st, 14, r->validity, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 14);
+		sqlite3_bind_text(st, 15, r->reason ? r->reason : "", -1, SQLITE_STATIC);
+		bind_real(st, 16, r->background_pct);
+		bind_real(st, 17, r->observer_cpu_pct);
+		bind_real(st, 18, r->observer_mem_pct);
+		bind_opt(st, 19, r->recorder_cpu_ns);
+		bind_opt(st, 20, r->recorder_max_rss);
+		bind_opt(st, 21, r->peak_rss);
+		bind_opt(st, 22, r->peak_heap);
+		bind_opt(st, 23, r->faults_minor);
+		bind_opt(st, 24, r->faults_major);
+		bind_opt(st, 25, r->wss_peak_pages);
+		bind_opt(st, 26, r->lost_events);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
 	} else {
 		rc = -EIO;
@@ -86,7 +132,11 @@ int mt_exp_index_read(const char *results, struct mt_exp_index_row **rows, size_
 {
 	static const char sql[] = "SELECT workload, config, kind, rep, run_index, status, "
 				  "exit_status, wall_ns, user_ns, sys_ns, max_rss_bytes, start_ns, "
-				  "directory FROM runs ORDER BY run_index";
+				  "directory, validity, validity_reason, background_cpu_pct, "
+				  "observer_cpu_pct, observer_mem_pct, recorder_cpu_ns, "
+				  "recorder_max_rss_bytes, peak_rss_bytes, peak_heap_bytes, "
+				  "faults_minor, faults_major, working_set_peak_pages, lost_events "
+				  "FROM runs ORDER BY run_index";
 	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
@@ -121,6 +171,19 @@ int mt_exp_index_read(const char *results, struct mt_exp_index_row **rows, size_
 		r->max_rss_bytes = (uint64_t)sqlite3_column_int64(st, 10);
 		r->start_ns = (uint64_t)sqlite3_column_int64(st, 11);
 		r->directory = dup_col(st, 12);
+		r->validity = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : dup_col(st, 13);
+		r->reason = dup_col(st, 14);
+		r->background_pct = col_real(st, 15);
+		r->observer_cpu_pct = col_real(st, 16);
+		r->observer_mem_pct = col_real(st, 17);
+		r->recorder_cpu_ns = col_opt(st, 18);
+		r->recorder_max_rss = col_opt(st, 19);
+		r->peak_rss = col_opt(st, 20);
+		r->peak_heap = col_opt(st, 21);
+		r->faults_minor = col_opt(st, 22);
+		r->faults_major = col_opt(st, 23);
+		r->wss_peak_pages = col_opt(st, 24);
+		r->lost_events = col_opt(st, 25);
 	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);
@@ -141,126 +204,8 @@ void mt_exp_index_free(struct mt_exp_index_row *rows, size_t n)
 		free((char *)rows[i].kind);
 		free((char *)rows[i].status);
 		free((char *)rows[i].directory);
+		free((char *)rows[i].validity);
+		free((char *)rows[i].reason);
 	}
 	free(rows);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-static void mean_sd(const double *v, size_t n, double *mean, double *sd)
-{
-	double s = 0, q = 0;
-
-	for (size_t i = 0; i < n; i++)
-		s += v[i];
-	*mean = n ? s / (double)n : NAN;
-	for (size_t i = 0; i < n; i++)
-		q += (v[i] - *mean) * (v[i] - *mean);
-	*sd = n > 1 ? sqrt(q / (double)(n - 1)) : NAN;
-}
-
-/* The ratio of means' 95 % percentile interval over resamples of both sides. */
-static void bootstrap(const double *t, size_t nt, const double *b, size_t nb, double *lo,
-		      double *hi)
-{
-	enum { B = 2000 };
-	double *r = malloc(B * sizeof(*r));
-	uint64_t s = 1;
-
-	*lo = *hi = NAN;
-	if (!r)
-		return;
-	for (int k = 0; k < B; k++) {
-		double st = 0, sb = 0;
-
-		for (size_t i = 0; i < nt; i++)
-			st += t[mt_splitmix64(&s) % nt];
-		for (size_t i = 0; i < nb; i++)
-			sb += b[mt_splitmix64(&s) % nb];
-		r[k] = (st / (double)nt) / (sb / (double)nb);
-	}
-	qsort(r, B, sizeof(*r), cmp_double);
-	*lo = r[(int)(0.025 * B)];
-	*hi = r[(int)(0.975 * B) - 1];
-	free(r);
-}
-
-/* The ok runs of one group and kind: wall seconds and peak RSS. */
-static size_t gather(const struct mt_exp_index_row *rows, size_t n, const char *w, const char *c,
-		     const char *kind, double *wall, double *rss)
-{
-	size_t k = 0;
-
-	for (size_t i = 0; i < n; i++)
-		if (!strcmp(rows[i].workload, w) && !strcmp(rows[i].config, c) &&
-		    !strcmp(rows[i].kind, kind) && !strcmp(rows[i].status, "ok")) {
-			wall[k] = (double)rows[i].wall_ns / 1e9;
-			rss[k++] = (double)rows[i].max_rss_bytes;
-		}
-	return k;
-}
-
-static void stat_group(const struct mt_exp_index_row *rows, size_t n, struct mt_exp_stat *st,
-		       double *tw, double *tr, double *bw, double *br)
-{
-	double sd;
-
-	st->traced = gather(rows, n, st->workload, st->config, "traced", tw, tr);
-	st->baseline = gather(rows, n, st->workload, st->config, "baseline", bw, br);
-	for (size_t i = 0; i < n; i++)
-		st->failed += !strcmp(rows[i].workload, st->workload) &&
-			      !strcmp(rows[i].config, st->config) && strcmp(rows[i].status, "ok");
-	mean_sd(st->traced ? tw : bw, st->traced ? st->traced : st->baseline, &st->wall_mean_s,
-		&st->wall_sd_s);
-	mean_sd(bw, st->baseline, &st->base_mean_s, &st->base_sd_s);
-	mean_sd(st->traced ? tr : br, st->traced ? st->traced : st->baseline, &st->rss_mean, &sd);
-	mean_sd(br, st->baseline, &st->base_rss_mean, &sd);
-	st->observer = st->observer_lo = st->observer_hi = NAN;
-	if (st->traced && st->baseline) {
-		st->observer = st->wall_mean_s / st->base_mean_s;
-		bootstrap(tw, st->traced, bw, st->baseline, &st->observer_lo, &st->observer_hi);
-	}
-}
-
-int mt_exp_stats(const struct mt_exp_index_row *rows, size_t n, struct mt_exp_stat **stats,
-		 size_t *nstats)
-{
-	double *buf = malloc(4 * (n ? n : 1) * sizeof(*buf));
-	struct mt_exp_stat *v = NULL;
-	size_t nv = 0, cap = 0;
-
-	*stats = NULL;
-	*nstats = 0;
-	if (!buf)
-		return -ENOMEM;
-	for (size_t i = 0; i < n; i++) {
-		size_t k;
-
-		if (!strcmp(rows[i].kind, "warmup"))
-			continue;
-		for (k = 0; k < nv; k++)
-			if (!strcmp(v[k].workload, rows[i].workload) &&
-			    !strcmp(v[k].config, rows[i].config))
-				break;
-		if (k < nv)
-			continue;
-		if (mt_grow_array(&v, &cap, nv + 1, sizeof(*v)) < 0) {
-			free(buf);
-			free(v);
-			return -ENOMEM;
-		}
-		memset(&v[nv], 0, sizeof(v[nv]));
-		v[nv].workload = rows[i].workload;
-		v[nv].config = rows[i].config;
-		stat_group(rows, n, &v[nv++], buf, buf + n, buf + 2 * n, buf + 3 * n);
-	}
-	free(buf);
-	*stats = v;
-	*nstats = nv;
-	return 0;
 }

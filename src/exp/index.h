@@ -13,6 +13,11 @@ struct mt_exp_index_row {
 	size_t index;
 	int exit_status;
 	uint64_t wall_ns, user_ns, sys_ns, max_rss_bytes, start_ns;
+	const char *validity, *reason; /* validity NULL (SQL NULL): not measured */
+	double background_pct, observer_cpu_pct, observer_mem_pct; /* NaN: NULL */
+	/* -1: NULL (not measured, or not traced) */
+	int64_t recorder_cpu_ns, recorder_max_rss, peak_rss, peak_heap, faults_minor, faults_major;
+	int64_t wss_peak_pages, lost_events;
 };
 
 /* Adds or replaces the row of (workload, config, kind, rep). */
@@ -20,21 +25,5 @@ int mt_exp_index_put(const char *results, const struct mt_exp_index_row *r);
 /* Every row, in running order; -ENOENT when the directory has no index. */
 int mt_exp_index_read(const char *results, struct mt_exp_index_row **rows, size_t *n);
 void mt_exp_index_free(struct mt_exp_index_row *rows, size_t n);
-
-/* Per workload x configuration, over the ok runs (warm-ups left out). */
-struct mt_exp_stat {
-	const char *workload, *config; /* point into the rows */
-	size_t traced, baseline, failed; /* ok traced, ok baseline, not ok (any kind) */
-	double wall_mean_s,
-		wall_sd_s; /* traced runs (baseline runs for a baseline configuration) */
-	double base_mean_s, base_sd_s; /* baseline runs */
-	double rss_mean, base_rss_mean; /* peak RSS of the run's process tree, bytes */
-	/* traced / baseline mean wall time, with a 95 % bootstrap interval (2000 resamples of
-	 * each side, seeded): NaN without both */
-	double observer, observer_lo, observer_hi;
-};
-
-int mt_exp_stats(const struct mt_exp_index_row *rows, size_t n, struct mt_exp_stat **stats,
-		 size_t *nstats);
 
 #endif

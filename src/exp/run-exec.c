@@ -2,6 +2,7 @@
 /* The run loop: each run of the plan into its directory, with metadata and a manifest. */
 #include <errno.h>
 #include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +15,7 @@
 #include "common/strutil.h"
 #include "exp/index.h"
 #include "exp/run-internal.h"
+#include "exp/telemetry.h"
 #include "export/json.h"
 
 /* The files a run leaves, in the order the manifest lists them. */
@@ -85,12 +87,20 @@ static int run_state(const char *dir)
 	return strstr(buf, "\"status\": \"ok\"") ? 1 : 2;
 }
 
+/* The experiment's idle baseline, measured before its first run that runs. */
+struct idle {
+	bool done;
+	double pct;
+};
+
 struct outcome {
 	const char *status; /* ok, failed, timeout, interrupted */
 	char reason[512];
 	int exit_status, signal;
 	uint64_t t0, t1;
 	struct rusage ru;
+	struct mt_exp_snap before, after; /* the machine around the measured command */
+	struct mt_exp_telemetry tel;
 };
 
 static uint64_t tv_ns(struct timeval tv)
@@ -130,6 +140,7 @@ static void write_metadata(const struct mt_experiment *x, const struct mt_exp_ru
 	mt_json_kv_u64(&j, "user_ns", tv_ns(oc->ru.ru_utime));
 	mt_json_kv_u64(&j, "sys_ns", tv_ns(oc->ru.ru_stime));
 	mt_json_kv_u64(&j, "max_rss_bytes", (uint64_t)oc->ru.ru_maxrss * 1024);
+	mt_exp_telemetry_json(&j, &oc->tel);
 	mt_json_key(&j, "knobs");
 	mt_json_begin_object(&j);
 	if (k->thp_enabled.cur[0])
@@ -189,8 +200,22 @@ static int index_run(const struct mt_experiment *x, const struct mt_exp_run *r, 
 		.sys_ns = tv_ns(oc->ru.ru_stime),
 		.max_rss_bytes = (uint64_t)oc->ru.ru_maxrss * 1024,
 		.start_ns = oc->t0,
+		.validity = oc->tel.validity,
+		.reason = oc->tel.reason,
+		.background_pct = oc->tel.background_pct,
+		.observer_cpu_pct = oc->tel.observer_cpu_pct,
+		.observer_mem_pct = oc->tel.observer_mem_pct,
 	};
+	const struct mt_exp_telemetry *t = &oc->tel;
 
+	row.recorder_cpu_ns = t->has_recorder ? (int64_t)t->recorder_cpu_ns : -1;
+	row.recorder_max_rss = t->has_recorder ? (int64_t)t->recorder_max_rss : -1;
+	row.peak_rss = t->has_rss ? (int64_t)t->peak_rss : -1;
+	row.peak_heap = t->has_heap ? (int64_t)t->peak_heap : -1;
+	row.faults_minor = t->has_faults ? (int64_t)t->faults_minor : -1;
+	row.faults_major = t->has_faults ? (int64_t)t->faults_major : -1;
+	row.wss_peak_pages = t->has_wss ? (int64_t)t->wss_peak_pages : -1;
+	row.lost_events = t->trace_read ? (int64_t)t->lost_events : -1;
 	return mt_exp_index_put(base, &row);
 }
 
@@ -215,6 +240,7 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 		goto stop;
 	snprintf(out, sizeof(out), "%s/stdout", dir);
 	snprintf(errp, sizeof(errp), "%s/stderr", dir);
+	mt_exp_snap(&oc->before, services, w->nservices);
 	oc->t0 = mt_exp_now_ns();
 	pid = mt_exp_spawn(argv, w, cwd, out, errp);
 	if (pid < 0 || mt_exp_wait(pid, w->timeout_s, o->stop, &st, &oc->ru, &why) < 0) {
@@ -222,6 +248,7 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 		goto stop;
 	}
 	oc->t1 = mt_exp_now_ns();
+	mt_exp_snap(&oc->after, services, w->nservices);
 	oc->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	oc->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
 	if (why) {
@@ -261,8 +288,23 @@ static void progress(const struct mt_exp_run_opts *o, const struct mt_experiment
 }
 
 /* One run: skipped when complete, else run and recorded. 1: interrupted. */
+/* The run's telemetry and class, from the snapshots around it and, traced, its trace. */
+static void assess(const struct mt_experiment *x, const struct mt_exp_run *r, const char *trace,
+		   struct idle *idle, struct outcome *oc)
+{
+	mt_exp_telemetry_init(&oc->tel);
+	if (!oc->after.t_ns)
+		return; /* the command never ran */
+	mt_exp_telemetry_from(&oc->tel, &oc->before, &oc->after,
+			      tv_ns(oc->ru.ru_utime) + tv_ns(oc->ru.ru_stime), idle->pct);
+	if (r->kind == MT_EXP_TRACED && !strcmp(oc->status, "ok") &&
+	    !mt_exp_telemetry_trace(&oc->tel, trace))
+		fprintf(stderr, "memtap: run %zu: cannot read its trace %s\n", r->index, trace);
+	mt_exp_classify(&oc->tel, &x->validity);
+}
+
 static int one_run(const struct mt_experiment *x, const struct mt_exp_run *r, const char *base,
-		   const struct mt_exp_run_opts *o, struct mt_exp_knobs *k,
+		   const struct mt_exp_run_opts *o, struct mt_exp_knobs *k, struct idle *idle,
 		   struct mt_exp_summary *sum, char *err, size_t errsize)
 {
 	char rel[1024], dir[4096], trace[4200], path[4200], **argv = NULL;
@@ -287,6 +329,11 @@ static int one_run(const struct mt_experiment *x, const struct mt_exp_run *r, co
 	}
 	if ((rc = mt_exp_apply_knobs(k, &x->configs[r->config], err, errsize)) < 0)
 		return rc;
+	if (!idle->done) { /* before the first run that runs: the machine doing nothing */
+		idle->done = true;
+		if (x->validity.idle_seconds > 0)
+			idle->pct = mt_exp_idle_baseline(x->validity.idle_seconds);
+	}
 	snprintf(trace, sizeof(trace), "%s/trace.mtap", dir);
 	if ((rc = mt_exp_run_argv(x, r, o->memtap, trace, &argv)) < 0)
 		return rc;
@@ -296,6 +343,7 @@ static int one_run(const struct mt_experiment *x, const struct mt_exp_run *r, co
 		sum->interrupted++;
 		return 1; /* no run.json: run again on resume */
 	}
+	assess(x, r, trace, idle, &oc);
 	rc = finish_run(x, r, dir, argv, cwd, k, &oc);
 	if (rc == 0)
 		rc = index_run(x, r, base, rel, &oc);
@@ -323,6 +371,7 @@ int mt_exp_execute(const struct mt_experiment *x, const struct mt_exp_run *runs,
 		.thp_defrag = { .file = "/sys/kernel/mm/transparent_hugepage/defrag" },
 	};
 	uint64_t t_start = mt_exp_now_ns();
+	struct idle idle = { false, NAN };
 	char base[4096];
 	size_t done = 0;
 	int rc = 0;
@@ -342,7 +391,7 @@ int mt_exp_execute(const struct mt_experiment *x, const struct mt_exp_run *runs,
 			break;
 		}
 		progress(o, x, &runs[i], n, t_start, done);
-		rc = one_run(x, &runs[i], base, o, &k, sum, err, errsize);
+		rc = one_run(x, &runs[i], base, o, &k, &idle, sum, err, errsize);
 		done += sum->ok + sum->failed - before;
 	}
 	mt_exp_restore_knobs(&k);

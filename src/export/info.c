@@ -85,6 +85,10 @@ int mt_info_json(const char *path, struct mt_reader *r, const struct mt_run *run
 		mt_json_begin_object(&j);
 		mt_json_kv_u64(&j, "cpu_ns", run->recorder_cpu_ns);
 		mt_json_kv_u64(&j, "max_rss_bytes", run->recorder_max_rss);
+		if (run->command_wall_ns) {
+			mt_json_kv_u64(&j, "cpu_while_command_ran_ns", run->recorder_run_cpu_ns);
+			mt_json_kv_u64(&j, "command_wall_ns", run->command_wall_ns);
+		}
 		mt_json_end_object(&j);
 	} else {
 		mt_json_null(&j);
@@ -157,11 +161,17 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 		fprintf(f, "%-12s %d\n", "exit status", run->exit_status);
 	else
 		fprintf(f, "%-12s unknown (no end record)\n", "exit status");
-	if (run->has_recorder_cost)
-		fprintf(f,
-			"%-12s %s CPU, peak RSS %s (memtap's recorder, apart from the workload)\n",
-			"recorder", mt_fmt_duration(run->recorder_cpu_ns, a, sizeof(a)),
+	if (run->has_recorder_cost) {
+		fprintf(f, "%-12s %s CPU", "recorder",
+			mt_fmt_duration(run->recorder_cpu_ns, a, sizeof(a)));
+		if (run->command_wall_ns)
+			fprintf(f, " (%s while the command ran, %.1f %% of one CPU)",
+				mt_fmt_duration(run->recorder_run_cpu_ns, a, sizeof(a)),
+				100.0 * (double)run->recorder_run_cpu_ns /
+					(double)run->command_wall_ns);
+		fprintf(f, ", peak RSS %s (memtap's own process, apart from the workload)\n",
 			mt_fmt_bytes(run->recorder_max_rss, b, sizeof(b)));
+	}
 	fprintf(f, "%-12s %s events in %s chunks; %s lost\n", "events",
 		mt_fmt_count(total, a, sizeof(a)), mt_fmt_count(in->chunks, b, sizeof(b)),
 		mt_fmt_count(run->lost_events, c, sizeof(c)));

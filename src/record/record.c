@@ -298,11 +298,28 @@ static void print_summary(struct mt_session *s, const char *path, uint64_t bytes
 		path);
 }
 
-/* The recorder's own CPU time and peak RSS (its threads, not the workload's: the workload's
- * processes are children, counted in RUSAGE_CHILDREN), for the observer effect. */
-static void add_own_cost(struct mt_kv *end)
+static uint64_t own_cpu_ns(void)
 {
 	struct rusage ru;
+
+	if (getrusage(RUSAGE_SELF, &ru) < 0)
+		return 0;
+	return (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
+	       (uint64_t)ru.ru_utime.tv_usec * 1000ull +
+	       (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
+	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+}
+
+/* The recorder's own CPU time and peak RSS (its threads, not the workload's: the workload's
+ * processes are children, counted in RUSAGE_CHILDREN), for the observer effect. */
+static void add_own_cost(const struct mt_session *s, struct mt_kv *end)
+{
+	struct rusage ru;
+
+	if (s->t_gone > s->t_go) {
+		mt_kv_add_u64(end, "recorder_run_cpu_ns", s->cpu_gone - s->cpu_go);
+		mt_kv_add_u64(end, "command_wall_ns", s->t_gone - s->t_go);
+	}
 
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
 		return;
@@ -346,7 +363,7 @@ static int finish(struct mt_session *s)
 	}
 	mt_kv_add_u64(&end, "processes", s->nprocesses);
 	mt_kv_add_u64(&end, "threads", s->nthreads);
-	add_own_cost(&end);
+	add_own_cost(s, &end);
 	mt_kv_add(&end, "stop_reason",
 		  s->stop_requested ? "interrupted after the command exited"
 				    : "the process tree exited");
@@ -588,6 +605,8 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		mt_kv_release(&kvs[i]);
 	/* Go. */
+	s->cpu_go = own_cpu_ns();
+	s->t_go = mt_now_ns();
 	(void)!write(l->go[1], "g", 1);
 	close(l->go[1]);
 	l->go[1] = -1;
@@ -619,6 +638,8 @@ int mt_record(const struct mt_record_opts *o)
 		goto out;
 	}
 	r = run_loop(&s, &l, sigfd, &fds);
+	s.t_gone = mt_now_ns();
+	s.cpu_gone = own_cpu_ns();
 	if (r == 0 && l.execerr[0] >= 0) {
 		int e;
 

@@ -60,6 +60,9 @@ struct mt_session {
 	bool exec_done;
 	bool stop_requested;
 	uint64_t t_start;
+	/* the command's run, from its go to the tree's exit, and the recorder's own CPU time at
+	 * both ends (its cost while the workload ran, not its start-up and finish) */
+	uint64_t t_go, t_gone, cpu_go, cpu_gone;
 	uint64_t t_end;
 
 	enum mt_follow follow; /* the mechanism in use */
