@@ -6,7 +6,7 @@ set -eu
 # Build: compilers, CMake, and the libraries memtap links (zstd, elfutils' libelf/libdw;
 # libunwind only for the unwinder cross-check test; Zydis 4 to decode sampled instructions). Tests: the real programs and the
 # peer tool they run under memtap (heaptrack, sqlite3, redis), stress-ng (a busy neighbour for
-# the experiments' validity test); Chromium for the view's
+# the experiments' validity test), Slurm and munge (the single-node cluster of memtap run --slurm's test); Chromium for the view's
 # browser tests, gnuplot for memtap plot's PNG output; the real inference engines of the
 # engine tests: PyTorch (python3-torch) and node for llama.cpp (node-llama-cpp comes from npm,
 # installed by the test itself); python3.11-dev's headers, against which a unit test checks
@@ -15,6 +15,7 @@ PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config mak
 libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
 python3 python3-pandas procps clang-format perl linux-perf time
 heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng
+slurmctld slurmd slurm-client munge
 python3-numpy python3-torch nodejs python3.11-dev"
 
 missing=""

@@ -10,12 +10,16 @@
 #include "cli/util.h"
 #include "exp/experiment.h"
 #include "exp/run.h"
+#include "exp/slurm.h"
 #include "export/json.h"
 #include "export/table.h"
 
 static struct {
 	int format;
 	bool retry_failed;
+	bool slurm;
+	uint64_t task, parallel;
+	struct mt_optlist sbatch;
 } o;
 
 static const char *const formats[] = { "text", "json", NULL };
@@ -32,6 +36,13 @@ static const struct mt_option plan_options[] = {
 static const struct mt_option run_options[] = {
 	{ "retry-failed", 0, MT_OPT_FLAG, &o.retry_failed, NULL,
 	  "run again the runs that failed before (complete ones are always skipped)" },
+	{ "slurm", 0, MT_OPT_FLAG, &o.slurm, NULL,
+	  "submit the runs not complete as one Slurm job array (a task per run) and return" },
+	{ "slurm-parallel", 0, MT_OPT_U64, &o.parallel, "K",
+	  "--slurm: tasks at once, each on a node of its own (default 1: the plan's order)" },
+	{ "sbatch", 0, MT_OPT_LIST, &o.sbatch, "OPTION",
+	  "--slurm: an sbatch option (--sbatch=--partition=P; repeatable)" },
+	{ "task", 0, MT_OPT_U64, &o.task, "N", "run only run N of the plan (a Slurm array task)" },
 	{ NULL },
 };
 
@@ -74,7 +85,12 @@ const struct mt_command_spec mt_run_spec = {
 	"skipped. Knobs (transparent huge pages) are set per configuration and restored\n"
 	"at the end, after a failed run and on SIGINT or SIGTERM, which also stop the\n"
 	"current run (it runs again next time). Exit status: 0 when every run succeeded,\n"
-	"1 when a run failed (each says why on stderr), 130 when interrupted.\n",
+	"1 when a run failed (each says why on stderr), 130 when interrupted.\n\n"
+	"--slurm submits the runs not complete yet as one job array (sbatch), a task per\n"
+	"run whose id is its number in the plan, at most --slurm-parallel at once (1: in\n"
+	"the plan's order); each task runs memtap run EXPERIMENT.yaml --task N into the\n"
+	"results directory, which must be on a filesystem the nodes share. memtap runs\n"
+	"reads the results as they arrive.\n",
 	.opts = run_options,
 	.min_args = 1,
 	.max_args = 1,
@@ -437,6 +453,44 @@ static void on_stop(int sig)
 	stop_flag = 1;
 }
 
+/* --slurm: the runs not complete as one job array. */
+static int submit(const char *path, const struct mt_experiment *x, const struct mt_exp_run *runs,
+		  size_t n, const char *self)
+{
+	char abs[4096], job[128], err[1024];
+	struct mt_exp_slurm_opts so = {
+		.memtap = self,
+		.exp_path = abs,
+		.retry_failed = o.retry_failed,
+		.parallel = o.parallel ? (unsigned)o.parallel : 1,
+		.sbatch_args = (char **)o.sbatch.v,
+		.nsbatch = o.sbatch.n,
+	};
+	size_t k;
+
+	if (o.parallel > 100000 || !realpath(path, abs)) {
+		fprintf(stderr, "memtap: %s: %s\n", path,
+			o.parallel > 100000 ? "--slurm-parallel: at most 100000"
+					    : "cannot resolve its path");
+		return 2;
+	}
+	if (mt_exp_slurm_submit(x, runs, n, &so, job, sizeof(job), &k, err, sizeof(err)) < 0) {
+		fprintf(stderr, "memtap: %s: %s\n", path, err);
+		return 1;
+	}
+	if (!k)
+		fprintf(stderr, "memtap: experiment %s: every run is complete: nothing submitted\n",
+			x->name);
+	else
+		fprintf(stderr,
+			"memtap: experiment %s: job array %s submitted: %zu of %zu runs, %u at once "
+			"(output in %s/slurm; memtap runs list %s)\n",
+			x->name, job, k, n, so.parallel, x->results, x->results);
+	if (k)
+		printf("%s\n", job);
+	return 0;
+}
+
 int cmd_run(int argc, char **argv)
 {
 	struct mt_experiment x;
@@ -475,22 +529,45 @@ int cmd_run(int argc, char **argv)
 		mt_exp_release(&x);
 		return 1;
 	}
+	if (o.task > n || (o.slurm && o.task)) {
+		fprintf(stderr, "memtap: %s: %s\n", argv[0],
+			o.slurm ? "--task is for the array's tasks, not with --slurm"
+				: "--task: the plan has fewer runs (memtap plan numbers them)");
+		free(runs);
+		mt_exp_release(&x);
+		return 2;
+	}
+	if (o.slurm) {
+		r = submit(argv[0], &x, runs, n, self);
+		free(runs);
+		mt_exp_release(&x);
+		return r;
+	}
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	r = mt_exp_execute(&x, runs, n,
 			   &(struct mt_exp_run_opts){ .memtap = self,
 						      .retry_failed = o.retry_failed,
 						      .progress = isatty(2),
-						      .stop = &stop_flag },
+						      .stop = &stop_flag,
+						      .task = (size_t)o.task },
 			   &sum, err, sizeof(err));
 	if (r < 0)
 		fprintf(stderr, "memtap: %s: %s\n", argv[0], err);
-	fprintf(stderr,
-		"memtap: experiment %s: %zu runs: %zu ok, %zu failed, %zu complete before "
-		"(skipped; %zu of them failed: --retry-failed runs them again)%s; results in "
-		"%s\n",
-		x.name, n, sum.ok, sum.failed, sum.skipped, sum.failed_before,
-		sum.interrupted ? ", interrupted (run it again to go on)" : "", x.results);
+	if (o.task)
+		fprintf(stderr, "memtap: experiment %s: run %llu of %zu: %s\n", x.name,
+			(unsigned long long)o.task, n,
+			sum.ok	      ? "ok"
+			: sum.failed  ? "failed"
+			: sum.skipped ? "complete before (skipped)"
+				      : "interrupted");
+	else
+		fprintf(stderr,
+			"memtap: experiment %s: %zu runs: %zu ok, %zu failed, %zu complete before "
+			"(skipped; %zu of them failed: --retry-failed runs them again)%s; results in "
+			"%s\n",
+			x.name, n, sum.ok, sum.failed, sum.skipped, sum.failed_before,
+			sum.interrupted ? ", interrupted (run it again to go on)" : "", x.results);
 	free(runs);
 	mt_exp_release(&x);
 	if (r < 0)

@@ -271,6 +271,16 @@ teardown:
 	}
 }
 
+int mt_exp_run_state(const struct mt_experiment *x, const struct mt_exp_run *r)
+{
+	char rel[1024], dir[5200];
+
+	if (mt_exp_run_dir(x, r, rel, sizeof(rel)) < 0)
+		return 0;
+	snprintf(dir, sizeof(dir), "%s/%s", x->results, rel);
+	return run_state(dir);
+}
+
 static void progress(const struct mt_exp_run_opts *o, const struct mt_experiment *x,
 		     const struct mt_exp_run *r, size_t n, uint64_t t_start, size_t done)
 {
@@ -386,6 +396,8 @@ int mt_exp_execute(const struct mt_experiment *x, const struct mt_exp_run *runs,
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		size_t before = sum->ok + sum->failed;
 
+		if (o->task && runs[i].index != o->task)
+			continue;
 		if (o->stop && *o->stop) {
 			sum->interrupted++;
 			break;

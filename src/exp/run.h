@@ -14,6 +14,7 @@ struct mt_exp_run_opts {
 	bool retry_failed; /* run again the runs that failed before (else they are kept) */
 	bool progress; /* "run i of N" with an ETA on stderr (a TTY) */
 	volatile sig_atomic_t *stop; /* set by SIGINT/SIGTERM: the current run is killed */
+	size_t task; /* run only the run of this index (a Slurm array task); 0: every run */
 };
 
 struct mt_exp_summary {
@@ -31,5 +32,9 @@ struct mt_exp_summary {
 int mt_exp_execute(const struct mt_experiment *exp, const struct mt_exp_run *runs, size_t n,
 		   const struct mt_exp_run_opts *o, struct mt_exp_summary *sum, char *err,
 		   size_t errsize);
+
+/* Run r's state in the results directory: 1 complete and ok, 2 complete and failed, 0 not
+ * complete (no run.json, or its files no longer match its manifest). */
+int mt_exp_run_state(const struct mt_experiment *exp, const struct mt_exp_run *r);
 
 #endif
