@@ -292,6 +292,21 @@ static void plan_json(const struct mt_experiment *x, const struct mt_exp_run *ru
 	fputc('\n', stdout);
 }
 
+static void plan_service(const struct mt_exp_service *sv, const char *what, const char *when)
+{
+	char *line = cmd_line(sv->cmd.argv);
+
+	printf("; %s %s: %s, %s ", what, sv->name, line ? line : "?", when);
+	free(line);
+	if (sv->ready_tcp) {
+		printf("127.0.0.1:%d accepts", sv->ready_tcp);
+	} else if ((line = cmd_line(sv->ready_cmd.argv))) {
+		printf("'%s' succeeds", line);
+		free(line);
+	}
+	printf(" (within %g s)", sv->timeout_s);
+}
+
 static void plan_workloads(const struct mt_experiment *x)
 {
 	for (size_t i = 0; i < x->nworkloads; i++) {
@@ -305,20 +320,11 @@ static void plan_workloads(const struct mt_experiment *x)
 			printf("; setup: %s", line);
 			free(line);
 		}
-		for (size_t k = 0; k < w->nservices; k++) {
-			const struct mt_exp_service *sv = &w->services[k];
-
-			line = cmd_line(sv->cmd.argv);
-			printf("; service %s: %s, ready when ", sv->name, line ? line : "?");
-			free(line);
-			if (sv->ready_tcp) {
-				printf("127.0.0.1:%d accepts", sv->ready_tcp);
-			} else if ((line = cmd_line(sv->ready_cmd.argv))) {
-				printf("'%s' succeeds", line);
-				free(line);
-			}
-			printf(" (within %g s)", sv->timeout_s);
-		}
+		for (size_t k = 0; k < w->nservices; k++)
+			plan_service(&w->services[k], "service", "ready when");
+		if (w->driver)
+			plan_service(w->driver, "driver",
+				     "started once the command is ready: when");
 		if (w->teardown.argv && (line = cmd_line(w->teardown.argv))) {
 			printf("; teardown: %s", line);
 			free(line);

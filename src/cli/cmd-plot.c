@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/util.h"
 #include "common/log.h"
+#include "exp/index.h"
 #include "export/plot.h"
 #include "format/reader.h"
 
@@ -25,7 +26,11 @@ static struct {
 	bool script, force, by_type;
 	uint64_t width, height, window_ms;
 	const char *mrm, *rules, *profiles;
+	int by;
+	bool contaminated;
 } o = { .width = 900, .height = 540, .window_ms = 100 };
+
+static const char *const bys[] = { "run", "config", NULL };
 
 static const char *const kinds[] = { "heatmap", "rss", "wss", "faults", "retention-cdf", NULL };
 
@@ -43,6 +48,12 @@ static const struct mt_option options[] = {
 	  "retention-cdf: one curve per region type (the default for a single trace)" },
 	{ "script", 0, MT_OPT_FLAG, &o.script, NULL,
 	  "also write FIG's data (.tsv) and an editable gnuplot script (.gp) beside it" },
+	{ "by", 0, MT_OPT_CHOICE, &o.by, "WHAT",
+	  "an experiment's results: a line per traced run, or per configuration (the mean "
+	  "of its runs)",
+	  bys },
+	{ "include-contaminated", 0, MT_OPT_FLAG, &o.contaminated, NULL,
+	  "an experiment's results: draw contaminated runs too" },
 	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite existing files" },
 	{ "width", 0, MT_OPT_U64, &o.width, "PX", "SVG width (default 900)" },
 	{ "height", 0, MT_OPT_U64, &o.height, "PX", "SVG height (default 540)" },
@@ -61,7 +72,12 @@ const struct mt_command_spec mt_plot_spec = {
 		"heatmap (one trace) bins the sampled accesses and faults by time and compacted\n"
 		"address, on a log colour scale. SVG is written by memtap itself; PNG and PDF need\n"
 		"gnuplot (Debian: gnuplot-nox). --script keeps the figure's data as a table and a\n"
-		"gnuplot script that draws it, to edit for publication.\n",
+		"gnuplot script that draws it, to edit for publication.\n\n"
+		"A FILE that is an experiment's results directory (memtap run) stands for its\n"
+		"traced runs that succeeded (contaminated ones left out unless\n"
+		"--include-contaminated): a line per run, or with --by config a line per\n"
+		"workload and configuration, the mean of its runs at each time (e.g. RSS over\n"
+		"time under THP never, madvise and always).\n",
 	.opts = options,
 	.min_args = 1,
 	.max_args = 32,
@@ -174,6 +190,101 @@ static int write_figure(struct mt_plot *p)
 	return 0;
 }
 
+/* One trace into the figure; 0, or 1 after saying why not. */
+static int add_one(struct mt_plot *p, const char *path, const char *label,
+		   const struct mt_access_opts *ao, bool split)
+{
+	struct mt_reader *r = mt_cli_open_trace(path);
+	int e;
+
+	if (!r)
+		return 1;
+	mt_cli_progress(r, "reading");
+	e = mt_plot_add(p, r, label, ao, split);
+	mt_cli_progress_done();
+	if (e == -ENODATA)
+		mt_err("'%s' holds nothing for a %s figure (its collector was off or found "
+		       "nothing; see memtap info)",
+		       path, kinds[o.kind]);
+	else if (e < 0)
+		mt_err_code(e, "'%s'", path);
+	else
+		mt_cli_warn_damage(path, r, NULL);
+	mt_reader_free(r);
+	return e < 0;
+}
+
+/* An experiment's results directory (it has an index)? */
+static bool is_results(const char *path)
+{
+	char idx[4200];
+	struct stat st;
+
+	snprintf(idx, sizeof(idx), "%s/index.sqlite", path);
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode) && access(idx, R_OK) == 0;
+}
+
+static bool plotted(const struct mt_exp_index_row *r)
+{
+	return !strcmp(r->kind, "traced") && !strcmp(r->status, "ok") &&
+	       (o.contaminated || !r->validity || strcmp(r->validity, "contaminated"));
+}
+
+/* The traced runs of an experiment's results: a line each, or per workload and
+ * configuration (--by config) the mean of its runs. */
+static int add_results(struct mt_plot *p, const char *dir, const struct mt_access_opts *ao)
+{
+	struct mt_exp_index_row *rows;
+	size_t n, shown = 0;
+	bool many_workloads = false;
+	int rc = mt_exp_index_read(dir, &rows, &n);
+
+	if (rc < 0) {
+		mt_err("'%s': its index.sqlite is not an experiment's index", dir);
+		return 1;
+	}
+	for (size_t i = 1; i < n; i++)
+		many_workloads |= strcmp(rows[i].workload, rows[0].workload) != 0;
+	for (size_t i = 0; i < n && !rc; i++) {
+		size_t from = p->nseries, count = 0;
+		char label[512], path[4200];
+		bool first = true;
+
+		/* the group of row i, unless an earlier row began it */
+		for (size_t j = 0; j < i && first; j++)
+			first = !(plotted(&rows[j]) &&
+				  !strcmp(rows[j].workload, rows[i].workload) &&
+				  !strcmp(rows[j].config, rows[i].config));
+		if (!plotted(&rows[i]) || !first)
+			continue;
+		for (size_t j = i; j < n && !rc; j++) {
+			if (!plotted(&rows[j]) || strcmp(rows[j].workload, rows[i].workload) ||
+			    strcmp(rows[j].config, rows[i].config))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s/trace.mtap", dir, rows[j].directory);
+			snprintf(label, sizeof(label), "%s%s%s rep %u",
+				 many_workloads ? rows[j].workload : "", many_workloads ? " " : "",
+				 rows[j].config, rows[j].rep);
+			rc = add_one(p, path, label, ao, false);
+			count++;
+		}
+		if (!rc && o.by == 1) {
+			snprintf(label, sizeof(label), "%s%s%s (mean of %zu run%s)",
+				 many_workloads ? rows[i].workload : "", many_workloads ? " " : "",
+				 rows[i].config, count, count == 1 ? "" : "s");
+			rc = mt_plot_merge(p, from, label) < 0;
+		}
+		shown += count;
+	}
+	mt_exp_index_free(rows, n);
+	if (!rc && !shown) {
+		mt_err("'%s': no traced run that succeeded%s", dir,
+		       o.contaminated ? "" : " and is not contaminated (--include-contaminated)");
+		return 1;
+	}
+	return rc;
+}
+
 int cmd_plot(int argc, char **argv)
 {
 	struct mt_access_opts ao = { 0 };
@@ -192,6 +303,18 @@ int cmd_plot(int argc, char **argv)
 	if (!ext || (strcmp(ext, ".svg") && strcmp(ext, ".png") && strcmp(ext, ".pdf")))
 		return mt_usage_error(&mt_plot_spec,
 				      "the figure '%s' must end in .svg, .png or .pdf", o.output);
+	{
+		bool dirs = false;
+
+		for (int i = 0; i < nargs; i++)
+			dirs |= is_results(argv[i]);
+		if (o.by == 1 && !dirs)
+			return mt_usage_error(&mt_plot_spec, "--by config draws an experiment's "
+							     "results directory (memtap run)");
+		if (o.kind == MT_PLOT_HEATMAP && dirs)
+			return mt_usage_error(&mt_plot_spec, "a heatmap shows one trace, not an "
+							     "experiment's runs");
+	}
 	if (o.kind == MT_PLOT_HEATMAP && nargs > 1)
 		return mt_usage_error(&mt_plot_spec, "a heatmap shows one trace (%d given)", nargs);
 	if (o.width < 200 || o.width > 10000 || o.height < 150 || o.height > 10000)
@@ -206,26 +329,12 @@ int cmd_plot(int argc, char **argv)
 	rc = 0;
 	for (int i = 0; i < nargs && !rc; i++) {
 		const char *base = strrchr(argv[i], '/') ? strrchr(argv[i], '/') + 1 : argv[i];
-		struct mt_reader *r = mt_cli_open_trace(argv[i]);
-		int e;
 
-		if (!r) {
-			rc = 1;
-			break;
+		if (is_results(argv[i])) {
+			rc = add_results(&p, argv[i], &ao);
+			continue;
 		}
-		mt_cli_progress(r, "reading");
-		e = mt_plot_add(&p, r, lab ? lab : base, &ao, o.by_type || nargs == 1);
-		mt_cli_progress_done();
-		if (e == -ENODATA)
-			mt_err("'%s' holds nothing for a %s figure (its collector was off or found "
-			       "nothing; see memtap info)",
-			       argv[i], kinds[o.kind]);
-		else if (e < 0)
-			mt_err_code(e, "'%s'", argv[i]);
-		else
-			mt_cli_warn_damage(argv[i], r, NULL);
-		rc = e < 0;
-		mt_reader_free(r);
+		rc = add_one(&p, argv[i], lab ? lab : base, &ao, o.by_type || nargs == 1);
 		if (lab)
 			lab = strtok_r(NULL, ",", &save);
 	}

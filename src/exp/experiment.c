@@ -88,6 +88,31 @@ static int want_services(struct mt_yl *l, const yaml_node_t *n, struct mt_exp_wo
 	return 0;
 }
 
+/* The workload's driver: a service in form (name optional), started once the measured
+ * command is ready; a service without a name is named "driver". */
+static int want_driver(struct mt_yl *l, const yaml_node_t *n, struct mt_exp_workload *w)
+{
+	struct mt_exp_service *d = calloc(1, sizeof(*d));
+	int rc;
+
+	if (!d)
+		return -ENOMEM;
+	w->driver = d;
+	d->timeout_s = 30;
+	d->at = mt_yl_mark(n);
+	if ((rc = mt_yl_each_pair(l, n, "the driver", service_pair, d)) < 0)
+		return rc;
+	if (!d->cmd.argv)
+		return mt_yl_fail(l, n, "the driver needs 'command'");
+	if (!d->ready_tcp && !d->ready_cmd.argv)
+		return mt_yl_fail(l, n,
+				  "the driver needs 'ready' (tcp: PORT or command: ...): when the "
+				  "measured command is ready for it");
+	if (!d->name && !(d->name = strdup("driver")))
+		return -ENOMEM;
+	return 0;
+}
+
 /* ---- workloads ---- */
 
 static int env_pair(struct mt_yl *l, const char *key, yaml_node_t *k, yaml_node_t *v, void *ctx)
@@ -130,6 +155,8 @@ static int workload_pair(struct mt_yl *l, const char *key, yaml_node_t *k, yaml_
 		return mt_yl_each_pair(l, v, "'env'", env_pair, w);
 	if (!strcmp(key, "services"))
 		return want_services(l, v, w);
+	if (!strcmp(key, "driver"))
+		return want_driver(l, v, w);
 	if (!strcmp(key, "timeout"))
 		return mt_yl_seconds(l, v, key, &w->timeout_s);
 	if (!strcmp(key, "warmup")) {
@@ -139,7 +166,8 @@ static int workload_pair(struct mt_yl *l, const char *key, yaml_node_t *k, yaml_
 		return 0;
 	}
 	return mt_yl_unknown(l, k, key, "a workload",
-			     "name, command, cwd, env, setup, teardown, services, warmup, timeout");
+			     "name, command, cwd, env, setup, teardown, services, driver, warmup, "
+			     "timeout");
 }
 
 /* ---- configurations ---- */
@@ -522,6 +550,12 @@ void mt_exp_release(struct mt_experiment *exp)
 			cmd_release(&w->services[k].ready_cmd);
 		}
 		free(w->services);
+		if (w->driver) {
+			free(w->driver->name);
+			cmd_release(&w->driver->cmd);
+			cmd_release(&w->driver->ready_cmd);
+			free(w->driver);
+		}
 	}
 	for (size_t i = 0; i < exp->nconfigs; i++) {
 		struct mt_exp_config *c = &exp->configs[i];

@@ -42,6 +42,9 @@ struct mt_exp_workload {
 	size_t nenv;
 	struct mt_exp_service *services;
 	size_t nservices;
+	/* started once the measured command is ready (its check), its exit ends the run: it
+	 * drives a server that is the measured command, and stops it; NULL: none */
+	struct mt_exp_service *driver;
 	unsigned warmup; /* untraced runs before the measured ones, per configuration */
 	double timeout_s; /* a run is killed after this; 0: none */
 	struct mt_exp_mark at;

@@ -113,6 +113,9 @@ static int check_workload(const struct mt_experiment *x, const struct mt_exp_wor
 		if ((rc = check_cmd(x, &w->services[k].cmd, "service", err, errsize)) < 0 ||
 		    (rc = check_cmd(x, &w->services[k].ready_cmd, "ready", err, errsize)) < 0)
 			return rc;
+	if (w->driver && ((rc = check_cmd(x, &w->driver->cmd, "driver", err, errsize)) < 0 ||
+			  (rc = check_cmd(x, &w->driver->ready_cmd, "ready", err, errsize)) < 0))
+		return rc;
 	if (w->cwd && w->cwd[0] == '/' && !is_dir(w->cwd))
 		return fail_at(x, w->at, err, errsize, "workload '%s': cwd '%s' is not a directory",
 			       w->name, w->cwd);

@@ -20,7 +20,7 @@
 
 /* The files a run leaves, in the order the manifest lists them. */
 static const char *const run_files[] = { "stdout",    "stderr",	      "trace.mtap", "metadata.json",
-					 "setup.log", "teardown.log", NULL };
+					 "setup.log", "teardown.log", "driver.log", NULL };
 
 /* manifest.sha256 (sha256sum's format) over the run's files that exist. */
 static int write_manifest(const char *dir)
@@ -101,6 +101,7 @@ struct outcome {
 	struct rusage ru;
 	struct mt_exp_snap before, after; /* the machine around the measured command */
 	struct mt_exp_telemetry tel;
+	uint64_t driver_cpu_ns; /* the driver's CPU time: the run's own */
 };
 
 static uint64_t tv_ns(struct timeval tv)
@@ -219,6 +220,44 @@ static int index_run(const struct mt_experiment *x, const struct mt_exp_run *r, 
 	return mt_exp_index_put(base, &row);
 }
 
+#define DRIVER_GRACE_S 10 /* for the command to exit after its driver ended */
+
+/* The workload's driver: started once the command (pid) is ready, waited for. 0 when it
+ * exited 0; else -1 with the reason in why, and *gone when the command exited (and was
+ * reaped) before it was ready. */
+static int drive(const struct mt_exp_workload *w, const char *cwd, const char *dir, pid_t pid,
+		 const struct mt_exp_run_opts *o, char *why, size_t size, bool *gone,
+		 uint64_t *cpu_ns)
+{
+	const struct mt_exp_service *d = w->driver;
+	char log[4200];
+	const char *w2 = NULL;
+	struct rusage ru;
+	int st = 0, rc = mt_exp_wait_ready(d, pid, w, cwd, "the command", why, size);
+	pid_t dp;
+
+	*gone = rc == -2;
+	if (rc < 0)
+		return -1;
+	snprintf(log, sizeof(log), "%s/driver.log", dir);
+	dp = mt_exp_spawn(d->cmd.argv, w, cwd, log, log);
+	if (dp < 0 || mt_exp_wait(dp, w->timeout_s, o->stop, &st, &ru, &w2) < 0) {
+		snprintf(why, size, "driver %s: cannot run: %s", d->name, strerror(errno));
+		return -1;
+	}
+	*cpu_ns = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime); /* the run's, not the background's */
+	if (w2) {
+		snprintf(why, size, "driver %s: %s", d->name, w2);
+		return -1;
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st)) {
+		snprintf(why, size, "driver %s: exit status %d (driver.log)", d->name,
+			 WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+		return -1;
+	}
+	return 0;
+}
+
 /* The measured command itself, with its services and setup/teardown around it. */
 static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *r, const char *dir,
 			char *const *argv, const char *cwd, const struct mt_exp_run_opts *o,
@@ -228,6 +267,7 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 	pid_t services[64] = { 0 }, pid;
 	char out[4200], errp[4200];
 	const char *why = NULL;
+	bool gone = false, driven = true;
 	int st = 0;
 
 	oc->status = "failed";
@@ -243,7 +283,19 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 	mt_exp_snap(&oc->before, services, w->nservices);
 	oc->t0 = mt_exp_now_ns();
 	pid = mt_exp_spawn(argv, w, cwd, out, errp);
-	if (pid < 0 || mt_exp_wait(pid, w->timeout_s, o->stop, &st, &oc->ru, &why) < 0) {
+	if (pid >= 0 && w->driver &&
+	    drive(w, cwd, dir, pid, o, oc->reason, sizeof(oc->reason), &gone, &oc->driver_cpu_ns) <
+		    0) {
+		driven = false;
+		if (gone) { /* nothing to wait for */
+			oc->t1 = mt_exp_now_ns();
+			oc->exit_status = -1;
+			goto stop;
+		}
+	}
+	/* after a driver, the command has a grace period to exit (the driver stops it) */
+	if (pid < 0 || mt_exp_wait(pid, w->driver ? DRIVER_GRACE_S : w->timeout_s, o->stop, &st,
+				   &oc->ru, &why) < 0) {
 		snprintf(oc->reason, sizeof(oc->reason), "cannot run: %s", strerror(errno));
 		goto stop;
 	}
@@ -251,7 +303,17 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 	mt_exp_snap(&oc->after, services, w->nservices);
 	oc->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	oc->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
-	if (why) {
+	if (why && !strcmp(why, "interrupted")) {
+		oc->status = why;
+		snprintf(oc->reason, sizeof(oc->reason), "interrupted after %.3f s",
+			 (double)(oc->t1 - oc->t0) / 1e9);
+	} else if (!driven) {
+		/* the driver's reason stands */
+	} else if (why && w->driver) {
+		snprintf(oc->reason, sizeof(oc->reason),
+			 "the command did not exit within %d s after its driver ended",
+			 DRIVER_GRACE_S);
+	} else if (why) {
 		oc->status = why;
 		snprintf(oc->reason, sizeof(oc->reason), "%s after %.3f s", why,
 			 (double)(oc->t1 - oc->t0) / 1e9);
@@ -306,7 +368,8 @@ static void assess(const struct mt_experiment *x, const struct mt_exp_run *r, co
 	if (!oc->after.t_ns)
 		return; /* the command never ran */
 	mt_exp_telemetry_from(&oc->tel, &oc->before, &oc->after,
-			      tv_ns(oc->ru.ru_utime) + tv_ns(oc->ru.ru_stime), idle->pct);
+			      tv_ns(oc->ru.ru_utime) + tv_ns(oc->ru.ru_stime) + oc->driver_cpu_ns,
+			      idle->pct);
 	if (r->kind == MT_EXP_TRACED && !strcmp(oc->status, "ok") &&
 	    !mt_exp_telemetry_trace(&oc->tel, trace))
 		fprintf(stderr, "memtap: run %zu: cannot read its trace %s\n", r->index, trace);

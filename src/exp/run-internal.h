@@ -39,6 +39,10 @@ int mt_exp_wait(pid_t pid, double timeout_s, volatile sig_atomic_t *stop, int *s
  * in dir. -1 with err set on failure (the ones started are in pids[], 0 for none). */
 int mt_exp_start_services(const struct mt_exp_workload *w, const char *cwd, const char *dir,
 			  pid_t *pids, char *err, size_t errsize);
+/* Waits until sv's readiness check passes while pid lives: 0; -1 (not ready in time) or -2
+ * (pid exited, and was reaped) with err set, naming it what. */
+int mt_exp_wait_ready(const struct mt_exp_service *sv, pid_t pid, const struct mt_exp_workload *w,
+		      const char *cwd, const char *what, char *err, size_t errsize);
 /* A setup or teardown command to completion (its log as dir/NAME.log): 0 when it exited 0. */
 int mt_exp_step(const struct mt_exp_cmd *c, const struct mt_exp_workload *w, const char *cwd,
 		const char *dir, const char *name);

@@ -210,15 +210,44 @@ static bool tcp_ready(int port)
 }
 
 /* Starts the workload's services and waits until each is ready; pids[] for stop_group(). */
+/* Waits until sv's readiness check passes while pid (the process it is for) lives; 0, or -1
+ * with err set. what names it in messages ("service redis-server", "the command"). */
+int mt_exp_wait_ready(const struct mt_exp_service *sv, pid_t pid, const struct mt_exp_workload *w,
+		      const char *cwd, const char *what, char *err, size_t errsize)
+{
+	uint64_t t0 = mt_exp_now_ns();
+	int st;
+
+	while ((double)(mt_exp_now_ns() - t0) / 1e9 < sv->timeout_s) {
+		bool ready;
+
+		if (waitpid(pid, &st, WNOHANG) == pid) {
+			snprintf(err, errsize, "%s exited before it was ready", what);
+			return -2; /* reaped */
+		}
+		if (sv->ready_tcp) {
+			ready = tcp_ready(sv->ready_tcp);
+		} else {
+			pid_t c = mt_exp_spawn(sv->ready_cmd.argv, w, cwd, NULL, NULL);
+
+			ready = c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) &&
+				WEXITSTATUS(st) == 0;
+		}
+		if (ready)
+			return 0;
+		nap_ms(50);
+	}
+	snprintf(err, errsize, "%s was not ready within %g s", what, sv->timeout_s);
+	return -1;
+}
+
 int mt_exp_start_services(const struct mt_exp_workload *w, const char *cwd, const char *dir,
 			  pid_t *pids, char *err, size_t errsize)
 {
 	for (size_t i = 0; i < w->nservices; i++) {
 		const struct mt_exp_service *sv = &w->services[i];
-		char out[1200];
-		uint64_t t0 = mt_exp_now_ns();
-		bool ready = false;
-		int st;
+		char out[1200], what[300], why[300];
+		int rc;
 
 		snprintf(out, sizeof(out), "%s/service-%s.log", dir, sv->name);
 		pids[i] = mt_exp_spawn(sv->cmd.argv, w, cwd, out, out);
@@ -227,27 +256,11 @@ int mt_exp_start_services(const struct mt_exp_workload *w, const char *cwd, cons
 				 strerror(errno));
 			return -1;
 		}
-		while (!ready && (double)(mt_exp_now_ns() - t0) / 1e9 < sv->timeout_s) {
-			if (waitpid(pids[i], &st, WNOHANG) == pids[i]) {
+		snprintf(what, sizeof(what), "service %s", sv->name);
+		if ((rc = mt_exp_wait_ready(sv, pids[i], w, cwd, what, why, sizeof(why))) < 0) {
+			if (rc == -2)
 				pids[i] = 0;
-				snprintf(err, errsize, "service %s exited before it was ready (%s)",
-					 sv->name, out);
-				return -1;
-			}
-			if (sv->ready_tcp) {
-				ready = tcp_ready(sv->ready_tcp);
-			} else {
-				pid_t c = mt_exp_spawn(sv->ready_cmd.argv, w, cwd, NULL, NULL);
-
-				ready = c > 0 && waitpid(c, &st, 0) == c && WIFEXITED(st) &&
-					WEXITSTATUS(st) == 0;
-			}
-			if (!ready)
-				nap_ms(50);
-		}
-		if (!ready) {
-			snprintf(err, errsize, "service %s was not ready within %g s", sv->name,
-				 sv->timeout_s);
+			snprintf(err, errsize, "%s (%s)", why, out);
 			return -1;
 		}
 	}

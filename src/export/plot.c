@@ -241,6 +241,82 @@ int mt_plot_add(struct mt_plot *p, struct mt_reader *r, const char *label,
 	return -EINVAL;
 }
 
+/* Series q's value at t: the last point at or before t (steps), or interpolated between
+ * its neighbours; NaN outside [its first x, its last x]. */
+static double value_at(const struct mt_plot_series *q, double t, bool steps)
+{
+	size_t lo = 0, hi = q->n;
+
+	if (!q->n || t < q->x[0] || t > q->x[q->n - 1])
+		return NAN;
+	while (hi - lo > 1) { /* the last point with x <= t */
+		size_t mid = (lo + hi) / 2;
+
+		if (q->x[mid] <= t)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (steps || lo + 1 >= q->n || q->x[lo + 1] == q->x[lo])
+		return q->y[lo];
+	return q->y[lo] + (q->y[lo + 1] - q->y[lo]) * (t - q->x[lo]) / (q->x[lo + 1] - q->x[lo]);
+}
+
+int mt_plot_merge(struct mt_plot *p, size_t from, const char *name)
+{
+	size_t nx = 0, k = 0, n = p->nseries;
+	struct mt_plot_series m = { 0 };
+	double *xs;
+
+	if (from >= n)
+		return 0;
+	for (size_t i = from; i < n; i++)
+		nx += p->series[i].n;
+	xs = malloc((nx ? nx : 1) * sizeof(*xs));
+	m.name = strdup(name);
+	m.x = malloc((nx ? nx : 1) * sizeof(double));
+	m.y = malloc((nx ? nx : 1) * sizeof(double));
+	if (!xs || !m.name || !m.x || !m.y) {
+		free(xs);
+		free(m.name);
+		free(m.x);
+		free(m.y);
+		return -ENOMEM;
+	}
+	for (size_t i = from; i < n; i++)
+		for (size_t j = 0; j < p->series[i].n; j++)
+			xs[k++] = p->series[i].x[j];
+	qsort(xs, nx, sizeof(*xs), cmp_double);
+	for (size_t i = 0; i < nx; i++) {
+		double sum = 0;
+		size_t cnt = 0;
+
+		if (i && xs[i] == xs[i - 1])
+			continue;
+		for (size_t s = from; s < n; s++) {
+			double v = value_at(&p->series[s], xs[i], p->steps);
+
+			if (!isnan(v)) {
+				sum += v;
+				cnt++;
+			}
+		}
+		if (cnt) {
+			m.x[m.n] = xs[i];
+			m.y[m.n++] = sum / (double)cnt;
+		}
+	}
+	free(xs);
+	for (size_t i = from; i < n; i++) {
+		free(p->series[i].name);
+		free(p->series[i].x);
+		free(p->series[i].y);
+	}
+	p->series[from] = m;
+	p->nseries = from + 1;
+	return 0;
+}
+
 void mt_plot_release(struct mt_plot *p)
 {
 	for (size_t i = 0; i < p->nseries; i++) {
