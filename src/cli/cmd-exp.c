@@ -82,7 +82,8 @@ const struct mt_command_spec mt_run_spec = {
 	"index.sqlite holds every run (memtap runs reads it). Before the first run,\n"
 	"the machine's idle CPU is measured (validity: idle_seconds). Running it again\n"
 	"resumes: a run whose run.json and manifest hold is\n"
-	"skipped. Knobs (transparent huge pages) are set per configuration and restored\n"
+	"skipped. Knobs (transparent huge pages, perf's limits) are set per configuration,\n"
+	"the workload and memtap placed on their CPUs and NUMA node, and knobs restored\n"
 	"at the end, after a failed run and on SIGINT or SIGTERM, which also stop the\n"
 	"current run (it runs again next time). Exit status: 0 when every run succeeded,\n"
 	"1 when a run failed (each says why on stderr), 130 when interrupted.\n\n"
@@ -440,14 +441,8 @@ int cmd_plan(int argc, char **argv)
 /* Knobs validate and plan read but run does not apply yet: refused, never ignored. */
 static const char *unapplied(const struct mt_exp_config *c)
 {
-	if (c->cpus || c->memtap_cpus)
-		return "cpus and memtap_cpus";
-	if (c->numa_node >= 0)
-		return "numa_node";
 	if (c->heap_numa_node >= 0 || c->heap_pmem_dir)
 		return "heap";
-	if (c->perf_max_sample_rate >= 0 || c->perf_cpu_time_max_percent >= 0)
-		return "perf";
 	return NULL;
 }
 
@@ -524,7 +519,7 @@ int cmd_run(int argc, char **argv)
 		if (what) {
 			fprintf(stderr,
 				"memtap: %s:%u:%u: configuration '%s': %s: this memtap "
-				"does not apply it yet (only thp)\n",
+				"does not apply it yet\n",
 				argv[0], x.configs[i].at.line, x.configs[i].at.col,
 				x.configs[i].name, what);
 			mt_exp_release(&x);

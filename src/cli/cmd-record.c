@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* memtap record: run a command and record how it uses memory. */
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/cpulist.h"
 #include "common/log.h"
 #include "decode/syscalls.h"
 #include "record/tracepoints.h"
@@ -23,6 +26,7 @@ static struct {
 	bool faults, rss;
 	uint64_t rss_interval_ms;
 	uint64_t page_writes_ms, page_writes_min;
+	const char *cpus, *numa_node;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -112,6 +116,11 @@ static const struct mt_option options[] = {
 	{ "event", 'e', MT_OPT_LIST, &o.events, "SUBSYS:NAME",
 	  "record every hit of this tracepoint in the tree, its fields decoded (e.g. "
 	  "skb:kfree_skb)" },
+	{ "cpus", 0, MT_OPT_STRING, &o.cpus, "LIST",
+	  "run the command on these CPUs (e.g. 0-3,6; memtap itself keeps its own)" },
+	{ "numa-node", 0, MT_OPT_STRING, &o.numa_node, "N",
+	  "run the command on NUMA node N: its CPUs (unless --cpus) and its memory "
+	  "(set_mempolicy MPOL_BIND)" },
 	{ NULL },
 };
 
@@ -134,9 +143,44 @@ const struct mt_command_spec mt_record_spec = {
 	.max_args = -1,
 };
 
+/* --cpus and --numa-node, checked against this machine. */
+static int placement(struct mt_record_opts *ro, cpu_set_t *cpus)
+{
+	cpu_set_t node;
+	char *end;
+	long n;
+
+	ro->numa_node = -1;
+	if (o.cpus) {
+		if (mt_cpulist_parse(o.cpus, cpus) < 0)
+			return mt_usage_error(&mt_record_spec,
+					      "--cpus '%s': not a CPU list like 0-3,6", o.cpus);
+		for (int c = 0; c < CPU_SETSIZE; c++)
+			if (CPU_ISSET(c, cpus) && c >= sysconf(_SC_NPROCESSORS_CONF))
+				return mt_usage_error(&mt_record_spec,
+						      "--cpus '%s': this machine has no CPU %d",
+						      o.cpus, c);
+		ro->cpus = cpus;
+	}
+	if (o.numa_node) {
+		n = strtol(o.numa_node, &end, 10);
+		if (end == o.numa_node || *end || n < 0 || n > 1023)
+			return mt_usage_error(&mt_record_spec,
+					      "--numa-node '%s': not a node number", o.numa_node);
+		if (mt_numa_node_cpus((int)n, &node) < 0)
+			return mt_usage_error(&mt_record_spec,
+					      "--numa-node %ld: this machine has no such node "
+					      "(/sys/devices/system/node)",
+					      n);
+		ro->numa_node = (int)n;
+	}
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct mt_record_opts ro;
+	cpu_set_t cpus;
 	int nargs, r;
 
 	r = mt_opts_parse(&mt_record_spec, argc, argv, &nargs);
@@ -229,6 +273,8 @@ int cmd_record(int argc, char **argv)
 	ro.page_writes_min = o.page_writes_min;
 	ro.access_period = o.access_period;
 	ro.access_freq = o.access_freq;
+	if ((r = placement(&ro, &cpus)) != 0)
+		return r;
 	r = mt_record(&ro);
 	return r < 0 ? 1 : r;
 }

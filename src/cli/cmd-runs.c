@@ -349,6 +349,19 @@ static int show(const char *dir, const struct mt_exp_index_row *r, size_t n, con
 	return 0;
 }
 
+/* A figure's value: in people's units for text and Markdown, as measured for CSV. */
+static void fig_cell(struct mt_table *t, int f, double v)
+{
+	if (o.format == F_CSV)
+		add_num(t, v, 1, -1, "");
+	else if (f == MT_FIG_RSS || f == MT_FIG_HEAP)
+		add_num(t, v, 1048576.0, 1, " MiB");
+	else if (f == MT_FIG_WALL || f == MT_FIG_RECORDER_CPU)
+		add_num(t, v, 1, 3, " s");
+	else
+		add_num(t, v, 1, 0, "");
+}
+
 static int compare(const struct mt_exp_index_row *r, size_t n, const char *a, const char *b)
 {
 	char ha[80], hb[80];
@@ -418,8 +431,8 @@ static int compare(const struct mt_exp_index_row *r, size_t n, const char *a, co
 				continue;
 			mt_table_add(&t, c[i].workload);
 			mt_table_add(&t, mt_exp_fig_name(f));
-			add_num(&t, c[i].a[f], 1, -1, "");
-			add_num(&t, c[i].b[f], 1, -1, "");
+			fig_cell(&t, f, c[i].a[f]);
+			fig_cell(&t, f, c[i].b[f]);
 			add_num(&t, c[i].ratio[f], 1, 3, "x");
 			if (isnan(c[i].lo[f]))
 				mt_table_add(&t, "-");

@@ -128,7 +128,8 @@ int mt_exp_run_argv(const struct mt_experiment *x, const struct mt_exp_run *r, c
 	const struct mt_exp_cmd *cmd = &x->workloads[r->workload].cmd;
 	const struct mt_exp_config *c = &x->configs[r->config];
 	const char *head[] = { memtap, "record", "-q", "-f", "-o", trace };
-	size_t n = 0, cap = cmd->argc + c->nrecord + 8;
+	size_t n = 0, cap = cmd->argc + c->nrecord + 12;
+	char node[16];
 	char **v = calloc(cap, sizeof(*v));
 
 	*argv = NULL;
@@ -137,6 +138,16 @@ int mt_exp_run_argv(const struct mt_experiment *x, const struct mt_exp_run *r, c
 	if (r->kind == MT_EXP_TRACED) {
 		for (size_t i = 0; i < sizeof(head) / sizeof(head[0]); i++)
 			v[n++] = strdup(head[i]);
+		/* the workload's placement: memtap record applies it to the command only */
+		if (c->cpus) {
+			v[n++] = strdup("--cpus");
+			v[n++] = strdup(c->cpus);
+		}
+		if (c->numa_node >= 0) {
+			snprintf(node, sizeof(node), "%d", c->numa_node);
+			v[n++] = strdup("--numa-node");
+			v[n++] = strdup(node);
+		}
 		for (size_t i = 0; i < c->nrecord; i++)
 			v[n++] = strdup(c->record[i]);
 		v[n++] = strdup("--");

@@ -113,6 +113,7 @@ static void write_metadata(const struct mt_experiment *x, const struct mt_exp_ru
 			   char *const *argv, const char *cwd, const struct mt_exp_knobs *k,
 			   const struct outcome *oc, FILE *f)
 {
+	const struct mt_exp_config *c = &x->configs[r->config];
 	struct mt_json j;
 	struct utsname u;
 
@@ -148,6 +149,17 @@ static void write_metadata(const struct mt_experiment *x, const struct mt_exp_ru
 		mt_json_kv_str(&j, "thp_enabled", k->thp_enabled.cur);
 	if (k->thp_defrag.cur[0])
 		mt_json_kv_str(&j, "thp_defrag", k->thp_defrag.cur);
+	if (k->perf_rate.cur[0])
+		mt_json_kv_u64(&j, "perf_max_sample_rate", strtoull(k->perf_rate.cur, NULL, 10));
+	if (k->perf_pct.cur[0])
+		mt_json_kv_u64(&j, "perf_cpu_time_max_percent",
+			       strtoull(k->perf_pct.cur, NULL, 10));
+	if (c->cpus)
+		mt_json_kv_str(&j, "cpus", c->cpus);
+	if (c->memtap_cpus && r->kind == MT_EXP_TRACED)
+		mt_json_kv_str(&j, "memtap_cpus", c->memtap_cpus);
+	if (c->numa_node >= 0)
+		mt_json_kv_i64(&j, "numa_node", c->numa_node);
 	mt_json_end_object(&j);
 	if (uname(&u) == 0) {
 		mt_json_kv_str(&j, "host", u.nodename);
@@ -264,6 +276,7 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 			struct outcome *oc)
 {
 	const struct mt_exp_workload *w = &x->workloads[r->workload];
+	const struct mt_exp_config *c = &x->configs[r->config];
 	pid_t services[64] = { 0 }, pid;
 	char out[4200], errp[4200];
 	const char *why = NULL;
@@ -282,7 +295,12 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 	snprintf(errp, sizeof(errp), "%s/stderr", dir);
 	mt_exp_snap(&oc->before, services, w->nservices);
 	oc->t0 = mt_exp_now_ns();
-	pid = mt_exp_spawn(argv, w, cwd, out, errp);
+	/* traced: memtap on its own CPUs, the command placed by memtap record (its --cpus and
+	 * --numa-node); untraced: the command placed here */
+	if (r->kind == MT_EXP_TRACED)
+		pid = mt_exp_spawn_placed(argv, w, cwd, out, errp, c->memtap_cpus, -1);
+	else
+		pid = mt_exp_spawn_placed(argv, w, cwd, out, errp, c->cpus, c->numa_node);
 	if (pid >= 0 && w->driver &&
 	    drive(w, cwd, dir, pid, o, oc->reason, sizeof(oc->reason), &gone, &oc->driver_cpu_ns) <
 		    0) {
@@ -442,6 +460,10 @@ int mt_exp_execute(const struct mt_experiment *x, const struct mt_exp_run *runs,
 	struct mt_exp_knobs k = {
 		.thp_enabled = { .file = "/sys/kernel/mm/transparent_hugepage/enabled" },
 		.thp_defrag = { .file = "/sys/kernel/mm/transparent_hugepage/defrag" },
+		.perf_rate = { .file = "/proc/sys/kernel/perf_event_max_sample_rate",
+			       .number = true },
+		.perf_pct = { .file = "/proc/sys/kernel/perf_cpu_time_max_percent",
+			      .number = true },
 	};
 	uint64_t t_start = mt_exp_now_ns();
 	struct idle idle = { false, NAN };

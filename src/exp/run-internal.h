@@ -4,6 +4,7 @@
 #define MEMTAP_EXP_RUN_INTERNAL_H
 
 #include <signal.h>
+#include <stdbool.h>
 #include <sys/resource.h>
 #include <sys/types.h>
 
@@ -11,12 +12,15 @@
 
 struct mt_exp_knob {
 	const char *file;
+	bool number; /* the file holds a number (a sysctl), not a [choice] */
 	char orig[32]; /* as found before the experiment; "" while never touched */
 	char cur[32];
 };
 
 struct mt_exp_knobs {
 	struct mt_exp_knob thp_enabled, thp_defrag;
+	struct mt_exp_knob perf_rate,
+		perf_pct; /* perf_event_max_sample_rate, _cpu_time_max_percent */
 };
 
 uint64_t mt_exp_now_ns(void);
@@ -29,6 +33,10 @@ void mt_exp_restore_knobs(struct mt_exp_knobs *k);
  * stderr to those files (NULL: /dev/null). */
 pid_t mt_exp_spawn(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
 		   const char *out, const char *errf);
+/* The same on cpus (a CPU list; NULL: any) with memory on numa_node (its CPUs when cpus is
+ * NULL; -1: any). */
+pid_t mt_exp_spawn_placed(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
+			  const char *out, const char *errf, const char *cpus, int numa_node);
 /* SIGTERM to the group, SIGKILL after grace_ms; the leader reaped. */
 void mt_exp_stop_group(pid_t pid, long grace_ms);
 /* Waits for pid, killing its group after timeout_s (0: never) or when *stop is set; *why is

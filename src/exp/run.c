@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* memtap run: an experiment's runs executed in the plan's order, resumable, knobs restored. */
+#include "common/cpulist.h"
 #include "exp/run-internal.h"
 
 #include <arpa/inet.h>
@@ -59,6 +60,25 @@ static int read_choice(const char *path, char *out, size_t size)
 	return 0;
 }
 
+/* A sysctl's number, as text. */
+static int read_number(const char *path, char *out, size_t size)
+{
+	char buf[64];
+	FILE *f = fopen(path, "re");
+	size_t n;
+
+	if (!f)
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	buf[strcspn(buf, " \n")] = 0;
+	if (!buf[0] || strspn(buf, "0123456789") != strlen(buf) || strlen(buf) >= size)
+		return -EINVAL;
+	memcpy(out, buf, strlen(buf) + 1);
+	return 0;
+}
+
 static int write_str(const char *path, const char *v)
 {
 	int fd = open(path, O_WRONLY | O_CLOEXEC), rc = 0;
@@ -79,7 +99,8 @@ static int set_knob(struct mt_exp_knob *k, const char *want, char *err, size_t e
 	if (!want && !k->orig[0])
 		return 0; /* never touched: nothing to put back */
 	if (!k->orig[0]) {
-		if ((rc = read_choice(k->file, k->orig, sizeof(k->orig))) < 0) {
+		if ((rc = k->number ? read_number(k->file, k->orig, sizeof(k->orig))
+				    : read_choice(k->file, k->orig, sizeof(k->orig))) < 0) {
 			snprintf(err, errsize, "cannot read %s: %s", k->file, strerror(-rc));
 			return rc;
 		}
@@ -100,9 +121,17 @@ static int set_knob(struct mt_exp_knob *k, const char *want, char *err, size_t e
 int mt_exp_apply_knobs(struct mt_exp_knobs *k, const struct mt_exp_config *c, char *err,
 		       size_t errsize)
 {
-	int rc = set_knob(&k->thp_enabled, c->thp_enabled, err, errsize);
+	char rate[24], pct[24];
+	int rc;
 
-	return rc < 0 ? rc : set_knob(&k->thp_defrag, c->thp_defrag, err, errsize);
+	snprintf(rate, sizeof(rate), "%lld", (long long)c->perf_max_sample_rate);
+	snprintf(pct, sizeof(pct), "%lld", (long long)c->perf_cpu_time_max_percent);
+	if ((rc = set_knob(&k->thp_enabled, c->thp_enabled, err, errsize)) < 0 ||
+	    (rc = set_knob(&k->thp_defrag, c->thp_defrag, err, errsize)) < 0 ||
+	    (rc = set_knob(&k->perf_rate, c->perf_max_sample_rate >= 0 ? rate : NULL, err,
+			   errsize)) < 0)
+		return rc;
+	return set_knob(&k->perf_pct, c->perf_cpu_time_max_percent >= 0 ? pct : NULL, err, errsize);
 }
 
 void mt_exp_restore_knobs(struct mt_exp_knobs *k)
@@ -113,6 +142,10 @@ void mt_exp_restore_knobs(struct mt_exp_knobs *k)
 		(void)set_knob(&k->thp_enabled, NULL, err, sizeof(err));
 	if (k->thp_defrag.orig[0])
 		(void)set_knob(&k->thp_defrag, NULL, err, sizeof(err));
+	if (k->perf_rate.orig[0])
+		(void)set_knob(&k->perf_rate, NULL, err, sizeof(err));
+	if (k->perf_pct.orig[0])
+		(void)set_knob(&k->perf_pct, NULL, err, sizeof(err));
 }
 
 /* ---- processes ---- */
@@ -122,10 +155,31 @@ void mt_exp_restore_knobs(struct mt_exp_knobs *k)
 pid_t mt_exp_spawn(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
 		   const char *out, const char *errf)
 {
+	return mt_exp_spawn_placed(argv, w, cwd, out, errf, NULL, -1);
+}
+
+/* In the child: CPUs (a list, or the node's) and memory (the node), checked by validate. */
+static void place(const char *cpus, int numa_node)
+{
+	cpu_set_t set;
+
+	if (numa_node >= 0 && mt_numa_bind(numa_node) < 0)
+		_exit(126);
+	if ((cpus	      ? mt_cpulist_parse(cpus, &set)
+	     : numa_node >= 0 ? mt_numa_node_cpus(numa_node, &set)
+			      : -1) == 0 &&
+	    CPU_COUNT(&set) && sched_setaffinity(0, sizeof(set), &set) < 0)
+		_exit(126);
+}
+
+pid_t mt_exp_spawn_placed(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
+			  const char *out, const char *errf, const char *cpus, int numa_node)
+{
 	pid_t pid = fork();
 
 	if (pid != 0)
 		return pid;
+	place(cpus, numa_node);
 	setpgid(0, 0);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);

@@ -20,6 +20,7 @@
 #include <memtap/trace-format.h>
 
 #include "common/clock.h"
+#include "common/cpulist.h"
 #include "common/log.h"
 #include "common/strutil.h"
 #include "format/chunk.h"
@@ -43,6 +44,7 @@
 void mt_record_opts_init(struct mt_record_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->numa_node = -1;
 	o->output = "memtap.mtap";
 	o->follow = MT_FOLLOW_AUTO;
 	o->mmaps = true;
@@ -206,6 +208,25 @@ struct launch {
 };
 
 /* The child: back to the signal state memtap was started with, wait, exec. */
+/* --cpus and --numa-node, in the command's process before exec (checked by the caller):
+ * 0 or an errno. */
+static int place(const struct mt_record_opts *o)
+{
+	cpu_set_t node;
+	int r;
+
+	if (o->numa_node >= 0) {
+		if ((r = mt_numa_bind(o->numa_node)) < 0)
+			return -r;
+		if (!o->cpus && mt_numa_node_cpus(o->numa_node, &node) == 0 && CPU_COUNT(&node) &&
+		    sched_setaffinity(0, sizeof(node), &node) < 0)
+			return errno;
+	}
+	if (o->cpus && sched_setaffinity(0, sizeof(*o->cpus), o->cpus) < 0)
+		return errno;
+	return 0;
+}
+
 static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char *const *argv)
 {
 	char c;
@@ -220,8 +241,10 @@ static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char 
 	while (read(l->go[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close(l->go[0]);
-	execvp(argv[0], argv);
-	e = errno;
+	if ((e = place(s->o)) == 0) {
+		execvp(argv[0], argv);
+		e = errno;
+	}
 	(void)!write(l->execerr[1], &e, sizeof(e));
 	_exit(127);
 }

@@ -3,6 +3,7 @@
 #ifndef MEMTAP_RECORD_RECORD_H
 #define MEMTAP_RECORD_RECORD_H
 
+#include <sched.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -42,6 +43,8 @@ struct mt_record_opts {
 	uint64_t page_writes_min; /* blocks and writable mappings this large are tracked too */
 	uint64_t access_period; /* sampling period in the event's unit; 0: from access_freq */
 	uint64_t access_freq; /* samples per second per thread; 0: the default, 10000 */
+	const cpu_set_t *cpus; /* the command's CPUs; NULL: as memtap's */
+	int numa_node; /* the command's node (its CPUs unless cpus, its memory); -1: none */
 };
 
 void mt_record_opts_init(struct mt_record_opts *o);

@@ -168,3 +168,39 @@ grep -q "workload=bad/config=never/kind=baseline/rep=1): exit status 4" fail.err
 check_json results/failing/workload=good/config=never/kind=baseline/rep=1/metadata.json 'j["status"] == "ok"' \
 	"the experiment did not go on after a failing run"
 ok "a failing workload: failed with its reason, the others run, THP restored"
+
+# CPU and NUMA placement and perf's limits: the workload on its CPUs and node (set by memtap
+# record for a traced run, by memtap run for a baseline), memtap on its own CPUs, the perf
+# sysctls set for the configuration and restored after it.
+P=/proc/sys/kernel
+orig_rate=$(cat $P/perf_event_max_sample_rate) orig_pct=$(cat $P/perf_cpu_time_max_percent)
+last=$(($(nproc) - 1))
+[ -d /sys/devices/system/node/node0 ] && node="numa_node: 0" || node=""
+cat >place.yaml <<YAML
+experiment: placed
+workloads:
+  - name: where
+    command: "grep -E 'Cpus_allowed_list|Mems_allowed_list' /proc/self/status; grep Cpus_allowed_list /proc/\$PPID/status; cat $P/perf_event_max_sample_rate $P/perf_cpu_time_max_percent"
+configurations:
+  - name: pinned
+    cpus: "$last"
+    memtap_cpus: "0"
+    $node
+    perf: {max_sample_rate: 4000, cpu_time_max_percent: 7}
+    record: [--access=off]
+YAML
+"$MEMTAP" run place.yaml 2>place.err || fail "placement: $(cat place.err)"
+for k in traced baseline; do
+	o=results/placed/workload=where/config=pinned/kind=$k/rep=1/stdout
+	sed -n 1p $o | grep -q "Cpus_allowed_list:[[:space:]]*$last\$" || fail "$k: the workload not on CPU $last: $(cat $o)"
+	[ -z "$node" ] || sed -n 2p $o | grep -q "Mems_allowed_list:[[:space:]]*0\$" || fail "$k: memory not on node 0: $(cat $o)"
+	[ "$(sed -n 4,5p $o | tr '\n' ' ')" = "4000 7 " ] || fail "$k: perf limits not set: $(cat $o)"
+done
+sed -n 3p results/placed/workload=where/config=pinned/kind=traced/rep=1/stdout | grep -q "Cpus_allowed_list:[[:space:]]*0\$" ||
+	fail "memtap record not on CPU 0: $(cat results/placed/workload=where/config=pinned/kind=traced/rep=1/stdout)"
+[ "$(cat $P/perf_event_max_sample_rate) $(cat $P/perf_cpu_time_max_percent)" = "$orig_rate $orig_pct" ] ||
+	fail "perf limits not restored: $(cat $P/perf_event_max_sample_rate) $(cat $P/perf_cpu_time_max_percent)"
+check_json results/placed/workload=where/config=pinned/kind=traced/rep=1/metadata.json \
+	'j["knobs"]["perf_max_sample_rate"] == 4000 and j["knobs"]["cpus"] == "'$last'" and j["knobs"]["memtap_cpus"] == "0"' \
+	"metadata.json: the knobs as applied"
+ok "cpus, memtap_cpus${node:+, numa_node} and perf's limits applied per run and restored"
