@@ -14,7 +14,7 @@ set -eu
 PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
 libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
 python3 python3-pandas procps clang-format perl linux-perf time
-heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng
+heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng iperf3
 slurmctld slurmd slurm-client munge
 python3-numpy python3-torch nodejs python3.11-dev"
 

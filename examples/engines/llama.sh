@@ -13,16 +13,7 @@ M=${2:-$(command -v memtap || echo "$HERE/../../build/memtap")}
 command -v node >/dev/null && command -v npm >/dev/null ||
 	{ echo "llama.sh: node and npm are needed (apt-get install nodejs npm)" >&2; exit 2; }
 export NODE_LLAMA_DIR=${MEMTAP_NODE_LLAMA_DIR:-$HOME/.cache/memtap/node-llama}
-if [ ! -d "$NODE_LLAMA_DIR/node_modules/@node-llama-cpp/linux-x64" ]; then
-	echo "llama.sh: installing node-llama-cpp@3.22.1 into $NODE_LLAMA_DIR" >&2
-	mkdir -p "$NODE_LLAMA_DIR"
-	(cd "$NODE_LLAMA_DIR" && { [ -f package.json ] || npm init -y >/dev/null; } &&
-		npm install --no-audit --no-fund --silent --omit=optional node-llama-cpp@3.22.1 \
-			@node-llama-cpp/linux-x64@3.22.1) ||
-		{ echo "llama.sh: npm could not install node-llama-cpp (npm install node-llama-cpp@3.22.1)" >&2; exit 2; }
-fi
 W=${TMPDIR:-/tmp}/memtap-llama
-mkdir -p "$W"
-[ -f "$W/model.gguf" ] || python3 "$HERE/make-gguf.py" "$W/model.gguf" --embd 512 --ff 1536 >&2
+sh "$HERE/llama-setup.sh" "$NODE_LLAMA_DIR" "$W/model.gguf"
 "$M" record -f -o "$W/llama.mtap" -- node "$HERE/llama.mjs" "$W/model.gguf" "$TOKENS" 256
 "$M" report "$W/llama.mtap" --section access,candidates

@@ -128,6 +128,8 @@ static void row_json(struct mt_json *j, const struct mt_exp_index_row *r)
 	kv_opt(j, "faults_major", r->faults_major);
 	kv_opt(j, "working_set_peak_pages", r->wss_peak_pages);
 	kv_opt(j, "lost_events", r->lost_events);
+	kv_opt(j, "data_read_bytes", r->data_read_bytes);
+	kv_opt(j, "reread_bytes", r->reread_bytes);
 	mt_json_kv_str(j, "directory", r->directory);
 	mt_json_end_object(j);
 }
@@ -216,9 +218,10 @@ static void stat_json(const struct mt_exp_stat *s, size_t n)
 static int stat(const struct mt_exp_index_row *r, size_t n)
 {
 	static const char *const heads[] = {
-		"workload",    "configuration", ">runs",     ">wall s",	      ">sd",
-		">baseline s", ">observer",	">95% CI",   ">peak RSS MiB", ">heap MiB",
-		">faults",     ">memtap cpu s", ">marginal", ">contaminated", ">failed",
+		"workload",	 "configuration", ">runs",	  ">wall s",	   ">sd",
+		">baseline s",	 ">observer",	  ">95% CI",	  ">peak RSS MiB", ">heap MiB",
+		">faults",	 ">read MiB",	  ">re-read MiB", ">memtap cpu s", ">marginal",
+		">contaminated", ">failed",
 	};
 	struct mt_exp_stat *s;
 	struct mt_table t;
@@ -231,7 +234,7 @@ static int stat(const struct mt_exp_index_row *r, size_t n)
 		free(s);
 		return 0;
 	}
-	if (mt_table_init(&t, 15, heads) < 0) {
+	if (mt_table_init(&t, 17, heads) < 0) {
 		free(s);
 		return 1;
 	}
@@ -250,6 +253,8 @@ static int stat(const struct mt_exp_index_row *r, size_t n)
 		add_num(&t, s[i].mean[MT_FIG_RSS], 1048576.0, 1, "");
 		add_num(&t, s[i].mean[MT_FIG_HEAP], 1048576.0, 1, "");
 		add_num(&t, s[i].mean[MT_FIG_FAULTS], 1, 0, "");
+		add_num(&t, s[i].mean[MT_FIG_DATA_READ], 1048576.0, 1, "");
+		add_num(&t, s[i].mean[MT_FIG_REREAD], 1048576.0, 1, "");
 		add_num(&t, s[i].mean[MT_FIG_RECORDER_CPU], 1, 3, "");
 		mt_table_addf(&t, "%zu", s[i].marginal);
 		mt_table_addf(&t, "%zu", s[i].contaminated);
@@ -344,6 +349,8 @@ static int show(const char *dir, const struct mt_exp_index_row *r, size_t n, con
 	show_row("peak heap", mt_exp_fig(x, MT_FIG_HEAP), 1048576.0, 1, " MiB");
 	show_row("page faults", mt_exp_fig(x, MT_FIG_FAULTS), 1, 0, "");
 	show_row("working set (peak pages)", mt_exp_fig(x, MT_FIG_WSS), 1, 0, "");
+	show_row("data files read", opt_d(x->data_read_bytes), 1048576.0, 1, " MiB");
+	show_row("read more than once", opt_d(x->reread_bytes), 1048576.0, 1, " MiB");
 	show_row("lost events", opt_d(x->lost_events), 1, 0, "");
 	mt_summary_row(stdout, md, "files", "%s/%s", dir, x->directory);
 	return 0;
@@ -354,7 +361,7 @@ static void fig_cell(struct mt_table *t, int f, double v)
 {
 	if (o.format == F_CSV)
 		add_num(t, v, 1, -1, "");
-	else if (f == MT_FIG_RSS || f == MT_FIG_HEAP)
+	else if (f == MT_FIG_RSS || f == MT_FIG_HEAP || f == MT_FIG_REREAD || f == MT_FIG_DATA_READ)
 		add_num(t, v, 1048576.0, 1, " MiB");
 	else if (f == MT_FIG_WALL || f == MT_FIG_RECORDER_CPU)
 		add_num(t, v, 1, 3, " s");

@@ -21,7 +21,7 @@ static const char schema[] =
 	" observer_cpu_pct REAL, observer_mem_pct REAL, recorder_cpu_ns INTEGER,"
 	" recorder_max_rss_bytes INTEGER, peak_rss_bytes INTEGER, peak_heap_bytes INTEGER,"
 	" faults_minor INTEGER, faults_major INTEGER, working_set_peak_pages INTEGER,"
-	" lost_events INTEGER,"
+	" lost_events INTEGER, data_read_bytes INTEGER, reread_bytes INTEGER,"
 	" PRIMARY KEY (workload, config, kind, rep));";
 
 static void bind_real(sqlite3_stmt *st, int i, double v)
@@ -75,7 +75,7 @@ static int open_db(const char *results, bool create, sqlite3 **db)
 int mt_exp_index_put(const char *results, const struct mt_exp_index_row *r)
 {
 	static const char sql[] = "INSERT OR REPLACE INTO runs VALUES "
-				  "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
+				  "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)";
 	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	int rc = open_db(results, true, &db);
@@ -112,6 +112,8 @@ int mt_exp_index_put(const char *results, const struct mt_exp_index_row *r)
 		bind_opt(st, 24, r->faults_major);
 		bind_opt(st, 25, r->wss_peak_pages);
 		bind_opt(st, 26, r->lost_events);
+		bind_opt(st, 27, r->data_read_bytes);
+		bind_opt(st, 28, r->reread_bytes);
 		rc = sqlite3_step(st) == SQLITE_DONE ? 0 : -EIO;
 	} else {
 		rc = -EIO;
@@ -130,13 +132,15 @@ static char *dup_col(sqlite3_stmt *st, int i)
 
 int mt_exp_index_read(const char *results, struct mt_exp_index_row **rows, size_t *n)
 {
-	static const char sql[] = "SELECT workload, config, kind, rep, run_index, status, "
-				  "exit_status, wall_ns, user_ns, sys_ns, max_rss_bytes, start_ns, "
-				  "directory, validity, validity_reason, background_cpu_pct, "
-				  "observer_cpu_pct, observer_mem_pct, recorder_cpu_ns, "
-				  "recorder_max_rss_bytes, peak_rss_bytes, peak_heap_bytes, "
-				  "faults_minor, faults_major, working_set_peak_pages, lost_events "
-				  "FROM runs ORDER BY run_index";
+	static const char sql[] =
+		"SELECT workload, config, kind, rep, run_index, status, "
+		"exit_status, wall_ns, user_ns, sys_ns, max_rss_bytes, start_ns, "
+		"directory, validity, validity_reason, background_cpu_pct, "
+		"observer_cpu_pct, observer_mem_pct, recorder_cpu_ns, "
+		"recorder_max_rss_bytes, peak_rss_bytes, peak_heap_bytes, "
+		"faults_minor, faults_major, working_set_peak_pages, lost_events, "
+		"data_read_bytes, reread_bytes "
+		"FROM runs ORDER BY run_index";
 	sqlite3 *db;
 	sqlite3_stmt *st = NULL;
 	size_t cap = 0;
@@ -184,6 +188,8 @@ int mt_exp_index_read(const char *results, struct mt_exp_index_row **rows, size_
 		r->faults_major = col_opt(st, 23);
 		r->wss_peak_pages = col_opt(st, 24);
 		r->lost_events = col_opt(st, 25);
+		r->data_read_bytes = col_opt(st, 26);
+		r->reread_bytes = col_opt(st, 27);
 	}
 	sqlite3_finalize(st);
 	sqlite3_close(db);

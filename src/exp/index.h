@@ -17,7 +17,7 @@ struct mt_exp_index_row {
 	double background_pct, observer_cpu_pct, observer_mem_pct; /* NaN: NULL */
 	/* -1: NULL (not measured, or not traced) */
 	int64_t recorder_cpu_ns, recorder_max_rss, peak_rss, peak_heap, faults_minor, faults_major;
-	int64_t wss_peak_pages, lost_events;
+	int64_t wss_peak_pages, lost_events, data_read_bytes, reread_bytes;
 };
 
 /* Adds or replaces the row of (workload, config, kind, rep). */

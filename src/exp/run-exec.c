@@ -229,6 +229,8 @@ static int index_run(const struct mt_experiment *x, const struct mt_exp_run *r, 
 	row.faults_major = t->has_faults ? (int64_t)t->faults_major : -1;
 	row.wss_peak_pages = t->has_wss ? (int64_t)t->wss_peak_pages : -1;
 	row.lost_events = t->trace_read ? (int64_t)t->lost_events : -1;
+	row.data_read_bytes = t->has_rereads ? (int64_t)t->data_read_bytes : -1;
+	row.reread_bytes = t->has_rereads ? (int64_t)t->reread_bytes : -1;
 	return mt_exp_index_put(base, &row);
 }
 

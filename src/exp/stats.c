@@ -17,6 +17,8 @@ static const char *const fig_names[MT_NFIGS] = {
 	[MT_FIG_FAULTS] = "faults",
 	[MT_FIG_WSS] = "working_set_peak_pages",
 	[MT_FIG_RECORDER_CPU] = "recorder_cpu_s",
+	[MT_FIG_DATA_READ] = "data_read_bytes",
+	[MT_FIG_REREAD] = "reread_bytes",
 };
 
 const char *mt_exp_fig_name(int f)
@@ -46,6 +48,10 @@ double mt_exp_fig(const struct mt_exp_index_row *r, int f)
 		return opt(r->wss_peak_pages);
 	case MT_FIG_RECORDER_CPU:
 		return r->recorder_cpu_ns < 0 ? NAN : (double)r->recorder_cpu_ns / 1e9;
+	case MT_FIG_DATA_READ:
+		return opt(r->data_read_bytes);
+	case MT_FIG_REREAD:
+		return opt(r->reread_bytes);
 	default:
 		return NAN;
 	}

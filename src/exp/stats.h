@@ -16,6 +16,8 @@ enum mt_exp_fig {
 	MT_FIG_FAULTS, /* page faults, minor + major (traced) */
 	MT_FIG_WSS, /* working set, peak pages per window (traced, with access samples) */
 	MT_FIG_RECORDER_CPU, /* memtap record's own CPU time, s (traced) */
+	MT_FIG_DATA_READ, /* bytes of data files read, a re-read counted again (traced, syscalls) */
+	MT_FIG_REREAD, /* bytes of data files read more than once, each counted once (same) */
 	MT_NFIGS
 };
 

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "analysis/model.h"
+#include "analysis/rereads.h"
 #include "export/json.h"
 #include "format/reader.h"
 
@@ -254,21 +255,38 @@ static void headline(struct mt_exp_telemetry *t, const struct mt_report *rep)
 
 bool mt_exp_telemetry_trace(struct mt_exp_telemetry *t, const char *trace)
 {
+	const int sections = MT_SEC_RUN | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_RSS;
 	struct mt_access_opts ao = { 0 };
 	struct mt_reader *r = NULL;
+	struct mt_rereads rr = { 0 };
+	struct mt_passes ps;
 	struct mt_report rep;
+	struct mt_pass p;
+	bool have_rr;
 	int rc;
 
 	if (mt_reader_open(trace, &r) < 0)
 		return false;
-	rc = mt_report_load(&rep, r, trace,
-			    MT_SEC_RUN | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_RSS,
-			    1, &ao);
+	/* one read: the report's sections and, with system calls recorded, the re-reads */
+	mt_passes_init(&ps);
+	mt_report_setup(&rep, r, trace, sections, 1, &ao, &ps);
+	have_rr = mt_reader_event_count(r, MT_EV_SYSCALL) != 0;
+	if (have_rr)
+		mt_passes_add(&ps, mt_rereads_pass(r, 0, &rr, &p), &p);
+	rc = mt_report_done(&rep, sections, mt_passes_run(r, &ps));
 	if (rc == 0) {
 		t->trace_read = true;
 		headline(t, &rep);
 		mt_report_release(&rep);
+		if ((t->has_rereads = have_rr))
+			for (size_t i = 0; i < rr.nfiles; i++)
+				if (rr.files[i].kind == MT_RR_DATA) {
+					t->data_read_bytes += rr.files[i].bytes_read;
+					t->reread_bytes += rr.files[i].reread_bytes;
+				}
 	}
+	if (have_rr)
+		mt_rereads_release(&rr);
 	mt_reader_free(r);
 	if (!t->trace_read)
 		return false;
@@ -403,6 +421,8 @@ void mt_exp_telemetry_json(struct mt_json *j, const struct mt_exp_telemetry *t)
 	kv_opt(j, "faults_minor", t->has_faults, t->faults_minor);
 	kv_opt(j, "faults_major", t->has_faults, t->faults_major);
 	kv_opt(j, "working_set_peak_pages", t->has_wss, t->wss_peak_pages);
+	kv_opt(j, "data_read_bytes", t->has_rereads, t->data_read_bytes);
+	kv_opt(j, "reread_bytes", t->has_rereads, t->reread_bytes);
 	kv_opt(j, "lost_events", t->trace_read, t->lost_events);
 	mt_json_end_object(j);
 	mt_json_key(j, "validity");

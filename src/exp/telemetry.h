@@ -55,6 +55,10 @@ struct mt_exp_telemetry {
 	uint64_t peak_rss; /* the workload's process tree, memtap's own memory left out */
 	uint64_t peak_heap, alloc_calls, faults_minor, faults_major, wss_peak_pages;
 	uint64_t lost_events;
+	/* with system calls recorded: bytes of the workload's data files read, and read more
+	 * than once (analysis/rereads.h) */
+	bool has_rereads;
+	uint64_t data_read_bytes, reread_bytes;
 	double observer_cpu_pct, observer_mem_pct; /* NaN: not traced, or not measured */
 	const char *validity; /* "clean", "marginal", "contaminated"; NULL: not measured */
 	char reason[512]; /* why not clean; "" when clean */

@@ -242,12 +242,14 @@ int mt_plot_add(struct mt_plot *p, struct mt_reader *r, const char *label,
 }
 
 /* Series q's value at t: the last point at or before t (steps), or interpolated between
- * its neighbours; NaN outside [its first x, its last x]. */
+ * its neighbours; NaN outside [its first x, its last x] — for steps outside [first, last):
+ * a run's last step is its end (its process gone, resident memory 0), not a value it held. */
 static double value_at(const struct mt_plot_series *q, double t, bool steps)
 {
 	size_t lo = 0, hi = q->n;
 
-	if (!q->n || t < q->x[0] || t > q->x[q->n - 1])
+	if (!q->n || t < q->x[0] || t > q->x[q->n - 1] ||
+	    (steps && q->n > 1 && t >= q->x[q->n - 1]))
 		return NAN;
 	while (hi - lo > 1) { /* the last point with x <= t */
 		size_t mid = (lo + hi) / 2;

@@ -54,7 +54,7 @@ int mt_plot_add(struct mt_plot *p, struct mt_reader *r, const char *label,
 		const struct mt_access_opts *ao, bool split_types);
 /* Replaces series [from, nseries) by one named name: their mean at every time any of them
  * has a point, over the series that span that time (a series holds its value until its next
- * point when p->steps, else is interpolated). 0 or -ENOMEM. */
+ * point when p->steps, and ends at its last; else is interpolated). 0 or -ENOMEM. */
 int mt_plot_merge(struct mt_plot *p, size_t from, const char *name);
 void mt_plot_release(struct mt_plot *p);
 
