@@ -4,7 +4,8 @@
 # nothing when all are present). Run as root, or with sudo available.
 set -eu
 # Build: compilers, CMake, and the libraries memtap links (zstd, elfutils' libelf/libdw;
-# libunwind only for the unwinder cross-check test; Zydis 4 to decode sampled instructions). Tests: the real programs and the
+# libunwind only for the unwinder cross-check test; Zydis 4 to decode sampled instructions;
+# libmemkind for libmemtap-heap.so, the heap placement of experiments). Tests: the real programs and the
 # peer tool they run under memtap (heaptrack, sqlite3, redis), stress-ng (a busy neighbour for
 # the experiments' validity test), Slurm and munge (the single-node cluster of memtap run --slurm's test); Chromium for the view's
 # browser tests, gnuplot for memtap plot's PNG output; the real inference engines of the
@@ -13,6 +14,7 @@ set -eu
 # the runtime's CPython 3.11 frame offsets.
 PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
 libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
+libmemkind-dev
 python3 python3-pandas procps clang-format perl linux-perf time
 heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng iperf3
 slurmctld slurmd slurm-client munge

@@ -38,6 +38,7 @@ allowed() {
 	common) echo "common" ;;
 	format) echo "common format" ;;
 	rt) echo "common format rt" ;;
+	heap) echo "heap" ;;
 	decode) echo "common decode" ;;
 	record) echo "common format decode record" ;;
 	analysis) echo "common format decode analysis" ;;

@@ -438,14 +438,6 @@ int cmd_plan(int argc, char **argv)
 	return r;
 }
 
-/* Knobs validate and plan read but run does not apply yet: refused, never ignored. */
-static const char *unapplied(const struct mt_exp_config *c)
-{
-	if (c->heap_numa_node >= 0 || c->heap_pmem_dir)
-		return "heap";
-	return NULL;
-}
-
 static volatile sig_atomic_t stop_flag;
 
 static void on_stop(int sig)
@@ -513,19 +505,7 @@ int cmd_run(int argc, char **argv)
 	self[len] = 0;
 	if ((r = load(argv[0], &x, true)) != 0)
 		return r;
-	for (size_t i = 0; i < x.nconfigs; i++) {
-		const char *what = unapplied(&x.configs[i]);
 
-		if (what) {
-			fprintf(stderr,
-				"memtap: %s:%u:%u: configuration '%s': %s: this memtap "
-				"does not apply it yet\n",
-				argv[0], x.configs[i].at.line, x.configs[i].at.col,
-				x.configs[i].name, what);
-			mt_exp_release(&x);
-			return 2;
-		}
-	}
 	if (mt_exp_plan(&x, &runs, &n) < 0) {
 		mt_exp_release(&x);
 		return 1;

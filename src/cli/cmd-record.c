@@ -2,6 +2,7 @@
 /* memtap record: run a command and record how it uses memory. */
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/commands.h"
@@ -10,6 +11,7 @@
 #include "decode/syscalls.h"
 #include "record/tracepoints.h"
 #include "record/access.h"
+#include "record/alloc.h"
 #include "record/record.h"
 
 static struct {
@@ -26,7 +28,7 @@ static struct {
 	bool faults, rss;
 	uint64_t rss_interval_ms;
 	uint64_t page_writes_ms, page_writes_min;
-	const char *cpus, *numa_node;
+	const char *cpus, *numa_node, *heap;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -118,6 +120,9 @@ static const struct mt_option options[] = {
 	  "skb:kfree_skb)" },
 	{ "cpus", 0, MT_OPT_STRING, &o.cpus, "LIST",
 	  "run the command on these CPUs (e.g. 0-3,6; memtap itself keeps its own)" },
+	{ "heap", 0, MT_OPT_STRING, &o.heap, "WHERE",
+	  "place the command's heap: pmem:DIR (a file in a PMEM/DAX directory) or numa:N "
+	  "(NUMA node N), through libmemkind (libmemtap-heap.so)" },
 	{ "numa-node", 0, MT_OPT_STRING, &o.numa_node, "N",
 	  "run the command on NUMA node N: its CPUs (unless --cpus) and its memory "
 	  "(set_mempolicy MPOL_BIND)" },
@@ -142,6 +147,43 @@ const struct mt_command_spec mt_record_spec = {
 	.min_args = 1,
 	.max_args = -1,
 };
+
+/* --heap pmem:DIR or numa:N, checked against this machine. */
+static int heap(struct mt_record_opts *ro)
+{
+	static char lib[4096];
+	struct stat st;
+	cpu_set_t node;
+	char *end;
+	long n;
+
+	if (!strncmp(o.heap, "pmem:", 5) && o.heap[5]) {
+		if (stat(o.heap + 5, &st) < 0 || !S_ISDIR(st.st_mode) ||
+		    access(o.heap + 5, W_OK) < 0)
+			return mt_usage_error(&mt_record_spec,
+					      "--heap %s: not a directory memtap can write to",
+					      o.heap);
+	} else if (!strncmp(o.heap, "numa:", 5)) {
+		n = strtol(o.heap + 5, &end, 10);
+		if (end == o.heap + 5 || *end || n < 0 || n > 1023 ||
+		    mt_numa_node_cpus((int)n, &node) < 0)
+			return mt_usage_error(&mt_record_spec,
+					      "--heap %s: not a NUMA node of this machine "
+					      "(/sys/devices/system/node)",
+					      o.heap);
+	} else {
+		return mt_usage_error(&mt_record_spec, "--heap '%s': pmem:DIR or numa:N", o.heap);
+	}
+	if (mt_find_lib("libmemtap-heap.so", lib, sizeof(lib)) < 0) {
+		mt_err("--heap: %s is missing: this memtap was built without libmemkind "
+		       "(Debian: libmemkind-dev)",
+		       lib);
+		return 2;
+	}
+	ro->heap = o.heap;
+	ro->heap_lib = lib;
+	return 0;
+}
 
 /* --cpus and --numa-node, checked against this machine. */
 static int placement(struct mt_record_opts *ro, cpu_set_t *cpus)
@@ -174,7 +216,7 @@ static int placement(struct mt_record_opts *ro, cpu_set_t *cpus)
 					      n);
 		ro->numa_node = (int)n;
 	}
-	return 0;
+	return o.heap ? heap(ro) : 0;
 }
 
 int cmd_record(int argc, char **argv)

@@ -150,6 +150,10 @@ int mt_exp_plan(const struct mt_experiment *exp, struct mt_exp_run **runs, size_
 int mt_exp_run_dir(const struct mt_experiment *exp, const struct mt_exp_run *r, char *buf,
 		   size_t size);
 
+/* The configuration's heap placement as memtap record's --heap takes it ("pmem:DIR",
+ * "numa:N"); false when it sets none. */
+bool mt_exp_heap_spec(const struct mt_exp_config *c, char *buf, size_t size);
+
 /* The command run r runs: the workload's, under `MEMTAP record -q -f -o TRACE OPTIONS --`
  * when traced. *argv is NULL-terminated; free it with mt_exp_argv_free(). */
 int mt_exp_run_argv(const struct mt_experiment *exp, const struct mt_exp_run *r, const char *memtap,

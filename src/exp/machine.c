@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* What an experiment asks of this machine: knobs, NUMA nodes, CPUs, directories, programs. */
 #include "exp/experiment.h"
+#include "record/alloc.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -156,6 +157,12 @@ static int check_config(const struct mt_experiment *x, const struct mt_exp_confi
 		return fail_at(x, c->at, err, errsize,
 			       "configuration '%s': heap pmem_dir '%s' is not a directory", c->name,
 			       c->heap_pmem_dir);
+	if ((c->heap_pmem_dir || c->heap_numa_node >= 0) &&
+	    mt_find_lib("libmemtap-heap.so", path, sizeof(path)) < 0)
+		return fail_at(x, c->at, err, errsize,
+			       "configuration '%s': heap placement needs libmemtap-heap.so (%s), "
+			       "which memtap builds with libmemkind (Debian: libmemkind-dev)",
+			       c->name, path);
 	if ((c->perf_max_sample_rate >= 0 &&
 	     access("/proc/sys/kernel/perf_event_max_sample_rate", W_OK) != 0) ||
 	    (c->perf_cpu_time_max_percent >= 0 &&

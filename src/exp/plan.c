@@ -122,6 +122,17 @@ void mt_exp_argv_free(char **argv)
 	free(argv);
 }
 
+bool mt_exp_heap_spec(const struct mt_exp_config *c, char *buf, size_t size)
+{
+	if (c->heap_pmem_dir)
+		snprintf(buf, size, "pmem:%s", c->heap_pmem_dir);
+	else if (c->heap_numa_node >= 0)
+		snprintf(buf, size, "numa:%d", c->heap_numa_node);
+	else
+		return false;
+	return true;
+}
+
 int mt_exp_run_argv(const struct mt_experiment *x, const struct mt_exp_run *r, const char *memtap,
 		    const char *trace, char ***argv)
 {
@@ -129,7 +140,7 @@ int mt_exp_run_argv(const struct mt_experiment *x, const struct mt_exp_run *r, c
 	const struct mt_exp_config *c = &x->configs[r->config];
 	const char *head[] = { memtap, "record", "-q", "-f", "-o", trace };
 	size_t n = 0, cap = cmd->argc + c->nrecord + 12;
-	char node[16];
+	char node[16], heap[4200];
 	char **v = calloc(cap, sizeof(*v));
 
 	*argv = NULL;
@@ -147,6 +158,10 @@ int mt_exp_run_argv(const struct mt_experiment *x, const struct mt_exp_run *r, c
 			snprintf(node, sizeof(node), "%d", c->numa_node);
 			v[n++] = strdup("--numa-node");
 			v[n++] = strdup(node);
+		}
+		if (mt_exp_heap_spec(c, heap, sizeof(heap))) {
+			v[n++] = strdup("--heap");
+			v[n++] = strdup(heap);
 		}
 		for (size_t i = 0; i < c->nrecord; i++)
 			v[n++] = strdup(c->record[i]);

@@ -160,6 +160,10 @@ static void write_metadata(const struct mt_experiment *x, const struct mt_exp_ru
 		mt_json_kv_str(&j, "memtap_cpus", c->memtap_cpus);
 	if (c->numa_node >= 0)
 		mt_json_kv_i64(&j, "numa_node", c->numa_node);
+	if (c->heap_pmem_dir)
+		mt_json_kv_str(&j, "heap_pmem_dir", c->heap_pmem_dir);
+	if (c->heap_numa_node >= 0)
+		mt_json_kv_i64(&j, "heap_numa_node", c->heap_numa_node);
 	mt_json_end_object(&j);
 	if (uname(&u) == 0) {
 		mt_json_kv_str(&j, "host", u.nodename);
@@ -300,9 +304,9 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 	/* traced: memtap on its own CPUs, the command placed by memtap record (its --cpus and
 	 * --numa-node); untraced: the command placed here */
 	if (r->kind == MT_EXP_TRACED)
-		pid = mt_exp_spawn_placed(argv, w, cwd, out, errp, c->memtap_cpus, -1);
+		pid = mt_exp_spawn_placed(argv, w, cwd, out, errp, c->memtap_cpus, -1, NULL);
 	else
-		pid = mt_exp_spawn_placed(argv, w, cwd, out, errp, c->cpus, c->numa_node);
+		pid = mt_exp_spawn_placed(argv, w, cwd, out, errp, c->cpus, c->numa_node, c);
 	if (pid >= 0 && w->driver &&
 	    drive(w, cwd, dir, pid, o, oc->reason, sizeof(oc->reason), &gone, &oc->driver_cpu_ns) <
 		    0) {

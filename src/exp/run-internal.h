@@ -34,9 +34,11 @@ void mt_exp_restore_knobs(struct mt_exp_knobs *k);
 pid_t mt_exp_spawn(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
 		   const char *out, const char *errf);
 /* The same on cpus (a CPU list; NULL: any) with memory on numa_node (its CPUs when cpus is
- * NULL; -1: any). */
+ * NULL; -1: any) and, when heap (a configuration) places the heap, libmemtap-heap.so
+ * preloaded to place it. */
 pid_t mt_exp_spawn_placed(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
-			  const char *out, const char *errf, const char *cpus, int numa_node);
+			  const char *out, const char *errf, const char *cpus, int numa_node,
+			  const struct mt_exp_config *heap);
 /* SIGTERM to the group, SIGKILL after grace_ms; the leader reaped. */
 void mt_exp_stop_group(pid_t pid, long grace_ms);
 /* Waits for pid, killing its group after timeout_s (0: never) or when *stop is set; *why is

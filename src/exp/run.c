@@ -2,6 +2,7 @@
 /* memtap run: an experiment's runs executed in the plan's order, resumable, knobs restored. */
 #include "common/cpulist.h"
 #include "exp/run-internal.h"
+#include "record/alloc.h"
 
 #include <arpa/inet.h>
 #include <errno.h>
@@ -155,7 +156,7 @@ void mt_exp_restore_knobs(struct mt_exp_knobs *k)
 pid_t mt_exp_spawn(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
 		   const char *out, const char *errf)
 {
-	return mt_exp_spawn_placed(argv, w, cwd, out, errf, NULL, -1);
+	return mt_exp_spawn_placed(argv, w, cwd, out, errf, NULL, -1, NULL);
 }
 
 /* In the child: CPUs (a list, or the node's) and memory (the node), checked by validate. */
@@ -173,13 +174,25 @@ static void place(const char *cpus, int numa_node)
 }
 
 pid_t mt_exp_spawn_placed(char *const *argv, const struct mt_exp_workload *w, const char *cwd,
-			  const char *out, const char *errf, const char *cpus, int numa_node)
+			  const char *out, const char *errf, const char *cpus, int numa_node,
+			  const struct mt_exp_config *heap)
 {
+	char spec[4200], lib[4200], pre[16384];
+	const char *cur;
 	pid_t pid = fork();
 
 	if (pid != 0)
 		return pid;
 	place(cpus, numa_node);
+	/* the heap placed by libmemtap-heap.so, preloaded first (checked by validate) */
+	if (heap && mt_exp_heap_spec(heap, spec, sizeof(spec))) {
+		if (mt_find_lib("libmemtap-heap.so", lib, sizeof(lib)) < 0)
+			_exit(126);
+		cur = getenv("LD_PRELOAD");
+		snprintf(pre, sizeof(pre), "%s%s%s", lib, cur && *cur ? ":" : "", cur ? cur : "");
+		setenv("LD_PRELOAD", pre, 1);
+		setenv("MEMTAP_HEAP", spec, 1);
+	}
 	setpgid(0, 0);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);

@@ -93,13 +93,19 @@ static int rt_lib_version(const char *path, char *buf, size_t size)
 static int find_rt_lib(char *path, size_t size)
 {
 	const char *env = getenv("MEMTAP_RT_LIB");
-	char exe[PATH_MAX - 64], *slash;
-	ssize_t n;
 
 	if (env && *env) {
 		mt_strlcpy(path, env, size);
 		return 0;
 	}
+	return mt_find_lib("libmemtap-rt.so", path, size);
+}
+
+int mt_find_lib(const char *name, char *path, size_t size)
+{
+	char exe[PATH_MAX - 64], *slash;
+	ssize_t n;
+
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n < 0)
 		return -errno;
@@ -109,13 +115,13 @@ static int find_rt_lib(char *path, size_t size)
 		return -ENOENT;
 	*slash = 0;
 	/* Next to the binary (the build tree), then the installed layout. */
-	snprintf(path, size, "%s/libmemtap-rt.so", exe);
+	snprintf(path, size, "%s/%s", exe, name);
 	if (access(path, R_OK) == 0)
 		return 0;
-	snprintf(path, size, "%s/../lib/memtap/libmemtap-rt.so", exe);
+	snprintf(path, size, "%s/../lib/memtap/%s", exe, name);
 	if (access(path, R_OK) == 0)
 		return 0;
-	snprintf(path, size, "%s/libmemtap-rt.so", exe);
+	snprintf(path, size, "%s/%s", exe, name);
 	return -ENOENT;
 }
 

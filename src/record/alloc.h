@@ -44,4 +44,8 @@ void mt_alloc_calibrate(struct mt_session *s);
 /* Drains everything left, closes the connections; adds the collector's totals to kv. */
 void mt_alloc_close(struct mt_session *s, struct mt_kv *kv);
 
+/* A library of memtap's (libmemtap-rt.so, libmemtap-heap.so) next to the memtap binary (the
+ * build tree), else in ../lib/memtap/ (installed): 0, or -ENOENT with path the first place. */
+int mt_find_lib(const char *name, char *path, size_t size);
+
 #endif

@@ -227,6 +227,23 @@ static int place(const struct mt_record_opts *o)
 	return 0;
 }
 
+/* --heap: libmemtap-heap.so preloaded right after the runtime (which reaches it as the next
+ * allocator), before whatever the command's environment preloads. */
+static void heap_env(struct mt_session *s)
+{
+	const char *cur = getenv("LD_PRELOAD"), *rt = mt_alloc_rt_path(s);
+	size_t n = strlen(rt ? rt : "");
+	char buf[16384];
+
+	if (rt && cur && !strncmp(cur, rt, n))
+		snprintf(buf, sizeof(buf), "%s:%s%s", rt, s->o->heap_lib, cur + n);
+	else
+		snprintf(buf, sizeof(buf), "%s%s%s", s->o->heap_lib, cur && *cur ? ":" : "",
+			 cur ? cur : "");
+	setenv("LD_PRELOAD", buf, 1);
+	setenv("MEMTAP_HEAP", s->o->heap, 1);
+}
+
 static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char *const *argv)
 {
 	char c;
@@ -234,6 +251,8 @@ static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char 
 
 	if (s->alloc)
 		mt_alloc_child_env(s);
+	if (s->o->heap)
+		heap_env(s);
 	close(l->go[1]);
 	close(l->execerr[0]);
 	sigaction(SIGPIPE, &l->oldpipe, NULL);

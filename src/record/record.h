@@ -45,6 +45,8 @@ struct mt_record_opts {
 	uint64_t access_freq; /* samples per second per thread; 0: the default, 10000 */
 	const cpu_set_t *cpus; /* the command's CPUs; NULL: as memtap's */
 	int numa_node; /* the command's node (its CPUs unless cpus, its memory); -1: none */
+	const char *heap; /* the command's heap placed: "pmem:DIR" or "numa:N"; NULL: not */
+	const char *heap_lib; /* libmemtap-heap.so, which places it (found by the caller) */
 };
 
 void mt_record_opts_init(struct mt_record_opts *o);
