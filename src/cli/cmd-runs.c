@@ -82,14 +82,6 @@ static void add_num(struct mt_table *t, double v, double scale, int dec, const c
 		mt_table_addf(t, "%.*f%s", dec, v / scale, suffix);
 }
 
-static void kv_num(struct mt_json *j, const char *key, double v)
-{
-	if (isnan(v))
-		mt_json_kv_null(j, key);
-	else
-		mt_json_kv_double(j, key, v);
-}
-
 static void kv_opt(struct mt_json *j, const char *key, int64_t v)
 {
 	if (v < 0)
@@ -117,9 +109,9 @@ static void row_json(struct mt_json *j, const struct mt_exp_index_row *r)
 	else
 		mt_json_kv_null(j, "validity");
 	mt_json_kv_str(j, "validity_reason", r->reason ? r->reason : "");
-	kv_num(j, "background_cpu_pct", r->background_pct);
-	kv_num(j, "observer_cpu_pct", r->observer_cpu_pct);
-	kv_num(j, "observer_mem_pct", r->observer_mem_pct);
+	mt_json_kv_double(j, "background_cpu_pct", r->background_pct);
+	mt_json_kv_double(j, "observer_cpu_pct", r->observer_cpu_pct);
+	mt_json_kv_double(j, "observer_mem_pct", r->observer_mem_pct);
 	kv_opt(j, "recorder_cpu_ns", r->recorder_cpu_ns);
 	kv_opt(j, "recorder_max_rss_bytes", r->recorder_max_rss);
 	kv_opt(j, "peak_rss_bytes", r->peak_rss);
@@ -189,23 +181,23 @@ static void stat_json(const struct mt_exp_stat *s, size_t n)
 		mt_json_kv_u64(&j, "failed_runs", s[i].failed);
 		mt_json_kv_u64(&j, "contaminated_runs", s[i].contaminated);
 		mt_json_kv_u64(&j, "marginal_runs", s[i].marginal);
-		kv_num(&j, "wall_mean_s", s[i].mean[MT_FIG_WALL]);
-		kv_num(&j, "wall_sd_s", s[i].sd[MT_FIG_WALL]);
-		kv_num(&j, "baseline_wall_mean_s", s[i].base_mean_s);
-		kv_num(&j, "baseline_wall_sd_s", s[i].base_sd_s);
-		kv_num(&j, "observer_effect", s[i].observer);
-		kv_num(&j, "observer_effect_ci_low", s[i].observer_lo);
-		kv_num(&j, "observer_effect_ci_high", s[i].observer_hi);
-		kv_num(&j, "peak_rss_mean_bytes", s[i].mean[MT_FIG_RSS]);
-		kv_num(&j, "baseline_peak_rss_mean_bytes", s[i].base_rss_mean);
+		mt_json_kv_double(&j, "wall_mean_s", s[i].mean[MT_FIG_WALL]);
+		mt_json_kv_double(&j, "wall_sd_s", s[i].sd[MT_FIG_WALL]);
+		mt_json_kv_double(&j, "baseline_wall_mean_s", s[i].base_mean_s);
+		mt_json_kv_double(&j, "baseline_wall_sd_s", s[i].base_sd_s);
+		mt_json_kv_double(&j, "observer_effect", s[i].observer);
+		mt_json_kv_double(&j, "observer_effect_ci_low", s[i].observer_lo);
+		mt_json_kv_double(&j, "observer_effect_ci_high", s[i].observer_hi);
+		mt_json_kv_double(&j, "peak_rss_mean_bytes", s[i].mean[MT_FIG_RSS]);
+		mt_json_kv_double(&j, "baseline_peak_rss_mean_bytes", s[i].base_rss_mean);
 		mt_json_key(&j, "figures");
 		mt_json_begin_object(&j);
 		for (int f = 0; f < MT_NFIGS; f++) {
 			mt_json_key(&j, mt_exp_fig_name(f));
 			mt_json_begin_object(&j);
 			mt_json_kv_u64(&j, "runs", s[i].count[f]);
-			kv_num(&j, "mean", s[i].mean[f]);
-			kv_num(&j, "sd", s[i].sd[f]);
+			mt_json_kv_double(&j, "mean", s[i].mean[f]);
+			mt_json_kv_double(&j, "sd", s[i].sd[f]);
 			mt_json_end_object(&j);
 		}
 		mt_json_end_object(&j);
@@ -411,11 +403,11 @@ static int compare(const struct mt_exp_index_row *r, size_t n, const char *a, co
 			for (int f = 0; f < MT_NFIGS; f++) {
 				mt_json_key(&j, mt_exp_fig_name(f));
 				mt_json_begin_object(&j);
-				kv_num(&j, "a", c[i].a[f]);
-				kv_num(&j, "b", c[i].b[f]);
-				kv_num(&j, "ratio", c[i].ratio[f]);
-				kv_num(&j, "ci_low", c[i].lo[f]);
-				kv_num(&j, "ci_high", c[i].hi[f]);
+				mt_json_kv_double(&j, "a", c[i].a[f]);
+				mt_json_kv_double(&j, "b", c[i].b[f]);
+				mt_json_kv_double(&j, "ratio", c[i].ratio[f]);
+				mt_json_kv_double(&j, "ci_low", c[i].lo[f]);
+				mt_json_kv_double(&j, "ci_high", c[i].hi[f]);
 				mt_json_end_object(&j);
 			}
 			mt_json_end_object(&j);

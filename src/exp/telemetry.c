@@ -371,14 +371,6 @@ void mt_exp_classify(struct mt_exp_telemetry *t, const struct mt_exp_validity *b
 	t->validity = names[v.level];
 }
 
-static void kv_num(struct mt_json *j, const char *key, double v)
-{
-	if (isnan(v))
-		mt_json_kv_null(j, key);
-	else
-		mt_json_kv_double(j, key, v);
-}
-
 static void kv_opt(struct mt_json *j, const char *key, bool has, uint64_t v)
 {
 	if (has)
@@ -391,11 +383,11 @@ void mt_exp_telemetry_json(struct mt_json *j, const struct mt_exp_telemetry *t)
 {
 	mt_json_key(j, "telemetry");
 	mt_json_begin_object(j);
-	kv_num(j, "idle_baseline_cpu_pct", t->idle_pct);
-	kv_num(j, "background_cpu_pct", t->background_pct);
-	kv_num(j, "background_cpu_error_pct", t->background_err_pct);
-	kv_num(j, "steal_pct", t->steal_pct);
-	kv_num(j, "cpu_freq_mhz", t->freq_mhz);
+	mt_json_kv_double(j, "idle_baseline_cpu_pct", t->idle_pct);
+	mt_json_kv_double(j, "background_cpu_pct", t->background_pct);
+	mt_json_kv_double(j, "background_cpu_error_pct", t->background_err_pct);
+	mt_json_kv_double(j, "steal_pct", t->steal_pct);
+	mt_json_kv_double(j, "cpu_freq_mhz", t->freq_mhz);
 	kv_opt(j, "throttle_events", t->throttle_events >= 0, (uint64_t)t->throttle_events);
 	kv_opt(j, "perf_max_sample_rate_before", t->perf_rate_before >= 0,
 	       (uint64_t)t->perf_rate_before);
@@ -410,8 +402,8 @@ void mt_exp_telemetry_json(struct mt_json *j, const struct mt_exp_telemetry *t)
 	       t->recorder_run_cpu_ns);
 	kv_opt(j, "command_wall_ns", t->command_wall_ns != 0, t->command_wall_ns);
 	kv_opt(j, "memtap_own_peak_bytes", t->has_own, t->own_peak);
-	kv_num(j, "cpu_pct", t->observer_cpu_pct);
-	kv_num(j, "memory_pct", t->observer_mem_pct);
+	mt_json_kv_double(j, "cpu_pct", t->observer_cpu_pct);
+	mt_json_kv_double(j, "memory_pct", t->observer_mem_pct);
 	mt_json_end_object(j);
 	mt_json_key(j, "figures");
 	mt_json_begin_object(j);

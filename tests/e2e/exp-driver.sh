@@ -59,10 +59,12 @@ PY
 	fail "the trace is not redis-server's"
 ok "redis-server traced, driven by redis-benchmark, stopped by its driver: 8 runs ok"
 
-"$MEMTAP" plot $R --kind rss --by config -o rss.svg || fail "plot --by config failed"
+# every traced run drawn: their class depends on memtap's own cost (a sanitizer build's is
+# higher), which is not what this checks
+"$MEMTAP" plot $R --kind rss --by config --include-contaminated -o rss.svg || fail "plot --by config failed"
 grep -q "small (mean of 2 runs)" rss.svg && grep -q "large (mean of 2 runs)" rss.svg ||
 	fail "plot --by config: not a line per configuration"
-"$MEMTAP" plot $R --kind rss -o runs.svg || fail "plot of the runs failed"
+"$MEMTAP" plot $R --kind rss --include-contaminated -o runs.svg || fail "plot of the runs failed"
 [ "$(grep -c "rep [12]<" runs.svg)" -ge 4 ] || fail "plot: not a line per run"
 "$MEMTAP" plot "$R/workload=redis/config=small/kind=traced/rep=1/trace.mtap" --by config -o x.svg 2>by.err &&
 	fail "--by config of a trace accepted"
