@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/util.h"
+#include "common/strutil.h"
 #include "exp/experiment.h"
 #include "exp/run.h"
 #include "exp/slurm.h"
@@ -199,23 +200,6 @@ int cmd_validate(int argc, char **argv)
 	return 0;
 }
 
-/* One argument as a POSIX shell would need it: bare when safe, else single-quoted. */
-static void put_arg(FILE *f, const char *a)
-{
-	if (*a && strspn(a, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-			    "@%+=:,./_-") == strlen(a)) {
-		fputs(a, f);
-		return;
-	}
-	fputc('\'', f);
-	for (; *a; a++)
-		if (*a == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*a, f);
-	fputc('\'', f);
-}
-
 static char *cmd_line(char **argv)
 {
 	char *buf = NULL;
@@ -227,7 +211,7 @@ static char *cmd_line(char **argv)
 	for (size_t i = 0; argv && argv[i]; i++) {
 		if (i)
 			fputc(' ', f);
-		put_arg(f, argv[i]);
+		mt_fputs_sh(f, argv[i]);
 	}
 	fclose(f);
 	return buf;

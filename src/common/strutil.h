@@ -4,6 +4,7 @@
 #define MEMTAP_COMMON_STRUTIL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -48,5 +49,9 @@ const char *mt_fmt_realtime(uint64_t ns, char *buf, size_t size);
 
 /* mkdir -p: every directory of path made as needed (0755). 0 or -errno. */
 int mt_mkdir_p(const char *path);
+
+/* s as one word of a POSIX shell command: bare when it has only safe characters, else in
+ * single quotes ('\'' for each quote inside). */
+void mt_fputs_sh(FILE *f, const char *s);
 
 #endif

@@ -15,18 +15,6 @@
 #include "common/strutil.h"
 #include "exp/run.h"
 
-/* s in single quotes for /bin/sh ('\'' for each quote inside). */
-static void sh_quote(FILE *f, const char *s)
-{
-	fputc('\'', f);
-	for (; *s; s++)
-		if (*s == '\'')
-			fputs("'\\''", f);
-		else
-			fputc(*s, f);
-	fputc('\'', f);
-}
-
 static int write_job(const char *path, const struct mt_exp_slurm_opts *o)
 {
 	FILE *f = fopen(path, "we");
@@ -37,9 +25,9 @@ static int write_job(const char *path, const struct mt_exp_slurm_opts *o)
 		   "# memtap run --slurm: one task per run of the experiment; the task id is the\n"
 		   "# run's number in memtap plan.\n"
 		   "exec ");
-	sh_quote(f, o->memtap);
+	mt_fputs_sh(f, o->memtap);
 	fputs(" run ", f);
-	sh_quote(f, o->exp_path);
+	mt_fputs_sh(f, o->exp_path);
 	fprintf(f, " --task \"$SLURM_ARRAY_TASK_ID\"%s\n",
 		o->retry_failed ? " --retry-failed" : "");
 	if (fclose(f) != 0)
