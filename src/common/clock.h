@@ -4,6 +4,7 @@
 #define MEMTAP_COMMON_CLOCK_H
 
 #include <stdint.h>
+#include <sys/time.h>
 #include <time.h>
 
 static inline uint64_t mt_clock_ns(clockid_t id)
@@ -17,6 +18,12 @@ static inline uint64_t mt_clock_ns(clockid_t id)
 static inline uint64_t mt_now_ns(void)
 {
 	return mt_clock_ns(CLOCK_MONOTONIC);
+}
+
+/* A struct timeval (getrusage's CPU times) in nanoseconds. */
+static inline uint64_t mt_timeval_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000ULL + (uint64_t)tv.tv_usec * 1000ULL;
 }
 
 #endif

@@ -9,6 +9,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/strutil.h"
+
 int mt_cpulist_parse(const char *s, cpu_set_t *set)
 {
 	CPU_ZERO(set);
@@ -42,19 +44,13 @@ int mt_cpulist_parse(const char *s, cpu_set_t *set)
 int mt_numa_node_cpus(int node, cpu_set_t *set)
 {
 	char path[96], buf[4096];
-	FILE *f;
-	size_t n;
+	int rc;
 
 	if (node < 0 || node > 1023)
 		return -ENOENT;
 	snprintf(path, sizeof(path), "/sys/devices/system/node/node%d/cpulist", node);
-	if (!(f = fopen(path, "re")))
-		return -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	if (n && buf[n - 1] == '\n')
-		buf[n - 1] = 0;
+	if ((rc = mt_read_line_file(path, buf, sizeof(buf))) < 0)
+		return rc;
 	if (!buf[0]) {
 		CPU_ZERO(set);
 		return 0; /* a node with memory and no CPU */

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/clock.h"
 #include "common/sha256.h"
 #include "common/strutil.h"
 #include "exp/index.h"
@@ -104,11 +105,6 @@ struct outcome {
 	uint64_t driver_cpu_ns; /* the driver's CPU time: the run's own */
 };
 
-static uint64_t tv_ns(struct timeval tv)
-{
-	return (uint64_t)tv.tv_sec * 1000000000ull + (uint64_t)tv.tv_usec * 1000ull;
-}
-
 static void write_metadata(const struct mt_experiment *x, const struct mt_exp_run *r,
 			   char *const *argv, const char *cwd, const struct mt_exp_knobs *k,
 			   const struct outcome *oc, FILE *f)
@@ -139,8 +135,8 @@ static void write_metadata(const struct mt_experiment *x, const struct mt_exp_ru
 	mt_json_kv_u64(&j, "start_ns", oc->t0); /* CLOCK_MONOTONIC */
 	mt_json_kv_u64(&j, "wall_ns", oc->t1 - oc->t0);
 	/* the run's process tree (memtap and the workload for a traced run) */
-	mt_json_kv_u64(&j, "user_ns", tv_ns(oc->ru.ru_utime));
-	mt_json_kv_u64(&j, "sys_ns", tv_ns(oc->ru.ru_stime));
+	mt_json_kv_u64(&j, "user_ns", mt_timeval_ns(oc->ru.ru_utime));
+	mt_json_kv_u64(&j, "sys_ns", mt_timeval_ns(oc->ru.ru_stime));
 	mt_json_kv_u64(&j, "max_rss_bytes", (uint64_t)oc->ru.ru_maxrss * 1024);
 	mt_exp_telemetry_json(&j, &oc->tel);
 	mt_json_key(&j, "knobs");
@@ -213,8 +209,8 @@ static int index_run(const struct mt_experiment *x, const struct mt_exp_run *r, 
 		.index = r->index,
 		.exit_status = oc->exit_status,
 		.wall_ns = oc->t1 - oc->t0,
-		.user_ns = tv_ns(oc->ru.ru_utime),
-		.sys_ns = tv_ns(oc->ru.ru_stime),
+		.user_ns = mt_timeval_ns(oc->ru.ru_utime),
+		.sys_ns = mt_timeval_ns(oc->ru.ru_stime),
 		.max_rss_bytes = (uint64_t)oc->ru.ru_maxrss * 1024,
 		.start_ns = oc->t0,
 		.validity = oc->tel.validity,
@@ -263,7 +259,8 @@ static int drive(const struct mt_exp_workload *w, const char *cwd, const char *d
 		snprintf(why, size, "driver %s: cannot run: %s", d->name, strerror(errno));
 		return -1;
 	}
-	*cpu_ns = tv_ns(ru.ru_utime) + tv_ns(ru.ru_stime); /* the run's, not the background's */
+	*cpu_ns = mt_timeval_ns(ru.ru_utime) +
+		  mt_timeval_ns(ru.ru_stime); /* the run's, not the background's */
 	if (w2) {
 		snprintf(why, size, "driver %s: %s", d->name, w2);
 		return -1;
@@ -290,7 +287,7 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 	int st = 0;
 
 	oc->status = "failed";
-	oc->t0 = oc->t1 = mt_exp_now_ns();
+	oc->t0 = oc->t1 = mt_now_ns();
 	if (mt_exp_step(&w->setup, w, cwd, dir, "setup") < 0) {
 		snprintf(oc->reason, sizeof(oc->reason), "setup failed (setup.log)");
 		goto teardown;
@@ -300,7 +297,7 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 	snprintf(out, sizeof(out), "%s/stdout", dir);
 	snprintf(errp, sizeof(errp), "%s/stderr", dir);
 	mt_exp_snap(&oc->before, services, w->nservices);
-	oc->t0 = mt_exp_now_ns();
+	oc->t0 = mt_now_ns();
 	/* traced: memtap on its own CPUs, the command placed by memtap record (its --cpus and
 	 * --numa-node); untraced: the command placed here */
 	if (r->kind == MT_EXP_TRACED)
@@ -312,7 +309,7 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 		    0) {
 		driven = false;
 		if (gone) { /* nothing to wait for */
-			oc->t1 = mt_exp_now_ns();
+			oc->t1 = mt_now_ns();
 			oc->exit_status = -1;
 			goto stop;
 		}
@@ -323,7 +320,7 @@ static void execute_one(const struct mt_experiment *x, const struct mt_exp_run *
 		snprintf(oc->reason, sizeof(oc->reason), "cannot run: %s", strerror(errno));
 		goto stop;
 	}
-	oc->t1 = mt_exp_now_ns();
+	oc->t1 = mt_now_ns();
 	mt_exp_snap(&oc->after, services, w->nservices);
 	oc->exit_status = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
 	oc->signal = WIFSIGNALED(st) ? WTERMSIG(st) : 0;
@@ -370,7 +367,7 @@ int mt_exp_run_state(const struct mt_experiment *x, const struct mt_exp_run *r)
 static void progress(const struct mt_exp_run_opts *o, const struct mt_experiment *x,
 		     const struct mt_exp_run *r, size_t n, uint64_t t_start, size_t done)
 {
-	uint64_t el = mt_exp_now_ns() - t_start;
+	uint64_t el = mt_now_ns() - t_start;
 
 	if (!o->progress)
 		return;
@@ -392,7 +389,8 @@ static void assess(const struct mt_experiment *x, const struct mt_exp_run *r, co
 	if (!oc->after.t_ns)
 		return; /* the command never ran */
 	mt_exp_telemetry_from(&oc->tel, &oc->before, &oc->after,
-			      tv_ns(oc->ru.ru_utime) + tv_ns(oc->ru.ru_stime) + oc->driver_cpu_ns,
+			      mt_timeval_ns(oc->ru.ru_utime) + mt_timeval_ns(oc->ru.ru_stime) +
+				      oc->driver_cpu_ns,
 			      idle->pct);
 	if (r->kind == MT_EXP_TRACED && !strcmp(oc->status, "ok") &&
 	    !mt_exp_telemetry_trace(&oc->tel, trace))
@@ -471,7 +469,7 @@ int mt_exp_execute(const struct mt_experiment *x, const struct mt_exp_run *runs,
 		.perf_pct = { .file = "/proc/sys/kernel/perf_cpu_time_max_percent",
 			      .number = true },
 	};
-	uint64_t t_start = mt_exp_now_ns();
+	uint64_t t_start = mt_now_ns();
 	struct idle idle = { false, NAN };
 	char base[4096];
 	size_t done = 0;

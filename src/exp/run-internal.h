@@ -23,7 +23,6 @@ struct mt_exp_knobs {
 		perf_pct; /* perf_event_max_sample_rate, _cpu_time_max_percent */
 };
 
-uint64_t mt_exp_now_ns(void);
 /* Sets the configuration's knobs (a knob it leaves unset goes back to its original). */
 int mt_exp_apply_knobs(struct mt_exp_knobs *k, const struct mt_exp_config *c, char *err,
 		       size_t errsize);

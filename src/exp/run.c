@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* memtap run: an experiment's runs executed in the plan's order, resumable, knobs restored. */
+#include "common/clock.h"
+#include "common/strutil.h"
 #include "common/cpulist.h"
 #include "exp/run-internal.h"
 #include "record/alloc.h"
@@ -20,14 +22,6 @@
 #include <unistd.h>
 
 #define THP "/sys/kernel/mm/transparent_hugepage/"
-
-uint64_t mt_exp_now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static void nap_ms(long ms)
 {
@@ -64,20 +58,12 @@ static int read_choice(const char *path, char *out, size_t size)
 /* A sysctl's number, as text. */
 static int read_number(const char *path, char *out, size_t size)
 {
-	char buf[64];
-	FILE *f = fopen(path, "re");
-	size_t n;
+	int rc = mt_read_line_file(path, out, size);
 
-	if (!f)
-		return -errno;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = 0;
-	buf[strcspn(buf, " \n")] = 0;
-	if (!buf[0] || strspn(buf, "0123456789") != strlen(buf) || strlen(buf) >= size)
-		return -EINVAL;
-	memcpy(out, buf, strlen(buf) + 1);
-	return 0;
+	if (rc < 0)
+		return rc;
+	out[strcspn(out, " ")] = 0;
+	return out[0] && strspn(out, "0123456789") == strlen(out) ? 0 : -EINVAL;
 }
 
 static int write_str(const char *path, const char *v)
@@ -235,7 +221,7 @@ gone:
 int mt_exp_wait(pid_t pid, double timeout_s, volatile sig_atomic_t *stop, int *status,
 		struct rusage *ru, const char **why)
 {
-	uint64_t t0 = mt_exp_now_ns();
+	uint64_t t0 = mt_now_ns();
 
 	*why = NULL;
 	for (;;) {
@@ -249,7 +235,7 @@ int mt_exp_wait(pid_t pid, double timeout_s, volatile sig_atomic_t *stop, int *s
 			*why = "interrupted";
 			break;
 		}
-		if (timeout_s > 0 && (double)(mt_exp_now_ns() - t0) / 1e9 > timeout_s) {
+		if (timeout_s > 0 && (double)(mt_now_ns() - t0) / 1e9 > timeout_s) {
 			*why = "timeout";
 			break;
 		}
@@ -282,10 +268,10 @@ static bool tcp_ready(int port)
 int mt_exp_wait_ready(const struct mt_exp_service *sv, pid_t pid, const struct mt_exp_workload *w,
 		      const char *cwd, const char *what, char *err, size_t errsize)
 {
-	uint64_t t0 = mt_exp_now_ns();
+	uint64_t t0 = mt_now_ns();
 	int st;
 
-	while ((double)(mt_exp_now_ns() - t0) / 1e9 < sv->timeout_s) {
+	while ((double)(mt_now_ns() - t0) / 1e9 < sv->timeout_s) {
 		bool ready;
 
 		if (waitpid(pid, &st, WNOHANG) == pid) {

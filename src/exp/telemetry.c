@@ -13,16 +13,10 @@
 
 #include "analysis/model.h"
 #include "analysis/rereads.h"
+#include "common/clock.h"
+#include "common/strutil.h"
 #include "export/json.h"
 #include "format/reader.h"
-
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
-}
 
 static uint64_t tick_ns(void)
 {
@@ -31,17 +25,16 @@ static uint64_t tick_ns(void)
 	return hz > 0 ? 1000000000ull / (uint64_t)hz : 10000000ull;
 }
 
+/* A file holding one number (sysfs, procfs); -1 when absent or not one. */
 static int64_t read_i64(const char *path)
 {
-	FILE *f = fopen(path, "re");
+	char buf[64], *end;
 	long long v;
-	int ok;
 
-	if (!f)
+	if (mt_read_line_file(path, buf, sizeof(buf)) < 0)
 		return -1;
-	ok = fscanf(f, "%lld", &v) == 1;
-	fclose(f);
-	return ok && v >= 0 ? (int64_t)v : -1;
+	v = strtoll(buf, &end, 10);
+	return end != buf && v >= 0 ? (int64_t)v : -1;
 }
 
 /* /proc/stat's first line: every CPU's busy time (user, nice, system, irq, softirq; guest
@@ -143,16 +136,13 @@ void mt_exp_snap(struct mt_exp_snap *s, const pid_t *pids, size_t n)
 	struct rusage ru;
 
 	memset(s, 0, sizeof(*s));
-	s->t_ns = now_ns();
+	s->t_ns = mt_now_ns();
 	s->cpu_ok = read_cpu(&s->busy_ns, &s->steal_ns);
 	each_cpu(add_throttle, &th);
 	s->throttle = th.n ? th.total : -1;
 	s->perf_rate = read_i64("/proc/sys/kernel/perf_event_max_sample_rate");
 	if (getrusage(RUSAGE_SELF, &ru) == 0)
-		s->self_cpu_ns = (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-				 (uint64_t)ru.ru_utime.tv_usec * 1000ull +
-				 (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-				 (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+		s->self_cpu_ns = mt_timeval_ns(ru.ru_utime) + mt_timeval_ns(ru.ru_stime);
 	for (size_t i = 0; i < n; i++)
 		if (pids[i] > 0)
 			s->others_cpu_ns += proc_cpu_ns(pids[i]);

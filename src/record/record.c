@@ -346,10 +346,7 @@ static uint64_t own_cpu_ns(void)
 
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
 		return 0;
-	return (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-	       (uint64_t)ru.ru_utime.tv_usec * 1000ull +
-	       (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-	       (uint64_t)ru.ru_stime.tv_usec * 1000ull;
+	return mt_timeval_ns(ru.ru_utime) + mt_timeval_ns(ru.ru_stime);
 }
 
 /* The recorder's own CPU time and peak RSS (its threads, not the workload's: the workload's
@@ -362,15 +359,10 @@ static void add_own_cost(const struct mt_session *s, struct mt_kv *end)
 		mt_kv_add_u64(end, "recorder_run_cpu_ns", s->cpu_gone - s->cpu_go);
 		mt_kv_add_u64(end, "command_wall_ns", s->t_gone - s->t_go);
 	}
-
 	if (getrusage(RUSAGE_SELF, &ru) < 0)
 		return;
-	mt_kv_add_u64(end, "recorder_user_ns",
-		      (uint64_t)ru.ru_utime.tv_sec * 1000000000ull +
-			      (uint64_t)ru.ru_utime.tv_usec * 1000ull);
-	mt_kv_add_u64(end, "recorder_sys_ns",
-		      (uint64_t)ru.ru_stime.tv_sec * 1000000000ull +
-			      (uint64_t)ru.ru_stime.tv_usec * 1000ull);
+	mt_kv_add_u64(end, "recorder_user_ns", mt_timeval_ns(ru.ru_utime));
+	mt_kv_add_u64(end, "recorder_sys_ns", mt_timeval_ns(ru.ru_stime));
 	mt_kv_add_u64(end, "recorder_max_rss_bytes", (uint64_t)ru.ru_maxrss * 1024);
 }
 
