@@ -24,14 +24,20 @@
  *     chunks and marks the slots FREE. Waking the recorder costs the workload a cross-CPU
  *     interrupt (tens of microseconds in a VM), so a thread sends a one-byte NOTIFY only when
  *     the READY slots pile up to wake_at, or when it has to wait for a free slot.
- *  4. When the connection reaches EOF (the process exited, exec'd or was killed), every
- *     slot still FILLING is drained too: nothing a process wrote to its region is lost,
- *     even on SIGKILL. Slots of threads that exited earlier are drained when the recorder
- *     sees the thread's exit.
+ *  4. When the process exits, execs or is killed, every slot still FILLING is drained
+ *     too: nothing a process wrote to its region is lost, even on SIGKILL. Slots of threads
+ *     that exited earlier are drained when the recorder sees the thread's exit. The
+ *     connection's EOF alone ends nothing: a program that closes its descriptors (every
+ *     daemon) closes the runtime's socket, and the recorder goes on draining the region
+ *     until the process itself is gone (a pidfd says when); the runtime checks the socket
+ *     is still its own before every send (its inode) and reconnects (HELLO with
+ *     MT_RT_HELLO_RESUME) rather than ever write to a descriptor the program reused.
  */
 
 #define MT_RT_ENV "MEMTAP_RT"
-#define MT_RT_PROTO_VERSION 2
+#define MT_RT_PROTO_VERSION 3
+#define MT_RT_PROTO_STR "3" /* in memtap_rt_version, which the recorder checks */
+#define MT_RT_KEY_BYTES 16 /* the recording's secret, in MEMTAP_RT as 32 hex digits */
 #define MT_RT_REGION_MAGIC 0x6d745254u /* "TRtm" */
 
 enum mt_rt_msg {
@@ -172,11 +178,23 @@ static inline const char *mt_rt_py_state_name(uint32_t state)
 	return state < 4 ? n[state] : "?";
 }
 
+/*
+ * The greeting. The recorder believes none of its identity: the pid is the kernel's
+ * (SO_PEERCRED), the key must be the recording's secret (only the workload's environment
+ * has it), and the memfd must be sealed against shrinking. With MT_RT_HELLO_RESUME the
+ * process reconnects after its program closed or replaced the runtime's descriptor: no
+ * memfd, the recorder goes on with the region it already maps for that pid.
+ */
+enum { MT_RT_HELLO_RESUME = 1 };
+
 struct mt_rt_hello {
 	uint32_t type; /* MT_RT_MSG_HELLO */
 	uint32_t version;
-	uint32_t pid;
+	uint32_t pid; /* informative only */
 	uint32_t ppid;
+	uint8_t key[MT_RT_KEY_BYTES];
+	uint32_t flags; /* MT_RT_HELLO_* */
+	uint32_t reserved;
 	uint64_t region_size;
 	uint64_t time_ns; /* CLOCK_MONOTONIC when the runtime started in this process */
 	/* memtap's own memory in the process: the shared region, and the arena every private
@@ -377,7 +395,10 @@ struct mt_rt_region {
 	uint32_t py_state; /* enum mt_rt_py_state */
 	uint32_t py_version;
 	uint64_t py_codes, py_codes_lost, py_stacks, py_unplaced;
-	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40];
+	/* the channel: times the program closed or replaced the runtime's descriptor, times
+	 * the runtime reconnected, events dropped at once (no wait) after a slot wait timed out */
+	uint64_t chan_lost, chan_resumed, starved_drops;
+	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40 - 24];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

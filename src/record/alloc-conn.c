@@ -80,15 +80,56 @@ static void write_stream_kv(struct mt_session *s, struct conn *c, const struct m
 	mt_kv_release(&kv);
 }
 
-/* Maps and validates a region handed over by a HELLO. */
-static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
+/* a + b * c <= lim, without overflow. */
+static bool fits(uint64_t a, uint64_t b, uint64_t c, uint64_t lim)
+{
+	uint64_t m, sum;
+
+	return !__builtin_mul_overflow(b, c, &m) && !__builtin_add_overflow(a, m, &sum) &&
+	       sum <= lim;
+}
+
+/* The region's geometry, checked: every offset and size the recorder will use lies inside
+ * the mapping, computed without overflow. */
+static bool region_sane(const struct mt_rt_region *h, uint64_t size)
+{
+	uint64_t bitmap = ((uint64_t)h->nslots + 63) / 64 * 8, slots_end;
+
+	if (h->magic != MT_RT_REGION_MAGIC || h->version != MT_RT_PROTO_VERSION ||
+	    h->slot_words == 0 || h->slot_words > (1u << 20) || h->nslots == 0 ||
+	    h->nslots > 65536 || h->nodes_cap == 0 || h->nodes_cap > (1ull << 28))
+		return false;
+	if (h->slot_size < sizeof(struct mt_rt_slot) + (uint64_t)h->slot_words * sizeof(uint64_t) ||
+	    h->slot_size > (64ull << 20) || h->slots_off < sizeof(struct mt_rt_region) ||
+	    !fits(h->slots_off, h->nslots, h->slot_size, size))
+		return false;
+	slots_end = h->slots_off + (uint64_t)h->nslots * h->slot_size;
+	if (h->nodes_off < slots_end || !fits(h->nodes_off, h->nodes_cap, sizeof(struct mt_rt_node), size))
+		return false;
+	return h->ready_off >= sizeof(struct mt_rt_region) && h->ready_off % 8 == 0 &&
+	       fits(h->ready_off, 1, bitmap, h->slots_off) &&
+	       h->free_off >= sizeof(struct mt_rt_region) && h->free_off % 8 == 0 &&
+	       fits(h->free_off, 1, bitmap, h->slots_off);
+}
+
+/*
+ * Maps and validates a region handed over by a HELLO. The memfd must be sealed against
+ * shrinking: a file that shrank under the mapping would kill the recorder with SIGBUS at
+ * its next read.
+ */
+static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h, enum refuse *why)
 {
 	struct stat st;
 	struct mt_rt_region hdr;
+	int seals = fcntl(memfd, F_GET_SEALS);
 	void *p;
 
-	if (fstat(memfd, &st) < 0 || (uint64_t)st.st_size < h->region_size ||
-	    h->region_size < sizeof(struct mt_rt_region) || h->region_size > (16ull << 30))
+	*why = REF_MEMFD;
+	if (seals < 0 || !(seals & F_SEAL_SHRINK) || fstat(memfd, &st) < 0 ||
+	    !S_ISREG(st.st_mode) || (uint64_t)st.st_size < h->region_size)
+		return -EINVAL;
+	*why = REF_MALFORMED;
+	if (h->region_size < sizeof(struct mt_rt_region) || h->region_size > (16ull << 30))
 		return -EINVAL;
 	p = mmap(NULL, h->region_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
 	if (p == MAP_FAILED)
@@ -97,19 +138,7 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h)
 	c->region = p;
 	c->size = h->region_size;
 	/* Everything read later is bounded by these checked copies. */
-	if (hdr.magic != MT_RT_REGION_MAGIC || hdr.version != MT_RT_PROTO_VERSION ||
-	    hdr.slot_words == 0 || hdr.slot_words > (1u << 20) ||
-	    hdr.slot_size <
-		    sizeof(struct mt_rt_slot) + (uint64_t)hdr.slot_words * sizeof(uint64_t) ||
-	    hdr.slots_off < sizeof(struct mt_rt_region) || hdr.nslots == 0 || hdr.nslots > 65536 ||
-	    hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size > c->size || hdr.nodes_cap == 0 ||
-	    hdr.nodes_cap > (1ull << 28) ||
-	    hdr.nodes_off + hdr.nodes_cap * sizeof(struct mt_rt_node) > c->size ||
-	    hdr.nodes_off < hdr.slots_off + (uint64_t)hdr.nslots * hdr.slot_size ||
-	    hdr.ready_off < sizeof(struct mt_rt_region) || hdr.ready_off % 8 ||
-	    hdr.ready_off + ((uint64_t)hdr.nslots + 63) / 64 * 8 > hdr.slots_off ||
-	    hdr.free_off < sizeof(struct mt_rt_region) || hdr.free_off % 8 ||
-	    hdr.free_off + ((uint64_t)hdr.nslots + 63) / 64 * 8 > hdr.slots_off) {
+	if (!region_sane(&hdr, c->size)) {
 		munmap(p, c->size);
 		c->region = NULL;
 		return -EINVAL;
@@ -188,6 +217,76 @@ static void own_maps(struct mt_session *s, struct conn *c, const struct mt_rt_he
 	mt_ac_own_rss(s, c, h->own_ns, h->own_anon, h->own_shmem);
 }
 
+void mt_ac_proc_greeted(struct mt_alloc_state *a, pid_t pid, uint64_t t)
+{
+	struct proc_rt *pr = mt_ac_proc_get(a, pid, true);
+
+	if (!pr)
+		return;
+	pr->hello_ns = t;
+	/* A greeting from before the last exec (read late) is the old image's. */
+	if (t >= pr->exec_ns)
+		pr->rt_seen = true;
+}
+
+/* Constant time: how long a comparison takes says nothing of the key. */
+static bool key_ok(const struct mt_alloc_state *a, const uint8_t *k)
+{
+	uint8_t d = 0;
+
+	for (size_t i = 0; i < MT_RT_KEY_BYTES; i++)
+		d |= (uint8_t)(a->key[i] ^ k[i]);
+	return d == 0;
+}
+
+static void refuse(struct mt_alloc_state *a, struct conn *c, enum refuse why)
+{
+	a->refused[why]++;
+	mt_debug("refused a runtime connection from pid %d (reason %d)", (int)c->pid, (int)why);
+	c->closed = true;
+}
+
+/*
+ * A RESUME greeting: the process's program closed or replaced the runtime's socket, and the
+ * runtime connected again. The connection that holds its region (the newest of the pid)
+ * takes this socket; this entry is left empty.
+ */
+static void on_resume(struct mt_session *s, struct conn *c)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	for (size_t i = a->nconns; i-- > 0;) {
+		struct conn *o = &a->conns[i];
+
+		if (o == c || o->pid != c->pid || !o->region)
+			continue;
+		if (o->fd >= 0 && o->pidfd)
+			close(o->fd);
+		else if (o->fd >= 0) /* its EOF not read yet: whatever it still holds */
+			mt_ac_read_conn(s, o);
+		if (o->fd >= 0 && !o->pidfd)
+			close(o->fd);
+		o->fd = c->fd;
+		o->pidfd = false;
+		o->closed = false;
+		c->fd = -1;
+		c->resumed = c->closed = true;
+		mt_debug("runtime of %d reconnected (stream %u)", (int)o->pid, o->stream);
+		return;
+	}
+	refuse(a, c, REF_RESUME);
+}
+
+/* A process's new image greeted: its earlier regions (before the exec) hold all they will. */
+static void close_older(struct mt_session *s, struct conn *c)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	for (size_t i = 0; i < a->nconns; i++)
+		if (&a->conns[i] != c && a->conns[i].pid == c->pid && a->conns[i].region)
+			a->conns[i].closed = true;
+}
+
 void mt_ac_on_hello(struct mt_session *s, struct conn *c)
 {
 	struct mt_alloc_state *a = s->alloc;
@@ -199,8 +298,8 @@ void mt_ac_on_hello(struct mt_session *s, struct conn *c)
 			     .msg_control = cbuf,
 			     .msg_controllen = sizeof(cbuf) };
 	struct cmsghdr *cm;
-	struct proc_rt *pr;
 	int memfd = -1;
+	enum refuse why = REF_MALFORMED;
 	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 	if (n == 0 || (n < 0 && errno != EAGAIN)) {
@@ -214,24 +313,72 @@ void mt_ac_on_hello(struct mt_session *s, struct conn *c)
 		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
 			memcpy(&memfd, CMSG_DATA(cm), sizeof(int));
 	if (n != (ssize_t)sizeof(h) || h.type != MT_RT_MSG_HELLO ||
-	    h.version != MT_RT_PROTO_VERSION || memfd < 0 || conn_map(c, memfd, &h) < 0) {
-		mt_warn("a process sent a malformed runtime greeting; ignoring its allocations");
+	    h.version != MT_RT_PROTO_VERSION || !key_ok(a, h.key)) {
 		if (memfd >= 0)
 			close(memfd);
-		c->closed = true;
+		refuse(a, c, n == (ssize_t)sizeof(h) && h.type == MT_RT_MSG_HELLO &&
+					     h.version == MT_RT_PROTO_VERSION
+				     ? REF_KEY
+				     : REF_MALFORMED);
+		return;
+	}
+	if (h.flags & MT_RT_HELLO_RESUME) {
+		if (memfd >= 0)
+			close(memfd);
+		on_resume(s, c);
+		return;
+	}
+	if (memfd < 0 && (mh.msg_flags & MSG_CTRUNC)) {
+		/* The kernel had no descriptor to give us for the region. */
+		struct proc_rt *pr = mt_ac_proc_get(a, c->pid, true);
+
+		if (pr)
+			snprintf(pr->reason, sizeof(pr->reason),
+				 "the recorder had no descriptor left for its region (limit %u)",
+				 a->fd_limit);
+		refuse(a, c, REF_NOFD);
+		return;
+	}
+	if (memfd < 0 || conn_map(c, memfd, &h, &why) < 0) {
+		if (memfd >= 0)
+			close(memfd);
+		refuse(a, c, memfd < 0 ? REF_MALFORMED : why);
 		return;
 	}
 	close(memfd);
-	c->pid = (pid_t)h.pid;
+	c->hello_ns = h.time_ns;
 	c->stream = a->next_stream++;
+	h.pid = (uint32_t)c->pid; /* the kernel's, whatever the greeting said */
 	mt_debug("runtime of %d connected: stream %u", (int)c->pid, c->stream);
+	close_older(s, c);
 	write_stream_kv(s, c, &h);
 	own_maps(s, c, &h);
 	a->processes++;
-	pr = mt_ac_proc_get(a, c->pid, true);
-	/* A greeting from before the last exec (read late) is the old image's. */
-	if (pr && h.time_ns >= pr->exec_ns)
-		pr->rt_seen = true;
+	mt_ac_proc_greeted(a, c->pid, h.time_ns);
+}
+
+/* Greetings arrive right after the connection; these many may wait at once. */
+#define CONN_PENDING_MAX 256
+#define CONN_HELLO_NS 10000000000ull
+
+/* A new connection while CONN_PENDING_MAX wait for their greeting: the oldest goes (a
+ * flood of silent connections cannot crowd out the workload's, which greet at once). */
+static void evict_pending(struct mt_alloc_state *a)
+{
+	struct conn *old = NULL;
+	size_t pending = 0;
+
+	for (size_t i = 0; i < a->nconns; i++) {
+		struct conn *c = &a->conns[i];
+
+		if (c->region || c->closed)
+			continue;
+		pending++;
+		if (!old || c->accepted_ns < old->accepted_ns)
+			old = c;
+	}
+	if (pending >= CONN_PENDING_MAX && old)
+		refuse(a, old, REF_SILENT);
 }
 
 void mt_ac_conn_accept(struct mt_session *s)
@@ -240,17 +387,31 @@ void mt_ac_conn_accept(struct mt_session *s)
 
 	for (;;) {
 		int fd = accept4(a->lsock, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+		struct ucred cred;
+		socklen_t len = sizeof(cred);
 		struct conn *c;
 
-		if (fd < 0)
-			return;
-		if (mt_grow_array(&a->conns, &a->conns_cap, a->nconns + 1, sizeof(*a->conns)) < 0) {
-			close(fd);
+		if (fd < 0) {
+			if (errno == EMFILE || errno == ENFILE) {
+				/* Connections wait in the backlog until a descriptor frees. */
+				a->fd_exhausted++;
+				a->accept_after = mt_now_ns() + 20000000ull;
+			}
 			return;
 		}
+		if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) < 0 || cred.pid <= 0 ||
+		    mt_grow_array(&a->conns, &a->conns_cap, a->nconns + 1, sizeof(*a->conns)) < 0) {
+			close(fd);
+			a->refused[REF_MALFORMED]++;
+			continue;
+		}
+		evict_pending(a);
 		c = &a->conns[a->nconns++];
 		memset(c, 0, sizeof(*c));
 		c->fd = fd;
+		c->pid = cred.pid;
+		c->accepted_ns = mt_now_ns();
+		mt_ac_on_hello(s, c); /* it is there already, nearly always */
 	}
 }
 
@@ -339,6 +500,8 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 	struct mt_alloc_state *a = s->alloc;
 	struct mt_rt_region *r = c->region;
 
+	if (r && c->fd >= 0 && !c->pidfd)
+		mt_ac_read_conn(s, c); /* its last messages (labels, functions) first */
 	if (r) {
 		mt_ac_conn_drain(s, c, true, 0);
 		mt_ac_conn_flush(s, c);
@@ -372,6 +535,9 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 				a->py_version[r->py_state] = r->py_version;
 		}
 		a->py_funcs_lost += r->py_codes_lost;
+		a->chan_lost += r->chan_lost;
+		a->chan_resumed += r->chan_resumed;
+		a->starved_drops += r->starved_drops;
 		a->py_stacks += r->py_stacks;
 		a->py_unplaced += r->py_unplaced;
 		if (r->py_codes_lost)
@@ -394,7 +560,8 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 	free(c->evs);
 	c->ready = NULL;
 	c->evs = NULL;
-	close(c->fd);
+	if (c->fd >= 0)
+		close(c->fd);
 	c->fd = -1;
 }
 

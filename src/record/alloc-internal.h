@@ -13,7 +13,7 @@
 #include "format/rt-proto.h"
 #include "record/alloc.h"
 
-#define RT_VERSION "memtap-rt " MEMTAP_VERSION " proto 2"
+#define RT_VERSION "memtap-rt " MEMTAP_VERSION " proto " MT_RT_PROTO_STR
 
 /* The event types a runtime connection produces, one block each. */
 enum { B_ALLOC, B_MMAP, B_MUNMAP, B_MREMAP, B_BRK, NBLOCKS };
@@ -30,10 +30,15 @@ struct ready_ent {
 };
 
 struct conn {
-	int fd;
-	pid_t pid;
+	int fd; /* the socket; once it closed while the process lives, a pidfd */
+	pid_t pid; /* the kernel's (SO_PEERCRED), never the greeting's */
 	uint32_t stream;
-	bool closed;
+	bool closed; /* to be drained one last time and closed */
+	bool pidfd; /* fd is the process's pidfd: the socket is gone, the region is drained
+		     * until the process exits */
+	bool resumed; /* a RESUME greeting, handed over to the connection of its region */
+	uint64_t accepted_ns; /* a connection without a greeting is dropped after a while */
+	uint64_t hello_ns;
 	/* A private copy of the region's geometry, validated once: the workload can scribble
 	 * on the shared header, never on these. */
 	struct mt_rt_region *region;
@@ -58,7 +63,19 @@ struct proc_rt {
 	bool exec_seen;
 	bool rt_seen;
 	uint64_t exec_ns; /* CLOCK_MONOTONIC of the last exec */
-	char reason[96];
+	uint64_t hello_ns; /* the runtime's start in its last greeting */
+	char reason[128];
+};
+
+/* Why connections to the runtime's socket were refused (connections_refused_*). */
+enum refuse {
+	REF_KEY, /* without the recording's key: not the workload's */
+	REF_MEMFD, /* a region that is not a memfd sealed against shrinking, or too small */
+	REF_MALFORMED, /* a greeting of the wrong size, version or geometry */
+	REF_SILENT, /* no greeting within CONN_HELLO_NS, or evicted by newer ones */
+	REF_RESUME, /* a RESUME for a process whose region the recorder does not hold */
+	REF_NOFD, /* the recorder had no descriptor left for the region */
+	REF_MAX,
 };
 
 struct mt_alloc_state {
@@ -95,6 +112,13 @@ struct mt_alloc_state {
 	uint32_t py_version[4];
 	char untraced[1024];
 	uint64_t nuntraced;
+	uint8_t key[MT_RT_KEY_BYTES]; /* the recording's secret, in the workload's MEMTAP_RT */
+	uint64_t refused[REF_MAX];
+	uint64_t fd_exhausted; /* accept() found no descriptor left */
+	uint64_t accept_after; /* the listening socket is not polled before this (EMFILE) */
+	bool lsock_polled; /* the last poll set holds it */
+	uint64_t chan_lost, chan_resumed, starved_drops; /* over closed connections */
+	unsigned fd_limit; /* RLIMIT_NOFILE's soft limit the recorder runs with */
 	unsigned interval_ms; /* the next collection round, while connections are open */
 	uint64_t time_est; /* rows whose time was interpolated */
 };
@@ -119,6 +143,8 @@ void mt_ac_conn_flush(struct mt_session *s, struct conn *c);
 void mt_ac_on_hello(struct mt_session *s, struct conn *c);
 void mt_ac_own_rss(struct mt_session *s, struct conn *c, uint64_t t, uint64_t anon, uint64_t shmem);
 struct proc_rt *mt_ac_proc_get(struct mt_alloc_state *a, pid_t pid, bool create);
+/* The process pid ran its runtime at time t (its greeting). */
+void mt_ac_proc_greeted(struct mt_alloc_state *a, pid_t pid, uint64_t t);
 void mt_ac_read_conn(struct mt_session *s, struct conn *c);
 
 /* alloc.c */

@@ -17,8 +17,10 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -152,7 +154,7 @@ int mt_alloc_open(struct mt_session *s)
 {
 	struct mt_alloc_state *a = calloc(1, sizeof(*a));
 	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	char ver[128] = "";
+	char ver[128] = "", key[2 * MT_RT_KEY_BYTES + 1];
 	uint8_t rnd[8] = { 0 };
 	const char *orig;
 	int r;
@@ -175,6 +177,15 @@ int mt_alloc_open(struct mt_session *s)
 		return -EINVAL;
 	}
 	a->tsc = tsc_usable();
+	if (getrandom(a->key, sizeof(a->key), 0) != (ssize_t)sizeof(a->key))
+		return mt_err_code(-EIO, "cannot draw the recording's key (getrandom)");
+	for (size_t i = 0; i < sizeof(a->key); i++)
+		snprintf(key + 2 * i, 3, "%02x", a->key[i]);
+	{
+		struct rlimit rl;
+
+		a->fd_limit = getrlimit(RLIMIT_NOFILE, &rl) == 0 ? (unsigned)rl.rlim_cur : 0;
+	}
 	(void)!getrandom(rnd, sizeof(rnd), GRND_NONBLOCK);
 	snprintf(a->sockname, sizeof(a->sockname), "memtap-%d-%02x%02x%02x%02x%02x%02x",
 		 (int)getpid(), rnd[0], rnd[1], rnd[2], rnd[3], rnd[4], rnd[5]);
@@ -196,8 +207,9 @@ int mt_alloc_open(struct mt_session *s)
 	/* With ptrace the runtime hides its variables from the program, and the recorder puts
 	 * them back into every exec'd image; without it they must stay visible to be inherited. */
 	snprintf(a->env_conf, sizeof(a->env_conf),
-		 "v=%d;sock=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d;py=%d;pwmin=%llu",
-		 MT_RT_PROTO_VERSION, a->sockname, s->o->stack_depth, a->tsc ? "tsc" : "clock",
+		 "v=%d;sock=%s;key=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d;py=%d;"
+		 "pwmin=%llu",
+		 MT_RT_PROTO_VERSION, a->sockname, key, s->o->stack_depth, a->tsc ? "tsc" : "clock",
 		 s->o->time_every, s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE,
 		 s->pagewrites != NULL, s->o->python_frames,
 		 (unsigned long long)s->o->page_writes_min);
@@ -274,40 +286,81 @@ int mt_alloc_pollfds(struct mt_session *s, struct pollfd *fds, int max)
 
 	if (!a || max < 1)
 		return 0;
-	fds[n++] = (struct pollfd){ .fd = a->lsock, .events = POLLIN };
+	a->lsock_polled = a->accept_after <= mt_now_ns();
+	if (a->lsock_polled)
+		fds[n++] = (struct pollfd){ .fd = a->lsock, .events = POLLIN };
 	for (size_t i = 0; i < a->nconns && n < max; i++)
 		fds[n++] = (struct pollfd){ .fd = a->conns[i].fd, .events = POLLIN };
 	return n;
 }
 
+/* Whether the last poll set holds the listening socket (not while accept() has no
+ * descriptor to give: it would be readable, and the loop would spin). */
+static bool lsock_polled(const struct mt_alloc_state *a)
+{
+	return a && a->lsock_polled;
+}
+
 void mt_alloc_handle(struct mt_session *s, const struct pollfd *fds, int n)
 {
 	struct mt_alloc_state *a = s->alloc;
+	int first = lsock_polled(a) ? 1 : 0;
 	size_t nconns;
 
-	if (!a || n < 1)
+	if (!a || n < first)
 		return;
 	nconns = a->nconns;
-	for (int k = 1; k < n && (size_t)(k - 1) < nconns; k++) {
-		struct conn *c = &a->conns[k - 1];
+	for (int k = first; k < n && (size_t)(k - first) < nconns; k++) {
+		struct conn *c = &a->conns[k - first];
 
-		if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+		if (!(fds[k].revents & (POLLIN | POLLHUP | POLLERR)) || c->closed)
 			continue;
-		if (!c->region) {
+		if (c->pidfd) /* the process has exited: its region holds all it will */
+			c->closed = true;
+		else if (!c->region)
 			mt_ac_on_hello(s, c);
-			continue;
-		}
-		mt_ac_read_conn(s, c);
+		else
+			mt_ac_read_conn(s, c);
 	}
-	if (fds[0].revents & POLLIN)
+	if (first && (fds[0].revents & POLLIN))
 		mt_ac_conn_accept(s);
 	mt_alloc_drain(s);
 }
+
+/*
+ * The socket of a process with a region reached EOF. If the process still runs, its program
+ * closed the runtime's descriptor (a daemon closing everything): the region is still
+ * written and is drained until the process exits, which its pidfd tells. If it has exited
+ * (or the pidfd cannot be had), the connection closes now.
+ */
+static void keep_draining(struct conn *c)
+{
+	int pfd = (int)syscall(SYS_pidfd_open, c->pid, 0);
+	struct pollfd p;
+
+	if (pfd < 0)
+		return;
+	/* Readable once the process has exited (a zombie too): nothing writes its region now. */
+	p = (struct pollfd){ .fd = pfd, .events = POLLIN };
+	if (poll(&p, 1, 0) != 0) {
+		close(pfd);
+		return;
+	}
+	close(c->fd);
+	c->fd = pfd;
+	c->pidfd = true;
+	c->closed = false;
+	mt_debug("runtime socket of %d closed while it runs: draining until it exits",
+		 (int)c->pid);
+}
+
+#define CONN_HELLO_NS 10000000000ull /* a connection must greet within 10 s */
 
 void mt_alloc_drain(struct mt_session *s)
 {
 	struct mt_alloc_state *a = s->alloc;
 	unsigned drained = 0;
+	uint64_t now = mt_now_ns();
 	size_t j = 0;
 
 	if (!a)
@@ -315,6 +368,12 @@ void mt_alloc_drain(struct mt_session *s)
 	for (size_t i = 0; i < a->nconns; i++) {
 		struct conn *c = &a->conns[i];
 
+		if (c->closed && c->region && !c->pidfd)
+			keep_draining(c);
+		if (!c->region && !c->closed && now - c->accepted_ns > CONN_HELLO_NS) {
+			a->refused[REF_SILENT]++; /* connected, never greeted */
+			c->closed = true;
+		}
 		if (c->closed) {
 			mt_ac_conn_close(s, c);
 			continue;
@@ -437,6 +496,10 @@ void mt_alloc_on_exec(struct mt_session *s, pid_t pid)
 	p->exec_seen = true;
 	p->rt_seen = false;
 	p->exec_ns = mt_now_ns();
+	/* The old image's region holds all it will: drained once more and closed. */
+	for (size_t i = 0; i < s->alloc->nconns; i++)
+		if (s->alloc->conns[i].pid == pid && s->alloc->conns[i].region)
+			s->alloc->conns[i].closed = true;
 	/* The process is stopped at its exec: the image is in place, nothing has run yet. */
 	untraceable_reason(pid, p->reason, sizeof(p->reason));
 	if (!p->reason[0] && s->follow == MT_FOLLOW_PTRACE) {
@@ -496,17 +559,51 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 	if (!a)
 		return;
 	accept_pending(s);
+	/* The process is gone: its regions hold all they will. */
+	for (size_t i = 0; i < a->nconns; i++)
+		if (a->conns[i].pid == pid && a->conns[i].region)
+			a->conns[i].closed = true;
 	if (!(p = mt_ac_proc_get(a, pid, false)))
 		return;
 	if (p->exec_seen && !p->rt_seen) {
+		char why[160];
+
+		if (p->reason[0])
+			mt_strlcpy(why, p->reason, sizeof(why));
+		else if (a->fd_exhausted)
+			snprintf(why, sizeof(why),
+				 "the runtime did not connect (the recorder ran out of descriptors, "
+				 "limit %u)",
+				 a->fd_limit);
+		else
+			mt_strlcpy(why, "the runtime did not load", sizeof(why));
 		a->nuntraced++;
 		len = strlen(a->untraced);
-		if (len + 120 < sizeof(a->untraced))
+		if (len + 200 < sizeof(a->untraced))
 			snprintf(a->untraced + len, sizeof(a->untraced) - len, "%s%d: %s",
-				 len ? "; " : "", (int)pid,
-				 p->reason[0] ? p->reason : "the runtime did not load");
+				 len ? "; " : "", (int)pid, why);
 	}
 	p->pid = -1; /* the pid may be reused */
+}
+
+/* The runtime's channel: connections refused and why, sockets programs took away. */
+static void channel_keys(struct mt_kv *kv, const struct mt_alloc_state *a)
+{
+	static const char *const names[REF_MAX] = { "key", "memfd", "malformed",
+						    "silent", "resume", "no_fd" };
+	uint64_t total = 0;
+	char key[64];
+
+	for (int k = 0; k < REF_MAX; k++) {
+		total += a->refused[k];
+		snprintf(key, sizeof(key), "connections_refused_%s", names[k]);
+		mt_kv_add_u64(kv, key, a->refused[k]);
+	}
+	mt_kv_add_u64(kv, "connections_refused", total);
+	mt_kv_add_u64(kv, "recorder_descriptors_exhausted", a->fd_exhausted);
+	mt_kv_add_u64(kv, "runtime_sockets_lost", a->chan_lost);
+	mt_kv_add_u64(kv, "runtime_sockets_resumed", a->chan_resumed);
+	mt_kv_add_u64(kv, "events_dropped_no_wait", a->starved_drops);
 }
 
 void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
@@ -525,6 +622,16 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 	for (size_t i = 0; i < a->nconns; i++)
 		mt_ac_conn_close(s, &a->conns[i]);
 	a->nconns = 0;
+	if (a->refused[REF_KEY] || a->refused[REF_MEMFD])
+		mt_warn("refused %llu connections to the runtime's socket: %llu without this "
+			"recording's key, %llu with an unsealed region (not the workload's runtime)",
+			(unsigned long long)(a->refused[REF_KEY] + a->refused[REF_MEMFD]),
+			(unsigned long long)a->refused[REF_KEY],
+			(unsigned long long)a->refused[REF_MEMFD]);
+	if (a->fd_exhausted)
+		mt_warn("the recorder ran out of descriptors (limit %u) %llu times: processes "
+			"waited to be recorded (hint: raise the hard limit, ulimit -Hn)",
+			a->fd_limit, (unsigned long long)a->fd_exhausted);
 	if (!a->processes && a->nuntraced) {
 		/* Nothing could take the runtime (a static binary, setuid): say so, never
 		 * "active" with no events. */
@@ -580,6 +687,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		snprintf(buf, sizeof(buf), "%.3f", (double)a->stall_ns / 1e6);
 		mt_kv_add(kv, "runtime_stall_ms", buf);
 		mt_kv_add_u64(kv, "malformed_rows", a->bad_rows);
+		channel_keys(kv, a);
 		python_keys(kv, a, s->o->python_frames);
 	}
 	if (a->lsock >= 0)

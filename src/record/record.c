@@ -205,7 +205,22 @@ struct launch {
 	int execerr[2];
 	sigset_t oldmask;
 	struct sigaction oldpipe;
+	struct rlimit nofile; /* the user's descriptor limit, the command's again */
+	bool nofile_raised;
 };
+
+/* One descriptor per traced process (its runtime's socket): the recorder runs with its soft
+ * limit at the hard one; the command gets the user's limits back before exec. */
+static void raise_nofile(struct launch *l)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &l->nofile) < 0 || l->nofile.rlim_cur >= l->nofile.rlim_max)
+		return;
+	rl = l->nofile;
+	rl.rlim_cur = rl.rlim_max;
+	l->nofile_raised = setrlimit(RLIMIT_NOFILE, &rl) == 0;
+}
 
 /* The child: back to the signal state memtap was started with, wait, exec. */
 /* --cpus and --numa-node, in the command's process before exec (checked by the caller):
@@ -257,6 +272,8 @@ static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char 
 	close(l->execerr[0]);
 	sigaction(SIGPIPE, &l->oldpipe, NULL);
 	sigprocmask(SIG_SETMASK, &l->oldmask, NULL);
+	if (l->nofile_raised)
+		(void)setrlimit(RLIMIT_NOFILE, &l->nofile);
 	while (read(l->go[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close(l->go[0]);
@@ -604,6 +621,7 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	r = setup_signals(l, sigfd);
 	if (r < 0)
 		return r;
+	raise_nofile(l);
 	s->alloc_coll.name = "alloc";
 	mt_open_pagewrites(s);
 	if (o->alloc) {
@@ -719,5 +737,7 @@ out:
 	}
 	sigaction(SIGPIPE, &l.oldpipe, NULL);
 	sigprocmask(SIG_SETMASK, &l.oldmask, NULL);
+	if (l.nofile_raised)
+		(void)setrlimit(RLIMIT_NOFILE, &l.nofile);
 	return r;
 }

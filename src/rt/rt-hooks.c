@@ -315,9 +315,8 @@ void rt_own_report(void)
 {
 	struct rt_thread *t = &rt_self;
 	struct mt_rt_own m = { .type = MT_RT_MSG_OWN };
-	struct timespec nap = { 0, 50000 };
 
-	if (rt_sock < 0 || !__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
+	if (!rt_region || !__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
 		return; /* the greeting carries the totals */
 	m.anon = __atomic_load_n(&rt_own_anon, __ATOMIC_RELAXED);
 	m.shmem = rt_own_shmem();
@@ -333,21 +332,8 @@ void rt_own_report(void)
 	}
 	m.time_ns = rt_mono_ns();
 	/* A full socket: the recorder is behind; wait for it like for a slot, at most a second. */
-	for (int i = 0; i < 20000; i++) {
-		long rc = mt_rt_sys(SYS_sendto, rt_sock, (long)&m, sizeof(m),
-				    MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
-
-		if (rc != -EAGAIN && rc != -ENOBUFS) {
-			if (!rt_sys_failed(rc))
-				return;
-			break;
-		}
-		if (!__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
-			break;
-		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
-		if (rt_region)
-			__atomic_add_fetch(&rt_region->stall_ns, 50000, __ATOMIC_RELAXED);
-	}
+	if (!rt_sys_failed(rt_send(&m, sizeof(m), 1000000)))
+		return;
 	if (rt_region)
 		__atomic_add_fetch(&rt_region->own_reports_lost, 1, __ATOMIC_RELAXED);
 }

@@ -122,6 +122,7 @@ struct rt_config {
 	unsigned trie_bits; /* the trie index's largest size, 2^bits (tests shrink it) */
 	unsigned nodes_cap; /* the shared node ring's size, a power of two */
 	char sock[108];
+	uint8_t key[MT_RT_KEY_BYTES]; /* the recording's secret, sent in the greeting */
 };
 
 /* The runtime's global state (rt.c). rt_live is true while recording: the fast paths check
@@ -327,9 +328,14 @@ static inline uint64_t rt_now(void)
 }
 
 /* rt.c */
+void rt_init(void);
+int rt_region_create(void); /* the sealed memfd, mapped as rt_region; or -errno */
+/* rt-chan.c: the connection */
 void rt_attach(void);
 void rt_go_passive(void);
-void rt_init(void);
+/* One datagram, a full socket retried for up to wait_us: bytes sent or -errno. */
+long rt_send(const void *m, size_t n, unsigned wait_us);
+void rt_chan_fork_child(void);
 /* rt-mem.c */
 void rt_debug(const char *msg);
 uint64_t rt_own_shmem(void);

@@ -37,13 +37,12 @@ static int send_label(uint32_t op, const void *addr, size_t len, const char *typ
 		struct mt_rt_label h;
 		char s[MT_RT_LABEL_TYPE_MAX + MT_RT_LABEL_NAME_MAX];
 	} m;
-	struct timespec nap = { 0, 100000 };
 	size_t tl = type ? strnlen(type, MT_RT_LABEL_TYPE_MAX) : 0;
 	size_t nl = name ? strnlen(name, MT_RT_LABEL_NAME_MAX) : 0;
 	int saved = errno;
 	long r = -1;
 
-	if (!(FAST(t) || rt_slow_mode(t) == TM_READY) || rt_sock < 0)
+	if (!(FAST(t) || rt_slow_mode(t) == TM_READY) || !rt_region)
 		return -1;
 	memset(&m.h, 0, sizeof(m.h));
 	m.h.type = MT_RT_MSG_LABEL;
@@ -60,13 +59,7 @@ static int send_label(uint32_t op, const void *addr, size_t len, const char *typ
 		memcpy(m.s + tl, name, nl);
 	if (op == MT_RT_LABEL && rt_cfg.page_writes)
 		m.h.wp = rt_wp_track(addr, len);
-	for (int tries = 0; tries < 100; tries++) {
-		r = mt_rt_sys(SYS_sendto, rt_sock, (long)&m, (long)(sizeof(m.h) + tl + nl),
-			      MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
-		if (r != -EAGAIN)
-			break;
-		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
-	}
+	r = rt_send(&m, sizeof(m.h) + tl + nl, 10000);
 	if (r < 0 && rt_region)
 		__atomic_add_fetch(&rt_region->labels_dropped, 1, __ATOMIC_RELAXED);
 	errno = saved;

@@ -221,7 +221,6 @@ static void py_announce(const struct py_code_key *k, uint64_t id)
 		struct mt_rt_pycode h;
 		char s[MT_RT_PY_NAME_MAX + MT_RT_PY_FILE_MAX];
 	} m;
-	struct timespec nap = { 0, 100000 };
 	size_t nl, fl;
 	long r = -1;
 
@@ -235,13 +234,7 @@ static void py_announce(const struct py_code_key *k, uint64_t id)
 	m.h.first_line = (uint32_t)k->first_line;
 	m.h.name_len = (uint16_t)nl;
 	m.h.file_len = (uint16_t)fl;
-	for (int tries = 0; rt_sock >= 0 && tries < 100; tries++) {
-		r = mt_rt_sys(SYS_sendto, rt_sock, (long)&m, (long)(sizeof(m.h) + nl + fl),
-			      MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
-		if (r != -EAGAIN)
-			break;
-		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
-	}
+	r = rt_send(&m, sizeof(m.h) + nl + fl, 10000);
 	__atomic_add_fetch(r < 0 ? &rt_region->py_codes_lost : &rt_region->py_codes, 1,
 			   __ATOMIC_RELAXED);
 }

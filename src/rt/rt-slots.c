@@ -35,11 +35,9 @@ void rt_notify_recorder(void)
 	char b = MT_RT_MSG_NOTIFY;
 
 	__atomic_add_fetch(&rt_region->notifies, 1, __ATOMIC_RELAXED);
-	/* Non-blocking: a full socket means the recorder has notifications to read anyway. */
-	long rc = mt_rt_sys(SYS_sendto, rt_sock, (long)&b, 1, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
-
-	if (rc == -EPIPE || rc == -ECONNRESET || rc == -ENOTCONN || rc == -EBADF)
-		rt_go_passive();
+	/* Never waits: a full socket means the recorder has notifications to read anyway, and
+	 * without a socket it still collects the slots on its own schedule. */
+	(void)rt_send(&b, 1, 0);
 }
 
 static void flush_counters(struct rt_thread *t)
@@ -131,6 +129,11 @@ static bool slot_try_acquire(struct rt_thread *t)
 	return false;
 }
 
+/* Set when a thread waited a whole second for a free slot (the recorder is stuck or gone):
+ * from then on no thread waits, events without a free slot are dropped at once (counted),
+ * until a slot is free again. The program is never held up for long. */
+static bool starved;
+
 /*
  * Gets a slot with room for need rows. When every slot is taken the thread waits for the
  * recorder (backpressure, counted); after a second without a free slot it gives up on this
@@ -149,9 +152,17 @@ RT_COLD bool rt_slot_reserve(struct rt_thread *t, unsigned need)
 	if (!t->tid)
 		t->tid = (uint32_t)rt_gettid();
 	while (!slot_try_acquire(t)) {
-		if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) != RT_READY ||
-		    waited >= 1000000000ull) {
+		bool give_up = __atomic_load_n(&starved, __ATOMIC_RELAXED);
+
+		if (!give_up && waited >= 1000000000ull) {
+			__atomic_store_n(&starved, true, __ATOMIC_RELAXED);
+			rt_debug("no free slot for a second: events are dropped until one frees");
+			give_up = true;
+		}
+		if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) != RT_READY || give_up) {
 			__atomic_add_fetch(&rt_region->dropped, 1, __ATOMIC_RELAXED);
+			if (waited < 1000000000ull)
+				__atomic_add_fetch(&rt_region->starved_drops, 1, __ATOMIC_RELAXED);
 			errno = saved;
 			return false;
 		}
@@ -162,6 +173,8 @@ RT_COLD bool rt_slot_reserve(struct rt_thread *t, unsigned need)
 		waited += 50000;
 		__atomic_add_fetch(&rt_region->stall_ns, 50000, __ATOMIC_RELAXED);
 	}
+	if (__atomic_load_n(&starved, __ATOMIC_RELAXED))
+		__atomic_store_n(&starved, false, __ATOMIC_RELAXED);
 	errno = saved;
 	return true;
 }

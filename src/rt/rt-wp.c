@@ -186,16 +186,8 @@ static void wp_put(uint64_t key, uint64_t lo, uint64_t hi)
 
 static void send_msg(const void *m, size_t n)
 {
-	struct timespec nap = { 0, 100000 };
-	long r = -1;
+	long r = rt_send(m, n, 10000);
 
-	for (int tries = 0; rt_sock >= 0 && tries < 100; tries++) {
-		r = mt_rt_sys(SYS_sendto, rt_sock, (long)m, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, 0,
-			      0);
-		if (r != -EAGAIN)
-			break;
-		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
-	}
 	if (r < 0 && rt_region)
 		__atomic_add_fetch(&rt_region->labels_dropped, 1, __ATOMIC_RELAXED);
 }

@@ -26,7 +26,6 @@ struct rt_real rt_libc RT_HIDDEN;
 int rt_state RT_HIDDEN = RT_UNINIT;
 struct rt_thread *rt_init_thread RT_HIDDEN; /* its TLS block names the initialising thread */
 pid_t rt_pid RT_HIDDEN;
-int rt_sock RT_HIDDEN = -1;
 int rt_uffd RT_HIDDEN = -1;
 int rt_pagemap RT_HIDDEN = -1; /* page-write tracking (wp_track) */
 int rt_wp_lock RT_HIDDEN;
@@ -69,10 +68,15 @@ __thread uint64_t mt_rt_entry_bp RT_TLS RT_HIDDEN;
 
 #define NODES_CAP (1u << 20) /* the stack node ring: 16 MiB */
 
-/* Reads "v=1;sock=NAME;depth=N;time=tsc;slots=N" without allocating. */
+static int hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Reads "v=3;sock=NAME;key=HEX;depth=N;time=tsc;slots=N" without allocating. */
 static bool parse_config(const char *s)
 {
-	bool have_sock = false;
+	bool have_sock = false, have_key = false;
 
 	rt_cfg.depth = 128;
 	rt_cfg.tsc = false;
@@ -93,6 +97,16 @@ static bool parse_config(const char *s)
 				memcpy(rt_cfg.sock, v, vlen);
 				rt_cfg.sock[vlen] = 0;
 				have_sock = true;
+			} else if (klen == 3 && !memcmp(s, "key", 3) &&
+				   vlen == 2 * MT_RT_KEY_BYTES) {
+				have_key = true;
+				for (size_t i = 0; i < MT_RT_KEY_BYTES; i++) {
+					int hi = hex_digit(v[2 * i]), lo = hex_digit(v[2 * i + 1]);
+
+					if (hi < 0 || lo < 0)
+						have_key = false;
+					rt_cfg.key[i] = (uint8_t)(hi << 4 | (lo & 15));
+				}
 			} else if (klen == 5 && !memcmp(s, "depth", 5)) {
 				rt_cfg.depth = (unsigned)strtoul(v, NULL, 10);
 				if (rt_cfg.depth > RT_MAX_DEPTH)
@@ -139,7 +153,7 @@ static bool parse_config(const char *s)
 	}
 	/* TSC ticks per RT_GAP_NS: a nominal 3 GHz is close enough for a density test. */
 	rt_cfg.gap_ticks = rt_cfg.tsc ? RT_GAP_NS * 3 : RT_GAP_NS;
-	return have_sock;
+	return have_sock && have_key;
 }
 
 /* ---- the environment ---- */
@@ -182,7 +196,9 @@ static void hide_environment(void)
 
 /* ---- the region and the connection ---- */
 
-static int region_create(void)
+/* The shared region, in a memfd sealed against shrinking (the recorder refuses any other:
+ * a region that shrank under its mapping would kill it with SIGBUS). */
+int rt_region_create(void)
 {
 	size_t slot_size = sizeof(struct mt_rt_slot) + SLOT_WORDS * sizeof(uint64_t);
 	/* The ready and free bitmaps, each rounded up to whole 64-byte lines, after the header. */
@@ -190,12 +206,15 @@ static int region_create(void)
 	size_t slots_off = sizeof(struct mt_rt_region) + 2 * bitmap;
 	size_t size = slots_off + (size_t)rt_cfg.nslots * slot_size +
 		      (size_t)rt_cfg.nodes_cap * sizeof(struct mt_rt_node);
-	long fd = rt_sys2(SYS_memfd_create, "memtap-rt", MFD_CLOEXEC), rc;
+	long fd = rt_sys2(SYS_memfd_create, "memtap-rt", MFD_CLOEXEC | MFD_ALLOW_SEALING), rc;
 	struct mt_rt_region *r;
 
 	if (rt_sys_failed(fd))
 		return (int)fd;
 	rc = rt_sys2(SYS_ftruncate, fd, size);
+	if (!rt_sys_failed(rc))
+		rc = rt_sys3(SYS_fcntl, fd, F_ADD_SEALS,
+			     F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
 	if (rt_sys_failed(rc)) {
 		(void)rt_sys1(SYS_close, fd);
 		return (int)rc;
@@ -239,95 +258,6 @@ static int region_create(void)
 	rt_shm_ring = r->nodes_off & ~4095ull;
 	rt_own_ring(0);
 	return (int)fd;
-}
-
-/* The runtime's own image, from its ELF header to the end of its .bss (hidden: ours, not
- * the program's symbols of the same names). */
-extern const char __ehdr_start[] __attribute__((visibility("hidden")));
-extern char _end[] __attribute__((visibility("hidden")));
-
-static int connect_recorder(int memfd)
-{
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
-	struct mt_rt_hello hello = { .type = MT_RT_MSG_HELLO, .version = MT_RT_PROTO_VERSION };
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &hello, sizeof(hello) };
-	struct msghdr mh = { .msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	size_t n = strlen(rt_cfg.sock);
-	long s, rc;
-
-	s = rt_sys3(SYS_socket, AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (rt_sys_failed(s))
-		return (int)s;
-	/* An abstract name: a leading NUL, no file to clean up. */
-	memcpy(sa.sun_path + 1, rt_cfg.sock, n);
-	rc = rt_sys3(SYS_connect, s, &sa, offsetof(struct sockaddr_un, sun_path) + 1 + n);
-	if (rt_sys_failed(rc)) {
-		(void)rt_sys1(SYS_close, s);
-		return (int)rc;
-	}
-	hello.time_ns = rt_mono_ns();
-	hello.pid = (uint32_t)rt_pid;
-	hello.ppid = (uint32_t)rt_sys0(SYS_getppid);
-	hello.region_size = rt_region_size;
-	hello.region_addr = (uint64_t)rt_region;
-	hello.arena_addr = (uint64_t)rt_arena;
-	hello.arena_size = rt_arena ? RT_ARENA_SIZE : 0;
-	hello.own_anon = __atomic_load_n(&rt_own_anon, __ATOMIC_RELAXED);
-	hello.own_shmem = rt_own_shmem();
-	hello.own_ns = rt_arena_ns ? rt_arena_ns : hello.time_ns;
-	hello.image_lo = (uint64_t)__ehdr_start;
-	hello.image_hi = ((uint64_t)_end + 4095) & ~4095ull;
-	memset(cbuf, 0, sizeof(cbuf));
-	cm = CMSG_FIRSTHDR(&mh);
-	cm->cmsg_level = SOL_SOCKET;
-	cm->cmsg_type = SCM_RIGHTS;
-	cm->cmsg_len = CMSG_LEN(sizeof(int));
-	memcpy(CMSG_DATA(cm), &memfd, sizeof(int));
-	rc = rt_sys3(SYS_sendmsg, s, &mh, MSG_NOSIGNAL);
-	if (rc != (long)sizeof(hello)) {
-		(void)rt_sys1(SYS_close, s);
-		return rt_sys_failed(rc) ? (int)rc : -EIO;
-	}
-	return (int)s;
-}
-
-/* Creates this process's region and connects; on failure the process goes passive. */
-void rt_attach(void)
-{
-	int memfd, s;
-
-	rt_pid = (pid_t)rt_sys0(SYS_getpid);
-	memfd = region_create();
-	if (memfd < 0) {
-		rt_debug("cannot create the shared region; not recording");
-		__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
-		return;
-	}
-	s = connect_recorder(memfd);
-	(void)rt_sys1(SYS_close, memfd); /* the recorder holds its own reference now */
-	if (s < 0) {
-		rt_debug("cannot reach the recorder; not recording");
-		(void)rt_sys2(SYS_munmap, rt_region, rt_region_size);
-		rt_region = NULL;
-		__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
-		return;
-	}
-	rt_sock = s;
-	__atomic_store_n(&rt_state, RT_READY, __ATOMIC_RELEASE);
-	__atomic_store_n(&rt_live, true, __ATOMIC_RELEASE);
-}
-
-/* The recorder is gone: stop recording, keep forwarding. */
-void rt_go_passive(void)
-{
-	__atomic_store_n(&rt_live, false, __ATOMIC_RELEASE);
-	__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
-	rt_debug("lost the recorder; recording stops");
 }
 
 /* ---- initialisation ---- */
@@ -478,9 +408,7 @@ static void fork_child(void)
 	rt_wp_fork_child();
 	rt_free_lock = 0; /* a thread that died in fork may have held it */
 	rt_own_lock = 0;
-	if (rt_sock >= 0)
-		(void)rt_sys1(SYS_close, rt_sock);
-	rt_sock = -1;
+	rt_chan_fork_child();
 	if (rt_region)
 		(void)rt_sys2(SYS_munmap, rt_region, rt_region_size);
 	rt_region = NULL;
@@ -499,4 +427,4 @@ static void fork_child(void)
 
 /* The runtime's version, which `memtap record` checks before starting the workload. */
 RT_EXPORT __attribute__((used)) const char memtap_rt_version[] = "memtap-rt " MEMTAP_VERSION
-								 " proto 2";
+								 " proto " MT_RT_PROTO_STR;
