@@ -7,6 +7,7 @@
 #include "analysis/rules.h"
 #include "cli/commands.h"
 #include "cli/util.h"
+#include "common/outfile.h"
 #include "common/log.h"
 #include "export/folded.h"
 #include "export/perfetto.h"
@@ -164,6 +165,7 @@ static int export_tables(const char *path)
 static int export_folded(const char *path)
 {
 	struct mt_folded_stats fs;
+	struct mt_outfile of;
 	struct mt_reader *r;
 	FILE *out;
 	bool to_stdout = !strcmp(o.output, "-");
@@ -172,20 +174,25 @@ static int export_folded(const char *path)
 	r = mt_cli_open_trace(path);
 	if (!r)
 		return 1;
-	out = to_stdout ? stdout : fopen(o.output, o.force ? "we" : "wxe");
+	rc = to_stdout ? 0 : mt_outfile_open(&of, o.output, o.force, 0666);
+	out = to_stdout ? stdout : rc < 0 ? NULL : mt_outfile_stream(&of);
 	if (!out) {
-		if (errno == EEXIST)
+		if (rc == -EEXIST)
 			mt_err("'%s' already exists (hint: use --force to overwrite it)", o.output);
 		else
-			mt_err("cannot create '%s': %s", o.output, strerror(errno));
+			mt_err("cannot create '%s': %s", o.output, strerror(rc < 0 ? -rc : errno));
+		if (rc == 0)
+			mt_outfile_abort(&of);
 		mt_reader_free(r);
 		return 1;
 	}
 	mt_cli_progress(r, "exporting");
 	rc = mt_export_folded(r, (enum mt_folded_weight)o.weight, out, &fs);
 	mt_cli_progress_done();
-	if (!to_stdout && fclose(out) != 0 && rc >= 0)
-		rc = -errno;
+	if (!to_stdout && rc >= 0)
+		rc = ferror(out) ? -EIO : mt_outfile_commit(&of);
+	else if (!to_stdout)
+		mt_outfile_abort(&of);
 	if (rc == -ENODATA)
 		mt_err("'%s' has no allocation events to fold (recorded with --no-alloc, or no "
 		       "process could be traced)",

@@ -13,6 +13,7 @@
 #include "analysis/rules.h"
 #include "cli/commands.h"
 #include "cli/util.h"
+#include "common/outfile.h"
 #include "common/log.h"
 #include "exp/index.h"
 #include "export/plot.h"
@@ -92,15 +93,35 @@ static void sibling(const char *fig, const char *suffix, char *buf, size_t size)
 	snprintf(buf, size, "%.*s%s", (int)n, fig, suffix);
 }
 
-static FILE *create(const char *path)
+/* An output's new file (outfile.h); NULL after saying why not. */
+static FILE *create(struct mt_outfile *of, const char *path)
 {
-	FILE *f = fopen(path, o.force ? "we" : "wxe");
+	int r = mt_outfile_open(of, path, o.force, 0666);
+	FILE *f = r < 0 ? NULL : mt_outfile_stream(of);
 
-	if (!f && errno == EEXIST)
+	if (r == -EEXIST)
 		mt_err("'%s' already exists (hint: use --force to overwrite it)", path);
 	else if (!f)
-		mt_err("cannot create '%s': %s", path, strerror(errno));
+		mt_err("cannot create '%s': %s", path, strerror(r < 0 ? -r : errno));
+	if (r == 0 && !f)
+		mt_outfile_abort(of);
 	return f;
+}
+
+/* Puts a complete output into place; 0, or 1 after saying why not. */
+static int commit(struct mt_outfile *of, const char *path, bool ok)
+{
+	int r;
+
+	if (!ok) {
+		mt_outfile_abort(of);
+		mt_err("cannot write '%s'", path);
+		return 1;
+	}
+	r = mt_outfile_commit(of);
+	if (r < 0)
+		mt_err("cannot write '%s': %s", path, strerror(-r));
+	return r < 0;
 }
 
 /* Runs gnuplot on script; 0, or 1 after saying why not. */
@@ -122,72 +143,74 @@ static int run_gnuplot(const char *script)
 	return 0;
 }
 
+/* --script: the data and the gnuplot script beside the figure, for the user to edit. */
+static int write_script(struct mt_plot *p)
+{
+	char data[4096], script[4096];
+	struct mt_outfile od, os;
+	FILE *f;
+
+	sibling(o.output, ".tsv", data, sizeof(data));
+	sibling(o.output, ".gp", script, sizeof(script));
+	if (!(f = create(&od, data)))
+		return 1;
+	mt_plot_data(p, f);
+	if (commit(&od, data, !ferror(f)) || !(f = create(&os, script)))
+		return 1;
+	mt_plot_script(p, f, data, o.output, NULL);
+	return commit(&os, script, !ferror(f));
+}
+
 static int write_figure(struct mt_plot *p)
 {
 	const char *ext = strrchr(o.output, '.');
 	bool svg = ext && !strcmp(ext, ".svg");
-	char data[4096], script[4096], tmpdir[] = "/tmp/memtap-plot-XXXXXX", tmp[4096];
+	char data[4096], script[4096], tmpdir[] = "/tmp/memtap-plot-XXXXXX";
+	struct mt_outfile of;
 	FILE *f;
-	int rc = 0;
+	int rc;
 
-	if (!o.script && !svg) { /* gnuplot's inputs only for the while */
-		if (!mkdtemp(tmpdir)) {
-			mt_err("cannot make a temporary directory: %s", strerror(errno));
+	if (o.script && write_script(p))
+		return 1;
+	if (svg) { /* drawn here */
+		if (!(f = create(&of, o.output)))
 			return 1;
-		}
-		snprintf(data, sizeof(data), "%s/fig.tsv", tmpdir);
-		snprintf(script, sizeof(script), "%s/fig.gp", tmpdir);
-	} else {
-		sibling(o.output, ".tsv", data, sizeof(data));
-		sibling(o.output, ".gp", script, sizeof(script));
-	}
-	if (o.script || !svg) {
-		if (!(f = o.script ? create(data) : fopen(data, "we")))
-			return 1;
-		mt_plot_data(p, f);
-		rc |= fclose(f) != 0;
-		if (!(f = o.script ? create(script) : fopen(script, "we")))
-			return 1;
-		mt_plot_script(p, f, data, o.output);
-		rc |= fclose(f) != 0;
-		if (rc) {
-			mt_err("cannot write '%s' or '%s'", data, script);
-			return 1;
-		}
-	}
-	if (svg) { /* drawn here, written whole under a temporary name */
-		if (!o.force && access(o.output, F_OK) == 0) {
-			mt_err("'%s' already exists (hint: use --force to overwrite it)", o.output);
-			return 1;
-		}
-		snprintf(tmp, sizeof(tmp), "%s.tmp.%d", o.output, (int)getpid());
-		f = fopen(tmp, "we");
-		if (!f) {
-			mt_err("cannot create '%s': %s", tmp, strerror(errno));
-			return 1;
-		}
 		mt_plot_svg(p, f, (int)o.width, (int)o.height);
-		if (fclose(f) != 0 || rename(tmp, o.output) < 0) {
-			mt_err("cannot write '%s': %s", o.output, strerror(errno));
-			unlink(tmp);
-			return 1;
-		}
-	} else {
-		if (!o.force && access(o.output, F_OK) == 0) {
-			mt_err("'%s' already exists (hint: use --force to overwrite it)", o.output);
-			rc = 1;
-		} else {
-			rc = run_gnuplot(script);
-		}
-		if (!o.script) {
-			unlink(data);
-			unlink(script);
-			rmdir(tmpdir);
-		}
-		if (rc)
-			return 1;
+		return commit(&of, o.output, !ferror(f));
 	}
-	return 0;
+	/* gnuplot draws into the new file; its inputs live in a private directory meanwhile */
+	if (!create(&of, o.output))
+		return 1;
+	if (!mkdtemp(tmpdir)) {
+		mt_err("cannot make a temporary directory: %s", strerror(errno));
+		mt_outfile_abort(&of);
+		return 1;
+	}
+	snprintf(data, sizeof(data), "%s/fig.tsv", tmpdir);
+	snprintf(script, sizeof(script), "%s/fig.gp", tmpdir);
+	rc = 1;
+	if ((f = fopen(data, "wxe"))) {
+		mt_plot_data(p, f);
+		rc = fclose(f) != 0;
+	}
+	if (!rc && (f = fopen(script, "wxe"))) {
+		mt_plot_script(p, f, data, o.output, of.tmp);
+		rc = fclose(f) != 0;
+	} else {
+		rc = 1;
+	}
+	if (rc)
+		mt_err("cannot write gnuplot's input in '%s'", tmpdir);
+	else
+		rc = run_gnuplot(script);
+	unlink(data);
+	unlink(script);
+	rmdir(tmpdir);
+	if (rc) { /* gnuplot said why */
+		mt_outfile_abort(&of);
+		return 1;
+	}
+	return commit(&of, o.output, true);
 }
 
 /* One trace into the figure; 0, or 1 after saying why not. */

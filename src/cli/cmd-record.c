@@ -28,7 +28,7 @@ static struct {
 	bool faults, rss;
 	uint64_t rss_interval_ms;
 	uint64_t page_writes_ms, page_writes_min;
-	const char *cpus, *numa_node, *heap;
+	const char *cpus, *numa_node, *heap, *mode;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -53,7 +53,11 @@ static const char *const access_choices[] = { "auto", "pebs",  "ibs", "spe",
 static const struct mt_option options[] = {
 	{ "output", 'o', MT_OPT_STRING, &o.output, "FILE",
 	  "write the trace to FILE (default memtap.mtap)" },
-	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite FILE if it exists" },
+	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL,
+	  "replace FILE if it exists (a symlink there is replaced, never followed)" },
+	{ "mode", 0, MT_OPT_STRING, &o.mode, "OCTAL",
+	  "FILE's permissions before the umask (default 0600: a trace holds argv, paths and "
+	  "the address layout)" },
 	{ "quiet", 'q', MT_OPT_FLAG, &o.quiet, NULL, "print no summary at the end" },
 	{ "follow", 0, MT_OPT_CHOICE, &o.follow, "HOW", "how to follow the process tree",
 	  follow_choices },
@@ -222,6 +226,7 @@ static int placement(struct mt_record_opts *ro, cpu_set_t *cpus)
 int cmd_record(int argc, char **argv)
 {
 	struct mt_record_opts ro;
+	unsigned mode = 0;
 	cpu_set_t cpus;
 	int nargs, r;
 
@@ -239,6 +244,16 @@ int cmd_record(int argc, char **argv)
 		return mt_usage_error(&mt_record_spec, "--rt-slots must be between 4 and 65536");
 	if (!o.time_every || o.time_every > 256)
 		return mt_usage_error(&mt_record_spec, "--time-every must be between 1 and 256");
+	if (o.mode) {
+		char *end;
+		unsigned long m = strtoul(o.mode, &end, 8);
+
+		if (!*o.mode || *end || m > 0777 || (m & 0600) != 0600)
+			return mt_usage_error(&mt_record_spec,
+					      "--mode must be octal permissions from 0600 to 0777 "
+					      "(the owner reads and writes)");
+		mode = (unsigned)m;
+	}
 	if (!o.zstd_level || o.zstd_level > 19)
 		return mt_usage_error(&mt_record_spec, "--zstd-level must be between 1 and 19");
 	if (o.syscalls) {
@@ -283,6 +298,7 @@ int cmd_record(int argc, char **argv)
 		}
 	}
 	mt_record_opts_init(&ro);
+	ro.mode = mode;
 	ro.output = o.output;
 	ro.force = o.force;
 	ro.quiet = o.quiet;

@@ -11,6 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "common/clock.h"
 #include "common/sha256.h"
 #include "common/strutil.h"
@@ -174,7 +175,8 @@ static int finish_run(const struct mt_experiment *x, const struct mt_exp_run *r,
 		      char *const *argv, const char *cwd, const struct mt_exp_knobs *k,
 		      const struct outcome *oc)
 {
-	char path[4200], tmp[4200];
+	char path[4200];
+	struct mt_outfile of;
 	FILE *f;
 	int rc;
 
@@ -184,15 +186,21 @@ static int finish_run(const struct mt_experiment *x, const struct mt_exp_run *r,
 	write_metadata(x, r, argv, cwd, k, oc, f);
 	if (fclose(f) != 0 || (rc = write_manifest(dir)) < 0)
 		return -EIO;
-	snprintf(tmp, sizeof(tmp), "%s/run.json.tmp", dir);
 	snprintf(path, sizeof(path), "%s/run.json", dir);
-	if (!(f = fopen(tmp, "we")))
-		return -errno;
+	/* written last, whole or not at all: a run without it runs again */
+	if ((rc = mt_outfile_open(&of, path, true, 0666)) < 0)
+		return rc;
+	if (!(f = mt_outfile_stream(&of))) {
+		mt_outfile_abort(&of);
+		return -ENOMEM;
+	}
 	fprintf(f, "{\n  \"status\": \"%s\",\n  \"exit_status\": %d,\n  \"wall_ns\": %llu\n}\n",
 		oc->status, oc->exit_status, (unsigned long long)(oc->t1 - oc->t0));
-	if (fclose(f) != 0 || rename(tmp, path) < 0)
+	if (ferror(f)) {
+		mt_outfile_abort(&of);
 		return -EIO;
-	return 0;
+	}
+	return mt_outfile_commit(&of);
 }
 
 /* The run's row in the experiment's index. */

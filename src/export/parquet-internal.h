@@ -9,6 +9,7 @@
 #include <zstd.h>
 
 #include "common/buf.h"
+#include "common/outfile.h"
 #include "export/parquet.h"
 
 /*
@@ -61,8 +62,8 @@ struct group {
 
 struct mt_pq {
 	struct mt_sink sink; /* first: a struct mt_pq is a table sink */
-	char *path, *tmp;
-	int fd;
+	struct mt_outfile of; /* the new file, renamed into place at commit */
+	int fd; /* of's */
 	uint64_t off; /* bytes written */
 	int err;
 	struct col *cols;

@@ -556,25 +556,23 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 	       struct mt_sink **ret)
 {
 	struct mt_pq *pq = calloc(1, sizeof(*pq));
-	size_t n = strlen(path) + 32;
+	int r;
 
 	if (!pq)
 		return -ENOMEM;
 	pq->sink.ops = &pq_ops;
-	pq->fd = -1;
-	if (!force && access(path, F_OK) == 0) {
+	pq->fd = pq->of.fd = -1;
+	if (!force && mt_path_exists(path)) {
 		free(pq);
 		return -EEXIST;
 	}
-	pq->path = strdup(path);
-	pq->tmp = malloc(n);
 	pq->cols = calloc(ncols ? ncols : 1, sizeof(*pq->cols));
 	pq->meta_k = calloc(nmeta + 1, sizeof(char *));
 	pq->meta_v = calloc(nmeta + 1, sizeof(char *));
 	pq->zc = ZSTD_createCCtx();
 	if (pq->zc)
 		ZSTD_CCtx_setParameter(pq->zc, ZSTD_c_compressionLevel, 1);
-	if (!pq->path || !pq->tmp || !pq->cols || !pq->meta_k || !pq->meta_v || !pq->zc) {
+	if (!pq->cols || !pq->meta_k || !pq->meta_v || !pq->zc) {
 		pq_close(pq, false);
 		return -ENOMEM;
 	}
@@ -601,14 +599,12 @@ int mt_pq_open(const char *path, bool force, const struct mt_col *cols, unsigned
 	mt_buf_init(&pq->page, MAX_BUF);
 	mt_buf_init(&pq->out, MAX_BUF);
 	mt_buf_init(&pq->dict, MAX_BUF);
-	snprintf(pq->tmp, n, "%s.tmp.%d", path, (int)getpid());
-	pq->fd = open(pq->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (pq->fd < 0) {
-		int e = -errno;
-
+	r = mt_outfile_open(&pq->of, path, force, 0666);
+	if (r < 0) {
 		pq_close(pq, false);
-		return e;
+		return r;
 	}
+	pq->fd = pq->of.fd;
 	mt_pq_wr(pq, &pq->err, "PAR1", 4);
 	if (pq->err) {
 		int e = pq->err;
@@ -631,14 +627,12 @@ static int pq_close(struct mt_pq *pq, bool commit)
 	stop_worker(pq);
 	if (commit && pq->fd >= 0 && !pq->err)
 		mt_pq_footer(pq);
-	if (pq->fd >= 0 && close(pq->fd) < 0 && !pq->err)
-		pq->err = -errno;
 	rc = pq->err;
 	if (pq->fd >= 0) {
-		if (commit && !rc && rename(pq->tmp, pq->path) < 0)
-			rc = -errno;
-		if (!commit || rc)
-			unlink(pq->tmp);
+		if (commit && !rc)
+			rc = mt_outfile_commit(&pq->of);
+		else
+			mt_outfile_abort(&pq->of);
 	}
 	for (unsigned i = 0; i < pq->ncols; i++)
 		for (int k = 0; k < 2; k++) {
@@ -661,8 +655,6 @@ static int pq_close(struct mt_pq *pq, bool commit)
 	free(pq->slots);
 	free(pq->idx);
 	ZSTD_freeCCtx(pq->zc);
-	free(pq->path);
-	free(pq->tmp);
 	free(pq);
 	return commit ? rc : 0;
 }

@@ -15,6 +15,7 @@
 #include "analysis/procs.h"
 #include "analysis/symbols.h"
 #include "analysis/timeline.h"
+#include "common/outfile.h"
 #include "common/hash.h"
 #include "common/strutil.h"
 #include "decode/syscalls.h"
@@ -412,13 +413,13 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	struct mt_passes ps;
 	struct mt_pass pass;
 	FILE *events = NULL;
-	char tmp[4096];
+	struct mt_outfile of = { .fd = -1 };
 	uint64_t lo = 0, hi = 0;
 	uint32_t root = 0;
-	int rc, fd;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (!to_stdout && !o->force && access(out, F_OK) == 0)
+	if (!to_stdout && !o->force && mt_path_exists(out))
 		return -EEXIST;
 	mt_own_init(&p.own, r);
 	mt_reader_time_range(r, &lo, &hi);
@@ -457,18 +458,12 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	if (to_stdout) {
 		p.f = stdout;
 	} else {
-		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid()) >=
-		    (int)sizeof(tmp)) {
-			rc = -ENAMETOOLONG;
+		rc = mt_outfile_open(&of, out, o->force, 0666);
+		if (rc < 0)
 			goto out;
-		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || !(p.f = fdopen(fd, "w"))) {
+		if (!(p.f = mt_outfile_stream(&of))) {
 			rc = -errno;
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp);
-			}
+			mt_outfile_abort(&of);
 			goto out;
 		}
 	}
@@ -502,14 +497,10 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	fprintf(p.f, "\n],\"metadata\":{\"instants_dropped\":%" PRIu64 "}}\n",
 		st->instants_dropped);
 	if (!to_stdout) {
-		if (fflush(p.f) != 0 && !rc)
-			rc = -errno;
-		if (fclose(p.f) != 0 && !rc)
-			rc = -errno;
-		if (!rc && rename(tmp, out) < 0)
-			rc = -errno;
 		if (rc)
-			unlink(tmp);
+			mt_outfile_abort(&of);
+		else
+			rc = mt_outfile_commit(&of);
 	} else if (fflush(stdout) != 0 && !rc) {
 		rc = -errno;
 	}

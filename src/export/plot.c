@@ -588,7 +588,8 @@ void mt_plot_data(const struct mt_plot *p, FILE *f)
 	}
 }
 
-void mt_plot_script(const struct mt_plot *p, FILE *f, const char *data, const char *out)
+void mt_plot_script(const struct mt_plot *p, FILE *f, const char *data, const char *out,
+		    const char *write_to)
 {
 	const char *ext = strrchr(out, '.'), *uname;
 	char ylabel[256];
@@ -603,7 +604,7 @@ void mt_plot_script(const struct mt_plot *p, FILE *f, const char *data, const ch
 		fputs("set terminal svg size 1000,600 font 'DejaVu Sans,11' background '#ffffff'\n",
 		      f);
 	fputs("set output ", f);
-	gp_str(f, out);
+	gp_str(f, write_to ? write_to : out);
 	fputs("\nset title ", f);
 	gp_str(f, p->title);
 	if (p->note[0]) { /* the sampling behind the figure */

@@ -63,6 +63,8 @@ void mt_plot_svg(const struct mt_plot *p, FILE *f, int w, int h);
 /* The figure's data as gnuplot reads it, and an editable gnuplot script that draws it into
  * out (its terminal from out's extension: .svg, .png, .pdf). */
 void mt_plot_data(const struct mt_plot *p, FILE *f);
-void mt_plot_script(const struct mt_plot *p, FILE *f, const char *data, const char *out);
+/* The terminal follows out's extension; the figure goes to write_to (NULL: out). */
+void mt_plot_script(const struct mt_plot *p, FILE *f, const char *data, const char *out,
+		    const char *write_to);
 
 #endif

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "common/buf.h"
 #include "export/json.h"
 #include "export/table.h"
@@ -26,7 +27,7 @@ struct cell {
 struct text_sink {
 	struct mt_sink s;
 	FILE *f;
-	char *path, *tmp;
+	struct mt_outfile of; /* the new file, renamed into place at commit */
 	bool jsonl;
 	int err;
 	const struct mt_col *cols;
@@ -172,17 +173,15 @@ static int t_close(struct mt_sink *s, bool commit)
 			rc = -errno;
 		if (commit && !rc && fsync(fileno(t->f)) < 0)
 			rc = -errno;
-		if (fclose(t->f) != 0 && !rc)
-			rc = -errno;
-		if (commit && !rc && rename(t->tmp, t->path) < 0)
-			rc = -errno;
-		if (!commit || rc)
-			unlink(t->tmp);
+		if (commit && !rc)
+			rc = mt_outfile_commit(&t->of);
+		else
+			mt_outfile_abort(&t->of);
+	} else {
+		mt_outfile_abort(&t->of);
 	}
 	mt_buf_release(&t->row);
 	free(t->cells);
-	free(t->path);
-	free(t->tmp);
 	free(t);
 	return commit ? rc : 0;
 }
@@ -200,37 +199,29 @@ int mt_sink_text_open(const char *path, bool force, bool jsonl, const struct mt_
 		      unsigned ncols, struct mt_sink **ret)
 {
 	struct text_sink *t;
-	size_t n = strlen(path) + 32;
-	int fd;
+	int r;
 
-	if (!force && access(path, F_OK) == 0)
+	if (!force && mt_path_exists(path))
 		return -EEXIST;
 	t = calloc(1, sizeof(*t));
 	if (!t)
 		return -ENOMEM;
+	t->of.fd = -1;
 	t->s.ops = &text_ops;
 	t->jsonl = jsonl;
 	t->cols = cols;
 	t->ncols = ncols;
-	t->path = strdup(path);
-	t->tmp = malloc(n);
 	t->cells = calloc(ncols ? ncols : 1, sizeof(*t->cells));
 	mt_buf_init(&t->row, MAX_ROW);
-	if (!t->path || !t->tmp || !t->cells) {
+	if (!t->cells) {
 		t_close(&t->s, false);
 		return -ENOMEM;
 	}
-	snprintf(t->tmp, n, "%s.tmp.%d", path, (int)getpid());
-	fd = open(t->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd >= 0 && !(t->f = fdopen(fd, "w"))) {
-		close(fd);
-		unlink(t->tmp);
-	}
-	if (!t->f) {
-		int e = -errno;
-
+	r = mt_outfile_open(&t->of, path, force, 0666);
+	if (r < 0 || !(t->f = mt_outfile_stream(&t->of))) {
+		r = r < 0 ? r : -errno;
 		t_close(&t->s, false);
-		return e;
+		return r;
 	}
 	setvbuf(t->f, NULL, _IOFBF, 1u << 20);
 	if (!jsonl) {

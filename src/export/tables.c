@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/outfile.h"
 #include "common/array.h"
 #include "common/hash.h"
 #include "common/sha256.h"
@@ -194,17 +195,39 @@ void mt_tables_rss_rows_pass(struct rss_rows *rr, struct mt_reader *r, struct mt
 			       .finish = rss_rows_finish };
 }
 
-/* DIR/NAME for writing, refusing an existing file unless force. */
-static FILE *create(struct out *o, const char *name, char *path, size_t size)
+/* DIR/NAME's new file (outfile.h: refused when it exists unless force); NULL with errno. */
+static FILE *create(struct out *o, const char *name, struct mt_outfile *of)
 {
+	char path[4096];
 	FILE *f;
+	int r;
 
-	if (snprintf(path, size, "%s/%s", o->set.dir, name) >= (int)size) {
+	if (snprintf(path, sizeof(path), "%s/%s", o->set.dir, name) >= (int)sizeof(path)) {
 		errno = ENAMETOOLONG;
 		return NULL;
 	}
-	f = fopen(path, o->set.force ? "we" : "wxe");
+	if ((r = mt_outfile_open(of, path, o->set.force, 0666)) < 0) {
+		errno = -r;
+		return NULL;
+	}
+	if (!(f = mt_outfile_stream(of))) {
+		r = errno;
+		mt_outfile_abort(of);
+		errno = r;
+	}
 	return f;
+}
+
+/* The file complete (rc 0) goes into place, else it goes. */
+static int finish(struct mt_outfile *of, int rc)
+{
+	if (rc == 0 && ferror(of->f))
+		rc = -EIO;
+	if (rc) {
+		mt_outfile_abort(of);
+		return rc;
+	}
+	return mt_outfile_commit(of);
 }
 
 /* metrics.csv: the report's per-type table (memtap report --section metrics --format csv). */
@@ -212,9 +235,8 @@ static int metrics_csv(struct out *o)
 {
 	struct mt_report *rep = (struct mt_report *)o->rep;
 	struct mt_table t;
-	char path[4096];
-	FILE *f = create(o, "metrics.csv", path, sizeof(path));
-	int rc = 0;
+	struct mt_outfile of;
+	FILE *f = create(o, "metrics.csv", &of);
 
 	if (!f)
 		return -errno;
@@ -222,9 +244,7 @@ static int metrics_csv(struct out *o)
 	mt_report_metrics_table(rep, &t);
 	mt_table_csv(&t, f);
 	mt_table_release(&t);
-	if (fclose(f) != 0)
-		rc = -errno;
-	return rc;
+	return finish(&of, 0);
 }
 
 /* metadata.json: the run, its collectors (mechanisms, observer cost) and the recording's
@@ -235,8 +255,8 @@ static int metadata_json(struct out *o, const char *trace)
 	const char **keys, **vals;
 	size_t n = mt_reader_meta_all(rep->r, &keys, &vals);
 	struct mt_json j;
-	char path[4096];
-	FILE *f = create(o, "metadata.json", path, sizeof(path));
+	struct mt_outfile of;
+	FILE *f = create(o, "metadata.json", &of);
 
 	if (!f)
 		return -errno;
@@ -264,27 +284,28 @@ static int metadata_json(struct out *o, const char *trace)
 	mt_json_end_object(&j);
 	mt_json_end_object(&j);
 	fputc('\n', f);
-	return fclose(f) != 0 ? -errno : 0;
+	return finish(&of, 0);
 }
 
 /* raw/NAME: the trace itself. */
 static int copy_raw(struct out *o, const char *trace, const char *name)
 {
 	char path[4096], buf[65536];
+	struct mt_outfile of;
 	FILE *in, *out;
 	size_t n;
 	int rc = 0;
 
 	if (snprintf(path, sizeof(path), "%s/raw", o->set.dir) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
-	if (mkdir(path, 0755) < 0 && errno != EEXIST)
-		return -errno;
-	if (snprintf(path, sizeof(path), "%s/raw/%s", o->set.dir, name) >= (int)sizeof(path))
+	if ((rc = mt_outdir(path)) < 0)
+		return rc;
+	if (snprintf(path, sizeof(path), "raw/%s", name) >= (int)sizeof(path))
 		return -ENAMETOOLONG;
 	in = fopen(trace, "re");
 	if (!in)
 		return -errno;
-	out = fopen(path, o->set.force ? "we" : "wxe");
+	out = create(o, path, &of);
 	if (!out) {
 		rc = -errno;
 		fclose(in);
@@ -298,17 +319,16 @@ static int copy_raw(struct out *o, const char *trace, const char *name)
 	if (ferror(in))
 		rc = -EIO;
 	fclose(in);
-	if (fclose(out) != 0 && !rc)
-		rc = -errno;
-	return rc;
+	return finish(&of, rc);
 }
 
 /* manifest.json: the SHA-256 and size of every file of the run directory (written last). */
 static int manifest(struct out *o, const char *const *files, size_t nfiles)
 {
 	struct mt_json j;
-	char path[4096], file[4096], hex[65];
-	FILE *f = create(o, "manifest.json", path, sizeof(path));
+	char file[4096], hex[65];
+	struct mt_outfile of;
+	FILE *f = create(o, "manifest.json", &of);
 	int rc = 0;
 
 	if (!f)
@@ -335,9 +355,7 @@ static int manifest(struct out *o, const char *const *files, size_t nfiles)
 	mt_json_end_array(&j);
 	mt_json_end_object(&j);
 	fputc('\n', f);
-	if (fclose(f) != 0 && !rc)
-		rc = -errno;
-	return rc;
+	return finish(&of, rc);
 }
 
 /* A Hive key's value: path-safe (no '/', '=', NUL or leading '.'), at most 64 bytes. */
@@ -421,14 +439,27 @@ static int hive_dir(const struct mt_export_opts *eo, const struct mt_report *rep
 	return -EEXIST;
 }
 
+static bool is_symlink(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
+}
+
 /* The database: created when missing, its schema version checked, a transaction begun. */
 static int open_db(const char *path, sqlite3 **db)
 {
 	sqlite3_stmt *st;
 	int rc = 0;
 
-	if (sqlite3_open_v2(path, db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
-	    SQLITE_OK) {
+	/* Never through a symlink (a dangling one would create its target). */
+	if (mt_path_exists(path) ? is_symlink(path) : false) {
+		mt_sink_sqlite_note("it is a symbolic link");
+		return -ELOOP;
+	}
+	if (sqlite3_open_v2(path, db,
+			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,
+			    NULL) != SQLITE_OK) {
 		mt_sink_sqlite_note("%s", sqlite3_errmsg(*db));
 		return -EIO;
 	}
@@ -507,16 +538,19 @@ static int mrm_layout(struct out *o, const struct mt_export_opts *eo, const char
 static int hive_mark(const char *dir, const char *run_id)
 {
 	char mark[4200];
+	struct mt_outfile of;
 	FILE *f;
-	int rc = 0;
+	int rc;
 
 	snprintf(mark, sizeof(mark), "%s/" RUN_MARK, dir);
-	f = fopen(mark, "we");
-	if (!f || fprintf(f, "%s\n", run_id) < 0)
-		rc = -errno;
-	if (f && fclose(f) && rc == 0)
-		rc = -errno;
-	return rc;
+	if ((rc = mt_outfile_open(&of, mark, true, 0666)) < 0)
+		return rc;
+	if (!(f = mt_outfile_stream(&of))) {
+		mt_outfile_abort(&of);
+		return -ENOMEM;
+	}
+	fprintf(f, "%s\n", run_id);
+	return finish(&of, 0);
 }
 
 int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_export_opts *eo,
@@ -563,7 +597,11 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	}
 	o.set.dir = res->dir;
 	if (files) {
-		rc = mt_mkdir_p(res->dir);
+		/* The output directory is made if missing, never its parent; a Hive layout's
+		 * partitions are made inside it. */
+		rc = mt_outdir(eo->out);
+		if (rc == 0 && eo->layout == MT_LAYOUT_HIVE)
+			rc = mt_mkdir_p(res->dir);
 		if (rc < 0)
 			return rc;
 		/* the trace table is written during the analysis pass */

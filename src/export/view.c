@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "analysis/rereads.h"
+#include "common/outfile.h"
 #include "analysis/timeline.h"
 #include "decode/syscalls.h"
 #include "export/addrmap.h"
@@ -342,14 +343,14 @@ int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 	struct mt_passes ps;
 	struct mt_pass p;
 	struct mt_json j;
-	char tmp[4096];
+	struct mt_outfile of = { .fd = -1 };
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	uint64_t t1 = 0;
 	FILE *f = NULL;
-	int rc, fd;
+	int rc;
 
 	memset(st, 0, sizeof(*st));
-	if (!to_stdout && !o->force && access(out, F_OK) == 0)
+	if (!to_stdout && !o->force && mt_path_exists(out))
 		return -EEXIST;
 	rc = mt_addrmap_init(&v.m, r, o->max_points ? o->max_points : MT_VIEW_MAX_POINTS);
 	if (rc < 0)
@@ -384,18 +385,12 @@ int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 	if (to_stdout) {
 		f = stdout;
 	} else {
-		if (snprintf(tmp, sizeof(tmp), "%s.tmp.%d", out, (int)getpid()) >=
-		    (int)sizeof(tmp)) {
-			rc = -ENAMETOOLONG;
+		rc = mt_outfile_open(&of, out, o->force, 0666);
+		if (rc < 0)
 			goto out_tl;
-		}
-		fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-		if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		if (!(f = mt_outfile_stream(&of))) {
 			rc = -errno;
-			if (fd >= 0) {
-				close(fd);
-				unlink(tmp);
-			}
+			mt_outfile_abort(&of);
 			goto out_tl;
 		}
 	}
@@ -429,12 +424,10 @@ int mt_export_view(struct mt_reader *r, const char *path, const char *out,
 		if (fflush(f) != 0 && !rc)
 			rc = -errno;
 		st->bytes = (uint64_t)ftell(f);
-		if (fclose(f) != 0 && !rc)
-			rc = -errno;
-		if (!rc && rename(tmp, out) < 0)
-			rc = -errno;
 		if (rc)
-			unlink(tmp);
+			mt_outfile_abort(&of);
+		else
+			rc = mt_outfile_commit(&of);
 	} else if (fflush(stdout) != 0) {
 		rc = -errno;
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "common/outfile.h"
 #include "common/buf.h"
 #include "common/clock.h"
 #include "common/crc32c.h"
@@ -151,9 +152,11 @@ int mt_writer_open(const char *path, bool force, const struct mt_writer_opts *op
 {
 	int fd, r;
 
-	fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (force ? O_TRUNC : O_EXCL), 0644);
+	/* In place (a trace cut short reads up to its last chunk), never through a symlink;
+	 * 0600 unless asked: a trace holds argv, paths and the address layout. */
+	fd = mt_outfile_direct(path, force, opts && opts->mode ? opts->mode : 0600);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	r = mt_writer_open_fd(fd, opts, ret);
 	if (r < 0) {
 		close(fd);

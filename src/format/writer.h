@@ -21,6 +21,7 @@ struct mt_writer_opts {
 	uint64_t monotonic_ns; /* the same instant on CLOCK_MONOTONIC; 0: now */
 	const char *writer_name; /* NULL: "memtap <version>" */
 	uint32_t stream; /* stream id of the chunks this writer produces; 0 = recorder */
+	unsigned mode; /* the new file's permissions (before the umask); 0: 0600 */
 };
 
 struct mt_writer_stats {

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "analysis/mrm.h"
+#include "common/outfile.h"
 #include "common/error.h"
 #include "export/folded.h"
 #include "export/perfetto.h"
@@ -263,18 +264,22 @@ API int memtap_export(memtap_trace *t, const char *format, const char *out, int 
 	}
 	if (!strcmp(format, "folded")) {
 		struct mt_folded_stats st;
+		struct mt_outfile of;
 		FILE *f;
-		int rc;
+		int rc = mt_outfile_open(&of, out, force != 0, 0666);
 
-		if (!force && access(out, F_OK) == 0)
-			return -EEXIST;
-		f = fopen(out, "we");
-		if (!f)
-			return -errno;
+		if (rc < 0)
+			return rc;
+		if (!(f = mt_outfile_stream(&of))) {
+			mt_outfile_abort(&of);
+			return -ENOMEM;
+		}
 		rc = mt_export_folded(t->r, MT_FOLD_BYTES, f, &st);
-		if (fclose(f) != 0 && rc >= 0)
-			rc = -errno;
-		return rc;
+		if (rc < 0 || ferror(f)) {
+			mt_outfile_abort(&of);
+			return rc < 0 ? rc : -EIO;
+		}
+		return mt_outfile_commit(&of);
 	}
 	return -EINVAL;
 }

@@ -606,7 +606,7 @@ static int setup_signals(struct launch *l, int *sigfd)
 static int start(struct mt_session *s, struct launch *l, int *sigfd)
 {
 	const struct mt_record_opts *o = s->o;
-	struct mt_writer_opts wo = { .zstd_level = o->zstd_level };
+	struct mt_writer_opts wo = { .zstd_level = o->zstd_level, .mode = o->mode };
 	struct mt_kv kvs[MT_NCOLLECTORS];
 	int r = mt_writer_open(o->output, o->force, &wo, &s->w);
 

@@ -18,7 +18,8 @@ enum mt_follow {
 
 struct mt_record_opts {
 	const char *output; /* trace path */
-	bool force; /* overwrite an existing output */
+	bool force; /* replace an existing output */
+	unsigned mode; /* the trace's permissions before the umask; 0: 0600 */
 	bool quiet; /* no summary on stderr */
 	char **argv; /* the command, NULL-terminated */
 	enum mt_follow follow;
