@@ -217,6 +217,21 @@ static void own_maps(struct mt_session *s, struct conn *c, const struct mt_rt_he
 	mt_ac_own_rss(s, c, h->own_ns, h->own_anon, h->own_shmem);
 }
 
+void mt_ac_untraced(struct mt_alloc_state *a, pid_t pid, const char *why)
+{
+	struct proc_rt *pr = mt_ac_proc_get(a, pid, true);
+	size_t len = strlen(a->untraced);
+
+	if (pr && pr->counted)
+		return;
+	if (pr)
+		pr->counted = true;
+	a->nuntraced++;
+	if (len + 200 < sizeof(a->untraced))
+		snprintf(a->untraced + len, sizeof(a->untraced) - len, "%s%d: %s", len ? "; " : "",
+			 (int)pid, why);
+}
+
 void mt_ac_proc_greeted(struct mt_alloc_state *a, pid_t pid, uint64_t t)
 {
 	struct proc_rt *pr = mt_ac_proc_get(a, pid, true);
@@ -287,20 +302,24 @@ static void close_older(struct mt_session *s, struct conn *c)
 			a->conns[i].closed = true;
 }
 
-void mt_ac_on_hello(struct mt_session *s, struct conn *c)
+/* The memfd a greeting carries, or -1. */
+static int memfd_of(struct msghdr *mh)
+{
+	int fd = -1;
+
+	for (struct cmsghdr *cm = CMSG_FIRSTHDR(mh); cm; cm = CMSG_NXTHDR(mh, cm))
+		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+			memcpy(&fd, CMSG_DATA(cm), sizeof(int));
+	return fd;
+}
+
+static void hello_read(struct mt_session *s, struct conn *c, const struct mt_rt_hello *hp,
+		       ssize_t n, int flags, int memfd)
 {
 	struct mt_alloc_state *a = s->alloc;
-	struct mt_rt_hello h;
-	char cbuf[CMSG_SPACE(sizeof(int))];
-	struct iovec iov = { &h, sizeof(h) };
-	struct msghdr mh = { .msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf) };
-	struct cmsghdr *cm;
-	int memfd = -1;
+	struct mt_rt_hello h = *hp;
 	enum refuse why = REF_MALFORMED;
-	ssize_t n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
 
 	if (n == 0 || (n < 0 && errno != EAGAIN)) {
 		c->closed = true;
@@ -308,10 +327,6 @@ void mt_ac_on_hello(struct mt_session *s, struct conn *c)
 	}
 	if (n < 0)
 		return;
-	for (cm = CMSG_FIRSTHDR(&mh); cm; cm = CMSG_NXTHDR(&mh, cm))
-		if (cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-		    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-			memcpy(&memfd, CMSG_DATA(cm), sizeof(int));
 	if (n != (ssize_t)sizeof(h) || h.type != MT_RT_MSG_HELLO ||
 	    h.version != MT_RT_PROTO_VERSION || !key_ok(a, h.key)) {
 		if (memfd >= 0)
@@ -328,14 +343,14 @@ void mt_ac_on_hello(struct mt_session *s, struct conn *c)
 		on_resume(s, c);
 		return;
 	}
-	if (memfd < 0 && (mh.msg_flags & MSG_CTRUNC)) {
+	if (memfd < 0 && (flags & MSG_CTRUNC)) {
 		/* The kernel had no descriptor to give us for the region. */
-		struct proc_rt *pr = mt_ac_proc_get(a, c->pid, true);
+		char reason[128];
 
-		if (pr)
-			snprintf(pr->reason, sizeof(pr->reason),
-				 "the recorder had no descriptor left for its region (limit %u)",
-				 a->fd_limit);
+		snprintf(reason, sizeof(reason),
+			 "the recorder had no descriptor left for its region (limit %u)",
+			 a->fd_limit);
+		mt_ac_untraced(a, c->pid, reason);
 		refuse(a, c, REF_NOFD);
 		return;
 	}
@@ -355,6 +370,26 @@ void mt_ac_on_hello(struct mt_session *s, struct conn *c)
 	own_maps(s, c, &h);
 	a->processes++;
 	mt_ac_proc_greeted(a, c->pid, h.time_ns);
+}
+
+void mt_ac_on_hello(struct mt_session *s, struct conn *c)
+{
+	struct mt_alloc_state *a = s->alloc;
+	struct mt_rt_hello h;
+	char cbuf[CMSG_SPACE(sizeof(int))];
+	struct iovec iov = { &h, sizeof(h) };
+	struct msghdr mh = { .msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf) };
+	ssize_t n;
+
+	/* The reserve descriptor makes room for the memfd, and is taken back after it. */
+	if (a->spare >= 0)
+		close(a->spare);
+	n = recvmsg(c->fd, &mh, MSG_DONTWAIT | MSG_CMSG_CLOEXEC);
+	hello_read(s, c, &h, n, mh.msg_flags, memfd_of(&mh));
+	a->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 }
 
 /* Greetings arrive right after the connection; these many may wait at once. */

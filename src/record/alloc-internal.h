@@ -65,6 +65,7 @@ struct proc_rt {
 	uint64_t exec_ns; /* CLOCK_MONOTONIC of the last exec */
 	uint64_t hello_ns; /* the runtime's start in its last greeting */
 	char reason[128];
+	bool counted; /* counted as untraced already */
 };
 
 /* Why connections to the runtime's socket were refused (connections_refused_*). */
@@ -117,6 +118,7 @@ struct mt_alloc_state {
 	uint64_t fd_exhausted; /* accept() found no descriptor left */
 	uint64_t accept_after; /* the listening socket is not polled before this (EMFILE) */
 	bool lsock_polled; /* the last poll set holds it */
+	int spare; /* a descriptor held in reserve for a greeting's memfd (/dev/null) */
 	uint64_t chan_lost, chan_resumed, starved_drops; /* over closed connections */
 	unsigned fd_limit; /* RLIMIT_NOFILE's soft limit the recorder runs with */
 	unsigned interval_ms; /* the next collection round, while connections are open */
@@ -143,6 +145,8 @@ void mt_ac_conn_flush(struct mt_session *s, struct conn *c);
 void mt_ac_on_hello(struct mt_session *s, struct conn *c);
 void mt_ac_own_rss(struct mt_session *s, struct conn *c, uint64_t t, uint64_t anon, uint64_t shmem);
 struct proc_rt *mt_ac_proc_get(struct mt_alloc_state *a, pid_t pid, bool create);
+/* The process pid is not recorded, for the reason why (counted once). */
+void mt_ac_untraced(struct mt_alloc_state *a, pid_t pid, const char *why);
 /* The process pid ran its runtime at time t (its greeting). */
 void mt_ac_proc_greeted(struct mt_alloc_state *a, pid_t pid, uint64_t t);
 void mt_ac_read_conn(struct mt_session *s, struct conn *c);

@@ -162,6 +162,7 @@ int mt_alloc_open(struct mt_session *s)
 	if (!a)
 		return -ENOMEM;
 	a->lsock = -1;
+	a->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s->alloc = a;
 	r = find_rt_lib(a->lib, sizeof(a->lib));
 	if (r < 0 || access(a->lib, R_OK) < 0) {
@@ -554,8 +555,7 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 {
 	struct mt_alloc_state *a = s->alloc;
 	struct proc_rt *p;
-	size_t len;
-
+	
 	if (!a)
 		return;
 	accept_pending(s);
@@ -577,13 +577,10 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 				 a->fd_limit);
 		else
 			mt_strlcpy(why, "the runtime did not load", sizeof(why));
-		a->nuntraced++;
-		len = strlen(a->untraced);
-		if (len + 200 < sizeof(a->untraced))
-			snprintf(a->untraced + len, sizeof(a->untraced) - len, "%s%d: %s",
-				 len ? "; " : "", (int)pid, why);
+		mt_ac_untraced(a, pid, why);
 	}
 	p->pid = -1; /* the pid may be reused */
+	p->counted = false;
 }
 
 /* The runtime's channel: connections refused and why, sockets programs took away. */
@@ -629,9 +626,9 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 			(unsigned long long)a->refused[REF_KEY],
 			(unsigned long long)a->refused[REF_MEMFD]);
 	if (a->fd_exhausted)
-		mt_warn("the recorder ran out of descriptors (limit %u) %llu times: processes "
-			"waited to be recorded (hint: raise the hard limit, ulimit -Hn)",
-			a->fd_limit, (unsigned long long)a->fd_exhausted);
+		mt_warn("the recorder ran out of descriptors (limit %u): processes waited to be "
+			"recorded until descriptors freed (hint: raise the hard limit, ulimit -Hn)",
+			a->fd_limit);
 	if (!a->processes && a->nuntraced) {
 		/* Nothing could take the runtime (a static binary, setuid): say so, never
 		 * "active" with no events. */
@@ -692,6 +689,8 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 	}
 	if (a->lsock >= 0)
 		close(a->lsock);
+	if (a->spare >= 0)
+		close(a->spare);
 	a->lsock = -1;
 	free(a->conns);
 	free(a->cal);
