@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <memtap/trace-format.h>
@@ -207,7 +208,27 @@ struct launch {
 	struct sigaction oldpipe;
 	struct rlimit nofile; /* the user's descriptor limit, the command's again */
 	bool nofile_raised;
+	bool own_group; /* the command runs in a process group of its own */
 };
+
+/*
+ * Is memtap the terminal's foreground job? Then the command stays in memtap's process
+ * group, so that the terminal's signals and job control reach it as without memtap (and
+ * memtap does not pass them on). Otherwise (no terminal, a background job, a supervisor,
+ * make) the command gets a group of its own: a signal sent to memtap's group reaches
+ * memtap alone, which passes it on once.
+ */
+static bool terminal_foreground(void)
+{
+	int fd = open("/dev/tty", O_RDONLY | O_NOCTTY | O_CLOEXEC);
+	bool fg;
+
+	if (fd < 0)
+		return false;
+	fg = tcgetpgrp(fd) == getpgrp();
+	close(fd);
+	return fg;
+}
 
 /* One descriptor per traced process (its runtime's socket): the recorder runs with its soft
  * limit at the hard one; the command gets the user's limits back before exec. */
@@ -274,6 +295,8 @@ static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char 
 	sigprocmask(SIG_SETMASK, &l->oldmask, NULL);
 	if (l->nofile_raised)
 		(void)setrlimit(RLIMIT_NOFILE, &l->nofile);
+	if (l->own_group)
+		(void)setpgid(0, 0);
 	while (read(l->go[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close(l->go[0]);
@@ -301,6 +324,40 @@ static void reap(struct mt_session *s)
 	}
 }
 
+static void reap(struct mt_session *s);
+
+/* Whether /proc/PID/status lists sig among the pending signals (the process's or its
+ * threads'). */
+static bool pending(pid_t pid, int sig)
+{
+	char path[64], line[256];
+	bool hit = false;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, "ShdPnd:", 7) || !strncmp(line, "SigPnd:", 7))
+			hit |= (strtoull(line + 7, NULL, 16) >> (sig - 1)) & 1;
+	fclose(f);
+	return hit;
+}
+
+/* Did the signal memtap just received reach the command's process too (a group kill)? It
+ * is then pending there, or (under ptrace) its delivery was just seen; the kernel queued it
+ * to both in one call, so a millisecond settles the race with the command's dequeue. */
+static bool reached_command(struct mt_session *s, int sig, uint64_t since)
+{
+	for (int i = 0; i < 2; i++) {
+		reap(s);
+		if (pending(s->root, sig) || s->root_sig_ns[sig] + 5000000ull >= since)
+			return true;
+		usleep(1000);
+	}
+	return false;
+}
+
 static void on_signal(struct mt_session *s, const struct signalfd_siginfo *si)
 {
 	int sig = (int)si->ssi_signo;
@@ -316,9 +373,16 @@ static void on_signal(struct mt_session *s, const struct signalfd_siginfo *si)
 		return;
 	}
 	/* A signal from the terminal reached the whole foreground group, the workload
-	 * included; one sent to memtap alone (kill, a job scheduler) is passed on. */
+	 * included; so did one sent to that group from inside it (the workload's own kill 0).
+	 * One sent to memtap alone (kill, a job scheduler), or to memtap's group when the
+	 * command has its own, is passed on: the command receives each signal once. */
 	if (si->ssi_code == SI_KERNEL)
 		return;
+	if (!s->own_group && si->ssi_code == SI_USER && si->ssi_pid &&
+	    getpgid((pid_t)si->ssi_pid) == getpgrp())
+		return;
+	if (!s->own_group && reached_command(s, sig, mt_now_ns()))
+		return; /* sent to the whole foreground group from outside it */
 	mt_debug("forwarding %s to %d", strsignal(sig), (int)s->root);
 	kill(s->root, sig);
 }
@@ -638,11 +702,15 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	r = write_meta(s, o->argv);
 	if (r < 0)
 		return mt_err_code(r, "cannot write '%s'", o->output);
+	l->own_group = !terminal_foreground();
 	s->root = fork();
 	if (s->root < 0)
 		return mt_err_code(-errno, "cannot fork");
 	if (s->root == 0)
 		child_main(s, l, o->argv);
+	if (l->own_group)
+		(void)setpgid(s->root, s->root); /* both sides: no race with the exec */
+	s->own_group = l->own_group;
 	close(l->go[0]);
 	close(l->execerr[1]);
 	l->go[0] = l->execerr[1] = -1;

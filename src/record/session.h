@@ -59,6 +59,8 @@ struct mt_session {
 	int exec_errno;
 	bool exec_done;
 	bool stop_requested;
+	bool own_group; /* the command runs in its own process group (record.c) */
+	uint64_t root_sig_ns[65]; /* when each signal last reached the command's process */
 	uint64_t t_start;
 	/* the command's run, from its go to the tree's exit, and the recorder's own CPU time at
 	 * both ends (its cost while the workload ran, not its start-up and finish) */
