@@ -36,6 +36,9 @@ static const struct mt_option options[] = {
 	{ "pid", 'p', MT_OPT_U64, &o.pid, "PID", "only events of this process", NULL, 0,
 	  &o.by_pid },
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ "csv-raw", 0, MT_OPT_FLAG, &mt_csv_raw, NULL,
+	  "CSV cells that start with = + - @ as they are (default: quoted with a leading ', so "
+	  "that a spreadsheet never evaluates them)" },
 	{ "stacks", 0, MT_OPT_FLAG, &o.stacks, NULL,
 	  "print each stack id's frames (return addresses, innermost first)" },
 	{ "unresolved", 0, MT_OPT_FLAG, &o.unresolved, NULL,

@@ -9,6 +9,7 @@
 #include "cli/util.h"
 #include "common/outfile.h"
 #include "common/log.h"
+#include "export/table.h"
 #include "export/folded.h"
 #include "export/perfetto.h"
 #include "export/tables.h"
@@ -35,6 +36,9 @@ static const char *const layouts[] = { "flat", "mrm", "hive", NULL };
 
 static const struct mt_option options[] = {
 	{ "to", 0, MT_OPT_CHOICE, &o.to, "FORMAT", "output format", formats },
+	{ "csv-raw", 0, MT_OPT_FLAG, &mt_csv_raw, NULL,
+	  "CSV cells that start with = + - @ as they are (default: quoted with a leading ', so "
+	  "that a spreadsheet never evaluates them)" },
 	{ "output", 'o', MT_OPT_STRING, &o.output, "OUT",
 	  "write to OUT: a directory for parquet, csv and jsonl, the database for sqlite, a file "
 	  "for folded and perfetto ('-': standard output)" },

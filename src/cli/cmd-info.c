@@ -81,10 +81,14 @@ int cmd_info(int argc, char **argv)
 		mt_reader_free(r);
 		return 1;
 	}
-	if (o.format == 1)
+	if (o.format == 1) {
 		mt_info_json(argv[0], r, &run, &ps, stdout);
-	else
-		mt_info_text(argv[0], r, &run, &ps, stdout);
+	} else {
+		FILE *out = mt_cli_out(true);
+
+		mt_info_text(argv[0], r, &run, &ps, out);
+		mt_cli_out_done(out);
+	}
 	mt_cli_warn_damage(argv[0], r, NULL);
 	mt_procs_release(&ps);
 	mt_run_release(&run);

@@ -7,6 +7,7 @@
 #include "analysis/rules.h"
 #include "cli/util.h"
 #include "common/log.h"
+#include "export/table.h"
 #include "export/report.h"
 #include "format/reader.h"
 
@@ -25,6 +26,9 @@ static const char *const bys[] = { "type", "region", "site", "phase", NULL };
 
 static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ "csv-raw", 0, MT_OPT_FLAG, &mt_csv_raw, NULL,
+	  "CSV cells that start with = + - @ as they are (default: quoted with a leading ', so "
+	  "that a spreadsheet never evaluates them)" },
 	{ "section", 's', MT_OPT_STRING, &o.sections, "LIST",
 	  "only these sections: run, processes, alloc, access, faults, rss, syscalls, events, "
 	  "metrics, candidates (default: all the trace has data for)" },
@@ -109,7 +113,13 @@ int cmd_report(int argc, char **argv)
 		return 1;
 	}
 	rep.by = o.by;
-	mt_report_print(&rep, (enum mt_report_format)o.format, sections, stdout);
+	{
+		/* text and Markdown are for people: control characters escaped */
+		FILE *out = mt_cli_out(o.format <= 1);
+
+		mt_report_print(&rep, (enum mt_report_format)o.format, sections, out);
+		mt_cli_out_done(out);
+	}
 	mt_cli_warn_damage(argv[0], r, NULL);
 	mt_report_release(&rep);
 	mt_reader_free(r);

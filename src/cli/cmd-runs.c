@@ -26,6 +26,9 @@ static const char *const kinds[] = { "auto", "traced", "baseline", NULL };
 
 static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ "csv-raw", 0, MT_OPT_FLAG, &mt_csv_raw, NULL,
+	  "CSV cells that start with = + - @ as they are (default: quoted with a leading ', so "
+	  "that a spreadsheet never evaluates them)" },
 	{ "include-contaminated", 0, MT_OPT_FLAG, &o.contaminated, NULL,
 	  "stat, compare: aggregate contaminated runs too" },
 	{ "kind", 0, MT_OPT_CHOICE, &o.kind, "KIND",

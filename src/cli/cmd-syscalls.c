@@ -39,6 +39,9 @@ static const char *const formats[] = { "text", "json", "csv", NULL };
 
 static const struct mt_option options[] = {
 	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ "csv-raw", 0, MT_OPT_FLAG, &mt_csv_raw, NULL,
+	  "CSV cells that start with = + - @ as they are (default: quoted with a leading ', so "
+	  "that a spreadsheet never evaluates them)" },
 	{ "pid", 'p', MT_OPT_U64, &o.pid, "PID", "only this process's calls", NULL, 0, &o.by_pid },
 	{ "name", 0, MT_OPT_STRING, &o.name, "SYSCALL", "only this syscall (e.g. openat)" },
 	{ "class", 0, MT_OPT_STRING, &o.classes, "CLASSES",
@@ -73,12 +76,13 @@ const struct mt_command_spec mt_syscalls_spec = {
 	.max_args = 1,
 };
 
+static int run_view(struct mt_sc_view *v, struct mt_reader *r, const char *path,
+		    const struct mt_syscall_filter *f);
+
 int cmd_syscalls(int argc, char **argv)
 {
 	struct mt_syscall_filter f = { .nr = -1 };
-	struct mt_syscalls_stats st;
 	struct mt_reader *r;
-	struct mt_run run;
 	struct mt_sc_view view = { .f = stdout };
 	int nargs, rc;
 
@@ -115,47 +119,58 @@ int cmd_syscalls(int argc, char **argv)
 	r = mt_cli_open_trace(argv[0]);
 	if (!r)
 		return 1;
+	view.f = mt_cli_out(o.format == 0); /* text: control characters escaped */
+	rc = run_view(&view, r, argv[0], &f);
+	mt_cli_out_done(view.f);
+	mt_reader_free(r);
+	return rc;
+}
+
+/* The selected view of the open trace: 0, or 1 after saying why not. */
+static int run_view(struct mt_sc_view *v, struct mt_reader *r, const char *path,
+		    const struct mt_syscall_filter *f)
+{
+	struct mt_syscalls_stats st;
+	struct mt_run run;
+	int rc;
+
 	if (o.rereads) {
 		struct mt_rereads rr;
 
 		if (!mt_reader_event_count(r, MT_EV_SYSCALL) &&
 		    !mt_reader_event_count(r, MT_EV_FAULT)) {
 			mt_err("'%s' has neither syscall nor fault records (record with --syscalls)",
-			       argv[0]);
-			mt_reader_free(r);
+			       path);
 			return 1;
 		}
 		rc = mt_rereads_analyze(r, o.by_pid ? (uint32_t)o.pid : 0, &rr);
 		if (rc == 0) {
-			mt_sc_print_rereads(&view, &rr);
+			mt_sc_print_rereads(v, &rr);
 			mt_rereads_release(&rr);
 		} else {
-			mt_err("'%s': %s", argv[0], strerror(-rc));
+			mt_err("'%s': %s", path, strerror(-rc));
 		}
-		mt_cli_warn_damage(argv[0], r, NULL);
-		mt_reader_free(r);
+		mt_cli_warn_damage(path, r, NULL);
 		return rc < 0 ? 1 : 0;
 	}
 	if (!mt_reader_event_count(r, MT_EV_SYSCALL) &&
 	    !mt_reader_event_count(r, MT_EV_SYSCALL_SUM)) {
-		mt_err("'%s' has no syscall records (record with --syscalls)", argv[0]);
-		mt_reader_free(r);
+		mt_err("'%s' has no syscall records (record with --syscalls)", path);
 		return 1;
 	}
 	if (o.list && !mt_reader_event_count(r, MT_EV_SYSCALL)) {
 		mt_err("'%s' holds in-kernel totals only (--syscalls=summary): no calls to list",
-		       argv[0]);
-		mt_reader_free(r);
+		       path);
 		return 1;
 	}
 	if (o.list) {
 		rc = mt_run_summary(r, &run); /* its start: no read of the losses */
 		if (rc == 0) {
-			rc = mt_sc_print_list(&view, r, &f, run.start_ns);
+			rc = mt_sc_print_list(v, r, f, run.start_ns);
 			mt_run_release(&run);
 		}
 	} else {
-		rc = mt_syscalls_analyze(r, &f, &st);
+		rc = mt_syscalls_analyze(r, f, &st);
 		if (rc == 0) {
 			uint64_t cost = 0;
 			const char *mech = NULL;
@@ -164,12 +179,12 @@ int cmd_syscalls(int argc, char **argv)
 			for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
 				const struct mt_kvlist *kv = mt_reader_collector(r, i);
 				const char *n = mt_kvlist_get(kv, "name"),
-					   *v = mt_kvlist_get(kv, "cost_ns_per_call");
+					   *c = mt_kvlist_get(kv, "cost_ns_per_call");
 
 				if (!n || strcmp(n, "syscalls"))
 					continue;
-				if (v)
-					cost = strtoull(v, NULL, 10);
+				if (c)
+					cost = strtoull(c, NULL, 10);
 				mech = mt_kvlist_get(kv, "mechanism");
 				/* per call without paths, and the runtime on */
 				{
@@ -178,13 +193,12 @@ int cmd_syscalls(int argc, char **argv)
 					loader_unknown = pp && strncmp(pp, "bpf", 3) && st.rt.calls;
 				}
 			}
-			mt_sc_print_summary(&view, &st, cost, mech, loader_unknown);
+			mt_sc_print_summary(v, &st, cost, mech, loader_unknown);
 			mt_syscalls_release(&st);
 		}
 	}
 	if (rc < 0)
-		mt_err("'%s': %s", argv[0], strerror(-rc));
-	mt_cli_warn_damage(argv[0], r, NULL);
-	mt_reader_free(r);
+		mt_err("'%s': %s", path, strerror(-rc));
+	mt_cli_warn_damage(path, r, NULL);
 	return rc < 0 ? 1 : 0;
 }

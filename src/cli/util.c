@@ -19,6 +19,7 @@
 #include "analysis/profiles.h"
 #include "analysis/rules.h"
 #include "cli/options.h"
+#include "common/termsafe.h"
 #include "common/clock.h"
 #include "common/error.h"
 #include "common/log.h"
@@ -79,6 +80,20 @@ void mt_cli_progress_done(void)
 	if (progress_shown)
 		fputs("\r\033[K", stderr);
 	progress_shown = false;
+}
+
+FILE *mt_cli_out(bool human)
+{
+	FILE *f = human ? mt_ctl_stream(stdout) : NULL;
+
+	return f ? f : stdout;
+}
+
+void mt_cli_out_done(FILE *f)
+{
+	if (f != stdout)
+		fclose(f);
+	fflush(stdout);
 }
 
 struct mt_reader *mt_cli_open_trace(const char *path)

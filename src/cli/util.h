@@ -4,6 +4,7 @@
 #define MEMTAP_CLI_UTIL_H
 
 #include <stdbool.h>
+#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,12 @@ bool mt_cli_warn_damage(const char *path, struct mt_reader *r, const char *extra
 /* Installs a progress display on stderr for long reads, when stderr is a terminal. */
 void mt_cli_progress(struct mt_reader *r, const char *what);
 void mt_cli_progress_done(void);
+
+/* Where a command's output goes: for people (text, Markdown), stdout through a stream
+ * that escapes control characters (common/termsafe.h: a trace's strings are its
+ * workload's); for scripts, stdout itself. mt_cli_out_done() flushes it. */
+FILE *mt_cli_out(bool human);
+void mt_cli_out_done(FILE *f);
 
 struct mt_access_opts;
 struct mt_rules;

@@ -10,6 +10,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "common/termsafe.h"
 #include "common/strutil.h"
 #include "export/json.h"
 #include "export/report.h"
@@ -142,20 +143,24 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 	const struct mt_file_info *fi = mt_reader_file(r);
 	const struct mt_integrity *in = mt_reader_integrity(r);
 	const char *host = mt_reader_meta(r, "hostname"), *kern = mt_reader_meta(r, "kernel");
-	char a[64], b[64], c[64];
+	char a[64], b[64], c[64], e[8192];
 	uint64_t total = 0;
 
 	for (unsigned t = 0; t < _MT_EV_MAX; t++)
 		total += mt_reader_event_count(r, t);
-	fprintf(f, "%-12s %s (%s, format %u.%u, written by %s)\n", "trace", path,
+	fprintf(f, "%-12s %s (%s, format %u.%u, written by %s)\n", "trace",
+		mt_escape_ctl(path, e, sizeof(e)),
 		mt_fmt_bytes(fi->file_size, a, sizeof(a)), fi->major, fi->minor, fi->writer);
 	fprintf(f, "%-12s %s\n", "run id", mt_fmt_uuid(fi->run_id, a, sizeof(a)));
 	fprintf(f, "%-12s %s", "recorded", mt_fmt_realtime(fi->realtime_ns, a, sizeof(a)));
 	if (host)
-		fprintf(f, " on %s", host);
+		fprintf(f, " on %s", mt_escape_ctl(host, e, sizeof(e)));
 	if (kern)
 		fprintf(f, " (Linux %s)", kern);
-	fprintf(f, "\n%-12s %s\n", "command", run->command ? run->command : "?");
+	/* the workload's own strings, LF included, shown escaped (control characters reach
+	 * no terminal: common/termsafe.h) */
+	fprintf(f, "\n%-12s %s\n", "command",
+		run->command ? mt_escape_ctl(run->command, e, sizeof(e)) : "?");
 	fprintf(f, "%-12s %s\n", "duration", mt_fmt_duration(run->duration_ns, a, sizeof(a)));
 	if (run->has_exit)
 		fprintf(f, "%-12s %d\n", "exit status", run->exit_status);

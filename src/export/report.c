@@ -9,6 +9,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "common/termsafe.h"
 #include "common/strutil.h"
 #include "export/json.h"
 #include "export/table.h"
@@ -208,7 +209,10 @@ void mt_report_md_table(const struct mt_table *t, FILE *f)
 			for (const char *s = t->cells[r * t->ncols + c]; *s; s++) {
 				if (*s == '|')
 					fputc('\\', f);
-				fputc(*s, f);
+				if (*s == '\n' || *s == '\r')
+					fputs(*s == '\n' ? "\\n" : "\\r", f);
+				else
+					fputc(*s, f);
 			}
 			fputs(" |", f);
 		}
@@ -295,20 +299,21 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 {
 	const struct mt_run *run = &rep->run;
 	struct mt_table t;
-	char a[64];
+	char a[64], e[8192];
 
 	if (sections & MT_SEC_RUN) {
 		fprintf(f, md ? "# memtap report: `%s`\n\n" : "memtap report: %s\n\n",
-			run->command ? run->command : "?");
+			run->command ? mt_escape_ctl(run->command, e, sizeof(e)) : "?");
 		if (md) {
-			fprintf(f, "| | |\n|---|---|\n| trace | `%s` |\n", rep->path);
+			fprintf(f, "| | |\n|---|---|\n| trace | `%s` |\n",
+				mt_escape_ctl(rep->path, e, sizeof(e)));
 			fprintf(f, "| duration | %s |\n",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
 			if (run->has_exit)
 				fprintf(f, "| exit status | %d |\n", run->exit_status);
 			fprintf(f, "| lost events | %" PRIu64 " |\n\n", run->lost_events);
 		} else {
-			fprintf(f, "  %-12s %s\n", "trace", rep->path);
+			fprintf(f, "  %-12s %s\n", "trace", mt_escape_ctl(rep->path, e, sizeof(e)));
 			fprintf(f, "  %-12s %s\n", "duration",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
 			if (run->has_exit)

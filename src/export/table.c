@@ -155,20 +155,55 @@ void mt_markup_text(FILE *f, const char *s)
 	}
 }
 
+bool mt_csv_raw;
+
+/* A plain decimal number (a sign, digits, a point, an exponent): never a formula. */
+static bool is_number(const char *s, size_t n)
+{
+	size_t i = 0, digits = 0;
+
+	if (i < n && (s[i] == '-' || s[i] == '+'))
+		i++;
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+		digits++;
+	if (i < n && s[i] == '.')
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			digits++;
+	if (digits && i < n && (s[i] == 'e' || s[i] == 'E')) {
+		size_t e = ++i;
+
+		if (i < n && (s[i] == '-' || s[i] == '+'))
+			i++;
+		for (e = i; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+			;
+		if (i == e)
+			return false;
+	}
+	return digits && i == n;
+}
+
+/* OWASP's rule for CSV injection: a cell a spreadsheet would read as a formula. */
+static bool formula_like(const char *s, size_t n)
+{
+	return n && strchr("=+-@\t\r", s[0]) && s[0] && !is_number(s, n);
+}
+
 void mt_csv_cell(FILE *f, const char *s, size_t n, bool first)
 {
-	bool quote = false;
+	bool quote = false, neutral = !mt_csv_raw && formula_like(s, n);
 
 	if (!first)
 		fputc(',', f);
 	for (size_t i = 0; i < n; i++)
 		if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r')
 			quote = true;
-	if (!quote) {
+	if (!quote && !neutral) {
 		fwrite(s, 1, n, f);
 		return;
 	}
 	fputc('"', f);
+	if (neutral)
+		fputc('\'', f); /* shown as text, never evaluated */
 	for (size_t i = 0; i < n; i++) {
 		if (s[i] == '"')
 			fputc('"', f);

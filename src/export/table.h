@@ -30,7 +30,11 @@ int mt_table_addf(struct mt_table *t, const char *fmt, ...) MT_PRINTF(2, 3);
 /* Prints with two spaces between columns and the given indent; control bytes shown as '?'. */
 void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header);
 
-/* Writes one CSV cell (RFC 4180 quoting when needed), preceded by a comma unless first. */
+/* Writes one CSV cell (RFC 4180 quoting when needed), preceded by a comma unless first. A
+ * text cell starting with =, +, -, @, TAB or CR (which a spreadsheet would evaluate as a
+ * formula) is written quoted with a leading ' (OWASP's CSV-injection rule), numbers
+ * excepted; unless mt_csv_raw (--csv-raw). */
+extern bool mt_csv_raw;
 void mt_csv_cell(FILE *f, const char *s, size_t n, bool first);
 /* s as HTML or XML text: & < > " ' escaped, control characters but tab dropped. */
 void mt_markup_text(FILE *f, const char *s);

@@ -10,10 +10,34 @@
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/strutil.h"
+#include "common/termsafe.h"
 #include "common/varint.h"
 #include "mt-test.h"
 
 MT_TEST_MAIN()
+
+TEST(escape_ctl)
+{
+	char buf[128];
+	char *mem = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&mem, &len), *c;
+
+	ASSERT_STREQ(mt_escape_ctl("a\033[2J\r\n\t\x01\x7f\xc2\x9bz\xc3\xa9", buf, sizeof(buf)),
+		     "a\\e[2J\\r\\n\\t\\x01\\x7f\\x9bz\xc3\xa9");
+	ASSERT_EQ(mt_has_ctl("plain \xc3\xa9"), 0);
+	ASSERT_EQ(mt_has_ctl("a\rb"), 1);
+	/* the stream keeps newlines, escapes the rest, also across writes */
+	c = mt_ctl_stream(f);
+	ASSERT_TRUE(c != NULL);
+	fputs("x\033y\n\xc2", c);
+	fflush(c);
+	fputs("\x9b\xc2\xa0", c);
+	fclose(c);
+	fclose(f);
+	ASSERT_STREQ(mem, "x\\ey\n\\x9b\xc2\xa0");
+	free(mem);
+}
 
 TEST(varint_round_trip)
 {

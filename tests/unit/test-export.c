@@ -113,6 +113,30 @@ TEST(csv_quoting)
 	free(s);
 }
 
+static void w_formulas(FILE *f)
+{
+	static const char *const cells[] = { "=1+2", "+cmd", "-x", "@SUM(A1)", "\tx", "-12",
+					     "+3.5e-7", "-", "a=b", "-1e", "-.5" };
+
+	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
+		mt_csv_cell(f, cells[i], strlen(cells[i]), i == 0);
+}
+
+TEST(csv_formulas_neutralised)
+{
+	char *s = capture(w_formulas);
+
+	/* OWASP: text a spreadsheet would evaluate gets a leading '; numbers stay numbers */
+	ASSERT_STREQ(s, "\"'=1+2\",\"'+cmd\",\"'-x\",\"'@SUM(A1)\",\"'\tx\",-12,+3.5e-7,\"'-\",a=b,"
+			"\"'-1e\",-.5");
+	free(s);
+	mt_csv_raw = true;
+	s = capture(w_formulas);
+	mt_csv_raw = false;
+	ASSERT_STREQ(s, "=1+2,+cmd,-x,@SUM(A1),\tx,-12,+3.5e-7,-,a=b,-1e,-.5");
+	free(s);
+}
+
 static void w_table(FILE *f)
 {
 	static const char *const heads[] = { "name", ">count" };
