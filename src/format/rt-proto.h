@@ -185,7 +185,12 @@ static inline const char *mt_rt_py_state_name(uint32_t state)
  * process reconnects after its program closed or replaced the runtime's descriptor: no
  * memfd, the recorder goes on with the region it already maps for that pid.
  */
-enum { MT_RT_HELLO_RESUME = 1 };
+enum {
+	MT_RT_HELLO_RESUME = 1,
+	/* the program's malloc is not the runtime's (its executable defines one): its heap
+	 * allocations bypass the hooks (mappings and brk are still seen) */
+	MT_RT_HELLO_OWN_MALLOC = 2,
+};
 
 struct mt_rt_hello {
 	uint32_t type; /* MT_RT_MSG_HELLO */

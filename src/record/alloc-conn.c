@@ -368,8 +368,13 @@ static void hello_read(struct mt_session *s, struct conn *c, const struct mt_rt_
 	close_older(s, c);
 	write_stream_kv(s, c, &h);
 	own_maps(s, c, &h);
-	a->processes++;
 	mt_ac_proc_greeted(a, c->pid, h.time_ns);
+	if (h.flags & MT_RT_HELLO_OWN_MALLOC)
+		mt_ac_untraced(a, c->pid,
+			       "its executable defines malloc: its heap bypasses the runtime "
+			       "(mappings and brk are still recorded)");
+	else
+		a->processes++;
 }
 
 void mt_ac_on_hello(struct mt_session *s, struct conn *c)

@@ -443,33 +443,27 @@ static void python_keys(struct mt_kv *kv, const struct mt_alloc_state *a, bool w
 	mt_kv_add_u64(kv, "python_stacks_unplaced", a->py_unplaced);
 }
 
-static void untraceable_reason(pid_t pid, char *buf, size_t size)
+/* Why the executable open at fd cannot carry the runtime ("" when it can). */
+static void untraceable_fd(int fd, char *buf, size_t size)
 {
-	char path[64];
 	struct stat st;
-	int fd;
 	Elf *e;
 	size_t n;
 	bool interp = false;
 
-	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		buf[0] = 0;
-		return;
-	}
 	if (fstat(fd, &st) == 0 && (st.st_mode & (S_ISUID | S_ISGID)) &&
 	    (st.st_uid != getuid() || st.st_gid != getgid())) {
 		mt_strlcpy(buf, "setuid/setgid program: the loader ignores LD_PRELOAD", size);
-		close(fd);
 		return;
 	}
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
-	if (e && (gelf_getclass(e) != ELFCLASS64)) {
+	if (!e || elf_kind(e) != ELF_K_ELF) {
+		mt_strlcpy(buf, "not an ELF executable", size);
+	} else if (gelf_getclass(e) != ELFCLASS64) {
 		mt_strlcpy(buf, "32-bit program: the 64-bit runtime cannot be loaded into it",
 			   size);
-	} else if (e && elf_getphdrnum(e, &n) == 0) {
+	} else if (elf_getphdrnum(e, &n) == 0) {
 		for (size_t i = 0; i < n; i++) {
 			GElf_Phdr ph;
 
@@ -482,7 +476,48 @@ static void untraceable_reason(pid_t pid, char *buf, size_t size)
 	}
 	if (e)
 		elf_end(e);
+}
+
+static void untraceable_reason(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	buf[0] = 0;
+	if (fd < 0)
+		return;
+	untraceable_fd(fd, buf, size);
 	close(fd);
+}
+
+bool mt_alloc_can_enter(const char *cmd)
+{
+	char path[PATH_MAX], why[128] = "";
+	const char *dirs = strchr(cmd, '/') ? "" : getenv("PATH");
+	int fd = -1;
+
+	if (!dirs || !*dirs) {
+		fd = open(cmd, O_RDONLY | O_CLOEXEC);
+	} else {
+		/* execvp's search: the first executable file on PATH */
+		for (const char *d = dirs; fd < 0 && d;) {
+			const char *end = strchr(d, ':');
+			size_t len = end ? (size_t)(end - d) : strlen(d);
+
+			snprintf(path, sizeof(path), "%.*s/%s", (int)len, len ? d : ".", cmd);
+			if (access(path, X_OK) == 0)
+				fd = open(path, O_RDONLY | O_CLOEXEC);
+			d = end ? end + 1 : NULL;
+		}
+	}
+	if (fd < 0)
+		return true; /* exec will say why; the environment does not matter then */
+	untraceable_fd(fd, why, sizeof(why));
+	close(fd);
+	/* A script (#!) is "not an ELF executable": its interpreter is what runs. */
+	return !why[0] || !strncmp(why, "not an ELF", 10);
 }
 
 void mt_alloc_on_exec(struct mt_session *s, pid_t pid)
@@ -634,7 +669,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		 * "active" with no events. */
 		mt_strlcpy(s->alloc_coll.status, "unavailable", sizeof(s->alloc_coll.status));
 		size_t n = mt_strlcpy(s->alloc_coll.reason,
-				      "the runtime could not be preloaded into any process: ",
+				      "no process could be traced: ",
 				      sizeof(s->alloc_coll.reason));
 
 		if (n < sizeof(s->alloc_coll.reason))

@@ -285,10 +285,6 @@ static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char 
 	char c;
 	int e;
 
-	if (s->alloc)
-		mt_alloc_child_env(s);
-	if (s->o->heap)
-		heap_env(s);
 	close(l->go[1]);
 	close(l->execerr[0]);
 	sigaction(SIGPIPE, &l->oldpipe, NULL);
@@ -300,6 +296,13 @@ static void MT_NORETURN child_main(struct mt_session *s, struct launch *l, char 
 	while (read(l->go[0], &c, 1) < 0 && errno == EINTR)
 		;
 	close(l->go[0]);
+	/* 'e': the runtime's variables go into the environment, for the command and its
+	 * children to inherit. 'g': ptrace follows the tree and adds them to each exec'd image
+	 * the runtime can enter, so a static or setuid program sees exactly the user's. */
+	if (c == 'e' && s->alloc && mt_alloc_can_enter(argv[0]))
+		mt_alloc_child_env(s);
+	if (s->o->heap)
+		heap_env(s);
 	if ((e = place(s->o)) == 0) {
 		execvp(argv[0], argv);
 		e = errno;
@@ -727,7 +730,7 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	/* Go. */
 	s->cpu_go = own_cpu_ns();
 	s->t_go = mt_now_ns();
-	(void)!write(l->go[1], "g", 1);
+	(void)!write(l->go[1], s->follow == MT_FOLLOW_PTRACE ? "g" : "e", 1);
 	close(l->go[1]);
 	l->go[1] = -1;
 	return 1; /* the command runs */

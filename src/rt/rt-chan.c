@@ -74,7 +74,7 @@ static void fill_hello(struct mt_rt_hello *h, uint32_t flags)
 	h->pid = (uint32_t)rt_pid;
 	h->ppid = (uint32_t)rt_sys0(SYS_getppid);
 	memcpy(h->key, rt_cfg.key, sizeof(h->key));
-	h->flags = flags;
+	h->flags = flags | (rt_foreign_malloc ? MT_RT_HELLO_OWN_MALLOC : 0);
 	if (flags & MT_RT_HELLO_RESUME)
 		return;
 	h->region_size = rt_region_size;

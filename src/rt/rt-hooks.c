@@ -360,6 +360,7 @@ int rt_slow_mode(struct rt_thread *t)
 {
 	int st = __atomic_load_n(&rt_state, __ATOMIC_ACQUIRE);
 
+	t->probed = true;
 	if (st == RT_UNINIT) {
 		rt_init();
 		st = __atomic_load_n(&rt_state, __ATOMIC_ACQUIRE);

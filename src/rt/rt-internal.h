@@ -93,6 +93,7 @@ struct rt_thread {
 	bool dead; /* the thread-exit destructor ran */
 	bool no_stack_bounds;
 	bool cap1_ok; /* memo and stack bounds set up: the inline depth-1 path may run */
+	bool probed; /* a hook's slow path ran (rt.c: probe_malloc) */
 	uint64_t stack_hi; /* highest valid stack address (0: not yet known) */
 	uint64_t last_stamp; /* the last time read (rt.c: stamp) */
 	uint16_t every; /* events per time stamp now */
@@ -320,6 +321,7 @@ extern int rt_free_lock RT_HIDDEN;
 extern char rt_boot_pool[64 << 10] RT_HIDDEN;
 extern size_t rt_boot_used RT_HIDDEN;
 extern bool rt_glibc_heap RT_HIDDEN;
+extern bool rt_foreign_malloc RT_HIDDEN; /* the program's malloc is not ours (rt.c) */
 
 /* The clock of event times: the TSC where it is invariant, else CLOCK_MONOTONIC. */
 static inline uint64_t rt_now(void)

@@ -56,6 +56,7 @@ size_t rt_boot_used RT_HIDDEN;
  * preloaded jemalloc, libc_malloc_debug) is asked through its malloc_usable_size().
  */
 bool rt_glibc_heap RT_HIDDEN;
+bool rt_foreign_malloc RT_HIDDEN;
 
 bool rt_live RT_HIDDEN;
 struct rt_config rt_cfg RT_HIDDEN;
@@ -265,6 +266,26 @@ int rt_region_create(void)
 static void thread_exit(void *arg);
 static void fork_child(void);
 
+/*
+ * Whose malloc does the program call? An executable that defines its own comes first in
+ * symbol lookup, before this preloaded runtime: its heap is invisible here, and the
+ * recorder must say so rather than show an empty heap. One call through the global symbol
+ * tells: it reaches this runtime's hook (which marks the thread) or it does not.
+ */
+static void probe_malloc(void)
+{
+	void *(*m)(size_t) = (void *(*)(size_t))dlsym(RTLD_DEFAULT, "malloc");
+	void (*f)(void *) = (void (*)(void *))dlsym(RTLD_DEFAULT, "free");
+	void *p;
+
+	if (!m || !f)
+		return;
+	rt_self.probed = false;
+	p = m(1);
+	rt_foreign_malloc = !rt_self.probed;
+	f(p);
+}
+
 static void *resolve(const char *name)
 {
 	return dlsym(RTLD_NEXT, name);
@@ -329,6 +350,7 @@ void rt_init(void)
 	if (rt_cfg.hide)
 		hide_environment();
 	rt_self.mode = TM_OFF;
+	probe_malloc();
 	rt_key_ok = pthread_key_create(&rt_key, thread_exit) == 0;
 	pthread_atfork(NULL, NULL, fork_child);
 	rt_unwind_init();
