@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* MRM candidates: regions gathered by what a researcher could move (docs/metrics.md). */
+#include "common/array.h"
 #include "analysis/candidates.h"
 
 #include <errno.h>
@@ -56,7 +57,7 @@ static struct code_key *code_files(const struct mt_access_stats *st, size_t *n)
 			v[(*n)++] = (struct code_key){ st->regions[i].pid, st->regions[i].stream,
 						       st->regions[i].label };
 	if (v && *n)
-		qsort(v, *n, sizeof(*v), cmp_code);
+		mt_qsort(v, *n, sizeof(*v), cmp_code);
 	return v;
 }
 
@@ -227,7 +228,7 @@ int mt_candidates_build(const struct mt_report *rep, struct mt_candidate **out, 
 	}
 	free(code);
 	if (nm)
-		qsort(m, nm, sizeof(*m), cmp_member);
+		mt_qsort(m, nm, sizeof(*m), cmp_member);
 	v = calloc(nm ? nm : 1, sizeof(*v));
 	if (!v) {
 		free(m);
@@ -250,7 +251,7 @@ int mt_candidates_build(const struct mt_report *rep, struct mt_candidate **out, 
 	for (size_t i = 0; i < nv; i++)
 		settle(rep, &v[i]);
 	if (nv)
-		qsort(v, nv, sizeof(*v), cmp);
+		mt_qsort(v, nv, sizeof(*v), cmp);
 	*out = v;
 	*n = nv;
 	return 0;

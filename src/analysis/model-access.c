@@ -64,7 +64,7 @@ static size_t *ranked(size_t n, const struct mt_access_counts *(*get)(size_t),
 	for (size_t i = 0; i < n; i++)
 		if (get(i)->samples || get(i)->read_samples || get(i)->write_samples)
 			v[k++] = i;
-	qsort(v, k, sizeof(*v), cmp);
+	mt_qsort(v, k, sizeof(*v), cmp);
 	*count = k;
 	return v;
 }
@@ -234,7 +234,7 @@ int mt_report_access_done(struct mt_report *rep)
 		if (ra->st.regions[i].faults_minor + ra->st.regions[i].faults_major)
 			ra->fault_regions[ra->nfault_regions++] = i;
 	sort_st = &ra->st;
-	qsort(ra->fault_regions, ra->nfault_regions, sizeof(size_t), cmp_fault_region);
+	mt_qsort(ra->fault_regions, ra->nfault_regions, sizeof(size_t), cmp_fault_region);
 	sort_st = &ra->st;
 	ra->regions = ranked(ra->st.nregions, region_c, cmp_region, &ra->nregions);
 	ra->sites = ranked(ra->st.nsites, site_c, cmp_site, &ra->nsites);

@@ -139,7 +139,7 @@ int mt_report_alloc_done(struct mt_report *rep)
 				order[n++] = i;
 		sort_sites = a->st.sites;
 		sort_key = k;
-		qsort(order, n, sizeof(*order), cmp_rank);
+		mt_qsort(order, n, sizeof(*order), cmp_rank);
 		if (n > rep->top)
 			n = rep->top;
 		a->rank[k] = malloc((n ? n : 1) * sizeof(size_t));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Quantiles in bounded memory. */
+#include "common/array.h"
 #include "analysis/quantile.h"
 
 #include <errno.h>
@@ -95,7 +96,7 @@ double mt_qs_quantile(struct mt_qs *q, double p)
 		size_t lo;
 
 		if (!q->sorted) {
-			qsort(q->v, q->nv, sizeof(*q->v), cmp_u64);
+			mt_qsort(q->v, q->nv, sizeof(*q->v), cmp_u64);
 			q->sorted = true;
 		}
 		pos = p * (double)(q->nv - 1);

@@ -387,7 +387,7 @@ static int rr_finish(void *ctx, int rc)
 		out->files[i].kind = (unsigned char)classify(&out->files[i], rt_path(r));
 		out->files_by_kind[out->files[i].kind]++;
 	}
-	qsort(out->files, out->nfiles, sizeof(*out->files), cmp_files);
+	mt_qsort(out->files, out->nfiles, sizeof(*out->files), cmp_files);
 	return 0;
 }
 

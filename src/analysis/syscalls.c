@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The syscall pass over SYSCALL events. */
+#include "common/array.h"
 #include "analysis/syscalls.h"
 
 #include <errno.h>
@@ -118,8 +119,8 @@ static int sc_finish(void *ctx, int status)
 	}
 	st->work.v = all;
 	st->rt.v = all + st->work.n;
-	qsort(st->work.v, st->work.n, sizeof(*all), cmp_time);
-	qsort(st->rt.v, st->rt.n, sizeof(*all), cmp_time);
+	mt_qsort(st->work.v, st->work.n, sizeof(*all), cmp_time);
+	mt_qsort(st->rt.v, st->rt.n, sizeof(*all), cmp_time);
 	return 0;
 }
 

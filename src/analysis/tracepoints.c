@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The --event tracepoints: descriptions from the collector's keys, hit counts per value. */
+#include "common/array.h"
 #include "analysis/tracepoints.h"
 
 #include <errno.h>
@@ -189,7 +190,7 @@ static int tp_finish(void *ctx, int status)
 		mt_tp_counts_release(out);
 		return status;
 	}
-	qsort(out->v, out->n, sizeof(*out->v), cmp_count);
+	mt_qsort(out->v, out->n, sizeof(*out->v), cmp_count);
 	return 0;
 }
 

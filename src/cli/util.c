@@ -3,6 +3,7 @@
 #include "util.h"
 
 #include <errno.h>
+#include <math.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -225,6 +226,8 @@ int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms,
 
 		if (sscanf(mrm, "%lf,%lf,%lf,%lf%c", &m->high_write_once, &m->high_retention_p99_s,
 			   &m->medium_write_once, &m->medium_retention_p50_s, &end) != 4 ||
+		    !isfinite(m->high_retention_p99_s) || !isfinite(m->medium_retention_p50_s) ||
+		    isnan(m->high_write_once) || isnan(m->medium_write_once) ||
 		    m->high_write_once < 0 || m->high_write_once > 1 || m->medium_write_once < 0 ||
 		    m->medium_write_once > 1 || m->high_retention_p99_s < 0 ||
 		    m->medium_retention_p50_s < 0)

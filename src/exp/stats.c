@@ -100,7 +100,7 @@ static void bootstrap(const double *t, size_t nt, const double *b, size_t nb, do
 			r[k++] = (st / (double)nt) / (sb / (double)nb);
 	}
 	if (k == B) { /* a resample of zeros: no interval */
-		qsort(r, B, sizeof(*r), cmp_double);
+		mt_qsort(r, B, sizeof(*r), cmp_double);
 		*lo = r[(int)(0.025 * B)];
 		*hi = r[(int)(0.975 * B) - 1];
 	}

@@ -178,7 +178,7 @@ int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 			goto out;
 		}
 	}
-	qsort(lines, nlines, sizeof(*lines), cmp_line);
+	mt_qsort(lines, nlines, sizeof(*lines), cmp_line);
 	for (size_t i = 0; i < nlines;) {
 		uint64_t wt = 0;
 		size_t k = i;

@@ -206,7 +206,7 @@ void mt_json_double(struct mt_json *j, double v)
 	before_value(j);
 	if (!isfinite(v))
 		fputs("null", j->f);
-	else if (v == (double)(int64_t)v && fabs(v) < 1e15)
+	else if (fabs(v) < 1e15 && v == (double)(int64_t)v) /* the range first: no UB cast */
 		fprintf(j->f, "%" PRId64, (int64_t)v);
 	else
 		fprintf(j->f, "%.10g", v);

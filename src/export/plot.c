@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Figures for papers: the data of one or more runs, drawn as SVG here or by gnuplot. */
+#include "common/array.h"
 #include "export/plot.h"
 
 #include <errno.h>
@@ -155,7 +156,7 @@ static int add_access(struct mt_plot *p, struct mt_reader *r, const char *label,
 				if (st.regions[i].c.read_samples &&
 				    (!split_types || st.regions[i].b.type_ix == (int32_t)gi))
 					s->x[s->n++] = st.regions[i].b.retention_s;
-			qsort(s->x + 1, n, sizeof(double), cmp_double);
+			mt_qsort(s->x + 1, n, sizeof(double), cmp_double);
 			s->x[0] = s->x[1];
 			s->y[0] = 0;
 			for (size_t i = 1; i < s->n; i++)
@@ -288,7 +289,7 @@ int mt_plot_merge(struct mt_plot *p, size_t from, const char *name)
 	for (size_t i = from; i < n; i++)
 		for (size_t j = 0; j < p->series[i].n; j++)
 			xs[k++] = p->series[i].x[j];
-	qsort(xs, nx, sizeof(*xs), cmp_double);
+	mt_qsort(xs, nx, sizeof(*xs), cmp_double);
 	for (size_t i = 0; i < nx; i++) {
 		double sum = 0;
 		size_t cnt = 0;

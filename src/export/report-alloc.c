@@ -69,7 +69,7 @@ static size_t distinct_pids(const struct mt_alloc_stats *st)
 		return st->nprocs;
 	for (size_t i = 0; i < st->nprocs; i++)
 		v[i] = st->procs[i].pid;
-	qsort(v, st->nprocs, sizeof(*v), cmp_u32);
+	mt_qsort(v, st->nprocs, sizeof(*v), cmp_u32);
 	for (size_t i = 0; i < st->nprocs; i++)
 		n += !i || v[i] != v[i - 1];
 	free(v);
@@ -336,7 +336,8 @@ static const char *site_label(const struct mt_report_alloc *a, const struct mt_r
 			      char *buf, size_t size)
 {
 	const struct mt_alloc_site *s = &a->st.sites[rs->site];
-	const struct mt_frame *fr = &a->frames[rs->first_frame];
+	/* no frames at all: no pointer arithmetic on NULL */
+	const struct mt_frame *fr = a->frames ? &a->frames[rs->first_frame] : NULL;
 	size_t len = 0, py = rs->nframes;
 	unsigned shown = 0;
 
@@ -345,6 +346,8 @@ static const char *site_label(const struct mt_report_alloc *a, const struct mt_r
 		snprintf(buf, size, "(no stack recorded)");
 		return buf;
 	}
+	if (!fr)
+		return buf;
 	for (size_t q = 0; q < rs->nframes && py == rs->nframes; q++)
 		if (mt_frame_is_python(&fr[q]))
 			py = q;

@@ -159,7 +159,10 @@ int mt_writer_open(const char *path, bool force, const struct mt_writer_opts *op
 		return fd;
 	r = mt_writer_open_fd(fd, opts, ret);
 	if (r < 0) {
+		/* nothing of a trace was written (a full disk at the start): no empty file left
+		 * to block the retry */
 		close(fd);
+		unlink(path);
 		return r;
 	}
 	(*ret)->own_fd = true;

@@ -220,7 +220,7 @@ static double calibrate(const struct perf_event_attr *model)
 	}
 	close(fd);
 	free(buf);
-	qsort(slow, 4, sizeof(slow[0]), cmp_double);
+	mt_qsort(slow, 4, sizeof(slow[0]), cmp_double);
 	on = (slow[1] + slow[2]) / 2;
 	return on > 1 ? (on - 1) * 1e9 / CAL_FREQ : 1;
 }

@@ -500,7 +500,7 @@ unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32
 		}
 	}
 	/* A thread's slots in the order it filled them. */
-	qsort(c->ready, nready, sizeof(*c->ready), cmp_seq);
+	mt_qsort(c->ready, nready, sizeof(*c->ready), cmp_seq);
 	for (uint32_t k = 0; k < nready; k++) {
 		struct mt_rt_slot *sl = mt_ac_slot_at(c, c->ready[k].idx);
 

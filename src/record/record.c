@@ -412,10 +412,15 @@ static void print_summary(struct mt_session *s, const char *path, uint64_t bytes
 	else
 		fprintf(stderr, "memtap: recorded for %s; the command exited with status %d\n", dur,
 			WEXITSTATUS(s->root_status));
-	fprintf(stderr, "  %-10s %-24s %-11s %10s %8s\n", "collector", "mechanism", "status",
+	int mw = 9; /* the mechanism column fits its longest entry */
+
+	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
+		if ((int)strlen(cs[i]->mechanism) > mw)
+			mw = (int)strlen(cs[i]->mechanism);
+	fprintf(stderr, "  %-10s %-*s %-11s %10s %8s\n", "collector", mw, "mechanism", "status",
 		"events", "lost");
 	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
-		fprintf(stderr, "  %-10s %-24s %-11s %10s %8" PRIu64 "\n", cs[i]->name,
+		fprintf(stderr, "  %-10s %-*s %-11s %10s %8" PRIu64 "\n", cs[i]->name, mw,
 			cs[i]->mechanism, cs[i]->status,
 			mt_fmt_count(cs[i]->events, cnt, sizeof(cnt)), cs[i]->lost);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " thread%s\n", s->nprocesses,

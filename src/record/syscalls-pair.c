@@ -246,7 +246,7 @@ void mt_sc_process(struct mt_session *s, uint64_t upto)
 
 	if (!c->nrecs)
 		return;
-	qsort(c->recs, c->nrecs, sizeof(*c->recs), cmp_rec);
+	mt_qsort(c->recs, c->nrecs, sizeof(*c->recs), cmp_rec);
 	/* the stacks' trie nodes go out before the events that name them */
 	if (s->ustack)
 		(void)mt_ustack_flush(s->ustack, s->w);

@@ -51,3 +51,17 @@ if gcc -static -O1 -o st st.c 2>/dev/null; then
 else
 	echo "skipped static case: no static libc"
 fi
+
+# 4. The disk is full before the trace's first bytes: memtap says so, leaves no empty file
+#    behind, and the retry without --force works once there is room.
+if [ "$(id -u)" = 0 ] && mkdir full && mount -t tmpfs -o size=64k tmpfs full 2>/dev/null; then
+	dd if=/dev/zero of=full/fill bs=4k count=64 2>/dev/null
+	"$MEMTAP" record -q -o full/t.mtap -- true 2>f.err && { umount full; fail "record succeeded on a full disk"; }
+	[ -e full/t.mtap ] && { umount full; fail "a failed trace creation left a file behind"; }
+	rm -f full/fill
+	"$MEMTAP" record -q -o full/t.mtap -- true 2>f2.err || { umount full; fail "the retry failed: $(cat f2.err)"; }
+	umount full
+	ok "disk full at the start: one message ($(head -1 f.err)), no file left, the retry works"
+else
+	echo "skipped the full-at-start case: needs root to mount a small tmpfs"
+fi

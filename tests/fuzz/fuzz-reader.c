@@ -1,12 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* libFuzzer target: the trace reader must survive any bytes, within its memory bounds. */
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include "analysis/alloc.h"
+#include "analysis/model.h"
+#include "analysis/rereads.h"
 #include "analysis/symbols.h"
+#include "analysis/tracepoints.h"
+#include "export/report.h"
 #include "format/block.h"
 #include "format/reader.h"
 
@@ -61,6 +66,31 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				mt_sym_close(sym);
 			}
 			mt_alloc_release(&st);
+		}
+	}
+	{
+		/* The whole report, in every format (extreme values reach the renderers), and the
+		 * passes the report leaves out. */
+		FILE *sink = fopen("/dev/null", "w");
+		struct mt_report rep;
+		struct mt_rereads rr;
+		struct mt_tp_infos tps;
+		struct mt_tp_counts tc;
+
+		if (sink && mt_report_load(&rep, r, "fuzz", MT_SEC_ALL, 0, NULL) == 0) {
+			for (int fmt = MT_REPORT_TEXT; fmt <= MT_REPORT_CSV; fmt++)
+				(void)mt_report_print(&rep, (enum mt_report_format)fmt, MT_SEC_ALL,
+						      sink);
+			mt_report_release(&rep);
+		}
+		if (sink)
+			fclose(sink);
+		if (mt_rereads_analyze(r, 0, &rr) == 0)
+			mt_rereads_release(&rr);
+		if (mt_tp_infos_load(r, &tps) == 0) {
+			if (mt_tp_count(r, &tps, &tc) == 0)
+				mt_tp_counts_release(&tc);
+			mt_tp_infos_release(&tps);
 		}
 	}
 	(void)mt_reader_verify(r);
