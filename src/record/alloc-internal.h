@@ -66,6 +66,7 @@ struct proc_rt {
 	uint64_t hello_ns; /* the runtime's start in its last greeting */
 	char reason[128];
 	bool counted; /* counted as untraced already */
+	bool exited; /* perf follower: its exit was read */
 };
 
 /* Why connections to the runtime's socket were refused (connections_refused_*). */

@@ -522,24 +522,46 @@ bool mt_alloc_can_enter(const char *cmd)
 
 void mt_alloc_on_exec(struct mt_session *s, pid_t pid)
 {
+	mt_alloc_on_exec_at(s, pid, mt_now_ns());
+}
+
+/* Why a process whose image the runtime should have entered has no greeting. */
+static void missing_reason(const struct mt_alloc_state *a, const struct proc_rt *p, char *why,
+			   size_t size)
+{
+	if (p->reason[0])
+		mt_strlcpy(why, p->reason, size);
+	else if (a->fd_exhausted)
+		snprintf(why, size,
+			 "the runtime did not connect (the recorder ran out of descriptors, limit %u)",
+			 a->fd_limit);
+	else
+		mt_strlcpy(why, "the runtime did not start in it (a static or setuid program, or an "
+				"environment without LD_PRELOAD and MEMTAP_RT)",
+			   size);
+}
+
+void mt_alloc_on_exec_at(struct mt_session *s, pid_t pid, uint64_t t)
+{
+	struct mt_alloc_state *a = s->alloc;
+	bool ptraced = s->follow == MT_FOLLOW_PTRACE;
 	struct proc_rt *p;
 
-	if (!s->alloc)
-		return;
-	p = mt_ac_proc_get(s->alloc, pid, true);
-	if (!p)
+	if (!a || !(p = mt_ac_proc_get(a, pid, true)))
 		return;
 	p->exec_seen = true;
-	p->rt_seen = false;
-	p->exec_ns = mt_now_ns();
+	p->exec_ns = t;
+	/* perf's records come after the fact: the new image may have greeted already */
+	p->rt_seen = p->hello_ns && p->hello_ns >= t;
 	/* The old image's region holds all it will: drained once more and closed. */
-	for (size_t i = 0; i < s->alloc->nconns; i++)
-		if (s->alloc->conns[i].pid == pid && s->alloc->conns[i].region)
-			s->alloc->conns[i].closed = true;
-	/* The process is stopped at its exec: the image is in place, nothing has run yet. */
+	for (size_t i = 0; i < a->nconns; i++)
+		if (a->conns[i].pid == pid && a->conns[i].region && a->conns[i].hello_ns < t)
+			a->conns[i].closed = true;
+	/* Under ptrace the process is stopped at its exec: the image is in place, nothing has
+	 * run yet. Otherwise it may have moved on (or be gone): the reason is a best guess. */
 	untraceable_reason(pid, p->reason, sizeof(p->reason));
-	if (!p->reason[0] && s->follow == MT_FOLLOW_PTRACE) {
-		int r = mt_inject_env(pid, s->alloc->lib, s->alloc->env_conf);
+	if (!p->reason[0] && ptraced) {
+		int r = mt_inject_env(pid, a->lib, a->env_conf);
 
 		mt_debug("exec of %d: runtime environment %s (%d)", (int)pid,
 			 r < 0 ? "not added" : "added", r);
@@ -547,6 +569,12 @@ void mt_alloc_on_exec(struct mt_session *s, pid_t pid)
 		if (r < 0 && r != -ENOEXEC)
 			snprintf(p->reason, sizeof(p->reason),
 				 "could not give it the runtime's environment (%s)", strerror(-r));
+	}
+	if (p->exited && !p->rt_seen) { /* its exit was read first (another CPU's ring) */
+		char why[160];
+
+		missing_reason(a, p, why, sizeof(why));
+		mt_ac_untraced(a, pid, why);
 	}
 }
 
@@ -603,19 +631,15 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 	if (p->exec_seen && !p->rt_seen) {
 		char why[160];
 
-		if (p->reason[0])
-			mt_strlcpy(why, p->reason, sizeof(why));
-		else if (a->fd_exhausted)
-			snprintf(why, sizeof(why),
-				 "the runtime did not connect (the recorder ran out of descriptors, "
-				 "limit %u)",
-				 a->fd_limit);
-		else
-			mt_strlcpy(why, "the runtime did not load", sizeof(why));
+		missing_reason(a, p, why, sizeof(why));
 		mt_ac_untraced(a, pid, why);
 	}
-	p->pid = -1; /* the pid may be reused */
-	p->counted = false;
+	if (s->follow == MT_FOLLOW_PTRACE) {
+		p->pid = -1; /* the pid may be reused */
+		p->counted = false;
+	} else {
+		p->exited = true; /* perf: an exec record may still come, from another ring */
+	}
 }
 
 /* The runtime's channel: connections refused and why, sockets programs took away. */
@@ -654,6 +678,17 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 	for (size_t i = 0; i < a->nconns; i++)
 		mt_ac_conn_close(s, &a->conns[i]);
 	a->nconns = 0;
+	/* Images still without a greeting at the end (the command's own under perf, whose exit
+	 * comes from waitpid; processes left running): untraced too. */
+	for (size_t i = 0; i < a->nprocs; i++) {
+		struct proc_rt *p = &a->procs[i];
+		char why[160];
+
+		if (p->pid <= 0 || !p->exec_seen || p->rt_seen || p->counted)
+			continue;
+		missing_reason(a, p, why, sizeof(why));
+		mt_ac_untraced(a, p->pid, why);
+	}
 	if (a->refused[REF_KEY] || a->refused[REF_MEMFD])
 		mt_warn("refused %llu connections to the runtime's socket: %llu without this "
 			"recording's key, %llu with an unsealed region (not the workload's runtime)",

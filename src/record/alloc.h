@@ -38,6 +38,8 @@ int mt_alloc_timeout_ms(struct mt_session *s);
 void mt_alloc_flush(struct mt_session *s);
 /* Lifecycle notes from the process collector. */
 void mt_alloc_on_exec(struct mt_session *s, pid_t pid);
+/* The same for an exec seen after the fact (perf's COMM record), at its time t. */
+void mt_alloc_on_exec_at(struct mt_session *s, pid_t pid, uint64_t t);
 void mt_alloc_on_thread_exit(struct mt_session *s, pid_t pid, pid_t tid);
 void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid);
 /* Reads the memtap.h messages process pid has sent and the recorder not yet read. */

@@ -12,6 +12,7 @@
 #include "common/clock.h"
 #include "common/log.h"
 #include "format/writer.h"
+#include "record/alloc.h"
 #include "record/access.h"
 #include "record/buildid.h"
 #include "record/probe.h"
@@ -189,9 +190,11 @@ static void on_comm(struct mt_session *s, const struct perf_event_header *h)
 	comm[n] = 0;
 	if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
 		/* ptrace reports execs itself, with the exact argv; perf mode reads /proc now. */
-		if (s->follow == MT_FOLLOW_PERF)
+		if (s->follow == MT_FOLLOW_PERF) {
 			mt_emit_exec(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, (pid_t)c->tid,
 				     comm, (pid_t)c->pid == s->root ? s->o->argv : NULL);
+			mt_alloc_on_exec_at(s, (pid_t)c->pid, sid->time);
+		}
 		return;
 	}
 	mt_emit_comm(s, sid->time, (pid_t)c->pid, (pid_t)c->tid, comm);
@@ -215,6 +218,8 @@ static void on_task(struct mt_session *s, const struct perf_event_header *h)
 		/* The root's status comes from waitpid; below it perf cannot see statuses. */
 		mt_emit_exit(s, f->time, (pid_t)f->pid, (pid_t)f->tid,
 			     f->pid == f->tid ? MT_TASK_PROCESS : MT_TASK_THREAD, -1);
+		if (f->pid == f->tid) /* its runtime's regions, and whether it had one */
+			mt_alloc_on_process_exit(s, (pid_t)f->pid);
 	}
 }
 

@@ -65,3 +65,11 @@ if [ -n "$S" ]; then
 		"the static child is not counted untraced with its reason"
 fi
 ok "programs the runtime cannot enter are counted untraced, with the reason"
+
+# Under perf's follower too: a child whose environment was cleared (env -i) is counted
+# untraced with a reason, never silently absent.
+"$MEMTAP" record -q -o pf.mtap --follow=perf -- sh -c 'env -i ./envp' >/dev/null 2>pf.err || fail "perf: record failed: $(cat pf.err)"
+"$MEMTAP" info pf.mtap --format json >pf.json || fail "info failed"
+check_json pf.json '(lambda d: int(d["processes_untraced"]) == 1 and "did not start" in d["untraced"])([c for c in j["collectors"] if c["name"] == "alloc"][0]["details"])' \
+	"perf follower: the child with a cleared environment is not counted untraced"
+ok "perf follower: a child with a cleared environment counted untraced, with the reason"
