@@ -37,7 +37,8 @@ static inline int mt_grow_array(void *pp, size_t *cap, size_t need, size_t elem)
 }
 
 /* qsort, for any count: qsort(NULL, 0, ...) is undefined (its arguments are nonnull). */
-static inline void mt_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+static inline void mt_qsort(void *base, size_t n, size_t size,
+			    int (*cmp)(const void *, const void *))
 {
 	if (n > 1)
 		qsort(base, n, size, cmp);

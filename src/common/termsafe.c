@@ -9,8 +9,9 @@
 /* The escape of byte c (a control), into out (at least 5 bytes); its length. */
 static size_t escape(unsigned char c, char *out)
 {
-	static const char named[] = { [0x1b] = 'e', ['\r'] = 'r', ['\n'] = 'n',
-				      ['\t'] = 't', ['\b'] = 'b', ['\a'] = 'a' };
+	static const char named[] = {
+		[0x1b] = 'e', ['\r'] = 'r', ['\n'] = 'n', ['\t'] = 't', ['\b'] = 'b', ['\a'] = 'a'
+	};
 	static const char hex[] = "0123456789abcdef";
 
 	if (c < sizeof(named) && named[c]) {

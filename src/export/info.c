@@ -149,8 +149,8 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 	for (unsigned t = 0; t < _MT_EV_MAX; t++)
 		total += mt_reader_event_count(r, t);
 	fprintf(f, "%-12s %s (%s, format %u.%u, written by %s)\n", "trace",
-		mt_escape_ctl(path, e, sizeof(e)),
-		mt_fmt_bytes(fi->file_size, a, sizeof(a)), fi->major, fi->minor, fi->writer);
+		mt_escape_ctl(path, e, sizeof(e)), mt_fmt_bytes(fi->file_size, a, sizeof(a)),
+		fi->major, fi->minor, fi->writer);
 	fprintf(f, "%-12s %s\n", "run id", mt_fmt_uuid(fi->run_id, a, sizeof(a)));
 	fprintf(f, "%-12s %s", "recorded", mt_fmt_realtime(fi->realtime_ns, a, sizeof(a)));
 	if (host)

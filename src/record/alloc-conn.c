@@ -104,7 +104,8 @@ static bool region_sane(const struct mt_rt_region *h, uint64_t size)
 	    !fits(h->slots_off, h->nslots, h->slot_size, size))
 		return false;
 	slots_end = h->slots_off + (uint64_t)h->nslots * h->slot_size;
-	if (h->nodes_off < slots_end || !fits(h->nodes_off, h->nodes_cap, sizeof(struct mt_rt_node), size))
+	if (h->nodes_off < slots_end ||
+	    !fits(h->nodes_off, h->nodes_cap, sizeof(struct mt_rt_node), size))
 		return false;
 	return h->ready_off >= sizeof(struct mt_rt_region) && h->ready_off % 8 == 0 &&
 	       fits(h->ready_off, 1, bitmap, h->slots_off) &&
@@ -331,10 +332,11 @@ static void hello_read(struct mt_session *s, struct conn *c, const struct mt_rt_
 	    h.version != MT_RT_PROTO_VERSION || !key_ok(a, h.key)) {
 		if (memfd >= 0)
 			close(memfd);
-		refuse(a, c, n == (ssize_t)sizeof(h) && h.type == MT_RT_MSG_HELLO &&
-					     h.version == MT_RT_PROTO_VERSION
-				     ? REF_KEY
-				     : REF_MALFORMED);
+		refuse(a, c,
+		       n == (ssize_t)sizeof(h) && h.type == MT_RT_MSG_HELLO &&
+				       h.version == MT_RT_PROTO_VERSION
+			       ? REF_KEY
+			       : REF_MALFORMED);
 		return;
 	}
 	if (h.flags & MT_RT_HELLO_RESUME) {

@@ -351,8 +351,7 @@ static void keep_draining(struct conn *c)
 	c->fd = pfd;
 	c->pidfd = true;
 	c->closed = false;
-	mt_debug("runtime socket of %d closed while it runs: draining until it exits",
-		 (int)c->pid);
+	mt_debug("runtime socket of %d closed while it runs: draining until it exits", (int)c->pid);
 }
 
 #define CONN_HELLO_NS 10000000000ull /* a connection must greet within 10 s */
@@ -532,12 +531,14 @@ static void missing_reason(const struct mt_alloc_state *a, const struct proc_rt 
 	if (p->reason[0])
 		mt_strlcpy(why, p->reason, size);
 	else if (a->fd_exhausted)
-		snprintf(why, size,
-			 "the runtime did not connect (the recorder ran out of descriptors, limit %u)",
-			 a->fd_limit);
+		snprintf(
+			why, size,
+			"the runtime did not connect (the recorder ran out of descriptors, limit %u)",
+			a->fd_limit);
 	else
-		mt_strlcpy(why, "the runtime did not start in it (a static or setuid program, or an "
-				"environment without LD_PRELOAD and MEMTAP_RT)",
+		mt_strlcpy(why,
+			   "the runtime did not start in it (a static or setuid program, or an "
+			   "environment without LD_PRELOAD and MEMTAP_RT)",
 			   size);
 }
 
@@ -618,7 +619,7 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 {
 	struct mt_alloc_state *a = s->alloc;
 	struct proc_rt *p;
-	
+
 	if (!a)
 		return;
 	accept_pending(s);
@@ -645,7 +646,7 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 /* The runtime's channel: connections refused and why, sockets programs took away. */
 static void channel_keys(struct mt_kv *kv, const struct mt_alloc_state *a)
 {
-	static const char *const names[REF_MAX] = { "key", "memfd", "malformed",
+	static const char *const names[REF_MAX] = { "key",    "memfd",	"malformed",
 						    "silent", "resume", "no_fd" };
 	uint64_t total = 0;
 	char key[64];
@@ -704,8 +705,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		 * "active" with no events. */
 		mt_strlcpy(s->alloc_coll.status, "unavailable", sizeof(s->alloc_coll.status));
 		size_t n = mt_strlcpy(s->alloc_coll.reason,
-				      "no process could be traced: ",
-				      sizeof(s->alloc_coll.reason));
+				      "no process could be traced: ", sizeof(s->alloc_coll.reason));
 
 		if (n < sizeof(s->alloc_coll.reason))
 			mt_strlcpy(s->alloc_coll.reason + n, a->untraced,

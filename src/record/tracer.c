@@ -227,7 +227,8 @@ void mt_tracer_handle(struct mt_session *s, pid_t tid, int status)
 	case 0:
 		/* A signal on its way to the task: deliver it unchanged (and remember it reached
 		 * the command's process, so that memtap does not pass the same one on). */
-		if (sig > 0 && sig < 65 && mt_task_find(s, tid) && mt_task_find(s, tid)->pid == s->root)
+		if (sig > 0 && sig < 65 && mt_task_find(s, tid) &&
+		    mt_task_find(s, tid)->pid == s->root)
 			s->root_sig_ns[sig] = now;
 		resume(tid, sig);
 		break;

@@ -214,8 +214,7 @@ int rt_region_create(void)
 		return (int)fd;
 	rc = rt_sys2(SYS_ftruncate, fd, size);
 	if (!rt_sys_failed(rc))
-		rc = rt_sys3(SYS_fcntl, fd, F_ADD_SEALS,
-			     F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+		rc = rt_sys3(SYS_fcntl, fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
 	if (rt_sys_failed(rc)) {
 		(void)rt_sys1(SYS_close, fd);
 		return (int)rc;

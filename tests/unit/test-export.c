@@ -115,8 +115,8 @@ TEST(csv_quoting)
 
 static void w_formulas(FILE *f)
 {
-	static const char *const cells[] = { "=1+2", "+cmd", "-x", "@SUM(A1)", "\tx", "-12",
-					     "+3.5e-7", "-", "a=b", "-1e", "-.5" };
+	static const char *const cells[] = { "=1+2",	"+cmd", "-x",  "@SUM(A1)", "\tx", "-12",
+					     "+3.5e-7", "-",	"a=b", "-1e",	   "-.5" };
 
 	for (size_t i = 0; i < sizeof(cells) / sizeof(cells[0]); i++)
 		mt_csv_cell(f, cells[i], strlen(cells[i]), i == 0);
