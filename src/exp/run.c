@@ -198,6 +198,30 @@ pid_t mt_exp_spawn_placed(char *const *argv, const struct mt_exp_workload *w, co
 	_exit(127);
 }
 
+/*
+ * Signals the process group pid leads and the groups of its children: a run under
+ * `memtap record` has its command in a group of its own (memtap is no terminal's
+ * foreground job here), which a signal to memtap's group alone would not reach.
+ */
+static void signal_groups(pid_t pid, int sig)
+{
+	char path[64], buf[4096];
+	FILE *f;
+
+	killpg(pid, sig);
+	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	if (fgets(buf, sizeof(buf), f))
+		for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n")) {
+			pid_t c = (pid_t)atoi(tok), g = c > 0 ? getpgid(c) : -1;
+
+			if (g > 0 && g != pid && g != getpgrp())
+				killpg(g, sig);
+		}
+	fclose(f);
+}
+
 /* Ends a process group: SIGTERM, then SIGKILL after grace_ms; reaps the leader. */
 void mt_exp_stop_group(pid_t pid, long grace_ms)
 {
@@ -211,7 +235,7 @@ void mt_exp_stop_group(pid_t pid, long grace_ms)
 			goto gone;
 		nap_ms(10);
 	}
-	killpg(pid, SIGKILL);
+	signal_groups(pid, SIGKILL);
 	waitpid(pid, &st, 0);
 gone:
 	killpg(pid, SIGKILL); /* what the leader left behind */
@@ -244,7 +268,7 @@ int mt_exp_wait(pid_t pid, double timeout_s, volatile sig_atomic_t *stop, int *s
 	killpg(pid, SIGTERM);
 	for (int i = 0; i < 200 && wait4(pid, status, WNOHANG, ru) != pid; i++)
 		nap_ms(10);
-	killpg(pid, SIGKILL);
+	signal_groups(pid, SIGKILL);
 	wait4(pid, status, 0, ru);
 	return 0;
 }
