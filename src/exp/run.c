@@ -205,7 +205,7 @@ pid_t mt_exp_spawn_placed(char *const *argv, const struct mt_exp_workload *w, co
  */
 static void signal_groups(pid_t pid, int sig)
 {
-	char path[64], buf[4096];
+	char path[64], buf[4096], *save = NULL;
 	FILE *f;
 
 	killpg(pid, sig);
@@ -213,7 +213,8 @@ static void signal_groups(pid_t pid, int sig)
 	if (!(f = fopen(path, "re")))
 		return;
 	if (fgets(buf, sizeof(buf), f))
-		for (char *tok = strtok(buf, " \n"); tok; tok = strtok(NULL, " \n")) {
+		for (char *tok = strtok_r(buf, " \n", &save); tok;
+		     tok = strtok_r(NULL, " \n", &save)) {
 			pid_t c = (pid_t)atoi(tok), g = c > 0 ? getpgid(c) : -1;
 
 			if (g > 0 && g != pid && g != getpgrp())
