@@ -685,6 +685,8 @@ static void on_pycode(struct mt_session *s, struct conn *c, const struct mt_rt_p
 /* NOTIFY bytes, memtap.h labels, Python functions: reads them all; EOF closes. */
 void mt_ac_read_conn(struct mt_session *s, struct conn *c)
 {
+	if (c->pidfd || c->fd < 0)
+		return; /* the socket is gone: nothing to read */
 	for (;;) {
 		union {
 			struct mt_rt_label h;

@@ -12,6 +12,20 @@ after=$(mono_ns)
 [ "$rc" = 3 ] || fail "record exited $rc, not 3"
 [ "$out" = "$bare" ] || fail "workload output changed: '$out' vs '$bare'"
 grep -q "wrote .* to 't.mtap'" rec.err || fail "no summary on stderr"
+# The summary's table: every collector row's columns line up with the header's, the longest
+# mechanism (pagewrites') included.
+python3 - rec.err <<'PY' || fail "the record summary's columns do not line up (above)"
+import sys
+lines = open(sys.argv[1]).read().splitlines()
+head = next(l for l in lines if l.lstrip().startswith("collector"))
+rows = [l for l in lines[lines.index(head) + 1:] if l.startswith("  ") and not l.startswith("  " + " ")
+        and len(l.split()) >= 5 and l.split()[-1].isdigit()]
+end = head.index("events") + len("events")
+bad = [r for r in rows if len(r) < end or r[end - 1] == " "]
+for r in bad:
+    print("misaligned:", r)
+sys.exit(1 if bad or len(rows) < 7 else 0)
+PY
 ok "output unchanged, exit status 3"
 
 "$MEMTAP" info t.mtap --format json >info.json || fail "info failed"

@@ -55,6 +55,8 @@ static void w_doc(FILE *f)
 	mt_json_bool(&j, true);
 	mt_json_double(&j, 0.25);
 	mt_json_double(&j, 1.0 / 0.0);
+	mt_json_double(&j, 1.8e19); /* beyond int64_t: no cast before the range check (UBSan) */
+	mt_json_double(&j, -1e300);
 	mt_json_begin_object(&j);
 	mt_json_end_object(&j);
 	mt_json_end_array(&j);
@@ -67,7 +69,7 @@ TEST(json_structure)
 	char *s = capture(w_doc);
 
 	ASSERT_STREQ(s, "{\"a\":18446744073709551615,\"b\":-5,\"c\":[\"0x7fff0000\",null,true,0.25,"
-			"null,{}],\"d\":null}");
+			"null,1.8e+19,-1e+300,{}],\"d\":null}");
 	free(s);
 }
 
