@@ -124,6 +124,7 @@ struct rt_config {
 	unsigned nodes_cap; /* the shared node ring's size, a power of two */
 	char sock[108];
 	uint8_t key[MT_RT_KEY_BYTES]; /* the recording's secret, sent in the greeting */
+	char preload[4096]; /* this runtime's entry in LD_PRELOAD (rt-exec.c) */
 };
 
 /* The runtime's global state (rt.c). rt_live is true while recording: the fast paths check
@@ -332,6 +333,8 @@ static inline uint64_t rt_now(void)
 /* rt.c */
 void rt_init(void);
 int rt_region_create(void); /* the sealed memfd, mapped as rt_region; or -errno */
+/* rt-exec.c: the exec family's real functions */
+void rt_exec_init(void);
 /* rt-chan.c: the connection */
 void rt_attach(void);
 void rt_go_passive(void);

@@ -332,6 +332,7 @@ void rt_init(void)
 	rt_libc.brk = resolve("brk");
 	rt_libc.sbrk = resolve("sbrk");
 	rt_libc.dlclose = resolve("dlclose");
+	rt_exec_init();
 	if (!rt_libc.malloc || !rt_libc.free || !rt_libc.calloc || !rt_libc.realloc ||
 	    !rt_libc.usable) {
 		static const char msg[] = "memtap-rt: cannot find the real malloc; aborting\n";
@@ -345,6 +346,17 @@ void rt_init(void)
 			      : "no MEMTAP_RT in the environment; not recording");
 		__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
 		return;
+	}
+	{
+		/* This runtime's entry in LD_PRELOAD (the recorder put it first), which exec'd
+		 * programs the runtime cannot enter must not see (rt-exec.c). */
+		const char *lp = getenv("LD_PRELOAD");
+		size_t l = lp ? strcspn(lp, ": ") : 0;
+
+		if (l && l < sizeof(rt_cfg.preload)) {
+			memcpy(rt_cfg.preload, lp, l);
+			rt_cfg.preload[l] = 0;
+		}
 	}
 	if (rt_cfg.hide)
 		hide_environment();

@@ -54,7 +54,12 @@ check suid ptrace sh -c ./envp-suid
 check own ptrace ./own
 check dynamic ptrace ./envp
 [ -n "$S" ] && check static-perf perf "$S"
-ok "static${S:+ (command and child)}, setuid-nobody and own-malloc programs see the user's environment"
+# perf's follower keeps the variables in the environment for children to inherit: the
+# runtime's exec hooks take them out for programs it cannot enter
+[ -n "$S" ] && check static-child-perf perf sh -c "$S"
+check suid-perf perf sh -c ./envp-suid
+[ -n "$S" ] && check static-python-perf perf python3 -c "import subprocess, sys; sys.exit(subprocess.run(['$S']).returncode)"
+ok "static${S:+ (command and child)}, setuid-nobody and own-malloc programs see the user's environment (ptrace and perf followers)"
 
 "$MEMTAP" info own.mtap --format json >own.json || fail "info failed"
 check_json own.json '(lambda a: a["status"] == "unavailable" and "defines malloc" in a["details"]["untraced"] and a["details"]["processes_traced"] == "0")([c for c in j["collectors"] if c["name"] == "alloc"][0])' \
