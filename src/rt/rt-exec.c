@@ -210,50 +210,36 @@ static char **list_args(const char *arg0, va_list ap, char ***envp)
 	return argv;
 }
 
-RT_EXPORT int execl(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	char **argv;
+/* execl (E_PATH), execle (E_ENV: envp after the NULL), execlp (E_SEARCH). */
+enum { E_PATH, E_ENV, E_SEARCH };
 
-	va_start(ap, arg);
-	argv = list_args(arg, ap, NULL);
-	va_end(ap);
+static int exec_list(int how, const char *target, const char *arg, va_list ap)
+{
+	char **envp = environ, **argv = list_args(arg, ap, how == E_ENV ? &envp : NULL);
+
 	if (!argv) {
 		errno = ENOMEM;
 		return -1;
 	}
-	return execve(path, argv, environ);
+	return how == E_SEARCH ? execvpe(target, argv, environ) : execve(target, argv, envp);
 }
 
-RT_EXPORT int execle(const char *path, const char *arg, ...)
-{
-	va_list ap;
-	char **argv, **envp = NULL;
-
-	va_start(ap, arg);
-	argv = list_args(arg, ap, &envp);
-	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
+/* The three variadic entry points, one shape. */
+#define EXEC_LIST(name, how)                                         \
+	RT_EXPORT int name(const char *target, const char *arg, ...) \
+	{                                                            \
+		va_list ap;                                          \
+		int r;                                               \
+                                                                     \
+		va_start(ap, arg);                                   \
+		r = exec_list(how, target, arg, ap);                 \
+		va_end(ap);                                          \
+		return r;                                            \
 	}
-	return execve(path, argv, envp);
-}
 
-RT_EXPORT int execlp(const char *file, const char *arg, ...)
-{
-	va_list ap;
-	char **argv;
-
-	va_start(ap, arg);
-	argv = list_args(arg, ap, NULL);
-	va_end(ap);
-	if (!argv) {
-		errno = ENOMEM;
-		return -1;
-	}
-	return execvpe(file, argv, environ);
-}
+EXEC_LIST(execl, E_PATH)
+EXEC_LIST(execle, E_ENV)
+EXEC_LIST(execlp, E_SEARCH)
 
 RT_EXPORT int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_actions_t *fa,
 			  const posix_spawnattr_t *at, char *const argv[], char *const envp[])
