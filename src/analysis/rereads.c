@@ -64,9 +64,15 @@ static long file_of(struct state *st, const char *p, size_t len)
 		return -ENOMEM;
 	f = &o->files[o->nfiles];
 	memset(f, 0, sizeof(*f));
-	f->path = strndup(p, len); /* the descriptor table's joined paths do not outlive it */
-	if (!f->path)
+	/* A copy of all len bytes (a damaged trace's path may hold a NUL: strndup would stop
+	 * there, and len would then overrun it); the descriptor table's paths do not outlive it. */
+	char *copy = malloc(len + 1);
+
+	if (!copy)
 		return -ENOMEM;
+	memcpy(copy, p, len);
+	copy[len] = 0;
+	f->path = copy;
 	f->len = len;
 	if (!ix && mt_map64_put(&st->by_hash, h, &ix) == 0)
 		*ix = o->nfiles + 1;

@@ -15,15 +15,18 @@
 #include <time.h>
 
 /*
- * Writes [p, p + n) with one store per page (and one at p): a page is then written in
+ * Writes [p, p + n) with exactly one store per page it touches: a page is then written in
  * exactly one epoch. A memset could be cut by an epoch's scan in the middle of a page, which
- * then is truly written in two epochs, and the known answer would depend on timing.
+ * then is truly written in two epochs, and the known answer would depend on timing; so
+ * could two stores to one page (p's partial page, then its first whole page when p is
+ * page-aligned: an mmap), which a scan can fall between.
  */
 static void touch(char *p, size_t n, char v)
 {
 	uintptr_t q = ((uintptr_t)p + 4095) & ~(uintptr_t)4095;
 
-	*(volatile char *)p = v;
+	if (q != (uintptr_t)p)
+		*(volatile char *)p = v; /* the partial page before the first whole one */
 	for (; q < (uintptr_t)p + n; q += 4096)
 		*(volatile char *)q = v;
 }
