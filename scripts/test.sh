@@ -22,7 +22,7 @@ cmake --build build-asan -j "$JOBS"
 
 echo "== build: fuzz (clang, libFuzzer)"
 cmake --preset fuzz >/dev/null
-cmake --build build-fuzz -j "$JOBS" --target fuzz-reader fuzz-maps fuzz-access fuzz-rules fuzz-pqfooter fuzz-cfi fuzz-experiment
+cmake --build build-fuzz -j "$JOBS" --target fuzz-reader fuzz-maps fuzz-access fuzz-rules fuzz-pqfooter fuzz-cfi fuzz-experiment fuzz-jsonl
 
 status=0
 echo "== tests: ASan+UBSan build, all but preload"

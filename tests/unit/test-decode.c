@@ -2,16 +2,97 @@
 /* Access-sample decoding: instructions at a sampled IP (skid rules), perf sample records,
  * precise-sample data sources. Byte sequences are assembled by hand (objdump in comments). */
 #include <errno.h>
+#include <math.h>
+#include <string.h>
 #include <linux/perf_event.h>
 
 #include "common/strutil.h"
 #include "decode/insn.h"
+#include "decode/jsonl.h"
 #include "decode/sample.h"
 #include "decode/syscalls.h"
 #include "decode/tpformat.h"
 #include "mt-test.h"
 
 MT_TEST_MAIN()
+
+/* ---- JSON lines (decode/jsonl.c) ---- */
+
+static const char *const jkeys[] = { "probe", "wall_ms", "hit", "view_id", "top_k" };
+
+static int jline(const char *line, struct mt_jv *v)
+{
+	static char scratch[4096];
+
+	return mt_jsonl_object(line, strlen(line), jkeys, 5, v, scratch);
+}
+
+TEST(jsonl_members)
+{
+	struct mt_jv v[5];
+
+	ASSERT_EQ(jline(" {\"probe\": \"d\\u00e9lta\\n\", \"wall_ms\": 12.5, \"hit\": true, "
+			"\"other\": {\"a\": [1, {\"b\": null}]}, \"top_k\": -7}\r",
+			v),
+		  MT_JSONL_OK);
+	ASSERT_EQ(v[0].type, MT_JV_STRING);
+	ASSERT_EQ((int)v[0].len, 7);
+	ASSERT_TRUE(!memcmp(v[0].s, "d\xc3\xa9lta\n", 7));
+	ASSERT_TRUE(v[1].type == MT_JV_NUMBER && v[1].num == 12.5 && !v[1].integer);
+	ASSERT_EQ(v[2].type, MT_JV_TRUE);
+	ASSERT_EQ(v[3].type, MT_JV_MISSING);
+	ASSERT_TRUE(v[4].type == MT_JV_NUMBER && v[4].num == -7 && v[4].integer);
+	/* the last of duplicate keys wins; escaped keys match; a pair of surrogates */
+	ASSERT_EQ(jline("{\"hit\": 1, \"h\\u0069t\": false, \"probe\": \"\\ud83d\\ude00\"}", v),
+		  MT_JSONL_OK);
+	ASSERT_EQ(v[2].type, MT_JV_FALSE);
+	ASSERT_TRUE(v[0].len == 4 && !memcmp(v[0].s, "\xf0\x9f\x98\x80", 4));
+	/* Python's extensions, big and exact numbers */
+	ASSERT_EQ(jline("{\"wall_ms\": NaN, \"top_k\": -Infinity, \"hit\": 1e400}", v),
+		  MT_JSONL_OK);
+	ASSERT_TRUE(isnan(v[1].num) && isinf(v[4].num) && v[4].num < 0 && isinf(v[2].num));
+	ASSERT_EQ(jline("{\"wall_ms\": 12345678901234567890123}", v), MT_JSONL_OK);
+	ASSERT_TRUE(v[1].num > 1.2345678901e22 && v[1].num < 1.2345678902e22);
+	ASSERT_EQ(jline("{}", v), MT_JSONL_OK);
+}
+
+TEST(jsonl_rejects)
+{
+	static const struct {
+		const char *line;
+		int err;
+	} bad[] = {
+		{ "", MT_JSONL_SYNTAX },
+		{ "{\"a\": 1", MT_JSONL_SYNTAX },
+		{ "{\"a\": 1} x", MT_JSONL_SYNTAX },
+		{ "{\"a\": 01}", MT_JSONL_SYNTAX },
+		{ "{\"a\": 1.}", MT_JSONL_SYNTAX },
+		{ "{\"a\": -NaN}", MT_JSONL_SYNTAX },
+		{ "{\"a\": \"tab\there\"}", MT_JSONL_SYNTAX },
+		{ "{\"a\": \"\\x\"}", MT_JSONL_SYNTAX },
+		{ "{\"a\": [1,]}", MT_JSONL_SYNTAX },
+		{ "{'a': 1}", MT_JSONL_SYNTAX },
+		{ "{\"a\": tru}", MT_JSONL_SYNTAX },
+		{ "[1, 2]", MT_JSONL_NOT_OBJECT },
+		{ "\"probe\"", MT_JSONL_NOT_OBJECT },
+		{ "42", MT_JSONL_NOT_OBJECT },
+		{ "{\"a\": \"\xff\"}", MT_JSONL_UTF8 },
+		{ "{\"a\": \"\xed\xa0\x80\"}", MT_JSONL_UTF8 },
+		{ "{\"a\": \"\xc0\xaf\"}", MT_JSONL_UTF8 },
+		{ "\xef\xbb\xbf{}", MT_JSONL_SYNTAX },
+	};
+	struct mt_jv v[5];
+	char deep[2 * MT_JSONL_MAX_DEPTH + 32];
+	size_t n = 0;
+
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ASSERT_EQ(jline(bad[i].line, v), bad[i].err);
+	n += (size_t)snprintf(deep, sizeof(deep), "{\"a\": ");
+	for (int i = 0; i < MT_JSONL_MAX_DEPTH + 1; i++)
+		deep[n++] = '[';
+	deep[n] = 0;
+	ASSERT_EQ(jline(deep, v), MT_JSONL_DEPTH);
+}
 
 #define BASE 0x401000ull
 

@@ -1,0 +1,430 @@
+/* SPDX-License-Identifier: MIT */
+/* One JSON line as an object's wanted members (jsonl.h). */
+#include "decode/jsonl.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct scan {
+	const unsigned char *p, *end;
+	char *scratch; /* unescaped strings go here, one after another */
+	size_t used;
+};
+
+static void ws(struct scan *s)
+{
+	while (s->p < s->end && (*s->p == ' ' || *s->p == '\t' || *s->p == '\n' || *s->p == '\r'))
+		s->p++;
+}
+
+static bool lit(struct scan *s, const char *w, size_t n)
+{
+	if ((size_t)(s->end - s->p) < n || memcmp(s->p, w, n))
+		return false;
+	s->p += n;
+	return true;
+}
+
+static int hex4(const unsigned char *q, unsigned *v)
+{
+	*v = 0;
+	for (int i = 0; i < 4; i++) {
+		unsigned c = q[i], d;
+
+		if (c >= '0' && c <= '9')
+			d = c - '0';
+		else if ((c | 32) >= 'a' && (c | 32) <= 'f')
+			d = (c | 32) - 'a' + 10;
+		else
+			return -1;
+		*v = *v << 4 | d;
+	}
+	return 0;
+}
+
+/* The code point cp as UTF-8 (a lone surrogate too, as Python keeps it); its length. */
+static size_t put_utf8(char *o, unsigned cp)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | cp >> 6);
+		o[1] = (char)(0x80 | (cp & 63));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | cp >> 12);
+		o[1] = (char)(0x80 | (cp >> 6 & 63));
+		o[2] = (char)(0x80 | (cp & 63));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | cp >> 18);
+	o[1] = (char)(0x80 | (cp >> 12 & 63));
+	o[2] = (char)(0x80 | (cp >> 6 & 63));
+	o[3] = (char)(0x80 | (cp & 63));
+	return 4;
+}
+
+/* The length of the valid UTF-8 sequence at q (a non-ASCII lead byte), or 0. */
+static size_t utf8_len(const unsigned char *q, const unsigned char *end)
+{
+	unsigned c = q[0];
+	size_t n = c >= 0xc2 && c <= 0xdf   ? 2
+		   : c >= 0xe0 && c <= 0xef ? 3
+		   : c >= 0xf0 && c <= 0xf4 ? 4
+					    : 0;
+
+	if (!n || (size_t)(end - q) < n)
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((q[i] & 0xc0) != 0x80)
+			return 0;
+	/* overlong forms, surrogates (ED A0..BF), beyond U+10FFFF */
+	if ((c == 0xe0 && q[1] < 0xa0) || (c == 0xed && q[1] >= 0xa0) ||
+	    (c == 0xf0 && q[1] < 0x90) || (c == 0xf4 && q[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* One escape after the backslash at *qp; its text into o (if o), *qp past it. */
+static int escape(const unsigned char **qp, const unsigned char *end, char *o, size_t *k)
+{
+	const unsigned char *q = *qp + 1;
+	unsigned cp, lo;
+	char tmp[4];
+	size_t n = 1;
+	static const char simple[] = "\"\\/bfnrt", out[] = "\"\\/\b\f\n\r\t";
+	const char *hit;
+
+	if (q >= end)
+		return MT_JSONL_SYNTAX;
+	if (*q != 'u') {
+		if (!(hit = memchr(simple, *q, sizeof(simple) - 1)))
+			return MT_JSONL_SYNTAX;
+		tmp[0] = out[hit - simple];
+		q++;
+	} else {
+		if (end - q < 5 || hex4(q + 1, &cp) < 0)
+			return MT_JSONL_SYNTAX;
+		q += 5;
+		if (cp >= 0xd800 && cp < 0xdc00 && end - q >= 6 && q[0] == '\\' && q[1] == 'u' &&
+		    hex4(q + 2, &lo) == 0 && lo >= 0xdc00 && lo < 0xe000) {
+			cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+			q += 6;
+		}
+		n = put_utf8(tmp, cp);
+	}
+	if (o)
+		memcpy(o + *k, tmp, n);
+	*k += n;
+	*qp = q;
+	return 0;
+}
+
+/* A string at the quote; unescaped into scratch when v is wanted. */
+static int string(struct scan *s, struct mt_jv *v)
+{
+	const unsigned char *q = s->p + 1, *end = s->end;
+	char *o = v ? s->scratch + s->used : NULL;
+	size_t k = 0;
+	int r;
+
+	for (;;) {
+		const unsigned char *run = q;
+
+		while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+			q++;
+		if (o && q > run)
+			memcpy(o + k, run, (size_t)(q - run));
+		k += (size_t)(q - run);
+		if (q >= end || *q < 0x20)
+			return MT_JSONL_SYNTAX;
+		if (*q == '"')
+			break;
+		if (*q == '\\') {
+			if ((r = escape(&q, end, o, &k)) < 0)
+				return r;
+			continue;
+		}
+		{
+			size_t n = utf8_len(q, end);
+
+			if (!n)
+				return MT_JSONL_UTF8;
+			if (o)
+				memcpy(o + k, q, n);
+			k += n;
+			q += n;
+		}
+	}
+	if (v) {
+		*v = (struct mt_jv){ .type = MT_JV_STRING, .s = o, .len = k };
+		s->used += k;
+	}
+	s->p = q + 1;
+	return 0;
+}
+
+static bool digit(const unsigned char *q, const unsigned char *end)
+{
+	return q < end && *q >= '0' && *q <= '9';
+}
+
+/* A number (or NaN, Infinity, -Infinity) at s->p. */
+static int number(struct scan *s, struct mt_jv *v)
+{
+	const unsigned char *b = s->p, *q = b, *end = s->end;
+	bool integer = true;
+	double d = 0;
+
+	if (q < end && *q == '-')
+		q++;
+	if ((size_t)(end - q) >= 8 && !memcmp(q, "Infinity", 8)) {
+		q += 8;
+		d = *b == '-' ? -INFINITY : INFINITY;
+		integer = false;
+		goto done;
+	}
+	if (q < end && *q == '0')
+		q++;
+	else if (digit(q, end) && *q != '0')
+		while (digit(q, end))
+			q++;
+	else
+		return MT_JSONL_SYNTAX;
+	if (q < end && *q == '.') {
+		q++;
+		if (!digit(q, end))
+			return MT_JSONL_SYNTAX;
+		while (digit(q, end))
+			q++;
+		integer = false;
+	}
+	if (q < end && (*q == 'e' || *q == 'E')) {
+		q++;
+		if (q < end && (*q == '+' || *q == '-'))
+			q++;
+		if (!digit(q, end))
+			return MT_JSONL_SYNTAX;
+		while (digit(q, end))
+			q++;
+		integer = false;
+	}
+	if (!v)
+		goto done;
+	if (integer && q - b <= 16) { /* exact in a double: no strtod */
+		int64_t x = 0;
+
+		for (const unsigned char *c = b + (*b == '-'); c < q; c++)
+			x = x * 10 + (*c - '0');
+		d = *b == '-' ? -(double)x : (double)x;
+	} else {
+		char buf[64], *heap = NULL, *t = buf;
+		size_t n = (size_t)(q - b);
+
+		if (n >= sizeof(buf) && !(t = heap = malloc(n + 1)))
+			return MT_JSONL_SYNTAX;
+		memcpy(t, b, n);
+		t[n] = 0;
+		d = strtod(t, NULL);
+		free(heap);
+	}
+done:
+	if (v)
+		*v = (struct mt_jv){ .type = MT_JV_NUMBER,
+				     .s = (const char *)b,
+				     .len = (size_t)(q - b),
+				     .num = d,
+				     .integer = integer };
+	s->p = q;
+	return 0;
+}
+
+static int value(struct scan *s, int depth, struct mt_jv *v);
+
+/* An object or array at its bracket (validated; its members are not kept). */
+static int container(struct scan *s, int depth, struct mt_jv *v)
+{
+	const unsigned char *b = s->p;
+	bool obj = *b == '{';
+	unsigned char close = obj ? '}' : ']';
+	int r;
+
+	if (depth >= MT_JSONL_MAX_DEPTH)
+		return MT_JSONL_DEPTH;
+	s->p++;
+	ws(s);
+	if (s->p < s->end && *s->p == close) {
+		s->p++;
+		goto done;
+	}
+	for (;;) {
+		if (obj) {
+			if (s->p >= s->end || *s->p != '"')
+				return MT_JSONL_SYNTAX;
+			if ((r = string(s, NULL)) < 0)
+				return r;
+			ws(s);
+			if (s->p >= s->end || *s->p != ':')
+				return MT_JSONL_SYNTAX;
+			s->p++;
+		}
+		if ((r = value(s, depth + 1, NULL)) < 0)
+			return r;
+		ws(s);
+		if (s->p < s->end && *s->p == ',') {
+			s->p++;
+			ws(s);
+			continue;
+		}
+		if (s->p < s->end && *s->p == close) {
+			s->p++;
+			break;
+		}
+		return MT_JSONL_SYNTAX;
+	}
+done:
+	if (v)
+		*v = (struct mt_jv){ .type = obj ? MT_JV_OBJECT : MT_JV_ARRAY,
+				     .s = (const char *)b,
+				     .len = (size_t)(s->p - b) };
+	return 0;
+}
+
+static int value(struct scan *s, int depth, struct mt_jv *v)
+{
+	enum mt_jv_type t;
+
+	ws(s);
+	if (s->p >= s->end)
+		return MT_JSONL_SYNTAX;
+	switch (*s->p) {
+	case '"':
+		return string(s, v);
+	case '{':
+	case '[':
+		return container(s, depth, v);
+	case 't':
+		t = MT_JV_TRUE;
+		if (!lit(s, "true", 4))
+			return MT_JSONL_SYNTAX;
+		break;
+	case 'f':
+		t = MT_JV_FALSE;
+		if (!lit(s, "false", 5))
+			return MT_JSONL_SYNTAX;
+		break;
+	case 'n':
+		t = MT_JV_NULL;
+		if (!lit(s, "null", 4))
+			return MT_JSONL_SYNTAX;
+		break;
+	case 'N':
+		if (!lit(s, "NaN", 3))
+			return MT_JSONL_SYNTAX;
+		if (v)
+			*v = (struct mt_jv){ .type = MT_JV_NUMBER,
+					     .s = (const char *)s->p - 3,
+					     .len = 3,
+					     .num = NAN };
+		return 0;
+	default:
+		return number(s, v);
+	}
+	if (v)
+		*v = (struct mt_jv){ .type = t,
+				     .s = (const char *)s->p - (t == MT_JV_FALSE ? 5 : 4),
+				     .len = t == MT_JV_FALSE ? 5 : 4 };
+	return 0;
+}
+
+/* Which wanted key the member's key is (-1: none), the key at s->p's quote. */
+static int key(struct scan *s, const char *const *keys, unsigned nkeys, int *which)
+{
+	struct mt_jv k;
+	size_t mark = s->used;
+	int r = string(s, &k);
+
+	*which = -1;
+	if (r < 0)
+		return r;
+	for (unsigned i = 0; i < nkeys; i++)
+		if (strlen(keys[i]) == k.len && !memcmp(keys[i], k.s, k.len)) {
+			*which = (int)i;
+			break;
+		}
+	s->used = mark; /* the key's text is not kept */
+	return 0;
+}
+
+int mt_jsonl_object(const char *p, size_t n, const char *const *keys, unsigned nkeys,
+		    struct mt_jv *vals, char *scratch)
+{
+	struct scan s = { (const unsigned char *)p, (const unsigned char *)p + n, scratch, 0 };
+	int r, which;
+
+	for (unsigned i = 0; i < nkeys; i++)
+		vals[i] = (struct mt_jv){ .type = MT_JV_MISSING };
+	ws(&s);
+	if (s.p >= s.end || *s.p != '{') {
+		/* JSON of another kind, or not JSON */
+		r = value(&s, 0, NULL);
+		ws(&s);
+		return r < 0 ? r : s.p == s.end ? MT_JSONL_NOT_OBJECT : MT_JSONL_SYNTAX;
+	}
+	s.p++;
+	ws(&s);
+	if (s.p < s.end && *s.p == '}') {
+		s.p++;
+		goto end;
+	}
+	for (;;) {
+		if (s.p >= s.end || *s.p != '"')
+			return MT_JSONL_SYNTAX;
+		if ((r = key(&s, keys, nkeys, &which)) < 0)
+			return r;
+		ws(&s);
+		if (s.p >= s.end || *s.p != ':')
+			return MT_JSONL_SYNTAX;
+		s.p++;
+		/* a later duplicate replaces the earlier value, as in Python */
+		if ((r = value(&s, 1, which >= 0 ? &vals[which] : NULL)) < 0)
+			return r;
+		ws(&s);
+		if (s.p < s.end && *s.p == ',') {
+			s.p++;
+			ws(&s);
+			continue;
+		}
+		if (s.p < s.end && *s.p == '}') {
+			s.p++;
+			break;
+		}
+		return MT_JSONL_SYNTAX;
+	}
+end:
+	ws(&s);
+	return s.p == s.end ? MT_JSONL_OK : MT_JSONL_SYNTAX;
+}
+
+const char *mt_jsonl_errname(int err)
+{
+	switch (err) {
+	case MT_JSONL_OK:
+		return "ok";
+	case MT_JSONL_SYNTAX:
+		return "not JSON";
+	case MT_JSONL_NOT_OBJECT:
+		return "not an object";
+	case MT_JSONL_UTF8:
+		return "invalid UTF-8";
+	case MT_JSONL_DEPTH:
+		return "nested too deeply";
+	default:
+		return "?";
+	}
+}
