@@ -31,6 +31,7 @@ MT_COMMAND(export);
 MT_COMMAND(view);
 MT_COMMAND(plot);
 MT_COMMAND(syscalls);
+MT_COMMAND(events);
 MT_COMMAND(rules);
 MT_COMMAND(check_schema);
 MT_COMMAND(validate);

@@ -174,6 +174,52 @@ static bool digit(const unsigned char *q, const unsigned char *end)
 	return q < end && *q >= '0' && *q <= '9';
 }
 
+/* One or more digits at q: past them, or NULL. */
+static const unsigned char *digits(const unsigned char *q, const unsigned char *end)
+{
+	if (!digit(q, end))
+		return NULL;
+	while (digit(q, end))
+		q++;
+	return q;
+}
+
+/*
+ * A decimal without an exponent and with at most 15 significant digits, as a double without
+ * strtod: its digits as an integer (exact below 2^53) divided by a power of ten (exact up to
+ * 10^22): one correctly rounded division, the same double strtod gives (Clinger's fast
+ * path). false when the number needs strtod.
+ */
+static bool fast_decimal(const unsigned char *b, const unsigned char *q, double *d)
+{
+	static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,
+					1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+					1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+	const unsigned char *c = b + (*b == '-');
+	uint64_t m = 0;
+	int digits = 0, frac = -1;
+
+	for (; c < q; c++) {
+		if (*c == '.') {
+			frac = 0;
+			continue;
+		}
+		if (*c < '0' || *c > '9')
+			return false; /* an exponent */
+		if ((m || *c != '0') && ++digits > 15)
+			return false;
+		m = m * 10 + (unsigned)(*c - '0');
+		if (frac >= 0)
+			frac++;
+	}
+	if (frac > 22)
+		return false;
+	*d = frac > 0 ? (double)m / pow10[frac] : (double)m;
+	if (*b == '-')
+		*d = -*d;
+	return true;
+}
+
 /* A number (or NaN, Infinity, -Infinity) at s->p. */
 static int number(struct scan *s, struct mt_jv *v)
 {
@@ -191,37 +237,23 @@ static int number(struct scan *s, struct mt_jv *v)
 	}
 	if (q < end && *q == '0')
 		q++;
-	else if (digit(q, end) && *q != '0')
-		while (digit(q, end))
-			q++;
-	else
+	else if (!digit(q, end) || !(q = digits(q, end)))
 		return MT_JSONL_SYNTAX;
-	if (q < end && *q == '.') {
-		q++;
-		if (!digit(q, end))
-			return MT_JSONL_SYNTAX;
-		while (digit(q, end))
-			q++;
-		integer = false;
-	}
+	if (q < end && *q == '.' && !(q = digits(q + 1, end)))
+		return MT_JSONL_SYNTAX;
 	if (q < end && (*q == 'e' || *q == 'E')) {
 		q++;
 		if (q < end && (*q == '+' || *q == '-'))
 			q++;
-		if (!digit(q, end))
+		if (!(q = digits(q, end)))
 			return MT_JSONL_SYNTAX;
-		while (digit(q, end))
-			q++;
-		integer = false;
 	}
+	integer = !memchr(b, '.', (size_t)(q - b)) && !memchr(b, 'e', (size_t)(q - b)) &&
+		  !memchr(b, 'E', (size_t)(q - b));
 	if (!v)
 		goto done;
-	if (integer && q - b <= 16) { /* exact in a double: no strtod */
-		int64_t x = 0;
-
-		for (const unsigned char *c = b + (*b == '-'); c < q; c++)
-			x = x * 10 + (*c - '0');
-		d = *b == '-' ? -(double)x : (double)x;
+	if (fast_decimal(b, q, &d)) {
+		/* exact: no strtod */
 	} else {
 		char buf[64], *heap = NULL, *t = buf;
 		size_t n = (size_t)(q - b);
@@ -343,7 +375,8 @@ static int value(struct scan *s, int depth, struct mt_jv *v)
 }
 
 /* Which wanted key the member's key is (-1: none), the key at s->p's quote. */
-static int key(struct scan *s, const char *const *keys, unsigned nkeys, int *which)
+static int key(struct scan *s, const char *const *keys, const size_t *klen, unsigned nkeys,
+	       int *which)
 {
 	struct mt_jv k;
 	size_t mark = s->used;
@@ -353,7 +386,8 @@ static int key(struct scan *s, const char *const *keys, unsigned nkeys, int *whi
 	if (r < 0)
 		return r;
 	for (unsigned i = 0; i < nkeys; i++)
-		if (strlen(keys[i]) == k.len && !memcmp(keys[i], k.s, k.len)) {
+		if (klen[i] == k.len && k.len && keys[i][0] == k.s[0] &&
+		    !memcmp(keys[i], k.s, k.len)) {
 			*which = (int)i;
 			break;
 		}
@@ -365,10 +399,15 @@ int mt_jsonl_object(const char *p, size_t n, const char *const *keys, unsigned n
 		    struct mt_jv *vals, char *scratch)
 {
 	struct scan s = { (const unsigned char *)p, (const unsigned char *)p + n, scratch, 0 };
+	size_t klen[64];
 	int r, which;
 
-	for (unsigned i = 0; i < nkeys; i++)
+	if (nkeys > 64)
+		nkeys = 64;
+	for (unsigned i = 0; i < nkeys; i++) {
 		vals[i] = (struct mt_jv){ .type = MT_JV_MISSING };
+		klen[i] = strlen(keys[i]);
+	}
 	ws(&s);
 	if (s.p >= s.end || *s.p != '{') {
 		/* JSON of another kind, or not JSON */
@@ -385,7 +424,7 @@ int mt_jsonl_object(const char *p, size_t n, const char *const *keys, unsigned n
 	for (;;) {
 		if (s.p >= s.end || *s.p != '"')
 			return MT_JSONL_SYNTAX;
-		if ((r = key(&s, keys, nkeys, &which)) < 0)
+		if ((r = key(&s, keys, klen, nkeys, &which)) < 0)
 			return r;
 		ws(&s);
 		if (s.p >= s.end || *s.p != ':')

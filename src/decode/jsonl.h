@@ -48,7 +48,7 @@ enum mt_jsonl_err {
 
 /*
  * Parses [p, p + n) (one line, its newline excluded; surrounding whitespace allowed) as one
- * JSON object. For each of the nkeys keys, vals[i] gets that member's value (type
+ * JSON object. For each of the nkeys keys (at most 64), vals[i] gets that member's value (type
  * MT_JV_MISSING when absent). scratch holds at least n bytes. Returns MT_JSONL_OK or an
  * error (vals are then unspecified).
  */

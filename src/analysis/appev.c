@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: MIT */
+/* Application events, summarised with the sway analyzer's semantics (appev.h). */
+#include "analysis/appev.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "common/array.h"
+#include "decode/jsonl.h"
+
+enum { K_TS, K_PROBE, K_VIEW, K_HASH, K_TOPK, K_OP, K_WALL, K_HIT, NKEYS };
+static const char *const keys[NKEYS] = { "ts",	  "probe", "view_id", "prompt_hash",
+					 "top_k", "op",	   "wall_ms", "hit" };
+
+const char *mt_appev_skip_name(unsigned why)
+{
+	static const char *const n[MT_AE_NSKIP] = { "not JSON",
+						    "not an object",
+						    "invalid UTF-8",
+						    "nested too deeply",
+						    "fields of the wrong type",
+						    "line too long" };
+
+	return why < MT_AE_NSKIP ? n[why] : "?";
+}
+
+char *mt_py_float_repr(double d, char *buf, size_t size)
+{
+	char t[40];
+	int prec, exp10;
+
+	if (isnan(d))
+		return snprintf(buf, size, "nan"), buf;
+	if (isinf(d))
+		return snprintf(buf, size, d < 0 ? "-inf" : "inf"), buf;
+	/* the shortest digits that read back as d, as Python's repr */
+	for (prec = 1; prec < 17; prec++) {
+		snprintf(t, sizeof(t), "%.*e", prec - 1, d);
+		if (strtod(t, NULL) == d)
+			break;
+	}
+	snprintf(t, sizeof(t), "%.*e", prec - 1, d);
+	exp10 = atoi(strchr(t, 'e') + 1);
+	if (exp10 < -4 || exp10 >= 16) {
+		/* 1e+16, 1.5e-05: the mantissa without a trailing ".0", a two-digit exponent */
+		char m[32], *e = strchr(t, 'e');
+
+		snprintf(m, sizeof(m), "%.*s", (int)(e - t), t);
+		snprintf(buf, size, "%se%c%02d", m, exp10 < 0 ? '-' : '+', abs(exp10));
+	} else {
+		int decimals = prec - 1 - exp10;
+
+		int n = snprintf(buf, size, "%.*f", decimals > 0 ? decimals : 0, d);
+
+		if (!strchr(buf, '.') && n > 0 && (size_t)n + 2 < size)
+			memcpy(buf + n, ".0", 3);
+	}
+	return buf;
+}
+
+/* ---- Python's conversions ---- */
+
+/* s without its surrounding whitespace, and without the underscores Python allows between
+ * digits ("1_000"), into out; false when an underscore is elsewhere. */
+static bool py_numtext(const char *s, size_t n, char *out, size_t size)
+{
+	size_t k = 0;
+
+	while (n && isspace((unsigned char)*s))
+		s++, n--;
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	if (!n || n >= size)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '_') {
+			if (!i || i + 1 >= n || !isdigit((unsigned char)s[i - 1]) ||
+			    !isdigit((unsigned char)s[i + 1]))
+				return false;
+			continue;
+		}
+		out[k++] = s[i];
+	}
+	out[k] = 0;
+	return true;
+}
+
+/* float(x) */
+static bool py_float(const struct mt_jv *v, double dflt, double *out)
+{
+	char t[128], *end;
+
+	switch (v->type) {
+	case MT_JV_MISSING:
+		*out = dflt;
+		return true;
+	case MT_JV_NUMBER:
+		*out = v->num;
+		return true;
+	case MT_JV_TRUE:
+	case MT_JV_FALSE:
+		*out = v->type == MT_JV_TRUE;
+		return true;
+	case MT_JV_STRING:
+		/* decimal, inf, infinity, nan (any case, signed); never hex */
+		if (!py_numtext(v->s, v->len, t, sizeof(t)) || strpbrk(t, "xX("))
+			return false;
+		*out = strtod(t, &end);
+		return *end == 0;
+	default:
+		return false; /* float(None), float([]) */
+	}
+}
+
+/* int(x) */
+static bool py_int(const struct mt_jv *v, int64_t *out)
+{
+	char t[128], *end;
+
+	switch (v->type) {
+	case MT_JV_MISSING:
+		*out = 0;
+		return true;
+	case MT_JV_TRUE:
+	case MT_JV_FALSE:
+		*out = v->type == MT_JV_TRUE;
+		return true;
+	case MT_JV_NUMBER:
+		/* int(5.7) is 5; int(nan) a ValueError; beyond int64_t: not followed here */
+		if (isnan(v->num) || fabs(v->num) >= 9.2e18)
+			return false;
+		*out = (int64_t)v->num;
+		return true;
+	case MT_JV_STRING:
+		if (!py_numtext(v->s, v->len, t, sizeof(t)))
+			return false;
+		errno = 0;
+		*out = strtoll(t, &end, 10);
+		return *end == 0 && errno == 0 &&
+		       (isdigit((unsigned char)t[0]) || t[0] == '-' || t[0] == '+');
+	default:
+		return false;
+	}
+}
+
+/* A string of the line being read: its bytes (not NUL-terminated) and length. */
+struct sv {
+	const char *s;
+	size_t len;
+};
+
+/* str(x) as Python prints it: into *out (its bytes in the line's scratch, or in tmp);
+ * false for a dict or list (whose repr is not followed here: the line is skipped). */
+static bool py_str(const struct mt_jv *v, const char *dflt, char *tmp, size_t size, struct sv *out)
+{
+	switch (v->type) {
+	case MT_JV_MISSING:
+		*out = (struct sv){ dflt, strlen(dflt) };
+		return true;
+	case MT_JV_STRING:
+		*out = (struct sv){ v->s, v->len };
+		return true;
+	case MT_JV_NULL:
+		*out = (struct sv){ "None", 4 };
+		return true;
+	case MT_JV_TRUE:
+		*out = (struct sv){ "True", 4 };
+		return true;
+	case MT_JV_FALSE:
+		*out = (struct sv){ "False", 5 };
+		return true;
+	case MT_JV_NUMBER:
+		if (v->integer)
+			*out = v->len == 2 && !memcmp(v->s, "-0", 2) ? (struct sv){ "0", 1 }
+								     : (struct sv){ v->s, v->len };
+		else
+			*out = (struct sv){ mt_py_float_repr(v->num, tmp, size),
+					    strlen(mt_py_float_repr(v->num, tmp, size)) };
+		return true;
+	default:
+		return false;
+	}
+}
+
+/* bool(x) */
+static bool py_truth(const struct mt_jv *v)
+{
+	switch (v->type) {
+	case MT_JV_TRUE:
+		return true;
+	case MT_JV_NUMBER:
+		return v->num != 0 || isnan(v->num);
+	case MT_JV_STRING:
+		return v->len > 0;
+	case MT_JV_OBJECT:
+	case MT_JV_ARRAY:
+		for (size_t i = 1; i + 1 < v->len; i++)
+			if (!isspace((unsigned char)v->s[i]))
+				return true;
+		return false;
+	default:
+		return false;
+	}
+}
+
+/* ---- groups ---- */
+
+static void groups_release(struct mt_appev_groups *g)
+{
+	for (size_t i = 0; i < g->n; i++)
+		free(g->v[i].key);
+	free(g->v);
+	mt_map64_release(&g->ix);
+	memset(g, 0, sizeof(*g));
+}
+
+/* The group of (raw, id): id identifies it (a number by its value), key is shown. */
+static struct mt_appev_group *group(struct mt_appev_groups *g, bool raw, const char *id,
+				    size_t idlen, struct sv key, uint64_t line)
+{
+	uint64_t h = mt_hash64(id, idlen, raw), *ix;
+
+	for (;;) { /* open addressing over the hash: h, h+1, ... */
+		ix = mt_map64_get(&g->ix, h);
+		if (!ix)
+			break;
+		const struct mt_appev_group *c = &g->v[*ix - 1];
+
+		if (c->raw == raw && c->idlen == idlen && !memcmp(c->key + c->len + 1, id, idlen))
+			return &g->v[*ix - 1];
+		h++;
+	}
+	if (mt_grow_array(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) < 0 ||
+	    mt_map64_put(&g->ix, h, &ix) < 0)
+		return NULL;
+	{
+		struct mt_appev_group *r = &g->v[g->n];
+		size_t kl = key.len;
+
+		memset(r, 0, sizeof(*r));
+		/* key, NUL, id, NUL */
+		if (!(r->key = malloc(kl + idlen + 2)))
+			return NULL;
+		memcpy(r->key, key.s, kl);
+		r->key[kl] = 0;
+		memcpy(r->key + kl + 1, id, idlen);
+		r->key[kl + 1 + idlen] = 0;
+		r->len = kl;
+		r->idlen = idlen;
+		r->raw = raw;
+		r->first = line;
+		*ix = ++g->n;
+		return r;
+	}
+}
+
+/* ---- the slowest calls: a heap whose root is the first to give up its place ---- */
+
+static bool before(const struct mt_appev_event *a, const struct mt_appev_event *b)
+{
+	/* a ranks before b: slower, or as slow and earlier; NaN ranks last */
+	if (isnan(a->wall_ms) != isnan(b->wall_ms))
+		return !isnan(a->wall_ms);
+	if (a->wall_ms != b->wall_ms)
+		return a->wall_ms > b->wall_ms;
+	return a->line < b->line;
+}
+
+static void event_free(struct mt_appev_event *e)
+{
+	free(e->probe);
+	free(e->view_id);
+	free(e->prompt_hash);
+	free(e->op);
+}
+
+static void sift(struct mt_appev_event *h, size_t n, size_t i)
+{
+	for (;;) {
+		size_t l = 2 * i + 1, r = l + 1, w = i;
+		struct mt_appev_event t;
+
+		if (l < n && before(&h[w], &h[l]))
+			w = l;
+		if (r < n && before(&h[w], &h[r]))
+			w = r;
+		if (w == i)
+			return;
+		t = h[i];
+		h[i] = h[w];
+		h[w] = t;
+		i = w;
+	}
+}
+
+static void keep_slow(struct mt_appev *a, struct mt_appev_event *e)
+{
+	size_t i;
+
+	if (!a->slowest_k) {
+		event_free(e);
+		return;
+	}
+	if (a->nslow == a->slowest_k) {
+		if (!before(e, &a->slow[0])) {
+			event_free(e);
+			return;
+		}
+		event_free(&a->slow[0]);
+		a->slow[0] = *e;
+		sift(a->slow, a->nslow, 0);
+		return;
+	}
+	i = a->nslow++;
+	a->slow[i] = *e;
+	while (i && before(&a->slow[(i - 1) / 2], &a->slow[i])) {
+		struct mt_appev_event t = a->slow[i];
+
+		a->slow[i] = a->slow[(i - 1) / 2];
+		a->slow[(i - 1) / 2] = t;
+		i = (i - 1) / 2;
+	}
+}
+
+/* ---- lines ---- */
+
+void mt_appev_init(struct mt_appev *a, unsigned slowest_k)
+{
+	memset(a, 0, sizeof(*a));
+	a->slowest_k = slowest_k;
+	mt_map64_init(&a->probes.ix);
+	mt_map64_init(&a->views.ix);
+}
+
+static void skip(struct mt_appev *a, unsigned why, uint64_t line)
+{
+	a->skipped[why]++;
+	if (a->nfirst < MT_AE_FIRST_SKIPPED)
+		a->first_skipped[a->nfirst++] = line;
+}
+
+/* The probe's group: "<unassigned>" for a falsy one (None, "", 0, false), else the value
+ * (a number identified by its value: 1, 1.0 and true are one key, as in a Python dict). */
+static struct mt_appev_group *probe_group(struct mt_appev *a, const struct mt_jv *p,
+					  struct sv shown, uint64_t line)
+{
+	char id[64];
+
+	if (!py_truth(p))
+		return group(&a->probes, false, "<unassigned>", 12,
+			     (struct sv){ "<unassigned>", 12 }, line);
+	if (p->type == MT_JV_STRING)
+		return group(&a->probes, false, p->s, p->len, shown, line);
+	mt_py_float_repr(p->type == MT_JV_TRUE ? 1.0 : p->num, id, sizeof(id));
+	return group(&a->probes, true, id, strlen(id), shown, line);
+}
+
+/* The probe as the event keeps it: absent or None (s NULL), else its text (JSON text for a
+ * number or a boolean: raw); false for a dict or list (unhashable as a group key). */
+static bool probe_text(const struct mt_jv *p, char *tmp, size_t size, struct sv *out, bool *raw)
+{
+	*raw = p->type != MT_JV_STRING;
+	switch (p->type) {
+	case MT_JV_MISSING:
+	case MT_JV_NULL:
+		*out = (struct sv){ NULL, 0 };
+		return true;
+	case MT_JV_TRUE:
+	case MT_JV_FALSE:
+		*out = p->type == MT_JV_TRUE ? (struct sv){ "true", 4 } : (struct sv){ "false", 5 };
+		return true;
+	case MT_JV_STRING:
+	case MT_JV_NUMBER:
+		return py_str(p, "", tmp, size, out);
+	default:
+		return false;
+	}
+}
+
+static char *dup_sv(struct sv v)
+{
+	char *c = malloc(v.len + 1);
+
+	if (c) {
+		memcpy(c, v.s, v.len);
+		c[v.len] = 0;
+	}
+	return c;
+}
+
+int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, char *scratch)
+{
+	struct mt_jv v[NKEYS];
+	struct mt_appev_event e = { .line = lineno };
+	struct sv probe, view, hash, op;
+	char tp[64], tv[64], th[64], to[64];
+	struct mt_appev_group *gp, *gv;
+	int r;
+
+	while (n && isspace((unsigned char)*p))
+		p++, n--;
+	if (!n)
+		return 0; /* a blank line: not an event, not an error */
+	a->lines++;
+	r = mt_jsonl_object(p, n, keys, NKEYS, v, scratch);
+	if (r < 0) {
+		skip(a,
+		     r == MT_JSONL_NOT_OBJECT ? MT_AE_NOT_OBJECT
+		     : r == MT_JSONL_UTF8     ? MT_AE_UTF8
+		     : r == MT_JSONL_DEPTH    ? MT_AE_DEPTH
+					      : MT_AE_SYNTAX,
+		     lineno);
+		return 0;
+	}
+	e.hit = py_truth(&v[K_HIT]);
+	if (!py_float(&v[K_TS], 0.0, &e.ts) || !py_float(&v[K_WALL], 0.0, &e.wall_ms) ||
+	    !py_int(&v[K_TOPK], &e.top_k) ||
+	    !probe_text(&v[K_PROBE], tp, sizeof(tp), &probe, &e.probe_raw) ||
+	    !py_str(&v[K_VIEW], "", tv, sizeof(tv), &view) ||
+	    !py_str(&v[K_HASH], "", th, sizeof(th), &hash) ||
+	    !py_str(&v[K_OP], "", to, sizeof(to), &op)) {
+		skip(a, MT_AE_TYPES, lineno);
+		return 0;
+	}
+	gp = probe_group(a, &v[K_PROBE], probe.s ? probe : (struct sv){ "<unassigned>", 12 },
+			 lineno);
+	gv = group(&a->views, false, view.s, view.len, view, lineno);
+	if (!gp || !gv)
+		return -ENOMEM;
+	a->total_events++;
+	a->total_ms += e.wall_ms;
+	a->hits += e.hit;
+	gp->n++;
+	gp->ms += e.wall_ms;
+	if (e.hit)
+		gp->hits++;
+	else
+		gp->misses++;
+	gv->n++;
+	gv->ms += e.wall_ms;
+	if (!a->slowest_k || (a->nslow == a->slowest_k && !before(&e, &a->slow[0])))
+		return 0; /* not among the slowest: nothing of it is kept */
+	if (!a->slow && !(a->slow = calloc(a->slowest_k, sizeof(*a->slow))))
+		return -ENOMEM;
+	e.probe = probe.s ? dup_sv(probe) : NULL;
+	e.view_id = dup_sv(view);
+	e.prompt_hash = dup_sv(hash);
+	e.op = dup_sv(op);
+	if ((probe.s && !e.probe) || !e.view_id || !e.prompt_hash || !e.op) {
+		event_free(&e);
+		return -ENOMEM;
+	}
+	keep_slow(a, &e);
+	return 0;
+}
+
+int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line)
+{
+	size_t cap = 1u << 20, len = 0, start = 0;
+	char *buf = malloc(cap), *scratch = malloc(cap);
+	uint64_t line = 0;
+	bool skipping = false; /* inside a line longer than max_line */
+	int rc = 0;
+
+	if (!buf || !scratch) {
+		free(buf);
+		free(scratch);
+		return -ENOMEM;
+	}
+	for (;;) {
+		ssize_t got = read(fd, buf + len, cap - len);
+		char *nl;
+
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got < 0) {
+			rc = -errno;
+			break;
+		}
+		len += (size_t)got;
+		while ((nl = memchr(buf + start, '\n', len - start))) {
+			line++;
+			if (skipping)
+				skipping = false;
+			else if ((rc = mt_appev_line(a, buf + start, (size_t)(nl - buf) - start,
+						     line, scratch)) < 0)
+				goto out;
+			start = (size_t)(nl - buf) + 1;
+		}
+		if (got == 0) { /* the last line, without its newline */
+			if (start < len && !skipping)
+				rc = mt_appev_line(a, buf + start, len - start, line + 1, scratch);
+			break;
+		}
+		/* keep the partial line; grow for it up to max_line, else skip the rest of it */
+		memmove(buf, buf + start, len - start);
+		len -= start;
+		start = 0;
+		if (len == cap) {
+			if (cap > max_line) {
+				if (!skipping)
+					skip(a, MT_AE_TOO_LONG, line + 1);
+				skipping = true;
+				len = 0;
+			} else {
+				char *nb = realloc(buf, cap * 2),
+				     *ns = nb ? realloc(scratch, cap * 2) : NULL;
+
+				if (nb)
+					buf = nb;
+				if (!nb || !ns) {
+					rc = -ENOMEM;
+					break;
+				}
+				scratch = ns;
+				cap *= 2;
+			}
+		}
+	}
+out:
+	free(buf);
+	free(scratch);
+	return rc;
+}
+
+static int cmp_group(const void *x, const void *y)
+{
+	const struct mt_appev_group *a = x, *b = y;
+
+	/* total wall time, descending; ties in first-seen order (Python's stable sort) */
+	if (a->ms != b->ms && !(isnan(a->ms) || isnan(b->ms)))
+		return a->ms > b->ms ? -1 : 1;
+	return a->first < b->first ? -1 : a->first > b->first;
+}
+
+static int cmp_event(const void *x, const void *y)
+{
+	const struct mt_appev_event *a = x, *b = y;
+
+	return before(a, b) ? -1 : before(b, a) ? 1 : 0;
+}
+
+void mt_appev_finish(struct mt_appev *a)
+{
+	mt_qsort(a->probes.v, a->probes.n, sizeof(*a->probes.v), cmp_group);
+	mt_qsort(a->views.v, a->views.n, sizeof(*a->views.v), cmp_group);
+	mt_qsort(a->slow, a->nslow, sizeof(*a->slow), cmp_event);
+}
+
+void mt_appev_release(struct mt_appev *a)
+{
+	groups_release(&a->probes);
+	groups_release(&a->views);
+	for (size_t i = 0; i < a->nslow; i++)
+		event_free(&a->slow[i]);
+	free(a->slow);
+	memset(a, 0, sizeof(*a));
+}

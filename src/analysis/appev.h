@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Application events (`memtap events`): JSON lines of an application's own calls, one per
+ * line, summarised as the sway trace analyzer (seed 001) does: per probe and per view,
+ * wall time and cache hits, and the slowest calls. Its semantics exactly: every field is
+ * converted as Python converts it (float(), int(), str(), bool(), a falsy probe is
+ * "<unassigned>"); a line that is not a JSON object or whose fields do not convert is
+ * skipped, and counted with its reason; sums run in file order and sorts are stable (ties
+ * keep first-seen order), so the figures equal the seed's to the last bit. Memory grows
+ * with the number of groups and the slowest-k, never with the file.
+ */
+#ifndef MEMTAP_ANALYSIS_APPEV_H
+#define MEMTAP_ANALYSIS_APPEV_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/hash.h"
+
+/* A group's key: the probe's or view's text, and for a probe, its JSON kind (a probe 5 and a
+ * probe "5" are two groups, as in Python; the JSON output keeps the number a number). */
+struct mt_appev_group {
+	char *key; /* shown; followed by a NUL and the identity (idlen bytes) */
+	size_t len, idlen;
+	bool raw; /* key is JSON text to write as is (a number, true), not a string */
+	uint64_t n, hits, misses;
+	double ms;
+	uint64_t first; /* the line that opened it: sorts are stable */
+};
+
+struct mt_appev_event {
+	double ts, wall_ms;
+	char *probe; /* NULL: absent or null (rendered "—" and null) */
+	bool probe_raw;
+	char *view_id, *prompt_hash, *op;
+	int64_t top_k;
+	bool hit;
+	uint64_t line;
+};
+
+struct mt_appev_groups {
+	struct mt_appev_group *v;
+	size_t n, cap;
+	struct mt_map64 ix; /* hash of (raw, key) -> index + 1 */
+};
+
+enum mt_appev_skip {
+	MT_AE_SYNTAX, /* not JSON */
+	MT_AE_NOT_OBJECT,
+	MT_AE_UTF8,
+	MT_AE_DEPTH,
+	MT_AE_TYPES, /* a field that does not convert (float(None), int("1.5"), ...) */
+	MT_AE_TOO_LONG, /* a line longer than the limit */
+	MT_AE_NSKIP,
+};
+
+#define MT_AE_FIRST_SKIPPED 5
+
+struct mt_appev {
+	unsigned slowest_k;
+	uint64_t lines; /* non-blank lines read */
+	uint64_t total_events, hits;
+	double total_ms;
+	uint64_t skipped[MT_AE_NSKIP];
+	uint64_t first_skipped[MT_AE_FIRST_SKIPPED]; /* line numbers */
+	unsigned nfirst;
+	struct mt_appev_groups probes, views;
+	struct mt_appev_event *slow; /* a min-heap of slowest_k while reading; sorted at the end */
+	size_t nslow;
+};
+
+const char *mt_appev_skip_name(unsigned why);
+
+void mt_appev_init(struct mt_appev *a, unsigned slowest_k);
+/* One line (no newline), its number from 1; scratch holds at least n bytes. 0 or -ENOMEM. */
+int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, char *scratch);
+/* Reads fd to its end, line by line, lines longer than max_line skipped (counted); 0 or
+ * -errno. */
+int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line);
+/* Sorts the groups (total wall time, descending, stable) and the slowest calls. */
+void mt_appev_finish(struct mt_appev *a);
+void mt_appev_release(struct mt_appev *a);
+
+/* Python's float repr (shortest round trip: "12.5", "1e+16", "nan", "inf"), into buf. */
+char *mt_py_float_repr(double d, char *buf, size_t size);
+
+#endif

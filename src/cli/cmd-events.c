@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* memtap events: a JSON-lines file of application events, summarised (analysis/appev.c). */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "analysis/appev.h"
+#include "cli/commands.h"
+#include "cli/util.h"
+#include "common/log.h"
+#include "export/appev.h"
+#include "export/table.h"
+
+static struct {
+	int format;
+	uint64_t slowest, max_line_mb;
+} o = { .slowest = 10, .max_line_mb = 64 };
+
+static const char *const formats[] = { "text", "md", "json", "csv", NULL };
+
+static const struct mt_option options[] = {
+	{ "format", 0, MT_OPT_CHOICE, &o.format, "FMT", "output format", formats },
+	{ "csv-raw", 0, MT_OPT_FLAG, &mt_csv_raw, NULL,
+	  "CSV cells that start with = + - @ as they are (default: quoted with a leading ', so "
+	  "that a spreadsheet never evaluates them)" },
+	{ "slowest", 0, MT_OPT_U64, &o.slowest, "K", "the K slowest calls (default 10; 0: none)" },
+	{ "max-line-mb", 0, MT_OPT_U64, &o.max_line_mb, "N",
+	  "lines longer than N MiB are skipped and counted (default 64)" },
+	{ NULL },
+};
+
+const struct mt_command_spec mt_events_spec = {
+	.name = "events",
+	.usage = "FILE.jsonl|- [options]",
+	.summary = "summarise application events (JSON lines): per probe, per view, slowest",
+	.description =
+		"One JSON object per line, one call of the application each, with the sway\n"
+		"trace analyzer's fields: ts, probe, view_id, prompt_hash, top_k, op, wall_ms,\n"
+		"hit. Fields convert as the analyzer's Python does (float(), int(), str(),\n"
+		"bool(); a missing or falsy probe is <unassigned>); a line that is not a JSON\n"
+		"object, or whose fields do not convert, is skipped and counted with its\n"
+		"reason and first line numbers. Per probe and per view: calls, total wall time\n"
+		"(descending) and cache hits; the K slowest calls, hits and misses together.\n"
+		"Memory grows with the number of probes and views and K, not with the file.\n"
+		"Exit status 0 when any line was read, 1 with one line on stderr when the file\n"
+		"held no event.\n",
+	.opts = options,
+	.min_args = 1,
+	.max_args = 1,
+};
+
+int cmd_events(int argc, char **argv)
+{
+	struct mt_appev a;
+	int nargs, rc, fd;
+	FILE *out;
+
+	rc = mt_opts_parse(&mt_events_spec, argc, argv, &nargs);
+	if (rc)
+		return rc == 1 ? 0 : rc;
+	if (o.slowest > 100000 || !o.max_line_mb || o.max_line_mb > 4096)
+		return mt_usage_error(&mt_events_spec,
+				      "--slowest must be at most 100000, --max-line-mb 1 to 4096");
+	fd = strcmp(argv[0], "-") ? open(argv[0], O_RDONLY | O_CLOEXEC) : 0;
+	if (fd < 0) {
+		mt_err("cannot open '%s': %s", argv[0], strerror(errno));
+		return 1;
+	}
+	mt_appev_init(&a, (unsigned)o.slowest);
+	rc = mt_appev_read_fd(&a, fd, (size_t)o.max_line_mb << 20);
+	if (fd)
+		close(fd);
+	if (rc < 0) {
+		mt_err("'%s': %s", argv[0], strerror(-rc));
+		mt_appev_release(&a);
+		return 1;
+	}
+	if (!a.total_events) {
+		mt_err("'%s' holds no event (%" PRIu64 " lines read, none a JSON object with "
+		       "convertible fields)",
+		       argv[0], a.lines);
+		mt_appev_release(&a);
+		return 1;
+	}
+	mt_appev_finish(&a);
+	out = mt_cli_out(o.format <= 1);
+	mt_appev_print(&a, (enum mt_report_format)o.format, out);
+	mt_cli_out_done(out);
+	mt_appev_release(&a);
+	return 0;
+}
