@@ -13,6 +13,7 @@
 need ptrace
 "$MEMTAP" record -q --page-writes-ms 20 -o t.mtap -- "$WORKLOADS/pw-auto" 20 >t.out 2>t.err ||
 	fail "record failed: $(cat t.err)"
+! grep -q "late scan" t.out || fail "the recorder's page-write scan did not come within 60 s"
 "$MEMTAP" info t.mtap --format json >i.json || fail "info failed"
 python3 - i.json <<'PY' || skip "page-write tracking is not available here"
 import json, sys

@@ -45,7 +45,10 @@ ok "SIGSTOP/SIGCONT job control preserved"
 # A signal sent to memtap's whole process group reaches the workload once: memtap in a
 # session of its own (a supervisor, a batch job: the command gets its own group), and
 # memtap as a terminal's foreground job (script(1)'s pty: one group, nothing passed on);
-# the workload's kill(0) of its own group likewise.
+# the workload's kill(0) of its own group likewise. script(1) runs its command through
+# $SHELL or /bin/sh, and dash stays as the session's leader: "exec" makes memtap the leader,
+# as a terminal's shell would be beside it (a signal to the group must not end the session,
+# which would hang the terminal up and lose the workload's output).
 S=$WORKLOADS/sigcount
 killpg() { python3 -c 'import os, signal, sys; os.killpg(int(sys.argv[2]), getattr(signal, "SIG" + sys.argv[1]))' "$1" "$2"; }
 setsid "$MEMTAP" record -q -o g1.mtap -- "$S" 1.5 >g1.out 2>g1.err &
@@ -59,7 +62,7 @@ grep -q '^TERM=1 HUP=1 INT=0$' g1.out || fail "group signals, own session: $(cat
 setsid "$MEMTAP" record -q -o g2.mtap -- "$S" self >g2.out 2>/dev/null
 grep -q '^TERM=1 ' g2.out || fail "the workload's kill(0): $(cat g2.out) (want TERM=1)"
 if command -v script >/dev/null; then
-	script -qfec "\"$MEMTAP\" record -q -o g3.mtap -- \"$S\" 1.5" /dev/null >g3.out 2>&1 &
+	script -qfec "exec \"$MEMTAP\" record -q -o g3.mtap -- \"$S\" 1.5" /dev/null >g3.out 2>&1 &
 	sp=$!
 	for i in $(seq 50); do grep -q ready g3.out 2>/dev/null && break; sleep 0.05; done
 	mp=$(pgrep -f "record -q -o g3.mtap" | grep -v "^$sp\$" | tail -1)
@@ -67,7 +70,7 @@ if command -v script >/dev/null; then
 	killpg TERM "$pg"
 	wait $sp
 	grep -q 'TERM=1 HUP=0' g3.out || fail "group signal, terminal foreground: $(cat g3.out) (want TERM=1)"
-	script -qfec "\"$MEMTAP\" record -q -o g4.mtap -- \"$S\" self" /dev/null >g4.out 2>&1
+	script -qfec "exec \"$MEMTAP\" record -q -o g4.mtap -- \"$S\" self" /dev/null >g4.out 2>&1
 	grep -q 'TERM=1 ' g4.out || fail "the workload's kill(0) in the foreground: $(cat g4.out)"
 else
 	echo "skipped the terminal cases: script(1) is not installed"

@@ -7,12 +7,15 @@
  *        pw-auto huge BYTES: a 64 TiB MAP_NORESERVE reservation and a BYTES mapping, one page
  *        of each touched (ranges memtap must not track: their page tables would not fit)
  */
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <time.h>
+#include <unistd.h>
 
 /*
  * Writes [p, p + n) with exactly one store per page it touches: a page is then written in
@@ -36,6 +39,63 @@ static void nap(long ms)
 	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
 
 	nanosleep(&ts, NULL);
+}
+
+/* PAGEMAP_SCAN (Linux 6.7, include/uapi/linux/fs.h), asked without write-protecting. */
+struct pm_scan_arg {
+	uint64_t size, flags, start, end, walk_end, vec, vec_len, max_pages;
+	uint64_t category_inverted, category_mask, category_anyof_mask, return_mask;
+};
+struct page_region {
+	uint64_t start, end, categories;
+};
+#define PAGEMAP_SCAN_ _IOWR('f', 16, struct pm_scan_arg)
+#define PAGE_IS_WPALLOWED_ (1ull << 0)
+#define PAGE_IS_WRITTEN_ (1ull << 1)
+
+/* The pages of [p, p + n) that are in category `want` (all categories asked must hold). */
+static long pages_in(const void *p, size_t n, uint64_t want)
+{
+	static int fd = -2;
+	struct page_region vec[64];
+	struct pm_scan_arg a = {
+		.size = sizeof(a),
+		.start = (uintptr_t)p & ~(uintptr_t)4095,
+		.end = ((uintptr_t)p + n + 4095) & ~(uintptr_t)4095,
+		.vec = (uintptr_t)vec,
+		.vec_len = 64,
+		.category_mask = want,
+		.return_mask = want,
+	};
+	long r, pages = 0;
+
+	if (fd == -2)
+		fd = open("/proc/self/pagemap", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || (r = ioctl(fd, PAGEMAP_SCAN_, &a)) < 0)
+		return -1;
+	for (long i = 0; i < r; i++)
+		pages += (long)((vec[i].end - vec[i].start) / 4096);
+	return pages;
+}
+
+/*
+ * The end of an epoch: nap `ms`, and while the recorder tracks [p, p + n) (its pages are
+ * registered for write-protection) until its scan has seen the writes and protected the
+ * pages again. A fixed nap alone is not enough on a loaded machine: a scan that comes late
+ * would put two epochs' writes in one. At most 60 s, then "late" is said.
+ */
+static void end_epoch(long ms, const void *p, size_t n)
+{
+	nap(ms);
+	if (pages_in(p, n, PAGE_IS_WPALLOWED_) <= 0)
+		return; /* not tracked (not under memtap, or not by this recording) */
+	for (long waited = 0; pages_in(p, n, PAGE_IS_WPALLOWED_ | PAGE_IS_WRITTEN_) > 0; waited += ms) {
+		if (waited > 60000) {
+			printf("late scan\n");
+			return;
+		}
+		nap(ms);
+	}
 }
 
 /* The whole pages of [p, p + n), and how many of them [p, p + w) touches. */
@@ -99,12 +159,16 @@ int main(int argc, char **argv)
 	touch(b, nb, 2); /* the mapping: every page once */
 	touch(c, nc, 3);
 	touch(d, nd, 4);
-	nap(15 * ms);
+	nap(14 * ms);
+	end_epoch(ms, a, na);
+	end_epoch(0, b, nb);
+	end_epoch(0, c, nc);
 	touch(a, 1u << 20, 5);
 	touch(c, nc, 6); /* freed: all again, then freed at once (the runtime's last scan) */
 	expect("freed", c, nc, nc);
 	free(c);
-	nap(15 * ms);
+	nap(14 * ms);
+	end_epoch(ms, a, na);
 	touch(a, 1u << 20, 7);
 	expect("kept", a, na, 1u << 20);
 	expect("mapping", b, nb, 0);
