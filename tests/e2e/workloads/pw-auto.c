@@ -117,7 +117,8 @@ static void end_epoch(long ms, const void *p, size_t n)
 	nap(ms);
 	if (pages_in(p, n, PAGE_IS_WPALLOWED_) <= 0)
 		return; /* not tracked (not under memtap, or not by this recording) */
-	for (long waited = 0; pages_in(p, n, PAGE_IS_WPALLOWED_ | PAGE_IS_WRITTEN_) > 0; waited += ms) {
+	for (long waited = 0; pages_in(p, n, PAGE_IS_WPALLOWED_ | PAGE_IS_WRITTEN_) > 0;
+	     waited += ms) {
 		if (waited > 60000) {
 			printf("late scan\n");
 			return;
