@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: MIT
 # `memtap events` benchmark (issue 18): a generated sway-schema JSONL file of SIZE MB (default
 # 1000), summarised by memtap and loaded by the seed's way in Python (json.loads and the
-# TraceEvent conversions: the load alone, its aggregation not counted), interleaved, the
+# TraceEvent conversions into a list, tests/e2e/events_reference.py's load(): the load alone,
+# its aggregation not counted), interleaved, the
 # median of 3 each: MB/s of both, their ratio, and memtap's peak RSS beside the file's size
 # (memory must stay flat). The issue asks >= 500 MB/s.
 # usage: bench/events.sh [BUILD_DIR] [SIZE_MB]
@@ -34,29 +35,15 @@ with open(sys.argv[1], "w") as f:
         n += len(block)
 PY
 cat >"$T/seed_load.py" <<'PY'
-import json, sys
-n = 0
-with open(sys.argv[1], encoding="utf-8") as fh:
-    for line in fh:
-        line = line.strip()
-        if not line:
-            continue
-        try:
-            p = json.loads(line)
-        except json.JSONDecodeError:
-            continue
-        try:
-            ev = (float(p.get("ts", 0.0)), p.get("probe"), str(p.get("view_id", "")),
-                  str(p.get("prompt_hash", "")), int(p.get("top_k", 0)), str(p.get("op", "")),
-                  float(p.get("wall_ms", 0.0)), bool(p.get("hit", False)))
-            n += 1
-        except (TypeError, ValueError):
-            continue
+import sys
+sys.path.insert(0, sys.argv[2])
+from events_reference import load  # the seed's load, restated for the tests
+load(sys.argv[1])
 PY
 size=$(stat -c %s "$T/e.jsonl")
 for i in 1 2 3; do
 	/usr/bin/time -f "%e %M" -o "$T/m$i" "$M" events "$T/e.jsonl" --format json >/dev/null
-	/usr/bin/time -f "%e %M" -o "$T/p$i" python3 "$T/seed_load.py" "$T/e.jsonl"
+	/usr/bin/time -f "%e %M" -o "$T/p$i" python3 "$T/seed_load.py" "$T/e.jsonl" "$HERE/../tests/e2e"
 done
 python3 - "$size" "$T" <<'PY'
 import statistics, sys

@@ -5,6 +5,10 @@
  *   memtap_label(ptr, len, "kv_cache", "layer3.block17");  // a range gets a region type
  *   memtap_unlabel(ptr);                                   // the name no longer holds
  *   memtap_phase("generation");                            // a phase begins (NULL: ends)
+ *   memtap_span_begin("score", "{\"probe\":\"p1\",\"view_id\":\"v2\"}");  // a call of yours
+ *   ...                                                    // its memory is measured
+ *   memtap_span_end();                                     // (`memtap events TRACE.mtap`)
+ *   memtap_event("cache_miss", "{\"key\":42}");              // a point in time
  *
  * Include this header; nothing to link. The functions are weak references to memtap's
  * preload runtime: under `memtap record` they send the name to the recorder (one small
@@ -12,6 +16,10 @@
  * Region types are up to 63 bytes, names up to 255 (longer ones are cut). The recorder keeps
  * what it is told; the analysis checks each range against the process's mappings and counts
  * the ones that do not fit instead of trusting them.
+ *
+ * Spans nest per thread (up to 510 open at once); memtap_span_end ends the thread's innermost
+ * one. Fields are one JSON object, up to 4096 bytes (a longer one is left out and counted);
+ * memtap stores them as given and `memtap events` reads them as it reads JSON lines.
  */
 #ifndef MEMTAP_MEMTAP_H
 #define MEMTAP_MEMTAP_H
@@ -27,6 +35,9 @@ extern int memtap__label(const void *addr, size_t len, const char *region_type, 
 	__attribute__((weak));
 extern int memtap__unlabel(const void *addr) __attribute__((weak));
 extern int memtap__phase(const char *name) __attribute__((weak));
+extern int memtap__event(const char *name, const char *json_fields) __attribute__((weak));
+extern int memtap__span_begin(const char *name, const char *json_fields) __attribute__((weak));
+extern int memtap__span_end(void) __attribute__((weak));
 
 /* Names [addr, addr + len) as an object of region_type (e.g. "weight", "kv_cache",
  * "activation") called name (may be NULL). Returns 0 when recorded, -1 otherwise. */
@@ -46,6 +57,26 @@ static inline int memtap_unlabel(const void *addr)
 static inline int memtap_phase(const char *name)
 {
 	return memtap__phase ? memtap__phase(name) : -1;
+}
+
+/* A point event called name with fields (a JSON object's text, or NULL). 0 when recorded. */
+static inline int memtap_event(const char *name, const char *json_fields)
+{
+	return memtap__event ? memtap__event(name, json_fields) : -1;
+}
+
+/* Begins a span of this thread (a call, a request) called name with fields (a JSON
+ * object's text, or NULL): the memory it allocates, frees and faults in until
+ * memtap_span_end() is attributed to it. 0 when recorded. */
+static inline int memtap_span_begin(const char *name, const char *json_fields)
+{
+	return memtap__span_begin ? memtap__span_begin(name, json_fields) : -1;
+}
+
+/* Ends this thread's innermost open span. 0 when recorded. */
+static inline int memtap_span_end(void)
+{
+	return memtap__span_end ? memtap__span_end() : -1;
 }
 
 #ifdef __cplusplus

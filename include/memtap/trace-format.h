@@ -14,7 +14,7 @@
  */
 
 #define MT_FORMAT_MAJOR 1
-#define MT_FORMAT_MINOR 0
+#define MT_FORMAT_MINOR 1 /* 1: app events (MT_EV_APP), the alloc span field */
 
 /* File header: 96 bytes at offset 0. */
 #define MT_FILE_MAGIC "\x89MTAP\r\n\x1a"
@@ -88,6 +88,7 @@ enum mt_ev_type {
 	MT_EV_PAGE_WRITE = 19, /* pages of a tracked range written since the previous scan */
 	MT_EV_PY_FUNC = 20, /* a Python function that frames of this process's stacks name */
 	MT_EV_PW_RANGE = 21, /* a large block or writable mapping put under page-write tracking */
+	MT_EV_APP = 22, /* the workload's own event, or a span's begin or end (memtap_span_*) */
 	_MT_EV_MAX,
 };
 
@@ -196,6 +197,7 @@ enum {
 	MT_F_ALLOC_OLD, /* realloc: the block passed in */
 	MT_F_ALLOC_STACK, /* stack id, 0 if none */
 	MT_F_ALLOC_FLAGS, /* enum mt_alloc_flag */
+	MT_F_ALLOC_SPAN, /* the span open on the thread at the call (memtap_span_begin), 0: none */
 	_MT_F_ALLOC_MAX,
 };
 
@@ -409,6 +411,24 @@ enum {
 	MT_F_PWR_WP, /* enum mt_label_wp: tracked or failed */
 	MT_F_PWR_ERRNO, /* failed: why (errno) */
 	_MT_F_PWR_MAX,
+};
+
+/*
+ * MT_EV_APP: memtap_event, memtap_span_begin and memtap_span_end (include/memtap/memtap.h).
+ * Time is the workload's own CLOCK_MONOTONIC reading in the call, so kernel events of the
+ * thread (faults, samples) order exactly against it; the allocations a span made carry its
+ * id (MT_F_ALLOC_SPAN, set by the recorder from the thread's own row stream: exact whatever
+ * the times). Span ids are the process's own, from 1.
+ */
+enum mt_app_op { MT_APP_EVENT = 0, MT_APP_BEGIN = 1, MT_APP_END = 2 };
+
+enum {
+	MT_F_APP_OP = 3, /* enum mt_app_op */
+	MT_F_APP_ID, /* the span begun or ended; 0 for an event */
+	MT_F_APP_PARENT, /* the span enclosing it on the thread (an event: the open one), 0: none */
+	MT_F_APP_NAME, /* string: the name given (an end repeats its begin's) */
+	MT_F_APP_FIELDS, /* string: the JSON object given, "" when none (an end: "") */
+	_MT_F_APP_MAX,
 };
 
 /* MT_EV_LOST */

@@ -7,25 +7,30 @@
     with memtap.phase("generation"):
         ...
     memtap.unlabel(t.data_ptr())
+    with memtap.span("score", probe="p1", view_id="v2"):   # memory measured per call
+        ...
+    memtap.event("cache_miss", key=42)
 
 Under ``memtap record`` the calls reach memtap's preload runtime (libmemtap-rt.so, whose
-memtap__label, memtap__unlabel and memtap__phase this module finds in the process), which
+memtap__label, memtap__unlabel, memtap__phase, memtap__event and memtap__span_* this module finds in the process), which
 sends one small message to the recorder; without memtap every call does nothing and returns
 False. Region types are those of ``memtap rules`` (weight, kv_cache, activation, ...) or any
 name; the analysis checks each range against the process's mappings (docs/metrics.md).
 """
 import ctypes
+import json
 import threading
 
-__all__ = ["active", "label", "label_buffer", "unlabel", "phase"]
+__all__ = ["active", "label", "label_buffer", "unlabel", "phase", "event", "span"]
 
 _lib = None
 _label = _unlabel = _phase = None
+_event = _span_begin = _span_end = None
 _local = threading.local()
 
 
 def _load():
-    global _lib, _label, _unlabel, _phase
+    global _lib, _label, _unlabel, _phase, _event, _span_begin, _span_end
     if _lib is not None:
         return
     _lib = ctypes.CDLL(None)  # the process's global symbols: the preload runtime's among them
@@ -42,6 +47,18 @@ def _load():
     _unlabel.restype = ctypes.c_int
     _phase.argtypes = [ctypes.c_char_p]
     _phase.restype = ctypes.c_int
+    try:
+        _event = _lib.memtap__event
+        _span_begin = _lib.memtap__span_begin
+        _span_end = _lib.memtap__span_end
+    except AttributeError:  # an older runtime: labels and phases only
+        _event = _span_begin = _span_end = None
+        return
+    for f in (_event, _span_begin):
+        f.argtypes = [ctypes.c_char_p, ctypes.c_char_p]
+        f.restype = ctypes.c_int
+    _span_end.argtypes = []
+    _span_end.restype = ctypes.c_int
 
 
 def _bytes(s):
@@ -110,6 +127,47 @@ class phase:
         _local.current = self.outer
         if _phase is not None:
             _phase(_bytes(self.outer))
+        return False
+
+    def __bool__(self):
+        return self.ok
+
+
+def _fields(fields):
+    """The keyword arguments as one JSON object's text (values json cannot write as str())."""
+    return json.dumps(fields, default=str, separators=(",", ":")).encode("utf-8", "replace") if fields else None
+
+
+def event(name, **fields):
+    """A point event called name with fields (e.g. probe="p1", hit=True); True when recorded."""
+    _load()
+    if _event is None:
+        return False
+    return _event(_bytes(name), _fields(fields)) == 0
+
+
+class span:
+    """A span of this thread: the memory it allocates, frees and faults in is attributed to
+    it (``memtap events TRACE.mtap``). Spans nest; the fields are the keyword arguments.
+
+        with memtap.span("score", probe="p1", view_id="v2"):
+            ...
+    """
+
+    def __init__(self, name, **fields):
+        _load()
+        self.name = name
+        self.fields = fields
+        self.ok = False
+
+    def __enter__(self):
+        if _span_begin is not None:
+            self.ok = _span_begin(_bytes(self.name), _fields(self.fields)) == 0
+        return self
+
+    def __exit__(self, *exc):
+        if self.ok:
+            _span_end()
         return False
 
     def __bool__(self):

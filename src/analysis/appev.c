@@ -393,39 +393,51 @@ static char *dup_sv(struct sv v)
 	return c;
 }
 
-int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, char *scratch)
+static void mem_add(struct mt_appev_mem *to, const struct mt_appev_mem *m, uint64_t *rss_spans)
 {
-	struct mt_jv v[NKEYS];
+	to->alloc_bytes += m->alloc_bytes;
+	to->alloc_calls += m->alloc_calls;
+	to->freed_bytes += m->freed_bytes;
+	to->free_calls += m->free_calls;
+	to->faults += m->faults;
+	to->samples += m->samples;
+	if (m->heap_peak > to->heap_peak)
+		to->heap_peak = m->heap_peak;
+	if (m->rss_known) {
+		to->rss_change += m->rss_change;
+		to->rss_known = true;
+		++*rss_spans;
+	}
+}
+
+/* One event from its fields (v, by keys[]), of a line or of a span (sp). */
+static int add(struct mt_appev *a, struct mt_jv *v, uint64_t lineno, const struct mt_appev_span *sp)
+{
 	struct mt_appev_event e = { .line = lineno };
 	struct sv probe, view, hash, op;
 	char tp[64], tv[64], th[64], to[64];
 	struct mt_appev_group *gp, *gv;
-	int r;
 
-	while (n && isspace((unsigned char)*p))
-		p++, n--;
-	if (!n)
-		return 0; /* a blank line: not an event, not an error */
-	a->lines++;
-	r = mt_jsonl_object(p, n, keys, NKEYS, v, scratch);
-	if (r < 0) {
-		skip(a,
-		     r == MT_JSONL_NOT_OBJECT ? MT_AE_NOT_OBJECT
-		     : r == MT_JSONL_UTF8     ? MT_AE_UTF8
-		     : r == MT_JSONL_DEPTH    ? MT_AE_DEPTH
-					      : MT_AE_SYNTAX,
-		     lineno);
-		return 0;
-	}
 	e.hit = py_truth(&v[K_HIT]);
-	if (!py_float(&v[K_TS], 0.0, &e.ts) || !py_float(&v[K_WALL], 0.0, &e.wall_ms) ||
-	    !py_int(&v[K_TOPK], &e.top_k) ||
+	if (!py_float(&v[K_TS], sp ? sp->ts : 0.0, &e.ts) ||
+	    !py_float(&v[K_WALL], 0.0, &e.wall_ms) || !py_int(&v[K_TOPK], &e.top_k) ||
 	    !probe_text(&v[K_PROBE], tp, sizeof(tp), &probe, &e.probe_raw) ||
 	    !py_str(&v[K_VIEW], "", tv, sizeof(tv), &view) ||
 	    !py_str(&v[K_HASH], "", th, sizeof(th), &hash) ||
 	    !py_str(&v[K_OP], "", to, sizeof(to), &op)) {
 		skip(a, MT_AE_TYPES, lineno);
 		return 0;
+	}
+	if (sp) { /* a span or an event of a trace: its name is its op unless it gives one */
+		if (v[K_OP].type == MT_JV_MISSING)
+			op = (struct sv){ sp->name, sp->name_len };
+		e.pid = sp->pid;
+		e.tid = sp->tid;
+	}
+	if (sp && sp->mem) { /* a span: its time is measured (its fields' wall_ms is not used) */
+		e.wall_ms = sp->wall_ms;
+		e.mem = *sp->mem;
+		a->memory = true;
 	}
 	gp = probe_group(a, &v[K_PROBE], probe.s ? probe : (struct sv){ "<unassigned>", 12 },
 			 lineno);
@@ -443,6 +455,11 @@ int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, 
 		gp->misses++;
 	gv->n++;
 	gv->ms += e.wall_ms;
+	if (sp && sp->mem) {
+		mem_add(&gp->mem, sp->mem, &gp->rss_spans);
+		mem_add(&gv->mem, sp->mem, &gv->rss_spans);
+		mem_add(&a->mem, sp->mem, &a->rss_spans);
+	}
 	if (!a->slowest_k || (a->nslow == a->slowest_k && !before(&e, &a->slow[0])))
 		return 0; /* not among the slowest: nothing of it is kept */
 	if (!a->slow && !(a->slow = calloc(a->slowest_k, sizeof(*a->slow))))
@@ -457,6 +474,50 @@ int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, 
 	}
 	keep_slow(a, &e);
 	return 0;
+}
+
+static int parse_failed(struct mt_appev *a, int r, uint64_t lineno)
+{
+	skip(a,
+	     r == MT_JSONL_NOT_OBJECT ? MT_AE_NOT_OBJECT
+	     : r == MT_JSONL_UTF8     ? MT_AE_UTF8
+	     : r == MT_JSONL_DEPTH    ? MT_AE_DEPTH
+				      : MT_AE_SYNTAX,
+	     lineno);
+	return 0;
+}
+
+int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, char *scratch)
+{
+	struct mt_jv v[NKEYS];
+	int r;
+
+	while (n && isspace((unsigned char)*p))
+		p++, n--;
+	if (!n)
+		return 0; /* a blank line: not an event, not an error */
+	a->lines++;
+	r = mt_jsonl_object(p, n, keys, NKEYS, v, scratch);
+	if (r < 0)
+		return parse_failed(a, r, lineno);
+	return add(a, v, lineno, NULL);
+}
+
+int mt_appev_span(struct mt_appev *a, const char *fields, size_t n, uint64_t ordinal, char *scratch,
+		  const struct mt_appev_span *sp)
+{
+	struct mt_jv v[NKEYS];
+	int r;
+
+	a->lines++;
+	if (!n) {
+		fields = "{}";
+		n = 2;
+	}
+	r = mt_jsonl_object(fields, n, keys, NKEYS, v, scratch);
+	if (r < 0)
+		return parse_failed(a, r, ordinal);
+	return add(a, v, ordinal, sp);
 }
 
 int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line)

@@ -18,6 +18,33 @@
 
 #include "common/hash.h"
 
+/*
+ * What a span did to memory (`memtap events TRACE.mtap`, analysis/spans.c): its own
+ * allocations and frees (the allocation functions called on its thread while it was the
+ * innermost open span: exact), the page faults of its thread while it was innermost (exact:
+ * one clock), access samples likewise; the process's largest live heap and its resident
+ * memory change over the span's window (whole-process figures).
+ */
+struct mt_appev_mem {
+	uint64_t alloc_bytes, alloc_calls, freed_bytes, free_calls, faults, samples;
+	uint64_t heap_peak; /* bytes: the process's live heap at its largest in the window */
+	int64_t rss_change; /* bytes, when rss_known */
+	bool rss_known;
+};
+
+/* The join of a trace's spans with memory (analysis/spans.c). */
+struct mt_spans_stats {
+	uint64_t spans, events; /* ended spans and point events handed to the summary */
+	uint64_t open_at_end; /* begun, never ended, the trace ended first */
+	uint64_t ended_by_exit; /* their thread ended first: ended there */
+	uint64_t unmatched_ends; /* an end whose begin is not in the trace */
+	uint64_t allocs_attributed, allocs_unattributed; /* span id unknown or already closed */
+	uint64_t frees_unknown_size; /* a free in a span of a block allocated before the trace */
+	uint64_t faults_in_spans, samples_in_spans;
+	uint64_t faults_memtap; /* faults in spans on memtap's own memory: left out */
+	uint64_t rss_records; /* resident-memory records seen (0: no RSS figures) */
+};
+
 /* A group's key: the probe's or view's text, and for a probe, its JSON kind (a probe 5 and a
  * probe "5" are two groups, as in Python; the JSON output keeps the number a number). */
 struct mt_appev_group {
@@ -27,6 +54,8 @@ struct mt_appev_group {
 	uint64_t n, hits, misses;
 	double ms;
 	uint64_t first; /* the line that opened it: sorts are stable */
+	struct mt_appev_mem mem; /* sums (heap_peak: the largest; rss: over rss_spans) */
+	uint64_t rss_spans;
 };
 
 struct mt_appev_event {
@@ -37,6 +66,8 @@ struct mt_appev_event {
 	int64_t top_k;
 	bool hit;
 	uint64_t line;
+	struct mt_appev_mem mem; /* a span's */
+	uint32_t pid, tid; /* a span's */
 };
 
 struct mt_appev_groups {
@@ -68,6 +99,21 @@ struct mt_appev {
 	struct mt_appev_groups probes, views;
 	struct mt_appev_event *slow; /* a min-heap of slowest_k while reading; sorted at the end */
 	size_t nslow;
+	bool memory; /* the events are spans of a trace, with their memory figures */
+	bool from_trace;
+	struct mt_spans_stats trace;
+	struct mt_appev_mem mem; /* over every span */
+	uint64_t rss_spans;
+};
+
+/* A span of a trace as an event: its duration is its wall time, its begin its ts (unless its
+ * fields give one), its name its op (unless its fields give one). */
+struct mt_appev_span {
+	double wall_ms, ts;
+	const char *name;
+	size_t name_len;
+	const struct mt_appev_mem *mem;
+	uint32_t pid, tid;
 };
 
 const char *mt_appev_skip_name(unsigned why);
@@ -75,6 +121,10 @@ const char *mt_appev_skip_name(unsigned why);
 void mt_appev_init(struct mt_appev *a, unsigned slowest_k);
 /* One line (no newline), its number from 1; scratch holds at least n bytes. 0 or -ENOMEM. */
 int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, char *scratch);
+/* One span: fields is the JSON object it was given (n 0: none), ordinal its number from 1 (in
+ * place of a line number); scratch holds at least n bytes. 0 or -ENOMEM. */
+int mt_appev_span(struct mt_appev *a, const char *fields, size_t n, uint64_t ordinal, char *scratch,
+		  const struct mt_appev_span *sp);
 /* Reads fd to its end, line by line, lines longer than max_line skipped (counted); 0 or
  * -errno. */
 int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line);

@@ -8,11 +8,13 @@
 #include <unistd.h>
 
 #include "analysis/appev.h"
+#include "analysis/spans.h"
 #include "cli/commands.h"
 #include "cli/util.h"
 #include "common/log.h"
 #include "export/appev.h"
 #include "export/table.h"
+#include "format/reader.h"
 
 static struct {
 	int format;
@@ -34,7 +36,7 @@ static const struct mt_option options[] = {
 
 const struct mt_command_spec mt_events_spec = {
 	.name = "events",
-	.usage = "FILE.jsonl|- [options]",
+	.usage = "FILE.jsonl|TRACE.mtap|- [options]",
 	.summary = "summarise application events (JSON lines): per probe, per view, slowest",
 	.description =
 		"One JSON object per line, one call of the application each, with the sway\n"
@@ -45,12 +47,46 @@ const struct mt_command_spec mt_events_spec = {
 		"reason and first line numbers. Per probe and per view: calls, total wall time\n"
 		"(descending) and cache hits; the K slowest calls, hits and misses together.\n"
 		"Memory grows with the number of probes and views and K, not with the file.\n"
+		"\n"
+		"A trace (memtap record) gives the workload's own spans and events\n"
+		"(memtap_span_begin/end, memtap_event; Python: memtap.span, memtap.event): each\n"
+		"span is a call whose fields are the JSON object it was given, its wall time its\n"
+		"duration, its op its name unless a field says otherwise, joined with what it\n"
+		"did to memory: bytes allocated and freed (exact: the recorder marks each\n"
+		"allocation with the span open on its thread), page faults and access samples\n"
+		"of its thread while it was innermost, the process's heap peak and resident\n"
+		"memory change over its window.\n"
 		"Exit status 0 when any line was read, 1 with one line on stderr when the file\n"
 		"held no event.\n",
 	.opts = options,
 	.min_args = 1,
 	.max_args = 1,
 };
+
+/* A memtap trace starts with its magic; anything else is read as JSON lines. */
+static bool is_trace(int fd)
+{
+	static const unsigned char magic[8] = { 0x89, 'M', 'T', 'A', 'P', '\r', '\n', 0x1a };
+	unsigned char b[8];
+
+	return pread(fd, b, sizeof(b), 0) == (ssize_t)sizeof(b) && !memcmp(b, magic, sizeof(b));
+}
+
+/* The trace's spans and events; a damaged trace is read up to its damage, and said. */
+static int read_trace(struct mt_appev *a, const char *path)
+{
+	struct mt_reader *r = mt_cli_open_trace(path);
+	int rc;
+
+	if (!r)
+		return -EINVAL;
+	mt_cli_warn_damage(path, r, NULL);
+	rc = mt_spans_run(r, a);
+	if (rc < 0)
+		mt_err("'%s': %s", path, strerror(-rc));
+	mt_reader_free(r);
+	return rc;
+}
 
 int cmd_events(int argc, char **argv)
 {
@@ -70,18 +106,26 @@ int cmd_events(int argc, char **argv)
 		return 1;
 	}
 	mt_appev_init(&a, (unsigned)o.slowest);
-	rc = mt_appev_read_fd(&a, fd, (size_t)o.max_line_mb << 20);
+	if (fd && is_trace(fd))
+		rc = read_trace(&a, argv[0]);
+	else if ((rc = mt_appev_read_fd(&a, fd, (size_t)o.max_line_mb << 20)) < 0)
+		mt_err("'%s': %s", argv[0], strerror(-rc));
 	if (fd)
 		close(fd);
 	if (rc < 0) {
-		mt_err("'%s': %s", argv[0], strerror(-rc));
 		mt_appev_release(&a);
 		return 1;
 	}
 	if (!a.total_events) {
-		mt_err("'%s' holds no event (%" PRIu64 " lines read, none a JSON object with "
-		       "convertible fields)",
-		       argv[0], a.lines);
+		if (a.from_trace)
+			mt_err("'%s' holds no ended span and no event of the workload (memtap.h: "
+			       "memtap_span_begin/end, memtap_event)",
+			       argv[0]);
+		else
+			mt_err("'%s' holds no event (%" PRIu64
+			       " lines read, none a JSON object with "
+			       "convertible fields)",
+			       argv[0], a.lines);
 		mt_appev_release(&a);
 		return 1;
 	}

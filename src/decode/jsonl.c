@@ -239,17 +239,19 @@ static int number(struct scan *s, struct mt_jv *v)
 		q++;
 	else if (!digit(q, end) || !(q = digits(q, end)))
 		return MT_JSONL_SYNTAX;
-	if (q < end && *q == '.' && !(q = digits(q + 1, end)))
-		return MT_JSONL_SYNTAX;
+	if (q < end && *q == '.') {
+		integer = false;
+		if (!(q = digits(q + 1, end)))
+			return MT_JSONL_SYNTAX;
+	}
 	if (q < end && (*q == 'e' || *q == 'E')) {
+		integer = false;
 		q++;
 		if (q < end && (*q == '+' || *q == '-'))
 			q++;
 		if (!(q = digits(q, end)))
 			return MT_JSONL_SYNTAX;
 	}
-	integer = !memchr(b, '.', (size_t)(q - b)) && !memchr(b, 'e', (size_t)(q - b)) &&
-		  !memchr(b, 'E', (size_t)(q - b));
 	if (!v)
 		goto done;
 	if (fast_decimal(b, q, &d)) {

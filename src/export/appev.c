@@ -10,6 +10,7 @@
 
 #include "export/json.h"
 #include "export/report.h"
+#include "common/strutil.h"
 #include "export/table.h"
 
 /* Python's float repr for JSON; a NaN or an infinity (which Python's json writes as
@@ -64,6 +65,50 @@ static void json_skipped(struct mt_json *j, const struct mt_appev *a)
 	mt_json_end_object(j);
 }
 
+/* A span's (or a group's) memory figures; rss_change_bytes null without RSS records. */
+static void json_mem(struct mt_json *j, const struct mt_appev_mem *m, bool group)
+{
+	mt_json_key(j, "memory");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "alloc_bytes", m->alloc_bytes);
+	mt_json_kv_u64(j, "alloc_calls", m->alloc_calls);
+	mt_json_kv_u64(j, "freed_bytes", m->freed_bytes);
+	mt_json_kv_u64(j, "free_calls", m->free_calls);
+	mt_json_kv_i64(j, "net_bytes", (int64_t)(m->alloc_bytes - m->freed_bytes));
+	mt_json_kv_u64(j, "faults", m->faults);
+	mt_json_kv_u64(j, "samples", m->samples);
+	mt_json_kv_u64(j, group ? "heap_peak_max_bytes" : "heap_peak_bytes", m->heap_peak);
+	mt_json_key(j, "rss_change_bytes");
+	if (m->rss_known)
+		mt_json_i64(j, m->rss_change);
+	else
+		mt_json_null(j);
+	mt_json_end_object(j);
+}
+
+static void json_trace(struct mt_json *j, const struct mt_appev *a)
+{
+	const struct mt_spans_stats *t = &a->trace;
+
+	mt_json_key(j, "spans");
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "spans", t->spans);
+	mt_json_kv_u64(j, "events", t->events);
+	mt_json_kv_u64(j, "open_at_end", t->open_at_end);
+	mt_json_kv_u64(j, "ended_by_exit", t->ended_by_exit);
+	mt_json_kv_u64(j, "unmatched_ends", t->unmatched_ends);
+	mt_json_kv_u64(j, "alloc_events_attributed", t->allocs_attributed);
+	mt_json_kv_u64(j, "alloc_events_unattributed", t->allocs_unattributed);
+	mt_json_kv_u64(j, "frees_of_unknown_blocks", t->frees_unknown_size);
+	mt_json_kv_u64(j, "faults_in_spans", t->faults_in_spans);
+	mt_json_kv_u64(j, "faults_on_memtap_memory", t->faults_memtap);
+	mt_json_kv_u64(j, "samples_in_spans", t->samples_in_spans);
+	mt_json_kv_u64(j, "rss_records", t->rss_records);
+	mt_json_end_object(j);
+	if (a->memory)
+		json_mem(j, &a->mem, true);
+}
+
 static void render_json(const struct mt_appev *a, FILE *f)
 {
 	struct mt_json j;
@@ -86,6 +131,8 @@ static void render_json(const struct mt_appev *a, FILE *f)
 		mt_json_kv_u64(&j, "cache_hits", g->hits);
 		mt_json_kv_u64(&j, "cache_misses", g->misses);
 		jdouble(&j, "hit_rate", rate(g->hits, g->hits + g->misses));
+		if (a->memory)
+			json_mem(&j, &g->mem, true);
 		mt_json_end_object(&j);
 	}
 	mt_json_end_array(&j);
@@ -99,6 +146,8 @@ static void render_json(const struct mt_appev *a, FILE *f)
 		mt_json_strn(&j, g->key, g->len);
 		mt_json_kv_u64(&j, "n_events", g->n);
 		jdouble(&j, "total_ms", g->ms);
+		if (a->memory)
+			json_mem(&j, &g->mem, true);
 		mt_json_end_object(&j);
 	}
 	mt_json_end_array(&j);
@@ -117,11 +166,19 @@ static void render_json(const struct mt_appev *a, FILE *f)
 		mt_json_kv_str(&j, "op", e->op);
 		jdouble(&j, "wall_ms", e->wall_ms);
 		mt_json_kv_bool(&j, "hit", e->hit);
+		if (a->from_trace) {
+			mt_json_kv_u64(&j, "pid", e->pid);
+			mt_json_kv_u64(&j, "tid", e->tid);
+		}
+		if (a->memory)
+			json_mem(&j, &e->mem, false);
 		mt_json_end_object(&j);
 	}
 	mt_json_end_array(&j);
 	mt_json_kv_u64(&j, "lines", a->lines);
 	json_skipped(&j, a);
+	if (a->from_trace)
+		json_trace(&j, a);
 	mt_json_end_object(&j);
 	fputc('\n', f);
 }
@@ -147,15 +204,30 @@ static const char *ms_text(double x, char *buf, size_t size)
 	return buf;
 }
 
+/* A span's memory as table cells: allocated, freed, faults, heap peak. */
+static void mem_cells(struct mt_table *t, const struct mt_appev_mem *m)
+{
+	char b[32];
+
+	mt_table_add(t, mt_fmt_bytes(m->alloc_bytes, b, sizeof(b)));
+	mt_table_add(t, mt_fmt_bytes(m->freed_bytes, b, sizeof(b)));
+	mt_table_addf(t, "%" PRIu64, m->faults);
+	mt_table_add(t, mt_fmt_bytes(m->heap_peak, b, sizeof(b)));
+}
+
 static void tables(const struct mt_appev *a, struct mt_table *tp, struct mt_table *tv,
 		   struct mt_table *ts)
 {
-	static const char *const hp[] = { "probe", ">events", ">wall_ms", ">hits", ">hit_rate" };
-	static const char *const hv[] = { "view_id", ">events", ">wall_ms" };
-	static const char *const hs[] = { "probe", "view", "op", ">wall_ms", "hit" };
+	static const char *const hp[] = { "probe",  ">events", ">wall_ms", ">hits",	">hit_rate",
+					  ">alloc", ">freed",  ">faults",  ">heap_peak" };
+	static const char *const hv[] = { "view_id", ">events", ">wall_ms",  ">alloc",
+					  ">freed",  ">faults", ">heap_peak" };
+	static const char *const hs[] = { "probe",  "view",   "op",	 ">wall_ms",  "hit",
+					  ">alloc", ">freed", ">faults", ">heap_peak" };
+	unsigned m = a->memory ? 4 : 0;
 	char b[64];
 
-	mt_table_init(tp, 5, hp);
+	mt_table_init(tp, 5 + m, hp);
 	for (size_t i = 0; i < a->probes.n; i++) {
 		const struct mt_appev_group *g = &a->probes.v[i];
 
@@ -164,14 +236,18 @@ static void tables(const struct mt_appev *a, struct mt_table *tp, struct mt_tabl
 		mt_table_add(tp, ms_text(g->ms, b, sizeof(b)));
 		mt_table_addf(tp, "%" PRIu64, g->hits);
 		mt_table_addf(tp, "%.1f%%", 100 * rate(g->hits, g->hits + g->misses));
+		if (m)
+			mem_cells(tp, &g->mem);
 	}
-	mt_table_init(tv, 3, hv);
+	mt_table_init(tv, 3 + m, hv);
 	for (size_t i = 0; i < a->views.n; i++) {
 		mt_table_add(tv, a->views.v[i].key);
 		mt_table_addf(tv, "%" PRIu64, a->views.v[i].n);
 		mt_table_add(tv, ms_text(a->views.v[i].ms, b, sizeof(b)));
+		if (m)
+			mem_cells(tv, &a->views.v[i].mem);
 	}
-	mt_table_init(ts, 5, hs);
+	mt_table_init(ts, 5 + m, hs);
 	for (size_t i = 0; i < a->nslow; i++) {
 		const struct mt_appev_event *e = &a->slow[i];
 		bool falsy = !e->probe || !*e->probe || !strcmp(e->probe, "false") ||
@@ -182,6 +258,8 @@ static void tables(const struct mt_appev *a, struct mt_table *tp, struct mt_tabl
 		mt_table_add(ts, e->op);
 		mt_table_add(ts, ms_text(e->wall_ms, b, sizeof(b)));
 		mt_table_add(ts, e->hit ? "yes" : "no");
+		if (m)
+			mem_cells(ts, &e->mem);
 	}
 }
 
@@ -195,6 +273,24 @@ static void render_people(const struct mt_appev *a, bool md, FILE *f)
 	fprintf(f, "%s%" PRIu64 " events, total %.2fs, %shit rate %.1f%%\n\n",
 		md ? "# events: " : "", a->total_events, a->total_ms / 1000.0, md ? "" : "cache ",
 		100 * rate(a->hits, a->total_events));
+	if (a->from_trace) {
+		const struct mt_spans_stats *t = &a->trace;
+
+		fprintf(f,
+			"%" PRIu64 " spans and %" PRIu64 " events of the workload (memtap.h); a "
+			"span's allocations are its own (by span id), its faults those of its thread "
+			"while it was innermost, its heap peak the process's in its window\n",
+			t->spans, t->events);
+		if (t->open_at_end || t->ended_by_exit || t->unmatched_ends ||
+		    t->allocs_unattributed)
+			fprintf(f,
+				"note: %" PRIu64 " spans never ended (not counted), %" PRIu64
+				" ended by their thread's exit, %" PRIu64 " ends without a begin, "
+				"%" PRIu64 " allocation events of unknown spans\n",
+				t->open_at_end, t->ended_by_exit, t->unmatched_ends,
+				t->allocs_unattributed);
+		fputc('\n', f);
+	}
 	tables(a, &tp, &tv, &ts);
 	fputs(md ? "## per-probe\n\n" : "per-probe\n", f);
 	md ? mt_report_md_table(&tp, f) : mt_table_print(&tp, f, 2, true);
@@ -228,14 +324,24 @@ static void render_csv(const struct mt_appev *a, FILE *f)
 {
 	char b[64];
 
-	fputs("probe,n_events,total_ms,cache_hits,cache_misses,hit_rate\n", f);
+	fputs(a->memory ? "probe,n_events,total_ms,cache_hits,cache_misses,hit_rate,alloc_bytes,"
+			  "alloc_calls,freed_bytes,free_calls,faults,samples,heap_peak_max_bytes\n"
+			: "probe,n_events,total_ms,cache_hits,cache_misses,hit_rate\n",
+	      f);
 	for (size_t i = 0; i < a->probes.n; i++) {
 		const struct mt_appev_group *g = &a->probes.v[i];
 
 		mt_csv_cell(f, g->key, g->len, true);
 		fprintf(f, ",%" PRIu64 ",%s", g->n, mt_py_float_repr(g->ms, b, sizeof(b)));
-		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%s\n", g->hits, g->misses,
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 ",%s", g->hits, g->misses,
 			mt_py_float_repr(rate(g->hits, g->hits + g->misses), b, sizeof(b)));
+		if (a->memory)
+			fprintf(f,
+				",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64 ",%" PRIu64
+				",%" PRIu64 ",%" PRIu64,
+				g->mem.alloc_bytes, g->mem.alloc_calls, g->mem.freed_bytes,
+				g->mem.free_calls, g->mem.faults, g->mem.samples, g->mem.heap_peak);
+		fputc('\n', f);
 	}
 }
 

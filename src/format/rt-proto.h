@@ -35,8 +35,8 @@
  */
 
 #define MT_RT_ENV "MEMTAP_RT"
-#define MT_RT_PROTO_VERSION 3
-#define MT_RT_PROTO_STR "3" /* in memtap_rt_version, which the recorder checks */
+#define MT_RT_PROTO_VERSION 4
+#define MT_RT_PROTO_STR "4" /* in memtap_rt_version, which the recorder checks */
 #define MT_RT_KEY_BYTES 16 /* the recording's secret, in MEMTAP_RT as 32 hex digits */
 #define MT_RT_REGION_MAGIC 0x6d745254u /* "TRtm" */
 
@@ -47,7 +47,27 @@ enum mt_rt_msg {
 	MT_RT_MSG_OWN = 4, /* struct mt_rt_own: memtap's own resident memory changed */
 	MT_RT_MSG_PYCODE = 5, /* struct mt_rt_pycode + the strings: a Python function seen */
 	MT_RT_MSG_PWRUNS = 6, /* struct mt_rt_pwruns + runs: a tracked range's last writes */
+	MT_RT_MSG_APPEV = 7, /* struct mt_rt_appev + the strings: memtap_event, memtap_span_* */
 };
+
+/*
+ * memtap_event / memtap_span_begin / memtap_span_end (include/memtap/memtap.h): one datagram
+ * each, followed by name_len bytes of name and fields_len of the JSON object given. A span's
+ * begin and end also put an MT_RT_MARK row in the thread's slot, in order with its
+ * allocations: the recorder knows exactly which span each allocation was made in.
+ */
+struct mt_rt_appev {
+	uint32_t type; /* MT_RT_MSG_APPEV */
+	uint32_t op; /* enum mt_app_op (include/memtap/trace-format.h) */
+	uint64_t time_ns; /* CLOCK_MONOTONIC, read in the call */
+	uint64_t id, parent; /* the span (0 for an event), and the one enclosing it */
+	uint32_t tid;
+	uint16_t name_len, fields_len;
+};
+
+#define MT_RT_APPEV_NAME_MAX 255
+#define MT_RT_APPEV_FIELDS_MAX 4096
+#define MT_RT_SPAN_DEPTH 510 /* spans open at once on one thread */
 
 /* memtap_label / memtap_unlabel / memtap_phase from the workload (include/memtap/memtap.h),
  * one datagram each, followed by type_len bytes of region type and name_len of name. */
@@ -240,6 +260,7 @@ enum mt_rt_kind {
 	MT_RT_MREMAP = 18,
 	MT_RT_BRK = 19,
 	MT_RT_OWN = 20, /* memtap's own resident memory now (struct mt_rt_own's totals) */
+	MT_RT_MARK = 21, /* the thread's open span changed: the address bits hold its id */
 };
 
 /*
@@ -260,6 +281,7 @@ enum mt_rt_kind {
  *   MREMAP           new length, old address, old length | flags << 48, stack
  *   BRK              old break, stack
  *   OWN              anon bytes, shmem bytes (always timed)
+ *   MARK             nothing (always timed): allocations after it are in span w0's address
  * A busy free is one word, a malloc three: half the bytes of fixed-size rows.
  */
 #define MT_RT_W0_ADDR ((1ull << 56) - 1)
@@ -285,6 +307,7 @@ static inline unsigned mt_rt_row_words(uint64_t w0)
 		return 1 + t + ((k == MT_RT_REALLOC || k == MT_RT_REALLOCARRAY) ? 3 : 2);
 	switch (k) {
 	case MT_RT_FREE:
+	case MT_RT_MARK:
 		return 1 + t;
 	case MT_RT_MMAP:
 	case MT_RT_MREMAP:
@@ -403,7 +426,11 @@ struct mt_rt_region {
 	/* the channel: times the program closed or replaced the runtime's descriptor, times
 	 * the runtime reconnected, events dropped at once (no wait) after a slot wait timed out */
 	uint64_t chan_lost, chan_resumed, starved_drops;
-	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40 - 24];
+	/* memtap_event and memtap_span_*: calls whose message the socket had no room for,
+	 * fields left out for their length, ends without an open span, begins beyond
+	 * MT_RT_SPAN_DEPTH (refused) */
+	uint64_t appev_dropped, appev_fields_dropped, spans_unmatched, spans_too_deep;
+	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40 - 24 - 32];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

@@ -75,6 +75,7 @@ static const struct mt_field_desc alloc_fields[] = {
 	{ "old_addr", MT_FK_HEX, NULL, 0, "realloc: the block passed in" },
 	{ "stack", MT_FK_STACK, NULL, 0, "call stack" },
 	{ "flags", MT_FK_U64, NULL, 0, "1: nested in another hook, no stack; 2: stack truncated" },
+	{ "span", MT_FK_U64, NULL, 0, "the span open on the thread (memtap_span_begin), 0: none" },
 };
 
 static const struct mt_field_desc munmap_fields[] = {
@@ -246,6 +247,17 @@ static const struct mt_field_desc pw_range_fields[] = {
 	{ "page_writes_errno", MT_FK_U64, NULL, 0, "why tracking failed (errno)" },
 };
 
+static const char *const app_ops[] = { "event", "begin", "end" };
+
+static const struct mt_field_desc app_fields[] = {
+	COMMON_FIELDS,
+	{ "op", MT_FK_ENUM, app_ops, 3, "an event, or a span's begin or end" },
+	{ "id", MT_FK_U64, NULL, 0, "the span (the process's own id); 0 for an event" },
+	{ "parent", MT_FK_U64, NULL, 0, "the span enclosing it on the thread, 0: none" },
+	{ "name", MT_FK_STR, NULL, 0, "the name given by the workload" },
+	{ "fields", MT_FK_STR, NULL, 0, "the JSON object given by the workload" },
+};
+
 #define TYPE(t, n, f, d) [t] = { n, MT_ARRAY_SIZE_(f), f, d }
 #define MT_ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -274,6 +286,7 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	     "a Python function named by Python frames of the stacks"),
 	TYPE(MT_EV_PW_RANGE, "page_write_range", pw_range_fields,
 	     "a large block or writable mapping under page-write tracking"),
+	TYPE(MT_EV_APP, "app", app_fields, "the workload's own event or span (memtap.h)"),
 };
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
@@ -298,6 +311,7 @@ _Static_assert(MT_ARRAY_SIZE_(phase_fields) == _MT_F_PHASE_MAX, "phase fields");
 _Static_assert(MT_ARRAY_SIZE_(page_write_fields) == _MT_F_PW_MAX, "page_write fields");
 _Static_assert(MT_ARRAY_SIZE_(py_func_fields) == _MT_F_PYFN_MAX, "py_func fields");
 _Static_assert(MT_ARRAY_SIZE_(pw_range_fields) == _MT_F_PWR_MAX, "page_write_range fields");
+_Static_assert(MT_ARRAY_SIZE_(app_fields) == _MT_F_APP_MAX, "app fields");
 
 const struct mt_type_desc *mt_type_desc(unsigned type)
 {

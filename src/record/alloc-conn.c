@@ -154,6 +154,7 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h, enum
 	c->nodes_cap = hdr.nodes_cap;
 	c->nodes_sent = 1;
 	mt_map64_init(&c->last_ns);
+	mt_map64_init(&c->span_cur);
 	c->ready = calloc(c->nslots, sizeof(*c->ready));
 	c->evs = calloc(c->slot_words, sizeof(*c->evs));
 	if (!c->ready || !c->evs) {
@@ -580,6 +581,13 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 		a->chan_lost += r->chan_lost;
 		a->chan_resumed += r->chan_resumed;
 		a->starved_drops += r->starved_drops;
+		a->appev_dropped += r->appev_dropped;
+		a->appev_fields_dropped += r->appev_fields_dropped;
+		a->spans_unmatched += r->spans_unmatched;
+		a->spans_too_deep += r->spans_too_deep;
+		if (r->appev_dropped)
+			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, r->appev_dropped,
+				     "memtap.h events and spans: the runtime's socket stayed full");
 		a->py_stacks += r->py_stacks;
 		a->py_unplaced += r->py_unplaced;
 		if (r->py_codes_lost)
@@ -598,6 +606,7 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 	for (int b = 0; b < NBLOCKS; b++)
 		mt_block_release(&c->blocks[b]);
 	mt_map64_release(&c->last_ns);
+	mt_map64_release(&c->span_cur);
 	free(c->ready);
 	free(c->evs);
 	c->ready = NULL;
@@ -699,6 +708,9 @@ void mt_ac_read_conn(struct mt_session *s, struct conn *c)
 			       MT_RT_LABEL_NAME_MAX + 1];
 			char pb[sizeof(struct mt_rt_pycode) + MT_RT_PY_NAME_MAX +
 				MT_RT_PY_FILE_MAX + 1];
+			struct mt_rt_appev ev;
+			char eb[sizeof(struct mt_rt_appev) + MT_RT_APPEV_NAME_MAX +
+				MT_RT_APPEV_FIELDS_MAX + 1];
 		} buf;
 		const struct mt_rt_own *own = &buf.own;
 		ssize_t r = recv(c->fd, &buf, sizeof(buf), MSG_DONTWAIT);
@@ -709,6 +721,8 @@ void mt_ac_read_conn(struct mt_session *s, struct conn *c)
 			mt_ac_own_rss(s, c, own->time_ns, own->anon, own->shmem);
 		else if (r >= (ssize_t)sizeof(buf.py) && buf.py.type == MT_RT_MSG_PYCODE)
 			on_pycode(s, c, &buf.py, (size_t)r);
+		else if (r >= (ssize_t)sizeof(buf.ev) && buf.ev.type == MT_RT_MSG_APPEV)
+			mt_ac_on_appev(s, c, &buf.ev, (size_t)r);
 		else if (r >= (ssize_t)sizeof(buf.pw) && buf.pw.type == MT_RT_MSG_PWRUNS &&
 			 buf.pw.n <= MT_RT_PWRUNS_MAX &&
 			 (size_t)r == sizeof(buf.pw) + buf.pw.n * sizeof(struct mt_rt_run))

@@ -53,6 +53,8 @@ struct conn {
 	/* Each thread's last event time: converting TSC values of slots drained at different
 	 * calibration points may step back by nanoseconds; a thread's events never do. */
 	struct mt_map64 last_ns;
+	/* Each thread's open span (memtap_span_*), from the MARK rows of its slots */
+	struct mt_map64 span_cur;
 	struct ready_ent *ready; /* scratch: the READY slots of one round, nslots entries */
 	struct row_ref *evs; /* scratch: the rows of the slot being drained */
 };
@@ -121,6 +123,10 @@ struct mt_alloc_state {
 	bool lsock_polled; /* the last poll set holds it */
 	int spare; /* a descriptor held in reserve for a greeting's memfd (/dev/null) */
 	uint64_t chan_lost, chan_resumed, starved_drops; /* over closed connections */
+	/* memtap_event, memtap_span_*: recorded, malformed, lost in the runtime (socket full,
+	 * fields too long), ends without a begin, begins too deep */
+	uint64_t appev, appev_bad, appev_dropped, appev_fields_dropped, spans_unmatched,
+		spans_too_deep;
 	unsigned fd_limit; /* RLIMIT_NOFILE's soft limit the recorder runs with */
 	unsigned interval_ms; /* the next collection round, while connections are open */
 	uint64_t time_est; /* rows whose time was interpolated */
@@ -137,6 +143,9 @@ void mt_ac_send_nodes(struct mt_session *s, struct conn *c);
 struct mt_rt_slot *mt_ac_slot_at(struct conn *c, uint32_t i);
 void mt_ac_slot_release(struct conn *c, struct mt_rt_slot *sl);
 uint64_t mt_ac_tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t);
+/* alloc-appev.c: memtap_event and memtap_span_* as MT_EV_APP events */
+void mt_ac_on_appev(struct mt_session *s, struct conn *c, const struct mt_rt_appev *h, size_t n);
+void mt_ac_appev_keys(struct mt_kv *kv, const struct mt_alloc_state *a);
 
 /* alloc-conn.c */
 void mt_ac_conn_accept(struct mt_session *s);

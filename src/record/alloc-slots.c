@@ -164,7 +164,7 @@ void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *s
 	struct mt_alloc_state *a = s->alloc;
 	uint32_t count = __atomic_load_n(&sl->count, __ATOMIC_ACQUIRE), tid = sl->tid, n = 0;
 	const uint64_t *w = sl->words;
-	uint64_t *last;
+	uint64_t *last, *span;
 
 	if (count > c->slot_words) {
 		c->bad_rows += count - c->slot_words;
@@ -184,7 +184,8 @@ void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *s
 		pos += len;
 	}
 	a->time_est += slot_times(c->evs, n, sl->end_time);
-	if (mt_map64_put(&c->last_ns, tid, &last) < 0) {
+	if (mt_map64_put(&c->last_ns, tid, &last) < 0 ||
+	    mt_map64_put(&c->span_cur, tid, &span) < 0) {
 		c->bad_rows += n;
 		return;
 	}
@@ -224,6 +225,7 @@ void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *s
 			}
 			blk->col[MT_F_ALLOC_OLD][k] = re ? x[2] : 0;
 			blk->col[MT_F_ALLOC_FLAGS][k] = flags | est;
+			blk->col[MT_F_ALLOC_SPAN][k] = *span;
 			c->events++;
 			s->alloc_coll.events++;
 			continue;
@@ -267,6 +269,9 @@ void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *s
 		case MT_RT_OWN:
 			/* memtap's own resident memory from t: the runtime's exact totals */
 			mt_ac_own_rss(s, c, t, x[0], x[1]);
+			break;
+		case MT_RT_MARK: /* the thread's allocations from here on are in this span */
+			*span = addr;
 			break;
 		default:
 			c->bad_rows++;

@@ -725,6 +725,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "labels", a->labels); /* memtap.h labels and phases */
 		mt_kv_add_u64(kv, "labels_dropped", a->labels_dropped);
 		mt_kv_add_u64(kv, "labels_malformed", a->bad_labels);
+		mt_ac_appev_keys(kv, a);
 		mt_kv_add_u64(kv, "stacks_truncated", a->truncated);
 		mt_kv_add_u64(kv, "stacks_depth_limited", a->depth_limited);
 		mt_kv_add_u64(kv, "events_without_stack_nested", a->guard);

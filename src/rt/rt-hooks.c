@@ -283,6 +283,18 @@ static void put_map(struct rt_thread *t, unsigned kind, uint64_t addr, uint64_t 
 	commit(t, n);
 }
 
+void rt_put_mark(struct rt_thread *t, uint64_t span)
+{
+	uint64_t *w;
+
+	if (!room(t))
+		return;
+	w = &t->slot->words[t->cnt];
+	wput(&w[0], w0_of(span, MT_RT_MARK, 0, true));
+	wput(&w[1], stamp(t));
+	commit(t, 2);
+}
+
 /* A nested event: no stack (the walk could race the interrupted one), into the side buffer. */
 static void put_nested(struct rt_thread *t, unsigned kind, uint64_t addr, uint64_t size, bool ext,
 		       uint64_t ea, uint64_t eb)

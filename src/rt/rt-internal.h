@@ -108,6 +108,10 @@ struct rt_thread {
 	/* counters, added to the region header when the slot changes */
 	uint64_t c_walked, c_reused, c_memo_hits, c_truncated, c_depth, c_guard;
 	uint64_t c_py_stacks, c_py_unplaced;
+	/* memtap_span_*: the thread's open spans, innermost last (a page mapped at the first) */
+	uint64_t *spans;
+	uint32_t span_depth;
+	uint32_t span_over; /* begins refused beyond MT_RT_SPAN_DEPTH, their ends to come */
 };
 
 struct rt_config {
@@ -352,5 +356,8 @@ RT_COLD void rt_slot_finish(struct rt_thread *t);
 RT_COLD void rt_side_drain(struct rt_thread *t);
 void rt_own_report(void);
 int rt_slow_mode(struct rt_thread *t);
+/* A MARK row: from here on the thread's allocations are in span `span` (0: none). The
+ * caller holds the thread busy. */
+void rt_put_mark(struct rt_thread *t, uint64_t span);
 
 #endif

@@ -415,6 +415,10 @@ static void thread_exit(void *arg)
 	rt_munmap(t->side, RT_SIDE_WORDS * sizeof(uint64_t));
 	t->side = NULL;
 	t->nside = 0;
+	if (t->spans)
+		rt_munmap(t->spans, 4096);
+	t->spans = NULL;
+	t->span_depth = 0; /* spans left open end with the thread (the analysis says so) */
 	t->dead = true;
 	t->mode = mode;
 	/* Events after this (later destructors, the thread's own teardown) go to a new slot that
@@ -448,6 +452,7 @@ static void fork_child(void)
 	t->slot = NULL;
 	t->cnt = 0;
 	t->nside = 0;
+	t->span_depth = 0; /* the parent's spans are the parent's: an end of one is unmatched */
 	t->tid = 0;
 	t->mode = TM_SETUP;
 	t->stack_hi = 0;

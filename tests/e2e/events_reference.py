@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: MIT
 """The sway trace analyzer's semantics (seed 001), restated independently for the tests:
 usage: events_reference.py FILE.jsonl MEMTAP.json -- exits 0 when memtap's figures equal
-these, bit for bit. Lines that are not JSON objects are skipped (the seed would crash on
+these, bit for bit (bench/events.sh imports its load() as the seed's way of reading). Lines that are not JSON objects are skipped (the seed would crash on
 them); NaN/Infinity stay out of the test files (memtap writes them as null)."""
 import json
 import sys
@@ -40,12 +40,15 @@ def report(ev, k=10):
                            "hit_rate": h / (h + m) if h + m else 0.0} for n, c, ms, h, m in pp],
             "per_view": [{"view_id": n, "n_events": c, "total_ms": ms} for n, c, ms in vv],
             "slowest": sorted(ev, key=lambda e: -e["wall_ms"])[:k]}
-r = report(load(sys.argv[1]))
-m = json.load(open(sys.argv[2]))
-bad = [k for k in r if r[k] != m[k]]
-print("  reference: %d events, %d probes, %d views: %s" % (
-    r["total_events"], len(r["per_probe"]), len(r["per_view"]), "equal" if not bad else "DIFFER %s" % bad))
-for k in bad[:2]:
-    print("  python:", str(r[k])[:300])
-    print("  memtap:", str(m[k])[:300])
-sys.exit(1 if bad else 0)
+def main():
+    r = report(load(sys.argv[1]))
+    m = json.load(open(sys.argv[2]))
+    bad = [k for k in r if r[k] != m[k]]
+    print("  reference: %d events, %d probes, %d views: %s" % (
+        r["total_events"], len(r["per_probe"]), len(r["per_view"]), "equal" if not bad else "DIFFER %s" % bad))
+    for k in bad[:2]:
+        print("  python:", str(r[k])[:300])
+        print("  memtap:", str(m[k])[:300])
+    return 1 if bad else 0
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,507 @@
+/* SPDX-License-Identifier: MIT */
+/* The workload's events and spans, joined with memory (spans.h). */
+#include "analysis/spans.h"
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "analysis/appev.h"
+#include "analysis/own.h"
+#include "analysis/pass.h"
+#include "common/array.h"
+#include "common/hash.h"
+#include "format/reader.h"
+
+/*
+ * An allocation's time is its TSC reading converted within 10 us (docs/metrics.md), a span's
+ * time the workload's clock reading: an allocation the span made may come in the stream a
+ * little after the span's end. Its span id still names the span, so an ended span waits this
+ * long in stream time before it is summed.
+ */
+#define GRACE_NS 50000000ull
+#define ID_BITS 40
+
+struct span {
+	uint32_t pid, tid;
+	uint64_t id, t_begin, t_end, ordinal;
+	uint32_t name_stream, fields_stream;
+	uint64_t name, fields; /* string ids */
+	struct mt_appev_mem mem;
+	int64_t rss_begin;
+	uint32_t up; /* the enclosing open span of the thread, index + 1 */
+	bool used, begun, ended, rss_begin_known;
+};
+
+struct proc {
+	uint32_t pid;
+	uint32_t open; /* spans begun and not ended */
+	struct mt_map64 blocks; /* live block -> its size */
+	uint64_t live; /* heap bytes live */
+	int64_t rss; /* the workload's resident memory, as last measured (memtap's taken out) */
+	bool rss_known;
+};
+
+struct ctx {
+	struct mt_reader *r;
+	struct mt_appev *a;
+	struct mt_spans_stats *st;
+	struct span *v;
+	size_t n, cap;
+	uint32_t *freed; /* free places of v */
+	size_t nfreed, freed_cap;
+	struct mt_map64 ix; /* pid << ID_BITS | id -> index + 1 */
+	struct mt_map64 top; /* tid -> its innermost open span, index + 1 */
+	uint32_t *queue; /* ended spans in the order they ended, waiting GRACE_NS */
+	size_t qhead, qn, qcap;
+	struct proc *procs;
+	size_t nprocs, pcap;
+	struct mt_map64 pix; /* pid -> index + 1 */
+	struct mt_own own; /* memtap's own memory: faults there are not the workload's */
+	char *scratch;
+	size_t scratch_cap;
+	uint64_t ordinal;
+	int64_t realtime_off; /* realtime - monotonic, ns */
+	int status;
+};
+
+static uint64_t key_of(uint64_t pid, uint64_t id)
+{
+	return pid << ID_BITS | id;
+}
+
+static struct proc *proc_of(struct ctx *c, uint32_t pid)
+{
+	uint64_t *ix;
+
+	if ((ix = mt_map64_get(&c->pix, pid)))
+		return &c->procs[*ix - 1];
+	if (mt_grow_array(&c->procs, &c->pcap, c->nprocs + 1, sizeof(*c->procs)) < 0 ||
+	    mt_map64_put(&c->pix, pid, &ix) < 0)
+		return NULL;
+	memset(&c->procs[c->nprocs], 0, sizeof(*c->procs));
+	c->procs[c->nprocs].pid = pid;
+	mt_map64_init(&c->procs[c->nprocs].blocks);
+	*ix = ++c->nprocs;
+	return &c->procs[*ix - 1];
+}
+
+static struct span *find(struct ctx *c, uint64_t pid, uint64_t id)
+{
+	uint64_t *ix = id && id >> ID_BITS == 0 ? mt_map64_get(&c->ix, key_of(pid, id)) : NULL;
+
+	return ix ? &c->v[*ix - 1] : NULL;
+}
+
+/* The span (pid, id), made when first met (an allocation may come before its begin). */
+static struct span *get(struct ctx *c, uint32_t pid, uint64_t id)
+{
+	struct span *s = find(c, pid, id);
+	uint64_t *ix;
+	size_t i;
+
+	if (s || !id || id >> ID_BITS)
+		return s;
+	if (c->nfreed)
+		i = c->freed[--c->nfreed];
+	else if (mt_grow_array(&c->v, &c->cap, c->n + 1, sizeof(*c->v)) < 0)
+		return NULL;
+	else
+		i = c->n++;
+	if (mt_map64_put(&c->ix, key_of(pid, id), &ix) < 0)
+		return NULL;
+	*ix = i + 1;
+	s = &c->v[i];
+	memset(s, 0, sizeof(*s));
+	s->used = true;
+	s->pid = pid;
+	s->id = id;
+	return s;
+}
+
+static void drop(struct ctx *c, struct span *s)
+{
+	uint32_t i = (uint32_t)(s - c->v);
+
+	mt_map64_del(&c->ix, key_of(s->pid, s->id));
+	s->used = false;
+	if (mt_grow_array(&c->freed, &c->freed_cap, c->nfreed + 1, sizeof(*c->freed)) == 0)
+		c->freed[c->nfreed++] = i;
+}
+
+static int64_t workload_rss(const struct proc *p)
+{
+	return p->rss;
+}
+
+static const char *str(struct ctx *c, uint32_t stream, uint64_t id, size_t *len)
+{
+	const char *s = id ? mt_reader_str(c->r, stream, id, len) : NULL;
+
+	if (!s)
+		*len = 0;
+	return s ? s : "";
+}
+
+/* A span or an event to the summary: its fields as a JSON-lines object. */
+static int summarise(struct ctx *c, uint32_t fstream, uint64_t fields, uint32_t nstream,
+		     uint64_t name, uint64_t ordinal, struct mt_appev_span *sp)
+{
+	size_t fl, nl;
+	const char *f = str(c, fstream, fields, &fl), *nm = str(c, nstream, name, &nl);
+
+	if (fl + 2 > c->scratch_cap) {
+		char *p = realloc(c->scratch, fl + 2);
+
+		if (!p)
+			return -ENOMEM;
+		c->scratch = p;
+		c->scratch_cap = fl + 2;
+	}
+	sp->name = nm;
+	sp->name_len = nl;
+	return mt_appev_span(c->a, f, fl, ordinal, c->scratch, sp);
+}
+
+static int finalize(struct ctx *c, struct span *s)
+{
+	struct mt_appev_span sp = {
+		.wall_ms = (double)(s->t_end - s->t_begin) / 1e6,
+		.ts = (double)((int64_t)s->t_begin + c->realtime_off) / 1e9,
+		.mem = &s->mem,
+		.pid = s->pid,
+		.tid = s->tid,
+	};
+	int rc =
+		summarise(c, s->fields_stream, s->fields, s->name_stream, s->name, s->ordinal, &sp);
+
+	c->st->spans++;
+	drop(c, s);
+	return rc;
+}
+
+/* Sums the spans that ended GRACE_NS or more before t (all of them: t = UINT64_MAX). */
+static int pump(struct ctx *c, uint64_t t)
+{
+	while (c->qn) {
+		struct span *s = &c->v[c->queue[c->qhead]];
+
+		if (t != UINT64_MAX && s->t_end + GRACE_NS > t)
+			break;
+		c->qhead = (c->qhead + 1) % c->qcap;
+		c->qn--;
+		if (s->used && s->ended) {
+			int rc = finalize(c, s);
+
+			if (rc < 0)
+				return rc;
+		}
+	}
+	return 0;
+}
+
+static int enqueue(struct ctx *c, struct span *s)
+{
+	if (c->qn == c->qcap) { /* grow the ring, unrolled into the new array */
+		size_t cap = c->qcap ? c->qcap * 2 : 64;
+		uint32_t *q = malloc(cap * sizeof(*q));
+
+		if (!q)
+			return -ENOMEM;
+		for (size_t i = 0; i < c->qn; i++)
+			q[i] = c->queue[(c->qhead + i) % c->qcap];
+		free(c->queue);
+		c->queue = q;
+		c->qcap = cap;
+		c->qhead = 0;
+	}
+	c->queue[(c->qhead + c->qn++) % c->qcap] = (uint32_t)(s - c->v);
+	return 0;
+}
+
+/* Ends s at t: off its thread's stack (wherever it is there), into the queue. */
+static int end_span(struct ctx *c, struct span *s, uint64_t t)
+{
+	uint64_t *top = mt_map64_get(&c->top, s->tid), want = (uint64_t)(s - c->v) + 1;
+	struct proc *p = proc_of(c, s->pid);
+
+	if (top && *top == want) {
+		*top = s->up;
+	} else if (top) {
+		for (struct span *x = *top ? &c->v[*top - 1] : NULL; x && x->up;
+		     x = &c->v[x->up - 1]) {
+			if (x->up == want) {
+				x->up = s->up;
+				break;
+			}
+		}
+	}
+	s->ended = true;
+	s->t_end = t >= s->t_begin ? t : s->t_begin;
+	if (p) {
+		p->open--;
+		if (p->rss_known && s->rss_begin_known) {
+			s->mem.rss_change = workload_rss(p) - s->rss_begin;
+			s->mem.rss_known = true;
+		}
+	}
+	return enqueue(c, s);
+}
+
+static int on_begin(struct ctx *c, const struct mt_event *ev, uint32_t pid, uint32_t tid)
+{
+	struct span *s = get(c, pid, ev->v[MT_F_APP_ID]);
+	struct proc *p = proc_of(c, pid);
+	uint64_t *top;
+
+	if (!s || !p)
+		return -ENOMEM;
+	if (s->begun) { /* an id begun twice: a new image after exec reuses ids; keep the first */
+		c->st->unmatched_ends++;
+		return 0;
+	}
+	s->begun = true;
+	s->tid = tid;
+	s->t_begin = ev->v[MT_F_TIME];
+	s->ordinal = ++c->ordinal;
+	s->name_stream = s->fields_stream = ev->stream;
+	s->name = ev->v[MT_F_APP_NAME];
+	s->fields = ev->v[MT_F_APP_FIELDS];
+	s->rss_begin = workload_rss(p);
+	s->rss_begin_known = p->rss_known;
+	if (p->live > s->mem.heap_peak)
+		s->mem.heap_peak = p->live;
+	if (mt_map64_put(&c->top, tid, &top) < 0)
+		return -ENOMEM;
+	s->up = (uint32_t)*top;
+	*top = (uint64_t)(s - c->v) + 1;
+	p->open++;
+	return 0;
+}
+
+static int on_app(struct ctx *c, const struct mt_event *ev, uint32_t pid, uint32_t tid)
+{
+	struct span *s;
+
+	switch (ev->v[MT_F_APP_OP]) {
+	case MT_APP_BEGIN:
+		return on_begin(c, ev, pid, tid);
+	case MT_APP_END:
+		s = find(c, pid, ev->v[MT_F_APP_ID]);
+		if (!s || !s->begun || s->ended) {
+			c->st->unmatched_ends++;
+			return 0;
+		}
+		return end_span(c, s, ev->v[MT_F_TIME]);
+	default: {
+		struct mt_appev_span sp = {
+			.ts = (double)((int64_t)ev->v[MT_F_TIME] + c->realtime_off) / 1e9,
+			.pid = pid,
+			.tid = tid,
+		};
+
+		c->st->events++;
+		return summarise(c, ev->stream, ev->v[MT_F_APP_FIELDS], ev->stream,
+				 ev->v[MT_F_APP_NAME], ++c->ordinal, &sp);
+	}
+	}
+}
+
+/* The live heap after an allocation event, and the span's own part of it. */
+static int on_alloc(struct ctx *c, const struct mt_event *ev, uint32_t pid)
+{
+	struct proc *p = proc_of(c, pid);
+	uint64_t kind = ev->v[MT_F_ALLOC_KIND], addr = ev->v[MT_F_ALLOC_ADDR];
+	uint64_t old = kind == MT_ALLOC_FREE ? addr : ev->v[MT_F_ALLOC_OLD], *sz, freed = 0;
+	uint64_t sid = ev->v[MT_F_ALLOC_SPAN];
+	bool known = !old;
+	struct span *s = NULL;
+
+	if (!p)
+		return -ENOMEM;
+	if (old && (sz = mt_map64_get(&p->blocks, old))) {
+		freed = *sz;
+		known = true;
+		p->live -= freed <= p->live ? freed : p->live;
+		mt_map64_del(&p->blocks, old);
+	}
+	if (kind != MT_ALLOC_FREE && addr) {
+		if (mt_map64_put(&p->blocks, addr, &sz) < 0)
+			return -ENOMEM;
+		*sz = ev->v[MT_F_ALLOC_SIZE];
+		p->live += *sz;
+	}
+	if (sid && (s = get(c, pid, sid)) && !s->ended) {
+		c->st->allocs_attributed++;
+		if (kind == MT_ALLOC_FREE) {
+			s->mem.free_calls++;
+		} else if (addr) {
+			s->mem.alloc_calls++;
+			s->mem.alloc_bytes += ev->v[MT_F_ALLOC_SIZE];
+		}
+		s->mem.freed_bytes += freed;
+		if (!known)
+			c->st->frees_unknown_size++;
+	} else if (sid) {
+		c->st->allocs_unattributed++;
+	}
+	if (p->open) /* the heap's peak over every open span's window */
+		for (size_t i = 0; i < c->n; i++)
+			if (c->v[i].used && c->v[i].pid == pid && c->v[i].begun && !c->v[i].ended &&
+			    p->live > c->v[i].mem.heap_peak)
+				c->v[i].mem.heap_peak = p->live;
+	return 0;
+}
+
+/* The thread's open spans end with it (the runtime forgets them there). */
+static int thread_gone(struct ctx *c, uint32_t tid, uint64_t t)
+{
+	uint64_t *top;
+
+	while ((top = mt_map64_get(&c->top, tid)) && *top) {
+		int rc = end_span(c, &c->v[*top - 1], t);
+
+		c->st->ended_by_exit++;
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+/* A process that ends or replaces its image: every open span of it ends, and the ended ones
+ * are summed now (a new image numbers its spans from 1 again). */
+static int process_gone(struct ctx *c, uint32_t pid, uint64_t t)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		struct span *s = &c->v[i];
+		int rc = 0;
+
+		if (!s->used || s->pid != pid)
+			continue;
+		if (s->begun && !s->ended) {
+			c->st->ended_by_exit++;
+			rc = end_span(c, s, t);
+		}
+		if (rc == 0 && s->ended)
+			rc = finalize(c, s);
+		else if (rc == 0 && !s->begun) {
+			c->st->allocs_unattributed += s->mem.alloc_calls + s->mem.free_calls;
+			drop(c, s);
+		}
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
+static int on_event(void *ctx, const struct mt_event *ev)
+{
+	struct ctx *c = ctx;
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID], tid = (uint32_t)ev->v[MT_F_TID];
+	uint64_t *top;
+	struct proc *p;
+	uint64_t v[4];
+	int rc = pump(c, ev->v[MT_F_TIME]);
+
+	if (rc < 0)
+		return rc;
+	mt_own_event(&c->own, ev);
+	switch (ev->type) {
+	case MT_EV_APP:
+		return on_app(c, ev, pid, tid);
+	case MT_EV_ALLOC:
+		return on_alloc(c, ev, pid);
+	case MT_EV_FAULT:
+	case MT_EV_ACCESS:
+		if (ev->type == MT_EV_ACCESS && ev->v[MT_F_ACCESS_PART])
+			return 0;
+		if (!(top = mt_map64_get(&c->top, tid)) || !*top)
+			return 0;
+		if (ev->type == MT_EV_FAULT && mt_own_has(&c->own, pid, ev->v[MT_F_FAULT_ADDR])) {
+			c->st->faults_memtap++; /* the runtime's own pages, taken in the span */
+			return 0;
+		}
+		if (ev->type == MT_EV_FAULT) {
+			c->v[*top - 1].mem.faults++;
+			c->st->faults_in_spans++;
+		} else {
+			c->v[*top - 1].mem.samples++;
+			c->st->samples_in_spans++;
+		}
+		return 0;
+	case MT_EV_RSS:
+		if (!(p = proc_of(c, pid)))
+			return -ENOMEM;
+		if (mt_own_rss(&c->own, ev, v)) {
+			c->st->rss_records++;
+			p->rss = (int64_t)(v[0] + v[1] + v[2]);
+			p->rss_known = true;
+		}
+		return 0;
+	case MT_EV_TASK_EXIT:
+		rc = thread_gone(c, tid, ev->v[MT_F_TIME]);
+		if (rc == 0 && ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)
+			rc = process_gone(c, pid, ev->v[MT_F_TIME]);
+		return rc;
+	case MT_EV_TASK_EXEC:
+		return process_gone(c, pid, ev->v[MT_F_TIME]);
+	default:
+		return 0;
+	}
+}
+
+static int on_finish(void *ctx, int status)
+{
+	struct ctx *c = ctx;
+	int rc = status < 0 ? status : pump(c, UINT64_MAX);
+
+	for (size_t i = 0; i < c->n; i++) {
+		const struct span *s = &c->v[i];
+
+		if (!s->used)
+			continue;
+		if (s->begun)
+			c->st->open_at_end++;
+		else
+			c->st->allocs_unattributed += s->mem.alloc_calls + s->mem.free_calls;
+	}
+	for (size_t i = 0; i < c->nprocs; i++)
+		mt_map64_release(&c->procs[i].blocks);
+	free(c->procs);
+	mt_map64_release(&c->pix);
+	mt_map64_release(&c->ix);
+	mt_map64_release(&c->top);
+	mt_own_release(&c->own);
+	free(c->v);
+	free(c->freed);
+	free(c->queue);
+	free(c->scratch);
+	return rc;
+}
+
+int mt_spans_run(struct mt_reader *r, struct mt_appev *a)
+{
+	const struct mt_file_info *fi = mt_reader_file(r);
+	struct ctx c = { .r = r, .a = a, .st = &a->trace };
+	struct mt_pass p = {
+		.name = "spans",
+		.types = 1ull << MT_EV_APP | 1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT |
+			 1ull << MT_EV_ACCESS | 1ull << MT_EV_RSS | 1ull << MT_EV_TASK_EXIT |
+			 1ull << MT_EV_TASK_EXEC | MT_OWN_EVENTS,
+		.ctx = &c,
+		.event = on_event,
+		.finish = on_finish,
+	};
+
+	memset(&a->trace, 0, sizeof(a->trace));
+	a->from_trace = true;
+	c.realtime_off = (int64_t)fi->realtime_ns - (int64_t)fi->monotonic_ns;
+	mt_map64_init(&c.ix);
+	mt_map64_init(&c.top);
+	mt_map64_init(&c.pix);
+	mt_own_init(&c.own, r);
+	return mt_pass_run_one(r, 0, &p);
+}

@@ -1,0 +1,98 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# Spans joined with memory (issue 18): workloads/spans.c marks calls with memtap_span_begin
+# /end (three probes over two views, a nested span, work outside any span, point events)
+# and prints what each probe allocated, freed and faulted (its thread's own fault count from
+# getrusage inside each span); `memtap events t.mtap` must give exactly that per probe and
+# per view. The same from Python (memtap.span) with bytearrays
+# of known sizes. Without memtap both programs run the same.
+. "$(dirname "$0")/lib.sh"
+need perf-ring
+
+"$WORKLOADS/spans" 5 >bare.out || fail "the workload fails bare"
+"$MEMTAP" record -q --page-writes-ms 0 -o t.mtap -- "$WORKLOADS/spans" 5 >t.out 2>t.err ||
+	fail "record failed: $(cat t.err)"
+cmp -s bare.out t.out || fail "the workload's output differs under memtap"
+"$MEMTAP" events t.mtap --format json >e.json || fail "events failed"
+python3 - e.json t.out <<'PY' || fail "the spans' memory is not the workload's (above)"
+import json, sys
+e = json.load(open(sys.argv[1]))
+want = {}
+for l in open(sys.argv[2]):
+    f = l.split()
+    if f and f[0] == "want":
+        want[f[1]] = {f[i]: int(f[i + 1]) for i in range(2, len(f), 2)}
+probes = {p["probe"]: p for p in e["per_probe"]}
+keys = ["alloc_bytes", "alloc_calls", "freed_bytes", "free_calls", "faults"]
+bad = 0
+for name, w in want.items():
+    p = probes.get(name)
+    got = [p["n_events"]] + [p["memory"][k] for k in keys] if p else None
+    exp = [w["spans"]] + [w[k] for k in keys]
+    print("%-9s spans, alloc, calls, freed, calls, faults: %s want %s (the thread's own count: %d faults)"
+          % (name, got, exp, w["rusage_faults"]))
+    # faults: the thread's own count inside the span (getrusage, a window within the span's)
+    # is the truth; it holds at least the pages the span wrote
+    exp[-1] = w["rusage_faults"]
+    bad += got != exp or w["rusage_faults"] < w["faults"]
+views = {v["view_id"]: v["memory"] for v in e["per_view"]}
+for view, members in {"v1": ["p-small", "p-faulty"], "v2": ["p-large"], "v9": ["inner"]}.items():
+    exp = [sum(want[m]["rusage_faults" if k == "faults" else k] for m in members) for k in keys]
+    got = [views[view][k] for k in keys]
+    print("view %s: %s want %s" % (view, got, exp))
+    bad += got != exp
+s = e["spans"]
+print("spans:", s)
+bad += s["spans"] != 5 * 4 + 1 or s["events"] != 5 or s["open_at_end"] or s["unmatched_ends"] \
+    or s["alloc_events_unattributed"] or s["ended_by_exit"]
+bad += probes["round-marker"]["n_events"] != 5
+bad += probes["<unassigned>"]["n_events"] != 1 or probes["<unassigned>"]["memory"]["alloc_calls"] != 0
+sys.exit(1 if bad else 0)
+PY
+ok "C spans: allocated and freed bytes and calls, and page faults, exactly per probe and per view; nested and outside work apart"
+
+cat >w.py <<'PY'
+import resource
+import memtap
+
+SIZES = {"py-a": (100000, 3), "py-b": (300000, 2)}
+for n, k in SIZES.values():  # code paths and the heap, outside any span
+    blocks = [bytearray(n) for _ in range(k)]
+    del blocks
+for _ in range(2):  # the module's and ctypes's paths, once (their caches are made there)
+    with memtap.span("warmup", probe="warmup"):
+        blocks = [bytearray(10) for _ in range(2)]
+        del blocks
+want = {p: [0, 0] for p in SIZES}
+for r in range(4):
+    for probe, (n, k) in SIZES.items():
+        with memtap.span("score", probe=probe, view_id="pv", hit=r % 2 == 1):
+            blocks = [bytearray(n) for _ in range(k)]
+            del blocks
+        want[probe][0] += 1
+        want[probe][1] += k * (n + 1)
+for p, (spans, b) in want.items():
+    print("want", p, "spans", spans, "bytes", b)
+PY
+PYTHONPATH="$SRC/python" /usr/bin/python3 w.py >pbare.out || fail "the script fails bare"
+PYTHONPATH="$SRC/python" "$MEMTAP" record -q --page-writes-ms 0 -o p.mtap -- /usr/bin/python3 w.py >p.out 2>p.err ||
+	fail "record failed: $(cat p.err)"
+cmp -s pbare.out p.out || fail "the script's output differs under memtap"
+"$MEMTAP" events p.mtap --format json >pe.json || fail "events failed"
+"$MEMTAP" dump p.mtap --type alloc --format csv >pa.csv || fail "dump failed"
+python3 - pe.json p.out pa.csv <<'PY' || fail "the Python spans' memory is not the script's (above)"
+import csv, json, sys
+e = json.load(open(sys.argv[1]))
+probes = {p["probe"]: p for p in e["per_probe"]}
+bad = 0
+for l in open(sys.argv[2]):
+    f = l.split()
+    if f and f[0] == "want":
+        p = probes[f[1]]
+        m = p["memory"]
+        print("%s: %d spans, %d bytes allocated in %d calls, %d freed; want %s spans, %s bytes"
+              % (f[1], p["n_events"], m["alloc_bytes"], m["alloc_calls"], m["freed_bytes"], f[3], f[5]))
+        bad += p["n_events"] != int(f[3]) or m["alloc_bytes"] != int(f[5]) or m["freed_bytes"] != int(f[5])
+sys.exit(1 if bad else 0)
+PY
+ok "Python spans (memtap.span): the bytearrays' bytes exactly per probe"

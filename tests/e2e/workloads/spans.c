@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Spans with a known answer (memtap.h): three probes over two views. Each span of probe p
+ * makes CALLS[p] malloc calls of SIZE[p] bytes, frees every other block again, and writes
+ * PAGES[p] fresh pages of a private mapping (one page fault each). Between the spans it
+ * allocates and faults as much again outside any span, which must count nowhere. Nested
+ * spans ("inner") take their own figures from their parent. Prints, per probe and view, the
+ * expected allocated and freed bytes, calls and faults, and the faults its own thread
+ * counted inside each span (getrusage), as "want KEY spans N alloc_bytes B alloc_calls C
+ * freed_bytes F free_calls G faults P rusage_faults R".
+ * usage: spans ROUNDS
+ */
+#include <malloc.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+
+#include <memtap/memtap.h>
+
+#define NPROBES 3
+
+static const char *const PROBE[NPROBES] = { "p-small", "p-large", "p-faulty" };
+static const char *const VIEW[NPROBES] = { "v1", "v2", "v1" };
+static const size_t SIZE[NPROBES] = { 96, 20000, 512 };
+static const unsigned CALLS[NPROBES] = { 40, 10, 4 };
+static const unsigned PAGES[NPROBES] = { 2, 8, 64 };
+
+struct want {
+	unsigned long long spans, alloc_bytes, alloc_calls, freed_bytes, free_calls, faults, rusage;
+};
+
+static long faults_now(void)
+{
+	struct rusage r;
+
+	getrusage(RUSAGE_THREAD, &r);
+	return r.ru_minflt + r.ru_majflt;
+}
+
+/* The work of one span of probe p (also done outside spans, to be counted nowhere). */
+static void work(int p, struct want *w)
+{
+	void *b[64];
+	char *m = mmap(NULL, PAGES[p] * 4096ul, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+		       -1, 0);
+
+	for (unsigned i = 0; i < CALLS[p]; i++) {
+		b[i] = malloc(SIZE[p]);
+		memset(b[i], (int)i, 16);
+	}
+	for (unsigned i = 0; i < CALLS[p]; i += 2)
+		free(b[i]);
+	for (unsigned i = 0; m != MAP_FAILED && i < PAGES[p]; i++)
+		m[i * 4096ul] = 1;
+	for (unsigned i = 1; i < CALLS[p]; i += 2)
+		free(b[i]); /* the rest: freed outside the span's own figures when called there */
+	if (m != MAP_FAILED)
+		munmap(m, PAGES[p] * 4096ul);
+	if (w) {
+		w->spans++;
+		w->alloc_calls += CALLS[p];
+		w->alloc_bytes += CALLS[p] * SIZE[p];
+		w->free_calls += CALLS[p];
+		w->freed_bytes += CALLS[p] * SIZE[p];
+		w->faults += PAGES[p];
+	}
+}
+
+int main(int argc, char **argv)
+{
+	int rounds = argc > 1 ? atoi(argv[1]) : 5;
+	struct want probe[NPROBES] = { { 0 } }, inner = { 0 };
+	char fields[128];
+
+	/* The heap's pages faulted once and kept: the spans' faults are their mappings' only. */
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
+	mallopt(M_MMAP_THRESHOLD, 16 << 20); /* at most 32 MiB */
+	free(memset(malloc(4 << 20), 0, 4 << 20));
+	for (int p = 0; p < NPROBES; p++) /* the code paths and the stack, once */
+		work(p, NULL);
+	memtap_span_begin("warmup", NULL);
+	memtap_span_end();
+	for (int r = 0; r < rounds; r++) {
+		for (int p = 0; p < NPROBES; p++) {
+			long f0;
+
+			snprintf(fields, sizeof(fields),
+				 "{\"probe\":\"%s\",\"view_id\":\"%s\",\"hit\":%s,\"top_k\":%d}",
+				 PROBE[p], VIEW[p], r % 2 ? "true" : "false", p + 1);
+			memtap_span_begin("score", fields);
+			f0 = faults_now();
+			work(p, &probe[p]);
+			if (p == 2) { /* a nested span: its figures are its own */
+				memtap_span_begin("inner",
+						  "{\"probe\":\"inner\",\"view_id\":\"v9\"}");
+				work(1, &inner);
+				memtap_span_end();
+				probe[p].rusage -= PAGES[1]; /* the inner span's, counted below */
+			}
+			probe[p].rusage += (unsigned long long)(faults_now() - f0);
+			memtap_span_end();
+			work(p, NULL); /* outside any span */
+		}
+		memtap_event("round", "{\"probe\":\"round-marker\"}");
+	}
+	inner.rusage = inner.faults;
+	for (int p = 0; p <= NPROBES; p++) {
+		const struct want *w = p < NPROBES ? &probe[p] : &inner;
+
+		printf("want %s spans %llu alloc_bytes %llu alloc_calls %llu freed_bytes %llu "
+		       "free_calls %llu faults %llu rusage_faults %llu\n",
+		       p < NPROBES ? PROBE[p] : "inner", w->spans, w->alloc_bytes, w->alloc_calls,
+		       w->freed_bytes, w->free_calls, w->faults, w->rusage);
+	}
+	return 0;
+}
