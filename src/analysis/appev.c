@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "analysis/appev-internal.h"
 #include "decode/jsonl.h"
 
 enum { K_TS, K_PROBE, K_VIEW, K_HASH, K_TOPK, K_OP, K_WALL, K_HIT, NKEYS };
@@ -91,7 +92,7 @@ static bool py_numtext(const char *s, size_t n, char *out, size_t size)
 }
 
 /* float(x) */
-static bool py_float(const struct mt_jv *v, double dflt, double *out)
+bool mt_ae_py_float(const struct mt_jv *v, double dflt, double *out)
 {
 	char t[128], *end;
 
@@ -148,39 +149,35 @@ static bool py_int(const struct mt_jv *v, int64_t *out)
 	}
 }
 
-/* A string of the line being read: its bytes (not NUL-terminated) and length. */
-struct sv {
-	const char *s;
-	size_t len;
-};
-
 /* str(x) as Python prints it: into *out (its bytes in the line's scratch, or in tmp);
  * false for a dict or list (whose repr is not followed here: the line is skipped). */
-static bool py_str(const struct mt_jv *v, const char *dflt, char *tmp, size_t size, struct sv *out)
+bool mt_ae_py_str(const struct mt_jv *v, const char *dflt, char *tmp, size_t size,
+		  struct mt_ae_sv *out)
 {
 	switch (v->type) {
 	case MT_JV_MISSING:
-		*out = (struct sv){ dflt, strlen(dflt) };
+		*out = (struct mt_ae_sv){ dflt, strlen(dflt) };
 		return true;
 	case MT_JV_STRING:
-		*out = (struct sv){ v->s, v->len };
+		*out = (struct mt_ae_sv){ v->s, v->len };
 		return true;
 	case MT_JV_NULL:
-		*out = (struct sv){ "None", 4 };
+		*out = (struct mt_ae_sv){ "None", 4 };
 		return true;
 	case MT_JV_TRUE:
-		*out = (struct sv){ "True", 4 };
+		*out = (struct mt_ae_sv){ "True", 4 };
 		return true;
 	case MT_JV_FALSE:
-		*out = (struct sv){ "False", 5 };
+		*out = (struct mt_ae_sv){ "False", 5 };
 		return true;
 	case MT_JV_NUMBER:
 		if (v->integer)
-			*out = v->len == 2 && !memcmp(v->s, "-0", 2) ? (struct sv){ "0", 1 }
-								     : (struct sv){ v->s, v->len };
+			*out = v->len == 2 && !memcmp(v->s, "-0", 2)
+				       ? (struct mt_ae_sv){ "0", 1 }
+				       : (struct mt_ae_sv){ v->s, v->len };
 		else
-			*out = (struct sv){ mt_py_float_repr(v->num, tmp, size),
-					    strlen(mt_py_float_repr(v->num, tmp, size)) };
+			*out = (struct mt_ae_sv){ mt_py_float_repr(v->num, tmp, size),
+						  strlen(mt_py_float_repr(v->num, tmp, size)) };
 		return true;
 	default:
 		return false;
@@ -188,7 +185,7 @@ static bool py_str(const struct mt_jv *v, const char *dflt, char *tmp, size_t si
 }
 
 /* bool(x) */
-static bool py_truth(const struct mt_jv *v)
+bool mt_ae_py_truth(const struct mt_jv *v)
 {
 	switch (v->type) {
 	case MT_JV_TRUE:
@@ -212,16 +209,18 @@ static bool py_truth(const struct mt_jv *v)
 
 static void groups_release(struct mt_appev_groups *g)
 {
-	for (size_t i = 0; i < g->n; i++)
+	for (size_t i = 0; i < g->n; i++) {
 		free(g->v[i].key);
+		mt_qs_release(&g->v[i].qs);
+	}
 	free(g->v);
 	mt_map64_release(&g->ix);
 	memset(g, 0, sizeof(*g));
 }
 
 /* The group of (raw, id): id identifies it (a number by its value), key is shown. */
-static struct mt_appev_group *group(struct mt_appev_groups *g, bool raw, const char *id,
-				    size_t idlen, struct sv key, uint64_t line)
+struct mt_appev_group *mt_ae_group(struct mt_appev_groups *g, bool raw, const char *id,
+				   size_t idlen, struct mt_ae_sv key, uint64_t line)
 {
 	uint64_t h = mt_hash64(id, idlen, raw), *ix;
 
@@ -277,6 +276,7 @@ static void event_free(struct mt_appev_event *e)
 	free(e->view_id);
 	free(e->prompt_hash);
 	free(e->op);
+	free(e->gkey);
 }
 
 static void sift(struct mt_appev_event *h, size_t n, size_t i)
@@ -298,7 +298,12 @@ static void sift(struct mt_appev_event *h, size_t n, size_t i)
 	}
 }
 
-static void keep_slow(struct mt_appev *a, struct mt_appev_event *e)
+bool mt_ae_would_keep(const struct mt_appev *a, const struct mt_appev_event *e)
+{
+	return a->slowest_k && (a->nslow < a->slowest_k || before(e, &a->slow[0]));
+}
+
+void mt_ae_keep_slow(struct mt_appev *a, struct mt_appev_event *e)
 {
 	size_t i;
 
@@ -335,9 +340,10 @@ void mt_appev_init(struct mt_appev *a, unsigned slowest_k)
 	a->slowest_k = slowest_k;
 	mt_map64_init(&a->probes.ix);
 	mt_map64_init(&a->views.ix);
+	mt_map64_init(&a->groups.ix);
 }
 
-static void skip(struct mt_appev *a, unsigned why, uint64_t line)
+void mt_ae_skip(struct mt_appev *a, unsigned why, uint64_t line)
 {
 	a->skipped[why]++;
 	if (a->nfirst < MT_AE_FIRST_SKIPPED)
@@ -347,42 +353,44 @@ static void skip(struct mt_appev *a, unsigned why, uint64_t line)
 /* The probe's group: "<unassigned>" for a falsy one (None, "", 0, false), else the value
  * (a number identified by its value: 1, 1.0 and true are one key, as in a Python dict). */
 static struct mt_appev_group *probe_group(struct mt_appev *a, const struct mt_jv *p,
-					  struct sv shown, uint64_t line)
+					  struct mt_ae_sv shown, uint64_t line)
 {
 	char id[64];
 
-	if (!py_truth(p))
-		return group(&a->probes, false, "<unassigned>", 12,
-			     (struct sv){ "<unassigned>", 12 }, line);
+	if (!mt_ae_py_truth(p))
+		return mt_ae_group(&a->probes, false, "<unassigned>", 12,
+				   (struct mt_ae_sv){ "<unassigned>", 12 }, line);
 	if (p->type == MT_JV_STRING)
-		return group(&a->probes, false, p->s, p->len, shown, line);
+		return mt_ae_group(&a->probes, false, p->s, p->len, shown, line);
 	mt_py_float_repr(p->type == MT_JV_TRUE ? 1.0 : p->num, id, sizeof(id));
-	return group(&a->probes, true, id, strlen(id), shown, line);
+	return mt_ae_group(&a->probes, true, id, strlen(id), shown, line);
 }
 
 /* The probe as the event keeps it: absent or None (s NULL), else its text (JSON text for a
  * number or a boolean: raw); false for a dict or list (unhashable as a group key). */
-static bool probe_text(const struct mt_jv *p, char *tmp, size_t size, struct sv *out, bool *raw)
+static bool probe_text(const struct mt_jv *p, char *tmp, size_t size, struct mt_ae_sv *out,
+		       bool *raw)
 {
 	*raw = p->type != MT_JV_STRING;
 	switch (p->type) {
 	case MT_JV_MISSING:
 	case MT_JV_NULL:
-		*out = (struct sv){ NULL, 0 };
+		*out = (struct mt_ae_sv){ NULL, 0 };
 		return true;
 	case MT_JV_TRUE:
 	case MT_JV_FALSE:
-		*out = p->type == MT_JV_TRUE ? (struct sv){ "true", 4 } : (struct sv){ "false", 5 };
+		*out = p->type == MT_JV_TRUE ? (struct mt_ae_sv){ "true", 4 }
+					     : (struct mt_ae_sv){ "false", 5 };
 		return true;
 	case MT_JV_STRING:
 	case MT_JV_NUMBER:
-		return py_str(p, "", tmp, size, out);
+		return mt_ae_py_str(p, "", tmp, size, out);
 	default:
 		return false;
 	}
 }
 
-static char *dup_sv(struct sv v)
+char *mt_ae_dup(struct mt_ae_sv v)
 {
 	char *c = malloc(v.len + 1);
 
@@ -393,7 +401,7 @@ static char *dup_sv(struct sv v)
 	return c;
 }
 
-static void mem_add(struct mt_appev_mem *to, const struct mt_appev_mem *m, uint64_t *rss_spans)
+void mt_ae_mem_add(struct mt_appev_mem *to, const struct mt_appev_mem *m, uint64_t *rss_spans)
 {
 	to->alloc_bytes += m->alloc_bytes;
 	to->alloc_calls += m->alloc_calls;
@@ -414,23 +422,23 @@ static void mem_add(struct mt_appev_mem *to, const struct mt_appev_mem *m, uint6
 static int add(struct mt_appev *a, struct mt_jv *v, uint64_t lineno, const struct mt_appev_span *sp)
 {
 	struct mt_appev_event e = { .line = lineno };
-	struct sv probe, view, hash, op;
+	struct mt_ae_sv probe, view, hash, op;
 	char tp[64], tv[64], th[64], to[64];
 	struct mt_appev_group *gp, *gv;
 
-	e.hit = py_truth(&v[K_HIT]);
-	if (!py_float(&v[K_TS], sp ? sp->ts : 0.0, &e.ts) ||
-	    !py_float(&v[K_WALL], 0.0, &e.wall_ms) || !py_int(&v[K_TOPK], &e.top_k) ||
+	e.hit = mt_ae_py_truth(&v[K_HIT]);
+	if (!mt_ae_py_float(&v[K_TS], sp ? sp->ts : 0.0, &e.ts) ||
+	    !mt_ae_py_float(&v[K_WALL], 0.0, &e.wall_ms) || !py_int(&v[K_TOPK], &e.top_k) ||
 	    !probe_text(&v[K_PROBE], tp, sizeof(tp), &probe, &e.probe_raw) ||
-	    !py_str(&v[K_VIEW], "", tv, sizeof(tv), &view) ||
-	    !py_str(&v[K_HASH], "", th, sizeof(th), &hash) ||
-	    !py_str(&v[K_OP], "", to, sizeof(to), &op)) {
-		skip(a, MT_AE_TYPES, lineno);
+	    !mt_ae_py_str(&v[K_VIEW], "", tv, sizeof(tv), &view) ||
+	    !mt_ae_py_str(&v[K_HASH], "", th, sizeof(th), &hash) ||
+	    !mt_ae_py_str(&v[K_OP], "", to, sizeof(to), &op)) {
+		mt_ae_skip(a, MT_AE_TYPES, lineno);
 		return 0;
 	}
 	if (sp) { /* a span or an event of a trace: its name is its op unless it gives one */
 		if (v[K_OP].type == MT_JV_MISSING)
-			op = (struct sv){ sp->name, sp->name_len };
+			op = (struct mt_ae_sv){ sp->name, sp->name_len };
 		e.pid = sp->pid;
 		e.tid = sp->tid;
 	}
@@ -439,9 +447,9 @@ static int add(struct mt_appev *a, struct mt_jv *v, uint64_t lineno, const struc
 		e.mem = *sp->mem;
 		a->memory = true;
 	}
-	gp = probe_group(a, &v[K_PROBE], probe.s ? probe : (struct sv){ "<unassigned>", 12 },
+	gp = probe_group(a, &v[K_PROBE], probe.s ? probe : (struct mt_ae_sv){ "<unassigned>", 12 },
 			 lineno);
-	gv = group(&a->views, false, view.s, view.len, view, lineno);
+	gv = mt_ae_group(&a->views, false, view.s, view.len, view, lineno);
 	if (!gp || !gv)
 		return -ENOMEM;
 	a->total_events++;
@@ -456,40 +464,40 @@ static int add(struct mt_appev *a, struct mt_jv *v, uint64_t lineno, const struc
 	gv->n++;
 	gv->ms += e.wall_ms;
 	if (sp && sp->mem) {
-		mem_add(&gp->mem, sp->mem, &gp->rss_spans);
-		mem_add(&gv->mem, sp->mem, &gv->rss_spans);
-		mem_add(&a->mem, sp->mem, &a->rss_spans);
+		mt_ae_mem_add(&gp->mem, sp->mem, &gp->rss_spans);
+		mt_ae_mem_add(&gv->mem, sp->mem, &gv->rss_spans);
+		mt_ae_mem_add(&a->mem, sp->mem, &a->rss_spans);
 	}
 	if (!a->slowest_k || (a->nslow == a->slowest_k && !before(&e, &a->slow[0])))
 		return 0; /* not among the slowest: nothing of it is kept */
 	if (!a->slow && !(a->slow = calloc(a->slowest_k, sizeof(*a->slow))))
 		return -ENOMEM;
-	e.probe = probe.s ? dup_sv(probe) : NULL;
-	e.view_id = dup_sv(view);
-	e.prompt_hash = dup_sv(hash);
-	e.op = dup_sv(op);
+	e.probe = probe.s ? mt_ae_dup(probe) : NULL;
+	e.view_id = mt_ae_dup(view);
+	e.prompt_hash = mt_ae_dup(hash);
+	e.op = mt_ae_dup(op);
 	if ((probe.s && !e.probe) || !e.view_id || !e.prompt_hash || !e.op) {
 		event_free(&e);
 		return -ENOMEM;
 	}
-	keep_slow(a, &e);
+	mt_ae_keep_slow(a, &e);
 	return 0;
 }
 
 static int parse_failed(struct mt_appev *a, int r, uint64_t lineno)
 {
-	skip(a,
-	     r == MT_JSONL_NOT_OBJECT ? MT_AE_NOT_OBJECT
-	     : r == MT_JSONL_UTF8     ? MT_AE_UTF8
-	     : r == MT_JSONL_DEPTH    ? MT_AE_DEPTH
-				      : MT_AE_SYNTAX,
-	     lineno);
+	mt_ae_skip(a,
+		   r == MT_JSONL_NOT_OBJECT ? MT_AE_NOT_OBJECT
+		   : r == MT_JSONL_UTF8	    ? MT_AE_UTF8
+		   : r == MT_JSONL_DEPTH    ? MT_AE_DEPTH
+					    : MT_AE_SYNTAX,
+		   lineno);
 	return 0;
 }
 
 int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, char *scratch)
 {
-	struct mt_jv v[NKEYS];
+	struct mt_jv v[MT_AE_MAX_KEYS > NKEYS ? MT_AE_MAX_KEYS : NKEYS];
 	int r;
 
 	while (n && isspace((unsigned char)*p))
@@ -497,16 +505,17 @@ int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, 
 	if (!n)
 		return 0; /* a blank line: not an event, not an error */
 	a->lines++;
-	r = mt_jsonl_object(p, n, keys, NKEYS, v, scratch);
+	r = a->generic ? mt_jsonl_object(p, n, a->keys, a->nkeys, v, scratch)
+		       : mt_jsonl_object(p, n, keys, NKEYS, v, scratch);
 	if (r < 0)
 		return parse_failed(a, r, lineno);
-	return add(a, v, lineno, NULL);
+	return a->generic ? mt_ae_add_generic(a, v, lineno, NULL) : add(a, v, lineno, NULL);
 }
 
 int mt_appev_span(struct mt_appev *a, const char *fields, size_t n, uint64_t ordinal, char *scratch,
 		  const struct mt_appev_span *sp)
 {
-	struct mt_jv v[NKEYS];
+	struct mt_jv v[MT_AE_MAX_KEYS > NKEYS ? MT_AE_MAX_KEYS : NKEYS];
 	int r;
 
 	a->lines++;
@@ -514,10 +523,11 @@ int mt_appev_span(struct mt_appev *a, const char *fields, size_t n, uint64_t ord
 		fields = "{}";
 		n = 2;
 	}
-	r = mt_jsonl_object(fields, n, keys, NKEYS, v, scratch);
+	r = a->generic ? mt_jsonl_object(fields, n, a->keys, a->nkeys, v, scratch)
+		       : mt_jsonl_object(fields, n, keys, NKEYS, v, scratch);
 	if (r < 0)
 		return parse_failed(a, r, ordinal);
-	return add(a, v, ordinal, sp);
+	return a->generic ? mt_ae_add_generic(a, v, ordinal, sp) : add(a, v, ordinal, sp);
 }
 
 int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line)
@@ -565,7 +575,7 @@ int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line)
 		if (len == cap) {
 			if (cap > max_line) {
 				if (!skipping)
-					skip(a, MT_AE_TOO_LONG, line + 1);
+					mt_ae_skip(a, MT_AE_TOO_LONG, line + 1);
 				skipping = true;
 				len = 0;
 			} else {
@@ -610,6 +620,8 @@ void mt_appev_finish(struct mt_appev *a)
 {
 	mt_qsort(a->probes.v, a->probes.n, sizeof(*a->probes.v), cmp_group);
 	mt_qsort(a->views.v, a->views.n, sizeof(*a->views.v), cmp_group);
+	mt_qsort(a->groups.v, a->groups.n, sizeof(*a->groups.v), cmp_group);
+	mt_ae_group_finish(a);
 	mt_qsort(a->slow, a->nslow, sizeof(*a->slow), cmp_event);
 }
 
@@ -617,6 +629,9 @@ void mt_appev_release(struct mt_appev *a)
 {
 	groups_release(&a->probes);
 	groups_release(&a->views);
+	groups_release(&a->groups);
+	free(a->tbuf[0]);
+	free(a->tbuf[1]);
 	for (size_t i = 0; i < a->nslow; i++)
 		event_free(&a->slow[i]);
 	free(a->slow);

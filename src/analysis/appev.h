@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/quantile.h"
 #include "common/hash.h"
 
 /*
@@ -56,6 +57,9 @@ struct mt_appev_group {
 	uint64_t first; /* the line that opened it: sorts are stable */
 	struct mt_appev_mem mem; /* sums (heap_peak: the largest; rss: over rss_spans) */
 	uint64_t rss_spans;
+	struct mt_qs qs; /* --group-by: the times in ns, for the percentiles */
+	double pct[3]; /* p50, p90, p99 of the time (NaN: none) */
+	bool pct_exact; /* from every time (else the histogram's: within 1/128) */
 };
 
 struct mt_appev_event {
@@ -68,6 +72,8 @@ struct mt_appev_event {
 	uint64_t line;
 	struct mt_appev_mem mem; /* a span's */
 	uint32_t pid, tid; /* a span's */
+	char *gkey; /* --group-by: its group's shown key (mt_appev_group.key), gkey_len bytes */
+	size_t gkey_len;
 };
 
 struct mt_appev_groups {
@@ -87,6 +93,20 @@ enum mt_appev_skip {
 };
 
 #define MT_AE_FIRST_SKIPPED 5
+#define MT_AE_MAX_GROUP 8
+#define MT_AE_MAX_WHERE 8
+#define MT_AE_MAX_KEYS (MT_AE_MAX_GROUP + 2 + MT_AE_MAX_WHERE)
+
+/* Another schema than sway's (memtap events --group-by, --time, --hit, --where). */
+struct mt_appev_schema {
+	const char *group_by[MT_AE_MAX_GROUP]; /* a group is one tuple of these keys' values */
+	unsigned ngroup;
+	const char *time_key, *hit_key; /* NULL: none */
+	struct {
+		const char *key, *value; /* an event counts only where str(key's value) == value */
+	} where[MT_AE_MAX_WHERE];
+	unsigned nwhere;
+};
 
 struct mt_appev {
 	unsigned slowest_k;
@@ -99,6 +119,15 @@ struct mt_appev {
 	struct mt_appev_groups probes, views;
 	struct mt_appev_event *slow; /* a min-heap of slowest_k while reading; sorted at the end */
 	size_t nslow;
+	/* --group-by and friends: one grouping by the schema, keys[] the distinct keys read */
+	bool generic;
+	struct mt_appev_schema sc;
+	const char *keys[MT_AE_MAX_KEYS];
+	unsigned nkeys, kgroup[MT_AE_MAX_GROUP], ktime, khit, kwhere[MT_AE_MAX_WHERE];
+	struct mt_appev_groups groups;
+	uint64_t filtered; /* events left out by --where */
+	char *tbuf[2]; /* scratch: a tuple's identity and shown key */
+	size_t tcap[2];
 	bool memory; /* the events are spans of a trace, with their memory figures */
 	bool from_trace;
 	struct mt_spans_stats trace;
@@ -119,6 +148,8 @@ struct mt_appev_span {
 const char *mt_appev_skip_name(unsigned why);
 
 void mt_appev_init(struct mt_appev *a, unsigned slowest_k);
+/* Switches to a schema of the caller's (its strings must outlive a); -EINVAL for none. */
+int mt_appev_schema(struct mt_appev *a, const struct mt_appev_schema *sc);
 /* One line (no newline), its number from 1; scratch holds at least n bytes. 0 or -ENOMEM. */
 int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, char *scratch);
 /* One span: fields is the JSON object it was given (n 0: none), ordinal its number from 1 (in

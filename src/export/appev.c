@@ -345,8 +345,227 @@ static void render_csv(const struct mt_appev *a, FILE *f)
 	}
 }
 
+/* ---- --group-by: one grouping by the caller's keys ---- */
+
+/* The next component of a shown key (tag 's' string, 'r' raw JSON, 'n' none). */
+static bool component(const char **p, const char *end, char *tag, const char **s, size_t *len)
+{
+	uint32_t l;
+
+	if (*p + 5 > end)
+		return false;
+	*tag = **p;
+	memcpy(&l, *p + 1, 4);
+	*s = *p + 5;
+	*len = l;
+	*p += 5 + l;
+	return true;
+}
+
+static void json_key(struct mt_json *j, const struct mt_appev *a, const char *k, size_t n)
+{
+	const char *p = k, *end = k + n, *s;
+	size_t len;
+	char tag;
+
+	mt_json_key(j, "key");
+	mt_json_begin_object(j);
+	for (unsigned i = 0; i < a->sc.ngroup && component(&p, end, &tag, &s, &len); i++) {
+		mt_json_key(j, a->sc.group_by[i]);
+		if (tag == 'n')
+			mt_json_null(j);
+		else if (tag == 'r')
+			mt_json_raw(j, s, len);
+		else
+			mt_json_strn(j, s, len);
+	}
+	mt_json_end_object(j);
+}
+
+static void key_cells(struct mt_table *t, const struct mt_appev *a, const char *k, size_t n)
+{
+	const char *p = k, *end = k + n, *s;
+	size_t len;
+	char tag, b[256];
+
+	for (unsigned i = 0; i < a->sc.ngroup; i++) {
+		if (!component(&p, end, &tag, &s, &len) || tag == 'n') {
+			mt_table_add(t, "\u2014");
+			continue;
+		}
+		snprintf(b, sizeof(b), "%.*s", (int)(len < 200 ? len : 200), s);
+		mt_table_add(t, b);
+	}
+}
+
+static void render_generic_json(const struct mt_appev *a, FILE *f)
+{
+	struct mt_json j;
+
+	mt_json_init(&j, f, true);
+	mt_json_begin_object(&j);
+	mt_json_key(&j, "group_by");
+	mt_json_begin_array(&j);
+	for (unsigned i = 0; i < a->sc.ngroup; i++)
+		mt_json_str(&j, a->sc.group_by[i]);
+	mt_json_end_array(&j);
+	mt_json_key(&j, "time_key");
+	a->sc.time_key ? mt_json_str(&j, a->sc.time_key) : mt_json_null(&j);
+	mt_json_key(&j, "hit_key");
+	a->sc.hit_key ? mt_json_str(&j, a->sc.hit_key) : mt_json_null(&j);
+	mt_json_key(&j, "where");
+	mt_json_begin_object(&j);
+	for (unsigned i = 0; i < a->sc.nwhere; i++)
+		mt_json_kv_str(&j, a->sc.where[i].key, a->sc.where[i].value);
+	mt_json_end_object(&j);
+	mt_json_kv_u64(&j, "total_events", a->total_events);
+	jdouble(&j, "total_time", a->total_ms);
+	if (a->sc.hit_key)
+		jdouble(&j, "overall_hit_rate", rate(a->hits, a->total_events));
+	mt_json_kv_str(&j, "percentiles",
+		       "linear interpolation over every time while a group has at most 4096, "
+		       "then a log-linear histogram's bucket midpoint (within 1/128)");
+	mt_json_key(&j, "groups");
+	mt_json_begin_array(&j);
+	for (size_t i = 0; i < a->groups.n; i++) {
+		const struct mt_appev_group *g = &a->groups.v[i];
+
+		mt_json_begin_object(&j);
+		json_key(&j, a, g->key, g->len);
+		mt_json_kv_u64(&j, "n_events", g->n);
+		jdouble(&j, "total", g->ms);
+		jdouble(&j, "mean", g->n ? g->ms / (double)g->n : 0.0);
+		jdouble(&j, "p50", g->pct[0]);
+		jdouble(&j, "p90", g->pct[1]);
+		jdouble(&j, "p99", g->pct[2]);
+		mt_json_kv_bool(&j, "percentiles_exact", g->pct_exact);
+		if (a->sc.hit_key) {
+			mt_json_kv_u64(&j, "hits", g->hits);
+			mt_json_kv_u64(&j, "misses", g->misses);
+			jdouble(&j, "hit_rate", rate(g->hits, g->hits + g->misses));
+		}
+		if (a->memory)
+			json_mem(&j, &g->mem, true);
+		mt_json_end_object(&j);
+	}
+	mt_json_end_array(&j);
+	mt_json_key(&j, "slowest");
+	mt_json_begin_array(&j);
+	for (size_t i = 0; i < a->nslow; i++) {
+		const struct mt_appev_event *e = &a->slow[i];
+
+		mt_json_begin_object(&j);
+		mt_json_kv_u64(&j, a->from_trace ? "ordinal" : "line", e->line);
+		jdouble(&j, "time", e->wall_ms);
+		json_key(&j, a, e->gkey, e->gkey_len);
+		if (a->sc.hit_key)
+			mt_json_kv_bool(&j, "hit", e->hit);
+		if (a->from_trace) {
+			mt_json_kv_u64(&j, "pid", e->pid);
+			mt_json_kv_u64(&j, "tid", e->tid);
+		}
+		if (a->memory)
+			json_mem(&j, &e->mem, false);
+		mt_json_end_object(&j);
+	}
+	mt_json_end_array(&j);
+	mt_json_kv_u64(&j, "lines", a->lines);
+	mt_json_kv_u64(&j, "filtered_out", a->filtered);
+	json_skipped(&j, a);
+	if (a->from_trace)
+		json_trace(&j, a);
+	mt_json_end_object(&j);
+	fputc('\n', f);
+}
+
+static void render_generic_people(const struct mt_appev *a, bool md, FILE *f)
+{
+	static const char *const tail[] = { ">events", ">total", ">mean",   ">p50",
+					    ">p90",    ">p99",	 ">hits",   ">hit_rate",
+					    ">alloc",  ">freed", ">faults", ">heap_peak" };
+	const char *h[MT_AE_MAX_GROUP + 12];
+	unsigned nk = a->sc.ngroup, nc = nk + 6, m = a->memory ? 4 : 0;
+	struct mt_table t;
+	char b[64];
+
+	for (unsigned i = 0; i < nk; i++)
+		h[i] = a->sc.group_by[i];
+	for (unsigned i = 0; i < 6; i++)
+		h[nk + i] = tail[i];
+	if (a->sc.hit_key) {
+		h[nc++] = tail[6];
+		h[nc++] = tail[7];
+	}
+	for (unsigned i = 0; i < m; i++)
+		h[nc++] = tail[8 + i];
+	fprintf(f, "%s%" PRIu64 " events in %zu groups, total %s %s", md ? "# events: " : "",
+		a->total_events, a->groups.n, a->sc.time_key ? a->sc.time_key : "time",
+		ms_text(a->total_ms, b, sizeof(b)));
+	if (a->filtered)
+		fprintf(f, " (%" PRIu64 " left out by --where)", a->filtered);
+	fputs("\n\n", f);
+	mt_table_init(&t, nc, h);
+	for (size_t i = 0; i < a->groups.n; i++) {
+		const struct mt_appev_group *g = &a->groups.v[i];
+
+		key_cells(&t, a, g->key, g->len);
+		mt_table_addf(&t, "%" PRIu64, g->n);
+		mt_table_add(&t, ms_text(g->ms, b, sizeof(b)));
+		mt_table_add(&t, ms_text(g->n ? g->ms / (double)g->n : 0.0, b, sizeof(b)));
+		for (int k = 0; k < 3; k++)
+			mt_table_add(&t, isnan(g->pct[k]) ? "\u2014"
+							  : ms_text(g->pct[k], b, sizeof(b)));
+		if (a->sc.hit_key) {
+			mt_table_addf(&t, "%" PRIu64, g->hits);
+			mt_table_addf(&t, "%.1f%%", 100 * rate(g->hits, g->hits + g->misses));
+		}
+		if (m)
+			mem_cells(&t, &g->mem);
+	}
+	md ? mt_report_md_table(&t, f) : mt_table_print(&t, f, 2, true);
+	mt_table_release(&t);
+}
+
+static void render_generic_csv(const struct mt_appev *a, FILE *f)
+{
+	char b[64];
+
+	for (unsigned i = 0; i < a->sc.ngroup; i++) {
+		mt_csv_cell(f, a->sc.group_by[i], strlen(a->sc.group_by[i]), true);
+		fputc(',', f);
+	}
+	fputs("n_events,total,mean,p50,p90,p99,hits,misses\n", f);
+	for (size_t i = 0; i < a->groups.n; i++) {
+		const struct mt_appev_group *g = &a->groups.v[i];
+		const char *p = g->key, *end = g->key + g->len, *s;
+		size_t len;
+		char tag;
+
+		for (unsigned k = 0; k < a->sc.ngroup; k++) {
+			if (component(&p, end, &tag, &s, &len) && tag != 'n')
+				mt_csv_cell(f, s, len, true);
+			fputc(',', f);
+		}
+		fprintf(f, "%" PRIu64 ",%s", g->n, mt_py_float_repr(g->ms, b, sizeof(b)));
+		fprintf(f, ",%s", mt_py_float_repr(g->n ? g->ms / (double)g->n : 0, b, sizeof(b)));
+		for (int k = 0; k < 3; k++)
+			fprintf(f, ",%s",
+				isnan(g->pct[k]) ? "" : mt_py_float_repr(g->pct[k], b, sizeof(b)));
+		fprintf(f, ",%" PRIu64 ",%" PRIu64 "\n", g->hits, g->misses);
+	}
+}
+
 void mt_appev_print(const struct mt_appev *a, enum mt_report_format fmt, FILE *f)
 {
+	if (a->generic) {
+		if (fmt == MT_REPORT_JSON)
+			render_generic_json(a, f);
+		else if (fmt == MT_REPORT_CSV)
+			render_generic_csv(a, f);
+		else
+			render_generic_people(a, fmt == MT_REPORT_MD, f);
+		return;
+	}
 	switch (fmt) {
 	case MT_REPORT_JSON:
 		render_json(a, f);

@@ -85,3 +85,55 @@ check_json l.json 'j["total_events"] == 1 and j["skipped"]["too_long"] == 1' "a 
 "$MEMTAP" events long.jsonl --format json >l2.json || fail "a 3 MiB line under the default limit failed"
 check_json l2.json 'j["total_events"] == 2' "a 3 MiB line under the default limit is not read"
 ok "bad input: empty and binary files exit 1 with one line; long lines bounded and counted"
+
+# Another schema: --group-by two keys, --time, --hit, --where; every group's count, total,
+# mean, hit rate and p50/p90/p99 against a Python restatement (linear interpolation over the
+# times rounded to the nanosecond); a dict as a group key skips its line; a missing key
+# groups as null.
+python3 - g.jsonl <<'PY'
+import json, random
+random.seed(7)
+with open(__import__("sys").argv[1], "w") as f:
+    for i in range(30000):
+        e = {"model": random.choice(["a", "b", 3, 3.0, True]), "lat": random.expovariate(0.5),
+             "cached": random.choice([0, 1, "", "y", None]), "kind": random.choice(["x", "y", 1])}
+        if random.random() < 0.2:
+            e["layer"] = random.choice([1, 2])
+        f.write(json.dumps(e) + "\n")
+    f.write('{"model": {"x": 1}, "lat": 1, "kind": "x"}\n')
+PY
+"$MEMTAP" events g.jsonl --group-by model --group-by layer --time lat --hit cached --where kind=x \
+	--format json >g.json || fail "events --group-by failed"
+python3 - g.jsonl g.json <<'PY' || fail "the grouped figures differ from the Python restatement (above)"
+import json, math, sys
+groups, skipped = {}, 0
+for line in open(sys.argv[1]):
+    p = json.loads(line)
+    if str(p.get("kind")) != "x":
+        continue
+    key = (p.get("model"), p.get("layer"))
+    if any(isinstance(k, (dict, list)) for k in key):
+        skipped += 1
+        continue
+    g = groups.setdefault(key, [0, 0.0, 0, []])
+    g[0] += 1; g[1] += float(p["lat"]); g[2] += bool(p.get("cached")); g[3].append(round(float(p["lat"]) * 1e6))
+def q(v, p):
+    v = sorted(v); x = p * (len(v) - 1); lo = math.floor(x)
+    return (v[lo] + (v[min(lo + 1, len(v) - 1)] - v[lo]) * (x - lo)) / 1e6
+m = json.load(open(sys.argv[2]))
+got = {(g["key"]["model"], g["key"]["layer"]): g for g in m["groups"]}
+bad = len(got) != len(groups) or m["skipped"]["wrong_types"] != skipped
+for k, (n, tot, hits, v) in groups.items():
+    g = got.get(k)
+    want = [n, tot, hits, q(v, .5), q(v, .9), q(v, .99)]
+    have = g and [g["n_events"], g["total"], g["hits"], g["p50"], g["p90"], g["p99"]]
+    same = have and have[:3] == want[:3] and all(abs(a - b) <= 1e-9 * max(1, abs(b)) for a, b in zip(have[3:], want[3:]))
+    if not same:
+        print("group", k, "memtap", have, "python", want)
+        bad = True
+print("  %d groups, %d events: %s" % (len(groups), sum(g[0] for g in groups.values()), "equal" if not bad else "DIFFER"))
+sys.exit(1 if bad else 0)
+PY
+"$MEMTAP" events g.jsonl --group-by model --time lat >g.txt || fail "the grouped table failed"
+grep -q "p99" g.txt || fail "the grouped table has no percentiles: $(head -5 g.txt)"
+ok "--group-by model --group-by layer --time --hit --where: counts, totals, hits and p50/p90/p99 equal to Python's"
