@@ -13,7 +13,7 @@ set -eu
 # installed by the test itself); python3.11-dev's headers, against which a unit test checks
 # the runtime's CPython 3.11 frame offsets.
 PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
-libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
+zlib1g-dev libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
 libmemkind-dev
 python3 python3-pandas procps clang-format perl linux-perf time
 heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng iperf3

@@ -12,6 +12,7 @@
 
 #include "common/array.h"
 #include "analysis/appev-internal.h"
+#include "decode/instream.h"
 #include "decode/jsonl.h"
 
 enum { K_TS, K_PROBE, K_VIEW, K_HASH, K_TOPK, K_OP, K_WALL, K_HIT, NKEYS };
@@ -536,21 +537,21 @@ int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line)
 	char *buf = malloc(cap), *scratch = malloc(cap);
 	uint64_t line = 0;
 	bool skipping = false; /* inside a line longer than max_line */
-	int rc = 0;
+	struct mt_instream *in = NULL;
+	int rc = buf && scratch ? mt_instream_open(fd, &in) : -ENOMEM;
 
-	if (!buf || !scratch) {
+	if (rc < 0) {
 		free(buf);
 		free(scratch);
-		return -ENOMEM;
+		return rc;
 	}
+	a->input = mt_instream_kind(in);
 	for (;;) {
-		ssize_t got = read(fd, buf + len, cap - len);
+		ssize_t got = mt_instream_read(in, buf + len, cap - len);
 		char *nl;
 
-		if (got < 0 && errno == EINTR)
-			continue;
 		if (got < 0) {
-			rc = -errno;
+			rc = (int)got;
 			break;
 		}
 		len += (size_t)got;
@@ -594,6 +595,7 @@ int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line)
 		}
 	}
 out:
+	mt_instream_close(in);
 	free(buf);
 	free(scratch);
 	return rc;

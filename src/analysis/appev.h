@@ -110,6 +110,7 @@ struct mt_appev_schema {
 
 struct mt_appev {
 	unsigned slowest_k;
+	int input; /* enum mt_instream_kind: plain, gzip, zstd */
 	uint64_t lines; /* non-blank lines read */
 	uint64_t total_events, hits;
 	double total_ms;
@@ -156,8 +157,9 @@ int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, 
  * place of a line number); scratch holds at least n bytes. 0 or -ENOMEM. */
 int mt_appev_span(struct mt_appev *a, const char *fields, size_t n, uint64_t ordinal, char *scratch,
 		  const struct mt_appev_span *sp);
-/* Reads fd to its end, line by line, lines longer than max_line skipped (counted); 0 or
- * -errno. */
+/* Reads fd to its end (gzip or zstd decompressed), line by line, lines longer than max_line
+ * skipped (counted); 0 or -errno (-EBADMSG: damaged compressed data, the lines before it
+ * read). */
 int mt_appev_read_fd(struct mt_appev *a, int fd, size_t max_line);
 /* Sorts the groups (total wall time, descending, stable) and the slowest calls. */
 void mt_appev_finish(struct mt_appev *a);

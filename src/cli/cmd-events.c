@@ -12,6 +12,7 @@
 #include "cli/commands.h"
 #include "cli/util.h"
 #include "common/log.h"
+#include "decode/instream.h"
 #include "export/appev.h"
 #include "export/table.h"
 #include "format/reader.h"
@@ -71,6 +72,9 @@ const struct mt_command_spec mt_events_spec = {
 		"the tuple of the keys given (a missing key groups as null), with the time's\n"
 		"total, mean and p50/p90/p99 (exact up to 4096 events per group, then within\n"
 		"1/128) and the hit rate, in place of sway's three views.\n"
+		"\n"
+		"A gzip or zstd file (or pipe) is decompressed as it is read; damaged or cut\n"
+		"short, the lines before the damage are summarised and that is said.\n"
 		"Exit status 0 when any line was read, 1 with one line on stderr when the file\n"
 		"held no event.\n",
 	.opts = options,
@@ -155,8 +159,16 @@ int cmd_events(int argc, char **argv)
 	}
 	if (fd && is_trace(fd))
 		rc = read_trace(&a, argv[0]);
-	else if ((rc = mt_appev_read_fd(&a, fd, (size_t)o.max_line_mb << 20)) < 0)
-		mt_err("'%s': %s", argv[0], strerror(-rc));
+	else if ((rc = mt_appev_read_fd(&a, fd, (size_t)o.max_line_mb << 20)) == -EBADMSG &&
+		 a.lines) {
+		mt_warn("'%s': the %s data is damaged or cut short after %" PRIu64
+			" lines: the summary is of those",
+			argv[0], mt_instream_kind_name((enum mt_instream_kind)a.input), a.lines);
+		rc = 0;
+	} else if (rc < 0) {
+		mt_err("'%s': %s", argv[0],
+		       rc == -EBADMSG ? "damaged compressed data" : strerror(-rc));
+	}
 	if (fd)
 		close(fd);
 	if (rc < 0) {

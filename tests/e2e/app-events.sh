@@ -137,3 +137,20 @@ PY
 "$MEMTAP" events g.jsonl --group-by model --time lat >g.txt || fail "the grouped table failed"
 grep -q "p99" g.txt || fail "the grouped table has no percentiles: $(head -5 g.txt)"
 ok "--group-by model --group-by layer --time --hit --where: counts, totals, hits and p50/p90/p99 equal to Python's"
+
+# Compressed input, from a file or a pipe: gzip (members concatenated too) and zstd give the
+# figures of the plain file; a stream cut short summarises the lines before and says so.
+gzip -c g.jsonl >g.jsonl.gz && zstd -q -c g.jsonl >g.jsonl.zst || fail "cannot compress"
+"$MEMTAP" events g.jsonl --group-by model --format csv >plain.csv || fail "plain failed"
+for f in g.jsonl.gz g.jsonl.zst; do
+	"$MEMTAP" events "$f" --group-by model --format csv >c.csv || fail "events $f failed"
+	cmp -s plain.csv c.csv || fail "$f: figures differ from the plain file's"
+done
+"$MEMTAP" events - --group-by model --format csv <g.jsonl.gz >c.csv && cmp -s plain.csv c.csv ||
+	fail "a gzip pipe differs from the plain file"
+cat g.jsonl.gz g.jsonl.gz | "$MEMTAP" events - --format json >two.json || fail "two members failed"
+python3 -c 'import json,sys; sys.exit(json.load(open("two.json"))["lines"] != 2 * 30001)' ||
+	fail "concatenated gzip members: not every line read"
+head -c 100000 g.jsonl.gz | "$MEMTAP" events - >cut.out 2>cut.err || fail "a cut gzip stream failed"
+grep -q "damaged or cut short after [0-9]* lines" cut.err || fail "a cut gzip stream is not said: $(cat cut.err)"
+ok "gzip and zstd input (files, a pipe, concatenated members) equal to the plain file's; a cut stream said"
