@@ -35,6 +35,7 @@ int mt_appev_schema(struct mt_appev *a, const struct mt_appev_schema *sc)
 	a->khit = sc->hit_key ? intern(a, sc->hit_key) : UINT_MAX;
 	for (unsigned i = 0; i < sc->nwhere; i++)
 		a->kwhere[i] = intern(a, sc->where[i].key);
+	mt_jsonl_keys_init(&a->jk, a->keys, a->nkeys);
 	return 0;
 }
 

@@ -220,19 +220,44 @@ static void groups_release(struct mt_appev_groups *g)
 }
 
 /* The group of (raw, id): id identifies it (a number by its value), key is shown. */
+static uint64_t fingerprint(bool raw, const char *id, size_t idlen)
+{
+	uint64_t w = 0;
+
+	memcpy(&w, id, idlen < 8 ? idlen : 8);
+	return w ^ ((uint64_t)idlen << 1 | raw) * 0x9e3779b97f4a7c15ull;
+}
+
+static bool same(const struct mt_appev_group *c, uint64_t fp, bool raw, const char *id,
+		 size_t idlen)
+{
+	const char *k = c->key + c->len + 1;
+
+	if (c->fp != fp || c->raw != raw || c->idlen != idlen)
+		return false;
+	for (size_t i = 0; i < idlen && i < 32; i++) /* short keys, the usual: no call */
+		if (k[i] != id[i])
+			return false;
+	return idlen <= 32 || !memcmp(k + 32, id + 32, idlen - 32);
+}
+
 struct mt_appev_group *mt_ae_group(struct mt_appev_groups *g, bool raw, const char *id,
 				   size_t idlen, struct mt_ae_sv key, uint64_t line)
 {
-	uint64_t h = mt_hash64(id, idlen, raw), *ix;
+	uint64_t h, *ix, fp = fingerprint(raw, id, idlen);
+	uint32_t *rc = &g->recent[(fp * 0x9e3779b97f4a7c15ull) >> 58];
 
+	if (*rc && same(&g->v[*rc - 1], fp, raw, id, idlen))
+		return &g->v[*rc - 1];
+	h = mt_hash64(id, idlen, raw);
 	for (;;) { /* open addressing over the hash: h, h+1, ... */
 		ix = mt_map64_get(&g->ix, h);
 		if (!ix)
 			break;
-		const struct mt_appev_group *c = &g->v[*ix - 1];
-
-		if (c->raw == raw && c->idlen == idlen && !memcmp(c->key + c->len + 1, id, idlen))
+		if (same(&g->v[*ix - 1], fp, raw, id, idlen)) {
+			*rc = *ix <= UINT32_MAX ? (uint32_t)*ix : 0;
 			return &g->v[*ix - 1];
+		}
 		h++;
 	}
 	if (mt_grow_array(&g->v, &g->cap, g->n + 1, sizeof(*g->v)) < 0 ||
@@ -253,8 +278,10 @@ struct mt_appev_group *mt_ae_group(struct mt_appev_groups *g, bool raw, const ch
 		r->len = kl;
 		r->idlen = idlen;
 		r->raw = raw;
+		r->fp = fp;
 		r->first = line;
 		*ix = ++g->n;
+		*rc = g->n <= UINT32_MAX ? (uint32_t)g->n : 0;
 		return r;
 	}
 }
@@ -342,6 +369,7 @@ void mt_appev_init(struct mt_appev *a, unsigned slowest_k)
 	mt_map64_init(&a->probes.ix);
 	mt_map64_init(&a->views.ix);
 	mt_map64_init(&a->groups.ix);
+	mt_jsonl_keys_init(&a->jk, keys, NKEYS);
 }
 
 void mt_ae_skip(struct mt_appev *a, unsigned why, uint64_t line)
@@ -506,8 +534,7 @@ int mt_appev_line(struct mt_appev *a, const char *p, size_t n, uint64_t lineno, 
 	if (!n)
 		return 0; /* a blank line: not an event, not an error */
 	a->lines++;
-	r = a->generic ? mt_jsonl_object(p, n, a->keys, a->nkeys, v, scratch)
-		       : mt_jsonl_object(p, n, keys, NKEYS, v, scratch);
+	r = mt_jsonl_object_k(p, n, &a->jk, v, scratch);
 	if (r < 0)
 		return parse_failed(a, r, lineno);
 	return a->generic ? mt_ae_add_generic(a, v, lineno, NULL) : add(a, v, lineno, NULL);
@@ -524,8 +551,7 @@ int mt_appev_span(struct mt_appev *a, const char *fields, size_t n, uint64_t ord
 		fields = "{}";
 		n = 2;
 	}
-	r = a->generic ? mt_jsonl_object(fields, n, a->keys, a->nkeys, v, scratch)
-		       : mt_jsonl_object(fields, n, keys, NKEYS, v, scratch);
+	r = mt_jsonl_object_k(fields, n, &a->jk, v, scratch);
 	if (r < 0)
 		return parse_failed(a, r, ordinal);
 	return a->generic ? mt_ae_add_generic(a, v, ordinal, sp) : add(a, v, ordinal, sp);

@@ -18,6 +18,7 @@
 
 #include "analysis/quantile.h"
 #include "common/hash.h"
+#include "decode/jsonl.h"
 
 /*
  * What a span did to memory (`memtap events TRACE.mtap`, analysis/spans.c): its own
@@ -55,6 +56,7 @@ struct mt_appev_group {
 	uint64_t n, hits, misses;
 	double ms;
 	uint64_t first; /* the line that opened it: sorts are stable */
+	uint64_t fp; /* the identity's first 8 bytes and its length: a quick inequality */
 	struct mt_appev_mem mem; /* sums (heap_peak: the largest; rss: over rss_spans) */
 	uint64_t rss_spans;
 	struct mt_qs qs; /* --group-by: the times in ns, for the percentiles */
@@ -80,6 +82,7 @@ struct mt_appev_groups {
 	struct mt_appev_group *v;
 	size_t n, cap;
 	struct mt_map64 ix; /* hash of (raw, key) -> index + 1 */
+	uint32_t recent[64]; /* index + 1 by the identity's fingerprint: most lines hit, no hash */
 };
 
 enum mt_appev_skip {
@@ -110,6 +113,7 @@ struct mt_appev_schema {
 
 struct mt_appev {
 	unsigned slowest_k;
+	struct mt_jsonl_keys jk; /* the keys read: sway's, or the schema's */
 	int input; /* enum mt_instream_kind: plain, gzip, zstd */
 	uint64_t lines; /* non-blank lines read */
 	uint64_t total_events, hits;

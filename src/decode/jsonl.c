@@ -2,6 +2,8 @@
 /* One JSON line as an object's wanted members (jsonl.h). */
 #include "decode/jsonl.h"
 
+#include <emmintrin.h>
+
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -90,6 +92,8 @@ static size_t utf8_len(const unsigned char *q, const unsigned char *end)
 	return n;
 }
 
+static int string_slow(struct scan *s, struct mt_jv *v);
+
 /* One escape after the backslash at *qp; its text into o (if o), *qp past it. */
 static int escape(const unsigned char **qp, const unsigned char *end, char *o, size_t *k)
 {
@@ -125,8 +129,50 @@ static int escape(const unsigned char **qp, const unsigned char *end, char *o, s
 	return 0;
 }
 
-/* A string at the quote; unescaped into scratch when v is wanted. */
+/*
+ * The first byte at or after q that ends a plain run of a string: a quote, a backslash, a
+ * control character or a non-ASCII byte (or end). Sixteen bytes at a time: bytes 0x80-0xff
+ * are negative as signed bytes, so one signed compare finds them with the controls.
+ */
+static const unsigned char *plain_run(const unsigned char *q, const unsigned char *end)
+{
+	const __m128i quote = _mm_set1_epi8('"'), bs = _mm_set1_epi8('\\'),
+		      space = _mm_set1_epi8(0x20);
+
+	while (end - q >= 16) {
+		__m128i x = _mm_loadu_si128((const __m128i *)(const void *)q);
+		unsigned m = (unsigned)_mm_movemask_epi8(
+			_mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(x, quote), _mm_cmpeq_epi8(x, bs)),
+				     _mm_cmplt_epi8(x, space)));
+
+		if (m)
+			return q + __builtin_ctz(m);
+		q += 16;
+	}
+	while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
+		q++;
+	return q;
+}
+
+/* A string at the quote; when v is wanted, its text: in place when it has no escape and is
+ * ASCII (most), else unescaped into scratch. */
 static int string(struct scan *s, struct mt_jv *v)
+{
+	const unsigned char *first = plain_run(s->p + 1, s->end);
+
+	if (first < s->end && *first == '"') { /* the common case: nothing to unescape */
+		if (v)
+			*v = (struct mt_jv){ .type = MT_JV_STRING,
+					     .s = (const char *)s->p + 1,
+					     .len = (size_t)(first - s->p - 1) };
+		s->p = first + 1;
+		return 0;
+	}
+	return string_slow(s, v);
+}
+
+/* A string with escapes or non-ASCII text: unescaped into scratch (when v), checked. */
+static int string_slow(struct scan *s, struct mt_jv *v)
 {
 	const unsigned char *q = s->p + 1, *end = s->end;
 	char *o = v ? s->scratch + s->used : NULL;
@@ -136,8 +182,7 @@ static int string(struct scan *s, struct mt_jv *v)
 	for (;;) {
 		const unsigned char *run = q;
 
-		while (q < end && *q >= 0x20 && *q < 0x80 && *q != '"' && *q != '\\')
-			q++;
+		q = plain_run(q, end);
 		if (o && q > run)
 			memcpy(o + k, run, (size_t)(q - run));
 		k += (size_t)(q - run);
@@ -184,47 +229,41 @@ static const unsigned char *digits(const unsigned char *q, const unsigned char *
 	return q;
 }
 
+/* Its digits at *qp into *m (counting the significant ones in *sig, the fraction's in *frac
+ * when frac): past them, false when there is none. */
+static inline __attribute__((always_inline)) bool
+mantissa(const unsigned char **qp, const unsigned char *end, uint64_t *m, int *sig, int *frac)
+{
+	const unsigned char *q = *qp;
+
+	if (!digit(q, end))
+		return false;
+	for (; digit(q, end); q++) {
+		if (*m || *q != '0')
+			++*sig;
+		*m = *m * 10 + (unsigned)(*q - '0'); /* wraps past 19 digits: strtod then */
+		if (frac)
+			++*frac;
+	}
+	*qp = q;
+	return true;
+}
+
 /*
- * A decimal without an exponent and with at most 15 significant digits, as a double without
- * strtod: its digits as an integer (exact below 2^53) divided by a power of ten (exact up to
- * 10^22): one correctly rounded division, the same double strtod gives (Clinger's fast
- * path). false when the number needs strtod.
+ * A number (or NaN, Infinity, -Infinity) at s->p, checked and converted in one pass. A
+ * decimal without an exponent and with at most 15 significant digits becomes its digits as
+ * an integer (exact below 2^53) divided by a power of ten (exact up to 10^22): one correctly
+ * rounded division, the double strtod gives (Clinger's fast path); others go to strtod.
  */
-static bool fast_decimal(const unsigned char *b, const unsigned char *q, double *d)
+static int number(struct scan *s, struct mt_jv *v)
 {
 	static const double pow10[] = { 1e0,  1e1,  1e2,  1e3,	1e4,  1e5,  1e6,  1e7,
 					1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
 					1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
-	const unsigned char *c = b + (*b == '-');
-	uint64_t m = 0;
-	int digits = 0, frac = -1;
-
-	for (; c < q; c++) {
-		if (*c == '.') {
-			frac = 0;
-			continue;
-		}
-		if (*c < '0' || *c > '9')
-			return false; /* an exponent */
-		if ((m || *c != '0') && ++digits > 15)
-			return false;
-		m = m * 10 + (unsigned)(*c - '0');
-		if (frac >= 0)
-			frac++;
-	}
-	if (frac > 22)
-		return false;
-	*d = frac > 0 ? (double)m / pow10[frac] : (double)m;
-	if (*b == '-')
-		*d = -*d;
-	return true;
-}
-
-/* A number (or NaN, Infinity, -Infinity) at s->p. */
-static int number(struct scan *s, struct mt_jv *v)
-{
 	const unsigned char *b = s->p, *q = b, *end = s->end;
-	bool integer = true;
+	bool integer = true, fast = true;
+	uint64_t m = 0;
+	int sig = 0, frac = 0;
 	double d = 0;
 
 	if (q < end && *q == '-')
@@ -237,15 +276,16 @@ static int number(struct scan *s, struct mt_jv *v)
 	}
 	if (q < end && *q == '0')
 		q++;
-	else if (!digit(q, end) || !(q = digits(q, end)))
+	else if (!mantissa(&q, end, &m, &sig, NULL))
 		return MT_JSONL_SYNTAX;
 	if (q < end && *q == '.') {
 		integer = false;
-		if (!(q = digits(q + 1, end)))
+		q++;
+		if (!mantissa(&q, end, &m, &sig, &frac))
 			return MT_JSONL_SYNTAX;
 	}
 	if (q < end && (*q == 'e' || *q == 'E')) {
-		integer = false;
+		integer = fast = false;
 		q++;
 		if (q < end && (*q == '+' || *q == '-'))
 			q++;
@@ -254,8 +294,10 @@ static int number(struct scan *s, struct mt_jv *v)
 	}
 	if (!v)
 		goto done;
-	if (fast_decimal(b, q, &d)) {
-		/* exact: no strtod */
+	if (fast && sig <= 15 && frac <= 22) {
+		d = frac ? (double)m / pow10[frac] : (double)m;
+		if (*b == '-')
+			d = -d;
 	} else {
 		char buf[64], *heap = NULL, *t = buf;
 		size_t n = (size_t)(q - b);
@@ -376,40 +418,70 @@ static int value(struct scan *s, int depth, struct mt_jv *v)
 	return 0;
 }
 
-/* Which wanted key the member's key is (-1: none), the key at s->p's quote. */
-static int key(struct scan *s, const char *const *keys, const size_t *klen, unsigned nkeys,
-	       int *which)
+/* a == b for a key's few bytes, without a call. */
+static inline bool eq(const char *a, const char *b, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (a[i] != b[i])
+			return false;
+	return true;
+}
+
+/* Which wanted key the member's key is (-1: none), the key at s->p's quote. The keys of a
+ * file usually come in one order: the one after the last found is tried first. */
+static int key(struct scan *s, struct mt_jsonl_keys *ks, int *which)
 {
 	struct mt_jv k;
 	size_t mark = s->used;
 	int r = string(s, &k);
+	unsigned g = ks->guess;
 
 	*which = -1;
 	if (r < 0)
 		return r;
-	for (unsigned i = 0; i < nkeys; i++)
-		if (klen[i] == k.len && k.len && keys[i][0] == k.s[0] &&
-		    !memcmp(keys[i], k.s, k.len)) {
-			*which = (int)i;
-			break;
-		}
+	if (g < ks->n && ks->len[g] == k.len && eq(ks->keys[g], k.s, k.len)) {
+		*which = (int)g;
+	} else {
+		for (unsigned i = 0; i < ks->n; i++)
+			if (ks->len[i] == k.len && k.len && ks->keys[i][0] == k.s[0] &&
+			    eq(ks->keys[i], k.s, k.len)) {
+				*which = (int)i;
+				break;
+			}
+	}
+	if (*which >= 0)
+		ks->guess = (unsigned)*which + 1;
 	s->used = mark; /* the key's text is not kept */
 	return 0;
+}
+
+void mt_jsonl_keys_init(struct mt_jsonl_keys *ks, const char *const *keys, unsigned nkeys)
+{
+	ks->n = nkeys > MT_JSONL_MAX_KEYS ? MT_JSONL_MAX_KEYS : nkeys;
+	ks->keys = keys;
+	ks->guess = 0;
+	for (unsigned i = 0; i < ks->n; i++)
+		ks->len[i] = strlen(keys[i]);
 }
 
 int mt_jsonl_object(const char *p, size_t n, const char *const *keys, unsigned nkeys,
 		    struct mt_jv *vals, char *scratch)
 {
+	struct mt_jsonl_keys ks;
+
+	mt_jsonl_keys_init(&ks, keys, nkeys);
+	return mt_jsonl_object_k(p, n, &ks, vals, scratch);
+}
+
+int mt_jsonl_object_k(const char *p, size_t n, struct mt_jsonl_keys *ks, struct mt_jv *vals,
+		      char *scratch)
+{
 	struct scan s = { (const unsigned char *)p, (const unsigned char *)p + n, scratch, 0 };
-	size_t klen[64];
 	int r, which;
 
-	if (nkeys > 64)
-		nkeys = 64;
-	for (unsigned i = 0; i < nkeys; i++) {
+	for (unsigned i = 0; i < ks->n; i++)
 		vals[i] = (struct mt_jv){ .type = MT_JV_MISSING };
-		klen[i] = strlen(keys[i]);
-	}
+	ks->guess = 0;
 	ws(&s);
 	if (s.p >= s.end || *s.p != '{') {
 		/* JSON of another kind, or not JSON */
@@ -426,7 +498,7 @@ int mt_jsonl_object(const char *p, size_t n, const char *const *keys, unsigned n
 	for (;;) {
 		if (s.p >= s.end || *s.p != '"')
 			return MT_JSONL_SYNTAX;
-		if ((r = key(&s, keys, klen, nkeys, &which)) < 0)
+		if ((r = key(&s, ks, &which)) < 0)
 			return r;
 		ws(&s);
 		if (s.p >= s.end || *s.p != ':')

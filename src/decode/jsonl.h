@@ -6,9 +6,10 @@
  * done (yajl 383 MB/s as one stream, cJSON 183, json-c 87; Python's json 48-60): it checks
  * the whole line (strict RFC 8259, plus the NaN, Infinity and -Infinity that Python's json
  * reads), validates nested values without building them, checks UTF-8 inside strings, and
- * keeps the wanted members (the last of duplicate keys wins, as in Python). Strings are
- * unescaped into the caller's scratch buffer; nothing is allocated but a copy of a number
- * written with more than 63 characters.
+ * keeps the wanted members (the last of duplicate keys wins, as in Python). A string with
+ * escapes or non-ASCII text is unescaped (and checked) into the caller's scratch buffer,
+ * others are pointed to in the line; nothing is allocated but a copy of a number written
+ * with more than 63 characters.
  */
 #ifndef MEMTAP_DECODE_JSONL_H
 #define MEMTAP_DECODE_JSONL_H
@@ -29,7 +30,7 @@ enum mt_jv_type {
 
 struct mt_jv {
 	enum mt_jv_type type;
-	const char *s; /* STRING: unescaped UTF-8 (in scratch); others: the value's raw text */
+	const char *s; /* STRING: unescaped UTF-8 (in the line or scratch); others: raw text */
 	size_t len;
 	double num; /* NUMBER: its value (NaN and the infinities included) */
 	bool integer; /* NUMBER: written without a fraction or an exponent */
@@ -54,6 +55,20 @@ enum mt_jsonl_err {
  */
 int mt_jsonl_object(const char *p, size_t n, const char *const *keys, unsigned nkeys,
 		    struct mt_jv *vals, char *scratch);
+
+#define MT_JSONL_MAX_KEYS 64
+
+/* The wanted keys, measured once for many lines. */
+struct mt_jsonl_keys {
+	const char *const *keys;
+	size_t len[MT_JSONL_MAX_KEYS];
+	unsigned n, guess;
+};
+
+void mt_jsonl_keys_init(struct mt_jsonl_keys *ks, const char *const *keys, unsigned nkeys);
+/* mt_jsonl_object with keys measured by mt_jsonl_keys_init. */
+int mt_jsonl_object_k(const char *p, size_t n, struct mt_jsonl_keys *ks, struct mt_jv *vals,
+		      char *scratch);
 
 const char *mt_jsonl_errname(int err);
 
