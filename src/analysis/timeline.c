@@ -10,6 +10,7 @@
 #include <memtap/trace-format.h>
 
 #include "analysis/pass.h"
+#include "common/array.h"
 #include "format/reader.h"
 
 #define ADDR_MASK ((1ull << 47) - 1)
@@ -137,7 +138,53 @@ struct tl_pass {
 	struct rss_proc *rss;
 	size_t nrss, rss_cap, phase_cap;
 	uint64_t rss_sum[4], last;
+	struct mt_map64 open_spans; /* pid << 40 | span id -> index + 1 into tl->spans */
 };
+
+/* A span begins (its name from the trace) or ends; beyond MT_TL_MAX_SPANS only counted. */
+static int on_app(struct tl_pass *q, const struct mt_event *ev, uint32_t pid, uint64_t t)
+{
+	struct mt_timeline *tl = q->tl;
+	uint64_t id = ev->v[MT_F_APP_ID], key = (uint64_t)pid << 40 | id, *ix, *up;
+	const char *name;
+	size_t len;
+
+	if (!id || id >> 40)
+		return 0;
+	if (ev->v[MT_F_APP_OP] == MT_APP_END) {
+		if ((ix = mt_map64_get(&q->open_spans, key))) {
+			tl->spans[*ix - 1].end_ns = t;
+			tl->spans[*ix - 1].open = false;
+			mt_map64_del(&q->open_spans, key);
+		}
+		return 0;
+	}
+	if (ev->v[MT_F_APP_OP] != MT_APP_BEGIN)
+		return 0;
+	if (tl->nspans == MT_TL_MAX_SPANS) {
+		tl->spans_dropped++;
+		return 0;
+	}
+	if (mt_grow_array(&tl->spans, &tl->spans_cap, tl->nspans + 1, sizeof(*tl->spans)) < 0)
+		return -ENOMEM;
+	name = mt_reader_str(q->r, ev->stream, ev->v[MT_F_APP_NAME], &len);
+	up = ev->v[MT_F_APP_PARENT]
+		     ? mt_map64_get(&q->open_spans, (uint64_t)pid << 40 | ev->v[MT_F_APP_PARENT])
+		     : NULL;
+	tl->spans[tl->nspans] = (struct mt_tl_span){
+		.pid = pid,
+		.tid = (uint32_t)ev->v[MT_F_TID],
+		.depth = up ? tl->spans[*up - 1].depth + 1 : 0,
+		.name = strndup(name ? name : "", name ? len : 0),
+		.start_ns = t,
+		.end_ns = t,
+		.open = true,
+	};
+	if (!tl->spans[tl->nspans].name || mt_map64_put(&q->open_spans, key, &ix) < 0)
+		return -ENOMEM;
+	*ix = ++tl->nspans;
+	return 0;
+}
 
 static int tl_event(void *ctx, const struct mt_event *ev)
 {
@@ -209,6 +256,9 @@ static int tl_event(void *ctx, const struct mt_event *ev)
 			b->faults_minor++;
 		tl->has_faults = true;
 		break;
+	case MT_EV_APP:
+		rc = on_app(q, ev, pid, t);
+		break;
 	case MT_EV_PHASE: {
 		uint64_t *n, *s;
 
@@ -272,6 +322,11 @@ static int tl_finish(void *ctx, int rc)
 			b->heap_seen = p->heap_seen;
 		}
 	}
+	for (size_t i = 0; i < tl->nspans; i++) /* never ended: drawn to the end */
+		if (tl->spans[i].open)
+			tl->spans[i].end_ns =
+				q->last > tl->spans[i].start_ns ? q->last : tl->spans[i].start_ns;
+	mt_map64_release(&q->open_spans);
 	tl->unknown_frees = q->heap.unknown_frees;
 	mt_heap_release(&q->heap);
 	mt_map64_release(&q->rss_ix);
@@ -303,10 +358,12 @@ int mt_timeline_pass(struct mt_reader *r, struct mt_timeline *tl, struct mt_pass
 	mt_map64_init(&q->rss_ix);
 	mt_map64_init(&q->op.name);
 	mt_map64_init(&q->op.since);
+	mt_map64_init(&q->open_spans);
 	*pass = (struct mt_pass){ .name = "timeline",
 				  .types = 1ull << MT_EV_RSS | 1ull << MT_EV_ALLOC |
 					   1ull << MT_EV_FAULT | 1ull << MT_EV_PHASE |
-					   1ull << MT_EV_TASK_EXIT | MT_OWN_EVENTS,
+					   1ull << MT_EV_APP | 1ull << MT_EV_TASK_EXIT |
+					   MT_OWN_EVENTS,
 				  .ctx = q,
 				  .event = tl_event,
 				  .finish = tl_finish };
@@ -327,4 +384,9 @@ void mt_timeline_release(struct mt_timeline *tl)
 	free(tl->phases);
 	tl->phases = NULL;
 	tl->nphases = 0;
+	for (size_t i = 0; i < tl->nspans; i++)
+		free(tl->spans[i].name);
+	free(tl->spans);
+	tl->spans = NULL;
+	tl->nspans = tl->spans_cap = 0;
 }

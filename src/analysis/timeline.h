@@ -50,6 +50,14 @@ struct mt_tl_phase {
 	uint64_t start_ns, end_ns;
 };
 
+/* A span of the workload (memtap_span_begin/end), for the timeline's spans lane. */
+struct mt_tl_span {
+	uint32_t pid, tid, depth; /* depth: spans open around it on its thread */
+	char *name;
+	uint64_t start_ns, end_ns;
+	bool open; /* never ended: drawn to the trace's end */
+};
+
 struct mt_timeline {
 	uint64_t t0, t1; /* the trace's first and last event (CLOCK_MONOTONIC ns) */
 	uint64_t bucket_ns; /* (t1 - t0) / MT_TL_BUCKETS, at least 1 */
@@ -60,7 +68,12 @@ struct mt_timeline {
 	struct mt_tl_phase *phases; /* in time order; at most MT_TL_MAX_PHASES (the rest counted) */
 	size_t nphases;
 	uint64_t phases_dropped;
+	struct mt_tl_span *spans; /* in begin order; at most MT_TL_MAX_SPANS (the rest counted) */
+	size_t nspans, spans_cap;
+	uint64_t spans_dropped;
 };
+
+#define MT_TL_MAX_SPANS 100000
 
 #define MT_TL_MAX_PHASES 100000
 

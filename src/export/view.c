@@ -131,6 +131,23 @@ static void json_timeline(struct mt_json *j, const struct mt_timeline *tl,
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
+	mt_json_key(j, "spans"); /* the workload's own (memtap_span_begin/end) */
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < tl->nspans; i++) {
+		const struct mt_tl_span *sp = &tl->spans[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_u64(j, "pid", sp->pid);
+		mt_json_kv_u64(j, "tid", sp->tid);
+		mt_json_kv_u64(j, "depth", sp->depth);
+		mt_json_kv_str(j, "name", sp->name);
+		mt_json_kv_u64(j, "start", sp->start_ns > t0 ? sp->start_ns - t0 : 0);
+		mt_json_kv_u64(j, "end", sp->end_ns > t0 ? sp->end_ns - t0 : 0);
+		mt_json_kv_bool(j, "open", sp->open);
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	mt_json_kv_u64(j, "spans_dropped", tl->spans_dropped);
 	mt_json_end_object(j);
 }
 

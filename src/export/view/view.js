@@ -317,7 +317,46 @@
   if (TL.faults_minor) chart('page faults per ' + fmtSec(bucketS), [
     { name: 'minor', color: '#2e9d52', x: bx.map(x => x - bucketS), y: TL.faults_minor, w: bucketS },
     { name: 'major', color: '#8a3ffc', x: bx.map(x => x - bucketS), y: TL.faults_major, w: bucketS }], fmtNum, 'bars');
+  if (TL.spans && TL.spans.length) spanLanes();
   if (!$('charts').children.length) $('charts').appendChild(el('p', 'no RSS, heap, working-set or fault records in this trace', 'note'));
+
+  // The workload's own spans (memtap_span_begin/end): one lane per thread, nested spans
+  // below their parent, coloured by name; the name where it fits, all of it on hover.
+  function spanLanes() {
+    const lanes = [...new Set(TL.spans.map(s => s.pid + '/' + s.tid))];
+    const depth = Math.min(4, 1 + Math.max(...TL.spans.map(s => s.depth)));
+    const names = [...new Set(TL.spans.map(s => s.name))], RH = 12;
+    const colors = ['#2f6fd6', '#2e9d52', '#d9534f', '#8a3ffc', '#9a6700', '#00838f'];
+    const host = el('div', null, 'chart'), c = el('canvas');
+    host.appendChild(el('div', TL.spans.length + ' spans of the workload (memtap_span_begin/end) by thread' +
+      (TL.spans_dropped ? '; ' + TL.spans_dropped + ' more not drawn' : ''), 'title'));
+    host.appendChild(c); $('charts').appendChild(host);
+    const H = PAD.t + PAD.b + lanes.length * depth * RH + 4;
+    function draw() {
+      const { g, w, h } = canvasFor(c, Math.min(600, H));
+      g.clearRect(0, 0, w, h); bands(g, w, h);
+      const X = x => PAD.l + (x - S.t0) / (S.t1 - S.t0) * (w - PAD.l - PAD.r);
+      g.font = '10px sans-serif';
+      lanes.forEach((l, i) => { g.fillStyle = '#5b6675'; g.fillText(l, 4, PAD.t + i * depth * RH + 10); });
+      g.save(); g.beginPath(); g.rect(PAD.l, 0, w - PAD.l - PAD.r, h); g.clip();
+      for (const s of TL.spans) {
+        const a = s.start / 1e9, b = s.end / 1e9;
+        if (b < S.t0 || a > S.t1 || s.depth >= depth) continue;
+        const y = PAD.t + lanes.indexOf(s.pid + '/' + s.tid) * depth * RH + s.depth * RH;
+        const x0 = X(a), x1 = Math.max(X(b), x0 + 1);
+        g.fillStyle = colors[names.indexOf(s.name) % colors.length];
+        g.globalAlpha = s.open ? 0.4 : 0.8; g.fillRect(x0, y, x1 - x0, RH - 2); g.globalAlpha = 1;
+        if (x1 - x0 > 40) { g.fillStyle = '#fff'; g.fillText(s.name, x0 + 2, y + 9); }
+      }
+      g.restore();
+    }
+    c.title = names.slice(0, 20).join(', ');
+    dragZoom(c, (x0, x1) => {
+      const w = c.clientWidth, f = x => S.t0 + (x - PAD.l) / (w - PAD.l - PAD.r) * (S.t1 - S.t0);
+      setRange(f(x0), f(x1));
+    }, draw);
+    redraws.push(draw);
+  }
 
   // ---- address x time ----
   const A = D.address, At = b64(A.t, Float32Array), Ay = b64(A.y, Float32Array);
