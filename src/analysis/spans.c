@@ -32,8 +32,9 @@ struct span {
 	uint64_t name, fields; /* string ids */
 	struct mt_appev_mem mem;
 	int64_t rss_begin;
+	uint64_t parent;
 	uint32_t up; /* the enclosing open span of the thread, index + 1 */
-	bool used, begun, ended, rss_begin_known;
+	bool used, begun, ended, rss_begin_known, by_exit;
 };
 
 struct proc {
@@ -65,7 +66,7 @@ struct ctx {
 	size_t scratch_cap;
 	uint64_t ordinal;
 	int64_t realtime_off; /* realtime - monotonic, ns */
-	int status;
+	struct mt_span_rows *rows; /* NULL: spans are summed only */
 };
 
 static uint64_t key_of(uint64_t pid, uint64_t id)
@@ -166,6 +167,36 @@ static int summarise(struct ctx *c, uint32_t fstream, uint64_t fields, uint32_t 
 	return mt_appev_span(c->a, f, fl, ordinal, c->scratch, sp);
 }
 
+static int keep_row(struct ctx *c, const struct span *s)
+{
+	struct mt_span_row *w;
+	const char *nm, *f;
+	size_t nl, fl;
+
+	if (mt_grow_array(&c->rows->v, &c->rows->cap, c->rows->n + 1, sizeof(*c->rows->v)) < 0)
+		return -ENOMEM;
+	nm = str(c, s->name_stream, s->name, &nl);
+	f = str(c, s->fields_stream, s->fields, &fl);
+	w = &c->rows->v[c->rows->n];
+	*w = (struct mt_span_row){ .pid = s->pid,
+				   .tid = s->tid,
+				   .id = s->id,
+				   .parent = s->parent,
+				   .begin_ns = s->t_begin,
+				   .end_ns = s->t_end,
+				   .name = strndup(nm, nl),
+				   .fields = strndup(f, fl),
+				   .mem = s->mem,
+				   .ended_by_exit = s->by_exit };
+	if (!w->name || !w->fields) {
+		free(w->name);
+		free(w->fields);
+		return -ENOMEM;
+	}
+	c->rows->n++;
+	return 0;
+}
+
 static int finalize(struct ctx *c, struct span *s)
 {
 	struct mt_appev_span sp = {
@@ -178,6 +209,8 @@ static int finalize(struct ctx *c, struct span *s)
 	int rc =
 		summarise(c, s->fields_stream, s->fields, s->name_stream, s->name, s->ordinal, &sp);
 
+	if (rc == 0 && c->rows)
+		rc = keep_row(c, s);
 	c->st->spans++;
 	drop(c, s);
 	return rc;
@@ -270,6 +303,7 @@ static int on_begin(struct ctx *c, const struct mt_event *ev, uint32_t pid, uint
 	s->name_stream = s->fields_stream = ev->stream;
 	s->name = ev->v[MT_F_APP_NAME];
 	s->fields = ev->v[MT_F_APP_FIELDS];
+	s->parent = ev->v[MT_F_APP_PARENT];
 	s->rss_begin = workload_rss(p);
 	s->rss_begin_known = p->rss_known;
 	if (p->live > s->mem.heap_peak)
@@ -362,8 +396,10 @@ static int thread_gone(struct ctx *c, uint32_t tid, uint64_t t)
 	uint64_t *top;
 
 	while ((top = mt_map64_get(&c->top, tid)) && *top) {
-		int rc = end_span(c, &c->v[*top - 1], t);
+		int rc;
 
+		c->v[*top - 1].by_exit = true;
+		rc = end_span(c, &c->v[*top - 1], t);
 		c->st->ended_by_exit++;
 		if (rc < 0)
 			return rc;
@@ -383,6 +419,7 @@ static int process_gone(struct ctx *c, uint32_t pid, uint64_t t)
 			continue;
 		if (s->begun && !s->ended) {
 			c->st->ended_by_exit++;
+			s->by_exit = true;
 			rc = end_span(c, s, t);
 		}
 		if (rc == 0 && s->ended)
@@ -479,29 +516,52 @@ static int on_finish(void *ctx, int status)
 	free(c->freed);
 	free(c->queue);
 	free(c->scratch);
+	free(c);
 	return rc;
 }
 
-int mt_spans_run(struct mt_reader *r, struct mt_appev *a)
+int mt_spans_pass(struct mt_reader *r, struct mt_appev *a, struct mt_span_rows *rows,
+		  struct mt_pass *pass)
 {
 	const struct mt_file_info *fi = mt_reader_file(r);
-	struct ctx c = { .r = r, .a = a, .st = &a->trace };
-	struct mt_pass p = {
+	struct ctx *c = calloc(1, sizeof(*c));
+
+	*pass = (struct mt_pass){ .name = "spans" };
+	if (!c)
+		return -ENOMEM;
+	*c = (struct ctx){ .r = r, .a = a, .st = &a->trace, .rows = rows };
+	memset(&a->trace, 0, sizeof(a->trace));
+	a->from_trace = true;
+	c->realtime_off = (int64_t)fi->realtime_ns - (int64_t)fi->monotonic_ns;
+	mt_map64_init(&c->ix);
+	mt_map64_init(&c->top);
+	mt_map64_init(&c->pix);
+	mt_own_init(&c->own, r);
+	*pass = (struct mt_pass){
 		.name = "spans",
 		.types = 1ull << MT_EV_APP | 1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT |
 			 1ull << MT_EV_ACCESS | 1ull << MT_EV_RSS | 1ull << MT_EV_TASK_EXIT |
 			 1ull << MT_EV_TASK_EXEC | MT_OWN_EVENTS,
-		.ctx = &c,
+		.ctx = c,
 		.event = on_event,
 		.finish = on_finish,
 	};
+	return 0;
+}
 
-	memset(&a->trace, 0, sizeof(a->trace));
-	a->from_trace = true;
-	c.realtime_off = (int64_t)fi->realtime_ns - (int64_t)fi->monotonic_ns;
-	mt_map64_init(&c.ix);
-	mt_map64_init(&c.top);
-	mt_map64_init(&c.pix);
-	mt_own_init(&c.own, r);
-	return mt_pass_run_one(r, 0, &p);
+int mt_spans_run(struct mt_reader *r, struct mt_appev *a)
+{
+	struct mt_pass p;
+
+	return mt_pass_run_one(r, mt_spans_pass(r, a, NULL, &p), &p);
+}
+
+void mt_span_rows_release(struct mt_span_rows *rows)
+{
+	for (size_t i = 0; i < rows->n; i++) {
+		free(rows->v[i].name);
+		free(rows->v[i].fields);
+	}
+	free(rows->v);
+	memset(rows, 0, sizeof(*rows));
 }

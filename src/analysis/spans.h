@@ -19,6 +19,27 @@
 #include "analysis/appev.h"
 
 struct mt_reader;
+struct mt_pass;
+
+/* One span as a table row (memtap export's spans table). */
+struct mt_span_row {
+	uint32_t pid, tid;
+	uint64_t id, parent, begin_ns, end_ns;
+	char *name, *fields; /* as given (fields: the JSON object's text, "" when none) */
+	struct mt_appev_mem mem;
+	bool ended_by_exit;
+};
+
+struct mt_span_rows {
+	struct mt_span_row *v;
+	size_t n, cap;
+};
+
+void mt_span_rows_release(struct mt_span_rows *rows);
+/* The pass behind mt_spans_run, for a read shared with other analyses; with rows, every
+ * summed span is also kept there. 0 or -ENOMEM. */
+int mt_spans_pass(struct mt_reader *r, struct mt_appev *a, struct mt_span_rows *rows,
+		  struct mt_pass *pass);
 
 /* Reads the trace once; every span and event goes to a (mt_appev_init()ed), the join's
  * counts to a->trace. 0 or -errno. */

@@ -7,6 +7,7 @@
 #include <stdint.h>
 
 #include "analysis/own.h"
+#include "analysis/spans.h"
 #include "export/report.h"
 #include "export/tables.h"
 
@@ -17,6 +18,7 @@ struct out {
 	struct mt_sink *trace; /* written during the pass */
 	int trace_rc;
 	struct rss_rows *rss_rows; /* gathered during the pass */
+	const struct mt_span_rows *spans; /* the workload's spans, joined with memory */
 	char run_id[40];
 	char trace_name[256]; /* the trace's base name */
 };

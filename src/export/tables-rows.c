@@ -337,6 +337,81 @@ static int rss_timeline_row(struct out *o, struct rows *r, struct mt_sink *s, si
 	return 1;
 }
 
+/* spans: the workload's own (memtap_span_begin/end), each with what it did to memory. */
+enum {
+	SP_PID,
+	SP_TID,
+	SP_ID,
+	SP_PARENT,
+	SP_NAME,
+	SP_FIELDS,
+	SP_BEGIN,
+	SP_END,
+	SP_DURATION,
+	SP_ALLOC,
+	SP_ALLOC_CALLS,
+	SP_FREED,
+	SP_FREE_CALLS,
+	SP_FAULTS,
+	SP_SAMPLES,
+	SP_HEAP_PEAK,
+	SP_RSS,
+	SP_BY_EXIT,
+};
+static const struct mt_col span_cols[] = {
+	[SP_PID] = { "pid", MT_COL_I64, false },
+	[SP_TID] = { "tid", MT_COL_I64, false },
+	[SP_ID] = { "span_id", MT_COL_I64, false },
+	[SP_PARENT] = { "parent_id", MT_COL_I64, true },
+	[SP_NAME] = { "name", MT_COL_STRING, false },
+	[SP_FIELDS] = { "fields", MT_COL_STRING, false },
+	[SP_BEGIN] = { "begin_ns", MT_COL_I64, false },
+	[SP_END] = { "end_ns", MT_COL_I64, false },
+	[SP_DURATION] = { "duration_ns", MT_COL_I64, false },
+	[SP_ALLOC] = { "alloc_bytes", MT_COL_I64, false },
+	[SP_ALLOC_CALLS] = { "alloc_calls", MT_COL_I64, false },
+	[SP_FREED] = { "freed_bytes", MT_COL_I64, false },
+	[SP_FREE_CALLS] = { "free_calls", MT_COL_I64, false },
+	[SP_FAULTS] = { "faults", MT_COL_I64, false },
+	[SP_SAMPLES] = { "samples", MT_COL_I64, false },
+	[SP_HEAP_PEAK] = { "heap_peak_bytes", MT_COL_I64, false },
+	[SP_RSS] = { "rss_change_bytes", MT_COL_I64, true },
+	[SP_BY_EXIT] = { "ended_by_exit", MT_COL_I64, false },
+};
+
+static int spans_start(struct out *o, struct rows *r)
+{
+	r->n = o->spans ? o->spans->n : 0;
+	return 0;
+}
+
+static int span_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
+{
+	const struct mt_span_row *x = &o->spans->v[i];
+
+	mt_sink_i64(s, SP_PID, x->pid);
+	mt_sink_i64(s, SP_TID, x->tid);
+	mt_sink_i64(s, SP_ID, (int64_t)x->id);
+	if (x->parent)
+		mt_sink_i64(s, SP_PARENT, (int64_t)x->parent);
+	mt_sink_str(s, SP_NAME, x->name);
+	mt_sink_str(s, SP_FIELDS, x->fields);
+	mt_sink_i64(s, SP_BEGIN, (int64_t)x->begin_ns);
+	mt_sink_i64(s, SP_END, (int64_t)x->end_ns);
+	mt_sink_i64(s, SP_DURATION, (int64_t)(x->end_ns - x->begin_ns));
+	mt_sink_i64(s, SP_ALLOC, (int64_t)x->mem.alloc_bytes);
+	mt_sink_i64(s, SP_ALLOC_CALLS, (int64_t)x->mem.alloc_calls);
+	mt_sink_i64(s, SP_FREED, (int64_t)x->mem.freed_bytes);
+	mt_sink_i64(s, SP_FREE_CALLS, (int64_t)x->mem.free_calls);
+	mt_sink_i64(s, SP_FAULTS, (int64_t)x->mem.faults);
+	mt_sink_i64(s, SP_SAMPLES, (int64_t)x->mem.samples);
+	mt_sink_i64(s, SP_HEAP_PEAK, (int64_t)x->mem.heap_peak);
+	if (x->mem.rss_known)
+		mt_sink_i64(s, SP_RSS, x->mem.rss_change);
+	mt_sink_i64(s, SP_BY_EXIT, x->ended_by_exit);
+	return 1;
+}
+
 static const struct table_def runs = TABLE("runs", run_cols, one_row, run_row);
 static const struct table_def collectors =
 	TABLE("collectors", collector_cols, collectors_start, collector_row);
@@ -348,6 +423,7 @@ static const struct table_def faults = TABLE("faults", fault_cols, faults_start,
 static const struct table_def rss = TABLE("rss", rss_cols, rss_start, rss_row);
 static const struct table_def rss_timeline =
 	TABLE("rss_timeline", rss_timeline_cols, rss_timeline_start, rss_timeline_row);
+static const struct table_def spans = TABLE("spans", span_cols, spans_start, span_row);
 
 int mt_tables_write_all(struct out *o)
 {
@@ -366,6 +442,7 @@ int mt_tables_write_all(struct out *o)
 		&rss,
 		&rss_timeline,
 		&mt_table_candidates,
+		&spans,
 	};
 	int rc = 0;
 

@@ -30,7 +30,7 @@ const char *const mt_export_table_names[] = {
 	"runs",		"collectors",	      "processes", "trace",
 	"region_map",	"kv_block_lifecycle", "metrics",   "sites",
 	"phases",	"syscalls",	      "faults",	   "rss",
-	"rss_timeline", "mrm_candidates",     NULL,
+	"rss_timeline", "mrm_candidates",     "spans",	   NULL,
 };
 
 struct rss_rows;
@@ -563,7 +563,9 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	bool files = eo->format != MT_SINK_SQLITE;
 	struct mt_report rep;
 	struct rss_rows rss_rows = { 0 };
-	struct out o = { .rep = &rep, .res = res, .rss_rows = &rss_rows };
+	struct mt_span_rows span_rows = { 0 };
+	struct mt_appev spans_sum; /* the spans' summary: not exported, the pass needs one */
+	struct out o = { .rep = &rep, .res = res, .rss_rows = &rss_rows, .spans = &span_rows };
 	struct mt_passes ps;
 	struct mt_pass p;
 	const char *base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
@@ -572,6 +574,7 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	mt_appev_init(&spans_sum, 0);
 	mt_fmt_uuid(fi->run_id, o.run_id, sizeof(o.run_id));
 	snprintf(res->run_id, sizeof(res->run_id), "%s", o.run_id);
 	snprintf(o.trace_name, sizeof(o.trace_name), "%s", base);
@@ -622,6 +625,8 @@ int mt_export_tables(struct mt_reader *r, const char *path, const struct mt_expo
 	mt_report_setup(&rep, r, path, MT_SEC_ALL & ~MT_SEC_EVENTS, 10, &ao, &ps);
 	mt_tables_rss_rows_pass(&rss_rows, r, &p);
 	mt_passes_add(&ps, 0, &p);
+	if (mt_reader_event_count(r, MT_EV_APP))
+		mt_passes_add(&ps, mt_spans_pass(r, &spans_sum, &span_rows, &p), &p);
 	rc = mt_report_done(&rep, MT_SEC_ALL & ~MT_SEC_EVENTS, mt_passes_run(r, &ps));
 	if (rc < 0) {
 		mt_sink_close(o.trace, false);
@@ -649,5 +654,7 @@ out:
 	if (loaded)
 		mt_report_release(&rep);
 	free(rss_rows.v);
+	mt_span_rows_release(&span_rows);
+	mt_appev_release(&spans_sum);
 	return rc;
 }

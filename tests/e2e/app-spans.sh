@@ -96,3 +96,32 @@ for l in open(sys.argv[2]):
 sys.exit(1 if bad else 0)
 PY
 ok "Python spans (memtap.span): the bytearrays' bytes exactly per probe"
+
+"$MEMTAP" view t.mtap -f -o v.html >/dev/null 2>&1 || fail "view failed"
+[ "$(grep -o '"name":"score","start"' v.html | wc -l)" = 15 ] && [ "$(grep -o '"depth":1,"name":"inner"' v.html | wc -l)" = 5 ] ||
+	fail "the view does not carry the 15 score spans and the 5 nested ones"
+ok "the view draws every span (15 score, 5 nested inner) on the timeline"
+
+# The spans table: CSV and SQLite rows sum to the summary's per-probe figures.
+"$MEMTAP" export t.mtap --to csv -o ex >/dev/null || fail "export csv failed"
+rm -f s.db
+"$MEMTAP" export t.mtap --to sqlite -o s.db >/dev/null || fail "export sqlite failed"
+python3 - ex/spans.csv s.db e.json <<'PY' || fail "the spans table does not add up to the summary (above)"
+import csv, json, sqlite3, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+db = sqlite3.connect(sys.argv[2])
+e = json.load(open(sys.argv[3]))
+bad = len(rows) != e["spans"]["spans"] or db.execute("select count(*) from spans").fetchone()[0] != len(rows)
+for p in e["per_probe"]:
+    if p["probe"] in ("<unassigned>", "round-marker"):
+        continue
+    mine = [r for r in rows if r["fields"] and json.loads(r["fields"]).get("probe") == p["probe"]]
+    got = [len(mine), sum(int(r["alloc_bytes"]) for r in mine), sum(int(r["faults"]) for r in mine)]
+    want = [p["n_events"], p["memory"]["alloc_bytes"], p["memory"]["faults"]]
+    print(p["probe"], got, want)
+    bad |= got != want
+nested = [r for r in rows if r["name"] == "inner"]
+bad |= not nested or any(not r["parent_id"] for r in nested)
+sys.exit(1 if bad else 0)
+PY
+ok "export: the spans table (CSV, SQLite) adds up to the summary, nested spans with their parent"
