@@ -438,6 +438,8 @@ void mt_ae_mem_add(struct mt_appev_mem *to, const struct mt_appev_mem *m, uint64
 	to->free_calls += m->free_calls;
 	to->faults += m->faults;
 	to->samples += m->samples;
+	for (int k = 0; k < MT_AE_STYPES; k++)
+		to->samples_by[k] += m->samples_by[k];
 	if (m->heap_peak > to->heap_peak)
 		to->heap_peak = m->heap_peak;
 	if (m->rss_known) {

@@ -27,8 +27,11 @@
  * one clock), access samples likewise; the process's largest live heap and its resident
  * memory change over the span's window (whole-process figures).
  */
+#define MT_AE_STYPES 16 /* sample kinds a span counts apart (mt_appev.stype_names) */
+
 struct mt_appev_mem {
 	uint64_t alloc_bytes, alloc_calls, freed_bytes, free_calls, faults, samples;
+	uint64_t samples_by[MT_AE_STYPES]; /* by where the address lay: mt_appev.stype_names */
 	uint64_t heap_peak; /* bytes: the process's live heap at its largest in the window */
 	int64_t rss_change; /* bytes, when rss_known */
 	bool rss_known;
@@ -134,6 +137,11 @@ struct mt_appev {
 	char *tbuf[2]; /* scratch: a tuple's identity and shown key */
 	size_t tcap[2];
 	bool memory; /* the events are spans of a trace, with their memory figures */
+	/* what a span's samples hit: 0 "heap" (a live block), 1 "other", 2 "unresolved" (no
+	 * address), then the region types the workload labelled, as met (the 17th and later
+	 * count as "labelled-other", the last) */
+	const char *stype_names[MT_AE_STYPES];
+	unsigned nstypes;
 	bool from_trace;
 	struct mt_spans_stats trace;
 	struct mt_appev_mem mem; /* over every span */

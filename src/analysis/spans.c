@@ -12,6 +12,7 @@
 #include "analysis/appev.h"
 #include "analysis/own.h"
 #include "analysis/pass.h"
+#include "analysis/rangeset.h"
 #include "common/array.h"
 #include "common/hash.h"
 #include "format/reader.h"
@@ -37,10 +38,18 @@ struct span {
 	bool used, begun, ended, rss_begin_known, by_exit;
 };
 
+/* A range the workload labelled (memtap_label): samples there count under its type. */
+struct label {
+	uint64_t addr, end;
+	unsigned stype;
+};
+
 struct proc {
 	uint32_t pid;
 	uint32_t open; /* spans begun and not ended */
-	struct mt_map64 blocks; /* live block -> its size */
+	struct label *labels;
+	size_t nlabels, lcap;
+	uint32_t blocks; /* live heap blocks: a tree of ctx.pool */
 	uint64_t live; /* heap bytes live */
 	int64_t rss; /* the workload's resident memory, as last measured (memtap's taken out) */
 	bool rss_known;
@@ -62,6 +71,7 @@ struct ctx {
 	size_t nprocs, pcap;
 	struct mt_map64 pix; /* pid -> index + 1 */
 	struct mt_own own; /* memtap's own memory: faults there are not the workload's */
+	struct mt_rs_pool pool; /* the processes' live heap blocks */
 	char *scratch;
 	size_t scratch_cap;
 	uint64_t ordinal;
@@ -85,7 +95,6 @@ static struct proc *proc_of(struct ctx *c, uint32_t pid)
 		return NULL;
 	memset(&c->procs[c->nprocs], 0, sizeof(*c->procs));
 	c->procs[c->nprocs].pid = pid;
-	mt_map64_init(&c->procs[c->nprocs].blocks);
 	*ix = ++c->nprocs;
 	return &c->procs[*ix - 1];
 }
@@ -136,6 +145,59 @@ static void drop(struct ctx *c, struct span *s)
 static int64_t workload_rss(const struct proc *p)
 {
 	return p->rss;
+}
+
+/* The sample kind of a labelled region type, by its name (interned in the summary). */
+static unsigned stype_of(struct ctx *c, const char *name)
+{
+	struct mt_appev *a = c->a;
+
+	for (unsigned i = 3; i < a->nstypes; i++)
+		if (!strcmp(a->stype_names[i], name))
+			return i;
+	if (a->nstypes == MT_AE_STYPES - 1) {
+		a->stype_names[a->nstypes++] = "labelled-other";
+		return MT_AE_STYPES - 1;
+	}
+	if (a->nstypes == MT_AE_STYPES)
+		return MT_AE_STYPES - 1;
+	a->stype_names[a->nstypes] = name;
+	return a->nstypes++;
+}
+
+/* memtap_label and memtap_unlabel: the process's labelled ranges. */
+static int on_label(struct ctx *c, const struct mt_event *ev, struct proc *p)
+{
+	uint64_t addr = ev->v[MT_F_LABEL_ADDR];
+	const char *type;
+	size_t len;
+
+	for (size_t i = 0; i < p->nlabels; i++)
+		if (p->labels[i].addr == addr) { /* relabelled, or unlabelled */
+			p->labels[i] = p->labels[--p->nlabels];
+			break;
+		}
+	if (ev->v[MT_F_LABEL_OP] != MT_LABEL_SET || !ev->v[MT_F_LABEL_LEN])
+		return 0;
+	type = mt_reader_str(c->r, ev->stream, ev->v[MT_F_LABEL_TYPE], &len);
+	if (!type || !len || strlen(type) != len)
+		return 0;
+	if (mt_grow_array(&p->labels, &p->lcap, p->nlabels + 1, sizeof(*p->labels)) < 0)
+		return -ENOMEM;
+	p->labels[p->nlabels++] =
+		(struct label){ addr, addr + ev->v[MT_F_LABEL_LEN], stype_of(c, type) };
+	return 0;
+}
+
+/* Where a sample's address lay: a labelled range's type, a live heap block, or other. */
+static unsigned sample_kind(const struct mt_rs_pool *pool, const struct proc *p, uint64_t addr)
+{
+	if (!addr)
+		return 2;
+	for (size_t i = 0; i < p->nlabels; i++)
+		if (addr >= p->labels[i].addr && addr < p->labels[i].end)
+			return p->labels[i].stype;
+	return mt_rs_find(pool, p->blocks, addr) ? 0 : 1;
 }
 
 static const char *str(struct ctx *c, uint32_t stream, uint64_t id, size_t *len)
@@ -349,24 +411,34 @@ static int on_alloc(struct ctx *c, const struct mt_event *ev, uint32_t pid)
 {
 	struct proc *p = proc_of(c, pid);
 	uint64_t kind = ev->v[MT_F_ALLOC_KIND], addr = ev->v[MT_F_ALLOC_ADDR];
-	uint64_t old = kind == MT_ALLOC_FREE ? addr : ev->v[MT_F_ALLOC_OLD], *sz, freed = 0;
+	uint64_t old = kind == MT_ALLOC_FREE ? addr : ev->v[MT_F_ALLOC_OLD], freed = 0;
+	uint32_t n;
 	uint64_t sid = ev->v[MT_F_ALLOC_SPAN];
 	bool known = !old;
 	struct span *s = NULL;
 
 	if (!p)
 		return -ENOMEM;
-	if (old && (sz = mt_map64_get(&p->blocks, old))) {
-		freed = *sz;
+	if (old && (n = mt_rs_find_le(&c->pool, p->blocks, old)) && c->pool.v[n].start == old) {
+		freed = c->pool.v[n].a ? 0
+				       : c->pool.v[n].end - c->pool.v[n].start; /* a: malloc(0) */
 		known = true;
 		p->live -= freed <= p->live ? freed : p->live;
-		mt_map64_del(&p->blocks, old);
+		mt_rs_erase(&c->pool, &p->blocks, old, old + 1);
 	}
 	if (kind != MT_ALLOC_FREE && addr) {
-		if (mt_map64_put(&p->blocks, addr, &sz) < 0)
+		uint64_t size = ev->v[MT_F_ALLOC_SIZE];
+
+		/* a block seen again without its free: replaced (its bytes leave the count) */
+		if ((n = mt_rs_find_le(&c->pool, p->blocks, addr)) && c->pool.v[n].start == addr) {
+			uint64_t was = c->pool.v[n].a ? 0 : c->pool.v[n].end - c->pool.v[n].start;
+
+			p->live -= was <= p->live ? was : p->live;
+		}
+		if (!(n = mt_rs_new(&c->pool, addr, addr + (size ? size : 1), !size, 0)))
 			return -ENOMEM;
-		*sz = ev->v[MT_F_ALLOC_SIZE];
-		p->live += *sz;
+		mt_rs_insert(&c->pool, &p->blocks, n);
+		p->live += size;
 	}
 	if (sid && (s = get(c, pid, sid)) && !s->ended) {
 		c->st->allocs_attributed++;
@@ -465,10 +537,16 @@ static int on_event(void *ctx, const struct mt_event *ev)
 			c->v[*top - 1].mem.faults++;
 			c->st->faults_in_spans++;
 		} else {
+			if (!(p = proc_of(c, pid)))
+				return -ENOMEM;
 			c->v[*top - 1].mem.samples++;
+			c->v[*top - 1].mem.samples_by[sample_kind(&c->pool, p,
+								  ev->v[MT_F_ACCESS_ADDR])]++;
 			c->st->samples_in_spans++;
 		}
 		return 0;
+	case MT_EV_LABEL:
+		return (p = proc_of(c, pid)) ? on_label(c, ev, p) : -ENOMEM;
 	case MT_EV_RSS:
 		if (!(p = proc_of(c, pid)))
 			return -ENOMEM;
@@ -506,7 +584,8 @@ static int on_finish(void *ctx, int status)
 			c->st->allocs_unattributed += s->mem.alloc_calls + s->mem.free_calls;
 	}
 	for (size_t i = 0; i < c->nprocs; i++)
-		mt_map64_release(&c->procs[i].blocks);
+		free(c->procs[i].labels);
+	free(c->pool.v);
 	free(c->procs);
 	mt_map64_release(&c->pix);
 	mt_map64_release(&c->ix);
@@ -532,6 +611,10 @@ int mt_spans_pass(struct mt_reader *r, struct mt_appev *a, struct mt_span_rows *
 	*c = (struct ctx){ .r = r, .a = a, .st = &a->trace, .rows = rows };
 	memset(&a->trace, 0, sizeof(a->trace));
 	a->from_trace = true;
+	a->stype_names[0] = "heap";
+	a->stype_names[1] = "other";
+	a->stype_names[2] = "unresolved";
+	a->nstypes = 3;
 	c->realtime_off = (int64_t)fi->realtime_ns - (int64_t)fi->monotonic_ns;
 	mt_map64_init(&c->ix);
 	mt_map64_init(&c->top);
@@ -541,7 +624,7 @@ int mt_spans_pass(struct mt_reader *r, struct mt_appev *a, struct mt_span_rows *
 		.name = "spans",
 		.types = 1ull << MT_EV_APP | 1ull << MT_EV_ALLOC | 1ull << MT_EV_FAULT |
 			 1ull << MT_EV_ACCESS | 1ull << MT_EV_RSS | 1ull << MT_EV_TASK_EXIT |
-			 1ull << MT_EV_TASK_EXEC | MT_OWN_EVENTS,
+			 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_LABEL | MT_OWN_EVENTS,
 		.ctx = c,
 		.event = on_event,
 		.finish = on_finish,

@@ -66,7 +66,8 @@ static void json_skipped(struct mt_json *j, const struct mt_appev *a)
 }
 
 /* A span's (or a group's) memory figures; rss_change_bytes null without RSS records. */
-static void json_mem(struct mt_json *j, const struct mt_appev_mem *m, bool group)
+static void json_mem(struct mt_json *j, const struct mt_appev *a, const struct mt_appev_mem *m,
+		     bool group)
 {
 	mt_json_key(j, "memory");
 	mt_json_begin_object(j);
@@ -77,6 +78,12 @@ static void json_mem(struct mt_json *j, const struct mt_appev_mem *m, bool group
 	mt_json_kv_i64(j, "net_bytes", (int64_t)(m->alloc_bytes - m->freed_bytes));
 	mt_json_kv_u64(j, "faults", m->faults);
 	mt_json_kv_u64(j, "samples", m->samples);
+	mt_json_key(j, "samples_by_type");
+	mt_json_begin_object(j);
+	for (unsigned k = 0; k < a->nstypes; k++)
+		if (m->samples_by[k])
+			mt_json_kv_u64(j, a->stype_names[k], m->samples_by[k]);
+	mt_json_end_object(j);
 	mt_json_kv_u64(j, group ? "heap_peak_max_bytes" : "heap_peak_bytes", m->heap_peak);
 	mt_json_key(j, "rss_change_bytes");
 	if (m->rss_known)
@@ -106,7 +113,7 @@ static void json_trace(struct mt_json *j, const struct mt_appev *a)
 	mt_json_kv_u64(j, "rss_records", t->rss_records);
 	mt_json_end_object(j);
 	if (a->memory)
-		json_mem(j, &a->mem, true);
+		json_mem(j, a, &a->mem, true);
 }
 
 static void render_json(const struct mt_appev *a, FILE *f)
@@ -132,7 +139,7 @@ static void render_json(const struct mt_appev *a, FILE *f)
 		mt_json_kv_u64(&j, "cache_misses", g->misses);
 		jdouble(&j, "hit_rate", rate(g->hits, g->hits + g->misses));
 		if (a->memory)
-			json_mem(&j, &g->mem, true);
+			json_mem(&j, a, &g->mem, true);
 		mt_json_end_object(&j);
 	}
 	mt_json_end_array(&j);
@@ -147,7 +154,7 @@ static void render_json(const struct mt_appev *a, FILE *f)
 		mt_json_kv_u64(&j, "n_events", g->n);
 		jdouble(&j, "total_ms", g->ms);
 		if (a->memory)
-			json_mem(&j, &g->mem, true);
+			json_mem(&j, a, &g->mem, true);
 		mt_json_end_object(&j);
 	}
 	mt_json_end_array(&j);
@@ -171,7 +178,7 @@ static void render_json(const struct mt_appev *a, FILE *f)
 			mt_json_kv_u64(&j, "tid", e->tid);
 		}
 		if (a->memory)
-			json_mem(&j, &e->mem, false);
+			json_mem(&j, a, &e->mem, false);
 		mt_json_end_object(&j);
 	}
 	mt_json_end_array(&j);
@@ -445,7 +452,7 @@ static void render_generic_json(const struct mt_appev *a, FILE *f)
 			jdouble(&j, "hit_rate", rate(g->hits, g->hits + g->misses));
 		}
 		if (a->memory)
-			json_mem(&j, &g->mem, true);
+			json_mem(&j, a, &g->mem, true);
 		mt_json_end_object(&j);
 	}
 	mt_json_end_array(&j);
@@ -465,7 +472,7 @@ static void render_generic_json(const struct mt_appev *a, FILE *f)
 			mt_json_kv_u64(&j, "tid", e->tid);
 		}
 		if (a->memory)
-			json_mem(&j, &e->mem, false);
+			json_mem(&j, a, &e->mem, false);
 		mt_json_end_object(&j);
 	}
 	mt_json_end_array(&j);

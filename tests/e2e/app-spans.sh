@@ -125,3 +125,20 @@ bad |= not nested or any(not r["parent_id"] for r in nested)
 sys.exit(1 if bad else 0)
 PY
 ok "export: the spans table (CSV, SQLite) adds up to the summary, nested spans with their parent"
+
+# Access samples by where they lay: a span scanning a labelled kv_cache buffer, one scanning
+# an unlabelled heap block (300 ms each; sampled, so at least 90% where the scan was).
+"$MEMTAP" record -q -f -o s.mtap -- "$WORKLOADS/spans" samples >s.out 2>s.err || fail "record failed: $(cat s.err)"
+"$MEMTAP" events s.mtap --format json >se.json || fail "events failed"
+python3 - se.json <<'PY' || fail "the spans' samples do not lie where they scanned (above)"
+import json, sys
+e = json.load(open(sys.argv[1]))
+p = {x["probe"]: x["memory"] for x in e["per_probe"]}
+bad = False
+for probe, where in (("scan-kv", "kv_cache"), ("scan-heap", "heap")):
+    m = p[probe]
+    print(probe, m["samples"], m["samples_by_type"])
+    bad |= m["samples"] < 50 or m["samples_by_type"].get(where, 0) < 0.9 * m["samples"]
+sys.exit(1 if bad else 0)
+PY
+ok "access samples in spans by where they lay: a labelled kv_cache buffer, a heap block"

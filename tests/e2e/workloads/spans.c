@@ -9,6 +9,9 @@
  * counted inside each span (getrusage), as "want KEY spans N alloc_bytes B alloc_calls C
  * freed_bytes F free_calls G faults P rusage_faults R".
  * usage: spans ROUNDS
+ *        spans samples: two spans of 300 ms each, one reading and writing a labelled
+ *        8 MiB buffer (region type kv_cache), one an unlabelled heap block: their access
+ *        samples must lie there
  */
 #include <malloc.h>
 #include <stdio.h>
@@ -16,6 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <time.h>
 
 #include <memtap/memtap.h>
 
@@ -68,9 +72,53 @@ static void work(int p, struct want *w)
 	}
 }
 
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Reads and writes b for 300 ms, a word every 64 bytes. */
+static unsigned long scan(volatile unsigned long *b, size_t n)
+{
+	unsigned long sum = 0;
+	double end = now() + 0.3;
+
+	while (now() < end)
+		for (size_t i = 0; i < n / sizeof(*b); i += 8)
+			b[i] = b[i] + ++sum;
+	return sum;
+}
+
+static int samples(void)
+{
+	size_t n = 8u << 20;
+	unsigned long *kv = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+				 0),
+		      *heap = malloc(n);
+	unsigned long s = 0;
+
+	if (kv == MAP_FAILED || !heap)
+		return 1;
+	memtap_label(kv, n, "kv_cache", "kv0");
+	memtap_span_begin("scan", "{\"probe\":\"scan-kv\"}");
+	s += scan(kv, n);
+	memtap_span_end();
+	memtap_span_begin("scan", "{\"probe\":\"scan-heap\"}");
+	s += scan(heap, n);
+	memtap_span_end();
+	printf("done %lu\n", s & 1);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
+
+	if (argc > 1 && !strcmp(argv[1], "samples"))
+		return samples();
 	struct want probe[NPROBES] = { { 0 } }, inner = { 0 };
 	char fields[128];
 
