@@ -142,3 +142,25 @@ for probe, where in (("scan-kv", "kv_cache"), ("scan-heap", "heap")):
 sys.exit(1 if bad else 0)
 PY
 ok "access samples in spans by where they lay: a labelled kv_cache buffer, a heap block"
+
+# Edges: 600 nested spans (90 beyond the runtime's 510, refused with their ends), fields of
+# 5000 bytes (left out, the span kept), a fork child ending its parent's span (unmatched, in
+# the child), a thread exiting inside a span (ended there, its allocation kept); the
+# program's own view of its calls unchanged.
+"$WORKLOADS/spans" edge >ebare.out || fail "the edge workload fails bare"
+"$MEMTAP" record -q -f -o ed.mtap -- "$WORKLOADS/spans" edge >ed.out 2>ed.err || fail "record failed: $(cat ed.err)"
+grep -q "^refused 600 ended 0 child 4$" ebare.out || fail "bare: $(cat ebare.out)"
+grep -q "^refused 90 ended 510 child 4$" ed.out || fail "traced: $(cat ed.out)"
+"$MEMTAP" info ed.mtap --format json >ei.json && "$MEMTAP" events ed.mtap --format json >ee.json || fail "info/events failed"
+python3 - ei.json ee.json <<'PY' || fail "the edges are not counted as they happened (above)"
+import json, sys
+d = [c for c in json.load(open(sys.argv[1]))["collectors"] if c["name"] == "alloc"][0]["details"]
+e = json.load(open(sys.argv[2]))
+want = {"app_events": "1025", "app_fields_too_long": "1", "spans_unmatched_ends": "1", "spans_too_deep": "90", "app_events_dropped": "0"}
+got = {k: d.get(k) for k in want}
+p = {x["probe"]: (x["n_events"], x["memory"]["alloc_bytes"]) for x in e["per_probe"]}
+print(got, e["spans"]["ended_by_exit"], p)
+sys.exit(0 if got == want and e["spans"]["ended_by_exit"] == 1 and p.get("deep") == (510, 0)
+         and p.get("thread") == (1, 100) and p.get("<unassigned>") == (1, 1000) else 1)
+PY
+ok "edges: 90 spans too deep refused with their ends, long fields left out, a fork child's end unmatched, a thread's open span ended at its exit"

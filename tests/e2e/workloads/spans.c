@@ -12,14 +12,20 @@
  *        spans samples: two spans of 300 ms each, one reading and writing a labelled
  *        8 MiB buffer (region type kv_cache), one an unlabelled heap block: their access
  *        samples must lie there
+ *        spans edge: 600 nested spans (90 beyond the runtime's 510: refused with their
+ *        ends), a span with 5000 bytes of fields (left out), a fork child ending its
+ *        parent's span (unmatched), a thread that exits inside a span
  */
 #include <malloc.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <pthread.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <memtap/memtap.h>
 
@@ -113,12 +119,52 @@ static int samples(void)
 	return 0;
 }
 
+static void *volatile sink; /* allocations the compiler may not remove */
+
+static void *left_open(void *arg)
+{
+	(void)arg;
+	memtap_span_begin("left-open", "{\"probe\":\"thread\"}");
+	sink = malloc(100);
+	free(sink);
+	return NULL; /* exits inside the span */
+}
+
+static int edge(void)
+{
+	static char big[5001];
+	int refused = 0, ended = 0, status;
+	pthread_t th;
+	pid_t pid;
+
+	for (int i = 0; i < 600; i++)
+		refused += memtap_span_begin("deep", "{\"probe\":\"deep\"}") != 0;
+	for (int i = 0; i < 600; i++)
+		ended += memtap_span_end() == 0;
+	memset(big, 'x', sizeof(big) - 1);
+	memtap_span_begin("big", big); /* not JSON and too long: left out, the span kept */
+	sink = malloc(1000);
+	free(sink);
+	memtap_span_end();
+	memtap_span_begin("parent", "{\"probe\":\"parent\"}");
+	if ((pid = fork()) == 0)
+		_exit(memtap_span_end() == 0 ? 3 : 4); /* the parent's span: not the child's */
+	waitpid(pid, &status, 0);
+	memtap_span_end();
+	pthread_create(&th, NULL, left_open, NULL);
+	pthread_join(th, NULL);
+	printf("refused %d ended %d child %d\n", refused, ended, WEXITSTATUS(status));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	int rounds = argc > 1 ? atoi(argv[1]) : 5;
 
 	if (argc > 1 && !strcmp(argv[1], "samples"))
 		return samples();
+	if (argc > 1 && !strcmp(argv[1], "edge"))
+		return edge();
 	struct want probe[NPROBES] = { { 0 } }, inner = { 0 };
 	char fields[128];
 
