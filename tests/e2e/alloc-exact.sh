@@ -60,7 +60,7 @@ PY
 ok "folded stacks parse as flamegraph.pl parses them and add up to the report"
 
 "$MEMTAP" dump a.mtap --type alloc --format csv >d.csv || fail "dump --type alloc failed"
-head -1 d.csv | grep -q '^time_ns,type,pid,tid,kind,addr,size,usable,old_addr,stack,flags$' ||
+head -1 d.csv | grep -q '^time_ns,type,pid,tid,kind,addr,size,usable,old_addr,stack,flags,span$' ||
 	fail "dump --type alloc: unexpected columns: $(head -1 d.csv)"
 [ "$(grep -c ',malloc,.*,100,' d.csv)" -ge 1000 ] || fail "dump --type alloc: the loop's mallocs are missing"
 ok "dump --type alloc"

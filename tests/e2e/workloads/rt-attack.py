@@ -17,8 +17,19 @@ import struct
 import sys
 import time
 
-HELLO = struct.Struct("<IIII16sIIQQQQQQQQQQ")  # struct mt_rt_hello, proto 3
-PROTO = 3
+HELLO = struct.Struct("<IIII16sIIQQQQQQQQQQ")  # struct mt_rt_hello (proto 3 and 4)
+def _proto():
+    """The protocol of the runtime preloaded here (its memtap_rt_version: "... proto N")."""
+    import os, re
+    for lib in os.environ.get("LD_PRELOAD", "").split(":"):
+        if "memtap-rt" in lib:
+            m = re.search(rb"memtap-rt [^\0]* proto (\d+)", open(lib, "rb").read())
+            if m:
+                return int(m.group(1))
+    return 4
+
+
+PROTO = _proto()
 MAGIC = 0x6D745254
 REGION = 1 << 20
 
