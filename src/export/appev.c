@@ -116,6 +116,30 @@ static void json_trace(struct mt_json *j, const struct mt_appev *a)
 		json_mem(j, a, &a->mem, true);
 }
 
+/* A slowest event's end: a span's process, thread and memory. */
+static void json_event_tail(struct mt_json *j, const struct mt_appev *a,
+			    const struct mt_appev_event *e)
+{
+	if (a->from_trace) {
+		mt_json_kv_u64(j, "pid", e->pid);
+		mt_json_kv_u64(j, "tid", e->tid);
+	}
+	if (a->memory)
+		json_mem(j, a, &e->mem, false);
+	mt_json_end_object(j);
+}
+
+/* The document's end: lines read, skipped, and a trace's join counts. */
+static void json_tail(struct mt_json *j, const struct mt_appev *a, FILE *f)
+{
+	mt_json_kv_u64(j, "lines", a->lines);
+	json_skipped(j, a);
+	if (a->from_trace)
+		json_trace(j, a);
+	mt_json_end_object(j);
+	fputc('\n', f);
+}
+
 static void render_json(const struct mt_appev *a, FILE *f)
 {
 	struct mt_json j;
@@ -173,21 +197,10 @@ static void render_json(const struct mt_appev *a, FILE *f)
 		mt_json_kv_str(&j, "op", e->op);
 		jdouble(&j, "wall_ms", e->wall_ms);
 		mt_json_kv_bool(&j, "hit", e->hit);
-		if (a->from_trace) {
-			mt_json_kv_u64(&j, "pid", e->pid);
-			mt_json_kv_u64(&j, "tid", e->tid);
-		}
-		if (a->memory)
-			json_mem(&j, a, &e->mem, false);
-		mt_json_end_object(&j);
+		json_event_tail(&j, a, e);
 	}
 	mt_json_end_array(&j);
-	mt_json_kv_u64(&j, "lines", a->lines);
-	json_skipped(&j, a);
-	if (a->from_trace)
-		json_trace(&j, a);
-	mt_json_end_object(&j);
-	fputc('\n', f);
+	json_tail(&j, a, f);
 }
 
 /* "1,234.5" as Python's f"{x:,.1f}" */
@@ -467,22 +480,11 @@ static void render_generic_json(const struct mt_appev *a, FILE *f)
 		json_key(&j, a, e->gkey, e->gkey_len);
 		if (a->sc.hit_key)
 			mt_json_kv_bool(&j, "hit", e->hit);
-		if (a->from_trace) {
-			mt_json_kv_u64(&j, "pid", e->pid);
-			mt_json_kv_u64(&j, "tid", e->tid);
-		}
-		if (a->memory)
-			json_mem(&j, a, &e->mem, false);
-		mt_json_end_object(&j);
+		json_event_tail(&j, a, e);
 	}
 	mt_json_end_array(&j);
-	mt_json_kv_u64(&j, "lines", a->lines);
 	mt_json_kv_u64(&j, "filtered_out", a->filtered);
-	json_skipped(&j, a);
-	if (a->from_trace)
-		json_trace(&j, a);
-	mt_json_end_object(&j);
-	fputc('\n', f);
+	json_tail(&j, a, f);
 }
 
 static void render_generic_people(const struct mt_appev *a, bool md, FILE *f)
