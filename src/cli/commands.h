@@ -32,6 +32,7 @@ MT_COMMAND(view);
 MT_COMMAND(plot);
 MT_COMMAND(syscalls);
 MT_COMMAND(events);
+MT_COMMAND(diff);
 MT_COMMAND(rules);
 MT_COMMAND(check_schema);
 MT_COMMAND(validate);

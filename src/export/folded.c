@@ -17,34 +17,6 @@
 
 #define MAX_FRAMES 512
 
-/* Lines are collected, sorted and merged: sites whose stacks symbolize alike (return
- * addresses in the same function and line) become one line, and the output is stable. */
-struct line {
-	char *text;
-	uint64_t weight;
-};
-
-static int cmp_line(const void *a, const void *b)
-{
-	return strcmp(((const struct line *)a)->text, ((const struct line *)b)->text);
-}
-
-static uint64_t weight_of(const struct mt_alloc_site *s, enum mt_folded_weight w)
-{
-	switch (w) {
-	case MT_FOLD_CALLS:
-		return s->calls;
-	case MT_FOLD_PEAK:
-		return s->peak_bytes;
-	case MT_FOLD_LEAKED:
-		return s->leaked_bytes;
-	case MT_FOLD_TEMPORARY:
-		return s->temporary;
-	default:
-		return s->bytes;
-	}
-}
-
 /* A frame name with the characters the folded format reserves (';', newlines) replaced. */
 static int put_name(struct mt_buf *b, const char *s)
 {
@@ -87,122 +59,163 @@ static int put_frame(struct mt_buf *b, const struct mt_frame *f, struct mt_folde
 	return rc;
 }
 
+static void line_add(struct mt_folded_line *l, const struct mt_alloc_site *s)
+{
+	l->w[MT_FOLD_BYTES] += s->bytes;
+	l->w[MT_FOLD_CALLS] += s->calls;
+	l->w[MT_FOLD_PEAK] += s->peak_bytes;
+	l->w[MT_FOLD_LEAKED] += s->leaked_bytes;
+	l->w[MT_FOLD_TEMPORARY] += s->temporary;
+}
+
+static int cmp_fline(const void *a, const void *b)
+{
+	return strcmp(((const struct mt_folded_line *)a)->text,
+		      ((const struct mt_folded_line *)b)->text);
+}
+
+/* One site's line text into `line`: the root, then its frames outermost first. */
+static int site_text(struct mt_reader *r, const struct mt_alloc_site *s,
+		     const struct mt_procs *procs, struct mt_symbolizer *sym, bool with_pid,
+		     struct mt_buf *line, struct mt_buf *frames, uint64_t *ips, size_t *starts,
+		     struct mt_folded_stats *stats)
+{
+	int depth = 0, rc = 0;
+	size_t nf = 0;
+	char root[96];
+
+	if (s->stack)
+		depth = mt_reader_stack(r, s->stream, s->stack, ips, MAX_FRAMES);
+	/* Frames innermost first into `frames`, each one's start kept, then reversed. */
+	mt_buf_reset(frames);
+	for (int d = 0; d < depth; d++) {
+		const struct mt_frame *fr;
+		int n = mt_sym_resolve(sym, s->pid, s->first_ns, ips[d], true, &fr);
+
+		if (n < 0)
+			return n;
+		for (int q = 0; q < n && nf < MAX_FRAMES * 8; q++) {
+			starts[nf++] = frames->len;
+			if ((rc = put_frame(frames, &fr[q], stats)) < 0)
+				return rc;
+		}
+	}
+	starts[nf] = frames->len;
+	mt_buf_reset(line);
+	if (with_pid)
+		snprintf(root, sizeof(root), "%s %u", mt_procs_comm_at(procs, s->pid, s->first_ns),
+			 s->pid);
+	else
+		snprintf(root, sizeof(root), "%s", mt_procs_comm_at(procs, s->pid, s->first_ns));
+	put_name(line, root);
+	if (!nf) {
+		const char *what = depth < 0 ? ";[stack lost]" : ";[no stack]";
+
+		rc = mt_buf_append(line, what, strlen(what));
+	}
+	for (size_t q = nf; q-- > 0 && rc >= 0;) {
+		rc = mt_buf_putc(line, ';');
+		if (rc >= 0)
+			rc = mt_buf_append(line, frames->data + starts[q],
+					   starts[q + 1] - starts[q]);
+	}
+	return rc;
+}
+
+int mt_folded_lines(struct mt_reader *r, const struct mt_alloc_stats *st,
+		    const struct mt_procs *procs, struct mt_symbolizer *sym, bool with_pid,
+		    struct mt_folded_lines *out, struct mt_folded_stats *stats)
+{
+	struct mt_buf line, frames;
+	uint64_t *ips = malloc(MAX_FRAMES * sizeof(*ips));
+	size_t *starts = malloc((MAX_FRAMES * 8 + 1) * sizeof(*starts)), n = 0;
+	int rc = ips && starts ? 0 : -ENOMEM;
+
+	memset(out, 0, sizeof(*out));
+	mt_buf_init(&line, 64u << 20);
+	mt_buf_init(&frames, 64u << 20);
+	for (size_t i = 0; rc == 0 && i < st->nsites; i++) {
+		const struct mt_alloc_site *s = &st->sites[i];
+
+		if (!s->calls && !s->bytes)
+			continue;
+		rc = site_text(r, s, procs, sym, with_pid, &line, &frames, ips, starts, stats);
+		if (rc == 0 && mt_grow_array(&out->v, &out->cap, out->n + 1, sizeof(*out->v)) < 0)
+			rc = -ENOMEM;
+		if (rc < 0)
+			break;
+		memset(&out->v[out->n], 0, sizeof(*out->v));
+		out->v[out->n].text = strndup((const char *)line.data, line.len);
+		if (!out->v[out->n].text) {
+			rc = -ENOMEM;
+			break;
+		}
+		line_add(&out->v[out->n++], s);
+	}
+	/* sites whose stacks symbolize alike become one line; the output is stable */
+	mt_qsort(out->v, out->n, sizeof(*out->v), cmp_fline);
+	for (size_t i = 0; rc == 0 && i < out->n; i++) {
+		if (n && !strcmp(out->v[n - 1].text, out->v[i].text)) {
+			for (int k = 0; k < MT_FOLD_NWEIGHTS; k++)
+				out->v[n - 1].w[k] += out->v[i].w[k];
+			free(out->v[i].text);
+			continue;
+		}
+		out->v[n++] = out->v[i];
+	}
+	if (rc == 0)
+		out->n = n;
+	else
+		mt_folded_lines_release(out);
+	mt_buf_release(&line);
+	mt_buf_release(&frames);
+	free(ips);
+	free(starts);
+	return rc;
+}
+
+void mt_folded_lines_release(struct mt_folded_lines *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i].text);
+	free(l->v);
+	memset(l, 0, sizeof(*l));
+}
+
 int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 		     struct mt_folded_stats *stats)
 {
 	struct mt_alloc_stats st;
 	struct mt_procs procs = { 0 };
 	struct mt_symbolizer *sym = NULL;
-	struct mt_buf line, frames;
-	uint64_t *ips = malloc(MAX_FRAMES * sizeof(*ips));
-	size_t *starts = malloc((MAX_FRAMES * 8 + 1) * sizeof(*starts));
-	struct line *lines = NULL;
-	size_t nlines = 0, lines_cap = 0;
+	struct mt_folded_lines lines = { 0 };
 	struct mt_passes ps;
 	struct mt_pass p;
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
-	mt_buf_init(&line, 64u << 20);
-	mt_buf_init(&frames, 64u << 20);
-	if (!ips || !starts) {
-		rc = -ENOMEM;
-		goto out_free;
-	}
-	if (!mt_reader_event_count(r, MT_EV_ALLOC)) {
-		rc = -ENODATA;
-		goto out_free;
-	}
+	if (!mt_reader_event_count(r, MT_EV_ALLOC))
+		return -ENODATA;
 	/* one read: the allocations, the process tree and the symbolizer's index */
 	mt_passes_init(&ps);
 	mt_passes_add(&ps, mt_alloc_pass(r, &st, &p), &p);
 	mt_passes_add(&ps, mt_procs_pass(r, &procs, &p), &p);
 	mt_passes_add(&ps, mt_sym_pass(r, &sym, &p), &p);
 	rc = mt_passes_run(r, &ps);
-	if (rc < 0)
-		goto out;
-	for (size_t i = 0; i < st.nsites; i++) {
-		const struct mt_alloc_site *s = &st.sites[i];
-		uint64_t wt = weight_of(s, w);
-		int depth = 0;
-		size_t nf = 0;
-		char root[96];
-
-		if (!wt)
+	if (rc == 0)
+		rc = mt_folded_lines(r, &st, &procs, sym, true, &lines, stats);
+	for (size_t i = 0; rc == 0 && i < lines.n; i++) {
+		if (!lines.v[i].w[w])
 			continue;
-		if (s->stack)
-			depth = mt_reader_stack(r, s->stream, s->stack, ips, MAX_FRAMES);
-		/* Frames innermost first into `frames`, each one's start kept, then reversed. */
-		mt_buf_reset(&frames);
-		for (int d = 0; d < depth; d++) {
-			const struct mt_frame *fr;
-			int n = mt_sym_resolve(sym, s->pid, s->first_ns, ips[d], true, &fr);
-
-			if (n < 0) {
-				rc = n;
-				goto out;
-			}
-			for (int q = 0; q < n && nf < MAX_FRAMES * 8; q++) {
-				starts[nf++] = frames.len;
-				rc = put_frame(&frames, &fr[q], stats);
-				if (rc < 0)
-					goto out;
-			}
-		}
-		starts[nf] = frames.len;
-		mt_buf_reset(&line);
-		snprintf(root, sizeof(root), "%s %u", mt_procs_comm_at(&procs, s->pid, s->first_ns),
-			 s->pid);
-		put_name(&line, root);
-		if (!nf) {
-			const char *what = depth < 0 ? ";[stack lost]" : ";[no stack]";
-
-			rc = mt_buf_append(&line, what, strlen(what));
-		}
-		for (size_t q = nf; q-- > 0 && rc >= 0;) {
-			rc = mt_buf_putc(&line, ';');
-			if (rc >= 0)
-				rc = mt_buf_append(&line, frames.data + starts[q],
-						   starts[q + 1] - starts[q]);
-		}
-		if (rc < 0)
-			goto out;
-		if (mt_grow_array(&lines, &lines_cap, nlines + 1, sizeof(*lines)) < 0) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		lines[nlines].text = strndup((const char *)line.data, line.len);
-		lines[nlines].weight = wt;
-		if (!lines[nlines++].text) {
-			rc = -ENOMEM;
-			goto out;
-		}
-	}
-	mt_qsort(lines, nlines, sizeof(*lines), cmp_line);
-	for (size_t i = 0; i < nlines;) {
-		uint64_t wt = 0;
-		size_t k = i;
-
-		for (; k < nlines && !strcmp(lines[k].text, lines[i].text); k++)
-			wt += lines[k].weight;
-		fprintf(out, "%s %" PRIu64 "\n", lines[i].text, wt);
+		fprintf(out, "%s %" PRIu64 "\n", lines.v[i].text, lines.v[i].w[w]);
 		stats->lines++;
-		stats->total += wt;
-		i = k;
+		stats->total += lines.v[i].w[w];
 	}
-	if (fflush(out) != 0 || ferror(out))
+	if (rc == 0 && (fflush(out) != 0 || ferror(out)))
 		rc = -EIO;
-out:
-	for (size_t i = 0; i < nlines; i++)
-		free(lines[i].text);
-	free(lines);
+	mt_folded_lines_release(&lines);
 	mt_sym_close(sym);
 	mt_procs_release(&procs);
 	mt_alloc_release(&st);
-out_free:
-	mt_buf_release(&line);
-	mt_buf_release(&frames);
-	free(ips);
-	free(starts);
 	return rc;
 }
