@@ -34,6 +34,7 @@ struct span {
 	struct mt_appev_mem mem;
 	int64_t rss_begin;
 	uint64_t parent;
+	uint64_t alloc_events; /* allocation events naming it */
 	uint32_t up; /* the enclosing open span of the thread, index + 1 */
 	bool used, begun, ended, rss_begin_known, by_exit;
 };
@@ -274,6 +275,7 @@ static int finalize(struct ctx *c, struct span *s)
 	if (rc == 0 && c->rows)
 		rc = keep_row(c, s);
 	c->st->spans++;
+	c->st->allocs_attributed += s->alloc_events;
 	drop(c, s);
 	return rc;
 }
@@ -441,7 +443,7 @@ static int on_alloc(struct ctx *c, const struct mt_event *ev, uint32_t pid)
 		p->live += size;
 	}
 	if (sid && (s = get(c, pid, sid)) && !s->ended) {
-		c->st->allocs_attributed++;
+		s->alloc_events++; /* attributed once the span is summed (it may never begin) */
 		if (kind == MT_ALLOC_FREE) {
 			s->mem.free_calls++;
 		} else if (addr) {
@@ -497,7 +499,7 @@ static int process_gone(struct ctx *c, uint32_t pid, uint64_t t)
 		if (rc == 0 && s->ended)
 			rc = finalize(c, s);
 		else if (rc == 0 && !s->begun) {
-			c->st->allocs_unattributed += s->mem.alloc_calls + s->mem.free_calls;
+			c->st->allocs_unattributed += s->alloc_events;
 			drop(c, s);
 		}
 		if (rc < 0)
@@ -579,9 +581,8 @@ static int on_finish(void *ctx, int status)
 		if (!s->used)
 			continue;
 		if (s->begun)
-			c->st->open_at_end++;
-		else
-			c->st->allocs_unattributed += s->mem.alloc_calls + s->mem.free_calls;
+			c->st->open_at_end++; /* not summed: its allocation events neither */
+		c->st->allocs_unattributed += s->alloc_events;
 	}
 	for (size_t i = 0; i < c->nprocs; i++)
 		free(c->procs[i].labels);
