@@ -442,7 +442,8 @@ static int on_alloc(struct ctx *c, const struct mt_event *ev, uint32_t pid)
 		mt_rs_insert(&c->pool, &p->blocks, n);
 		p->live += size;
 	}
-	if (sid && (s = get(c, pid, sid)) && !s->ended) {
+	/* by its id, ended or not: an ended span waits GRACE_NS for its allocations */
+	if (sid && (s = get(c, pid, sid))) {
 		s->alloc_events++; /* attributed once the span is summed (it may never begin) */
 		if (kind == MT_ALLOC_FREE) {
 			s->mem.free_calls++;
