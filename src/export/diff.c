@@ -82,18 +82,32 @@ static int cmp_pair(const void *x, const void *y)
 	return strcmp(a->key, b->key);
 }
 
+/* The next stack of the two sorted line lists: its line in A and in B (NULL where absent);
+ * false at the end of both. */
+static bool merge_next(const struct mt_diff_side *a, const struct mt_diff_side *b, size_t *i,
+		       size_t *k, const struct mt_folded_line **la,
+		       const struct mt_folded_line **lb)
+{
+	int c;
+
+	if (*i == a->lines.n && *k == b->lines.n)
+		return false;
+	c = *i == a->lines.n   ? 1
+	    : *k == b->lines.n ? -1
+			       : strcmp(a->lines.v[*i].text, b->lines.v[*k].text);
+	*la = c <= 0 ? &a->lines.v[(*i)++] : NULL;
+	*lb = c >= 0 ? &b->lines.v[(*k)++] : NULL;
+	return true;
+}
+
 /* The sites: a merge of the two sorted line lists. */
 static int sites(const struct mt_diff_side *a, const struct mt_diff_side *b, struct section *sec)
 {
 	static const int w[] = { MT_FOLD_BYTES, MT_FOLD_CALLS, MT_FOLD_PEAK, MT_FOLD_LEAKED };
 	size_t i = 0, k = 0;
+	const struct mt_folded_line *la, *lb;
 
-	while (i < a->lines.n || k < b->lines.n) {
-		int c = i == a->lines.n	  ? 1
-			: k == b->lines.n ? -1
-					  : strcmp(a->lines.v[i].text, b->lines.v[k].text);
-		const struct mt_folded_line *la = c <= 0 ? &a->lines.v[i] : NULL,
-					    *lb = c >= 0 ? &b->lines.v[k] : NULL;
+	while (merge_next(a, b, &i, &k, &la, &lb)) {
 		struct pair *p = add(sec, la ? la->text : lb->text);
 
 		if (!p)
@@ -102,8 +116,6 @@ static int sites(const struct mt_diff_side *a, const struct mt_diff_side *b, str
 			p->a[m] = la ? la->w[w[m]] : 0;
 			p->b[m] = lb ? lb->w[w[m]] : 0;
 		}
-		i += la != NULL;
-		k += lb != NULL;
 	}
 	return 0;
 }
@@ -356,20 +368,14 @@ int mt_diff_folded(const struct mt_diff_side *a, const struct mt_diff_side *b,
 		   enum mt_folded_weight w, FILE *f)
 {
 	size_t i = 0, k = 0;
+	const struct mt_folded_line *la, *lb;
 
-	while (i < a->lines.n || k < b->lines.n) {
-		int c = i == a->lines.n	  ? 1
-			: k == b->lines.n ? -1
-					  : strcmp(a->lines.v[i].text, b->lines.v[k].text);
-		const struct mt_folded_line *la = c <= 0 ? &a->lines.v[i] : NULL,
-					    *lb = c >= 0 ? &b->lines.v[k] : NULL;
+	while (merge_next(a, b, &i, &k, &la, &lb)) {
 		uint64_t wa = la ? la->w[w] : 0, wb = lb ? lb->w[w] : 0;
 
 		if (wa || wb)
 			fprintf(f, "%s %" PRIu64 " %" PRIu64 "\n", la ? la->text : lb->text, wa,
 				wb);
-		i += la != NULL;
-		k += lb != NULL;
 	}
 	return fflush(f) != 0 || ferror(f) ? -EIO : 0;
 }
