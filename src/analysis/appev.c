@@ -660,6 +660,8 @@ void mt_appev_release(struct mt_appev *a)
 	groups_release(&a->probes);
 	groups_release(&a->views);
 	groups_release(&a->groups);
+	for (unsigned i = 0; i < a->nstypes; i++)
+		free(a->stype_names[i]);
 	free(a->tbuf[0]);
 	free(a->tbuf[1]);
 	for (size_t i = 0; i < a->nslow; i++)

@@ -140,7 +140,7 @@ struct mt_appev {
 	/* what a span's samples hit: 0 "heap" (a live block), 1 "other", 2 "unresolved" (no
 	 * address), then the region types the workload labelled, as met (the 17th and later
 	 * count as "labelled-other", the last) */
-	const char *stype_names[MT_AE_STYPES];
+	char *stype_names[MT_AE_STYPES]; /* owned: the trace's strings go with its reader */
 	unsigned nstypes;
 	bool from_trace;
 	struct mt_spans_stats trace;

@@ -154,15 +154,15 @@ static unsigned stype_of(struct ctx *c, const char *name)
 	struct mt_appev *a = c->a;
 
 	for (unsigned i = 3; i < a->nstypes; i++)
-		if (!strcmp(a->stype_names[i], name))
+		if (a->stype_names[i] && !strcmp(a->stype_names[i], name))
 			return i;
 	if (a->nstypes == MT_AE_STYPES - 1) {
-		a->stype_names[a->nstypes++] = "labelled-other";
+		a->stype_names[a->nstypes++] = strdup("labelled-other");
 		return MT_AE_STYPES - 1;
 	}
 	if (a->nstypes == MT_AE_STYPES)
 		return MT_AE_STYPES - 1;
-	a->stype_names[a->nstypes] = name;
+	a->stype_names[a->nstypes] = strdup(name); /* NULL (no memory): not shown */
 	return a->nstypes++;
 }
 
@@ -613,9 +613,11 @@ int mt_spans_pass(struct mt_reader *r, struct mt_appev *a, struct mt_span_rows *
 	*c = (struct ctx){ .r = r, .a = a, .st = &a->trace, .rows = rows };
 	memset(&a->trace, 0, sizeof(a->trace));
 	a->from_trace = true;
-	a->stype_names[0] = "heap";
-	a->stype_names[1] = "other";
-	a->stype_names[2] = "unresolved";
+	for (unsigned i = 0; i < a->nstypes; i++)
+		free(a->stype_names[i]);
+	a->stype_names[0] = strdup("heap");
+	a->stype_names[1] = strdup("other");
+	a->stype_names[2] = strdup("unresolved");
 	a->nstypes = 3;
 	c->realtime_off = (int64_t)fi->realtime_ns - (int64_t)fi->monotonic_ns;
 	mt_map64_init(&c->ix);

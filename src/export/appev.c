@@ -81,7 +81,7 @@ static void json_mem(struct mt_json *j, const struct mt_appev *a, const struct m
 	mt_json_key(j, "samples_by_type");
 	mt_json_begin_object(j);
 	for (unsigned k = 0; k < a->nstypes; k++)
-		if (m->samples_by[k])
+		if (m->samples_by[k] && a->stype_names[k])
 			mt_json_kv_u64(j, a->stype_names[k], m->samples_by[k]);
 	mt_json_end_object(j);
 	mt_json_kv_u64(j, group ? "heap_peak_max_bytes" : "heap_peak_bytes", m->heap_peak);
