@@ -92,3 +92,10 @@ need_node_llama() {
 		"node-llama-cpp@$NODE_LLAMA_VERSION" "@node-llama-cpp/linux-x64@$NODE_LLAMA_VERSION" >/dev/null 2>npm.err) ||
 		skip "npm could not install node-llama-cpp@$NODE_LLAMA_VERSION: $(tail -1 "$NODE_LLAMA_DIR/npm.err" 2>/dev/null)"
 }
+
+# The sanitizer pass (scripts/test.sh sets ASAN_OPTIONS): memtap itself runs several times
+# slower there, so bounds on the workload's slowdown, and on what a recorder keeping up
+# never loses, belong to the release build's pass; the sanitizer pass checks the rest.
+sanitized() {
+	[ -n "${ASAN_OPTIONS:-}" ]
+}

@@ -50,11 +50,12 @@ for i in 1 2 3 4 5; do
 	timeout 120 "$MEMTAP" record -q -f -o d.mtap -- "$D" $N f.out >t.out 2>t.err || fail "traced run failed: $(cat t.err)"
 	field ms t.out >>traced.ms
 done
-python3 - bare.ms traced.ms <<'PY' || fail "the daemon runs more than 2x slower traced (above)"
+python3 - bare.ms traced.ms "$(sanitized && echo asan)" <<'PY' || fail "the daemon runs more than 2x slower traced (above)"
 import statistics, sys
 b = statistics.median(float(x) for x in open(sys.argv[1]))
 t = statistics.median(float(x) for x in open(sys.argv[2]))
-print("  allocation loop: bare %.1f ms, traced %.1f ms: %.2fx (bound 2x)" % (b, t, t / b))
-sys.exit(0 if t <= 2 * b else 1)
+print("  allocation loop: bare %.1f ms, traced %.1f ms: %.2fx (bound 2x%s)" % (
+      b, t, t / b, ", not checked: memtap is sanitizer-built here" if sys.argv[3] else ""))
+sys.exit(0 if t <= 2 * b or sys.argv[3] else 1)
 PY
-ok "the daemon's loop stays within 2x its bare time"
+ok "the daemon's loop stays within 2x its bare time (release build)"
