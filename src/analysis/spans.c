@@ -47,7 +47,8 @@ struct label {
 
 struct proc {
 	uint32_t pid;
-	uint32_t open; /* spans begun and not ended */
+	uint32_t *open; /* its spans begun and not ended (indices into ctx.v) */
+	size_t nopen, ocap;
 	struct label *labels;
 	size_t nlabels, lcap;
 	uint32_t blocks; /* live heap blocks: a tree of ctx.pool */
@@ -141,11 +142,6 @@ static void drop(struct ctx *c, struct span *s)
 	s->used = false;
 	if (mt_grow_array(&c->freed, &c->freed_cap, c->nfreed + 1, sizeof(*c->freed)) == 0)
 		c->freed[c->nfreed++] = i;
-}
-
-static int64_t workload_rss(const struct proc *p)
-{
-	return p->rss;
 }
 
 /* The sample kind of a labelled region type, by its name (interned in the summary). */
@@ -339,9 +335,13 @@ static int end_span(struct ctx *c, struct span *s, uint64_t t)
 	s->ended = true;
 	s->t_end = t >= s->t_begin ? t : s->t_begin;
 	if (p) {
-		p->open--;
+		for (size_t i = 0; i < p->nopen; i++)
+			if (p->open[i] == (uint32_t)(s - c->v)) {
+				p->open[i] = p->open[--p->nopen];
+				break;
+			}
 		if (p->rss_known && s->rss_begin_known) {
-			s->mem.rss_change = workload_rss(p) - s->rss_begin;
+			s->mem.rss_change = p->rss - s->rss_begin;
 			s->mem.rss_known = true;
 		}
 	}
@@ -368,7 +368,7 @@ static int on_begin(struct ctx *c, const struct mt_event *ev, uint32_t pid, uint
 	s->name = ev->v[MT_F_APP_NAME];
 	s->fields = ev->v[MT_F_APP_FIELDS];
 	s->parent = ev->v[MT_F_APP_PARENT];
-	s->rss_begin = workload_rss(p);
+	s->rss_begin = p->rss;
 	s->rss_begin_known = p->rss_known;
 	if (p->live > s->mem.heap_peak)
 		s->mem.heap_peak = p->live;
@@ -376,7 +376,9 @@ static int on_begin(struct ctx *c, const struct mt_event *ev, uint32_t pid, uint
 		return -ENOMEM;
 	s->up = (uint32_t)*top;
 	*top = (uint64_t)(s - c->v) + 1;
-	p->open++;
+	if (mt_grow_array(&p->open, &p->ocap, p->nopen + 1, sizeof(*p->open)) < 0)
+		return -ENOMEM;
+	p->open[p->nopen++] = (uint32_t)(s - c->v);
 	return 0;
 }
 
@@ -457,11 +459,9 @@ static int on_alloc(struct ctx *c, const struct mt_event *ev, uint32_t pid)
 	} else if (sid) {
 		c->st->allocs_unattributed++;
 	}
-	if (p->open) /* the heap's peak over every open span's window */
-		for (size_t i = 0; i < c->n; i++)
-			if (c->v[i].used && c->v[i].pid == pid && c->v[i].begun && !c->v[i].ended &&
-			    p->live > c->v[i].mem.heap_peak)
-				c->v[i].mem.heap_peak = p->live;
+	for (size_t i = 0; i < p->nopen; i++) /* the heap's peak over each open span's window */
+		if (p->live > c->v[p->open[i]].mem.heap_peak)
+			c->v[p->open[i]].mem.heap_peak = p->live;
 	return 0;
 }
 
@@ -585,8 +585,10 @@ static int on_finish(void *ctx, int status)
 			c->st->open_at_end++; /* not summed: its allocation events neither */
 		c->st->allocs_unattributed += s->alloc_events;
 	}
-	for (size_t i = 0; i < c->nprocs; i++)
+	for (size_t i = 0; i < c->nprocs; i++) {
 		free(c->procs[i].labels);
+		free(c->procs[i].open);
+	}
 	free(c->pool.v);
 	free(c->procs);
 	mt_map64_release(&c->pix);

@@ -7,6 +7,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <memtap/trace-format.h>
+
 #include "analysis/appev.h"
 #include "analysis/spans.h"
 #include "cli/commands.h"
@@ -111,10 +113,10 @@ static int schema(struct mt_appev *a)
 /* A memtap trace starts with its magic; anything else is read as JSON lines. */
 static bool is_trace(int fd)
 {
-	static const unsigned char magic[8] = { 0x89, 'M', 'T', 'A', 'P', '\r', '\n', 0x1a };
-	unsigned char b[8];
+	char b[MT_FILE_MAGIC_LEN];
 
-	return pread(fd, b, sizeof(b), 0) == (ssize_t)sizeof(b) && !memcmp(b, magic, sizeof(b));
+	return pread(fd, b, sizeof(b), 0) == (ssize_t)sizeof(b) &&
+	       !memcmp(b, MT_FILE_MAGIC, sizeof(b));
 }
 
 /* The trace's spans and events; a damaged trace is read up to its damage, and said. */
