@@ -246,7 +246,11 @@ void rt_wp_auto(uint64_t addr, uint64_t len)
 	announce(lo, hi, r);
 }
 
-/* The written runs of [lo, hi) since the last scan, to the recorder; then unregistered. */
+/*
+ * The written runs of [lo, hi) since the last scan, to the recorder; then unregistered. The
+ * scan re-protects what it reports (WP_MATCHING), in the same walk: the recorder's periodic
+ * scan, which may come before the unregister, cannot report those pages a second time.
+ */
 static void wp_final(uint64_t lo, uint64_t hi)
 {
 	struct {
@@ -255,6 +259,7 @@ static void wp_final(uint64_t lo, uint64_t hi)
 	} m;
 	struct rt_pm_scan_arg a = {
 		.size = sizeof(a),
+		.flags = RT_PM_SCAN_WP_MATCHING,
 		.start = lo,
 		.end = hi,
 		.vec = (uint64_t)(uintptr_t)m.run,
