@@ -31,6 +31,11 @@ struct mt_run {
 	uint64_t duration_ns;
 	bool has_exit;
 	int exit_status; /* shell-style */
+	/* record --pid: the process attached to (0: a launched command); the figures hold from
+	 * start_ns on, what was live before is not seen */
+	int attach_pid;
+	uint64_t exact_from_ns, exact_until_ns; /* every collector ran between them */
+	const char *stop_reason; /* the END record's, NULL without one */
 	size_t ncollectors;
 	struct mt_collector_info *collectors;
 	uint64_t lost_events;

@@ -12,6 +12,7 @@
 #include "record/tracepoints.h"
 #include "record/access.h"
 #include "record/alloc.h"
+#include "record/attach.h"
 #include "record/record.h"
 
 static struct {
@@ -28,7 +29,7 @@ static struct {
 	bool faults, rss;
 	uint64_t rss_interval_ms;
 	uint64_t page_writes_ms, page_writes_min;
-	const char *cpus, *numa_node, *heap, *mode;
+	const char *cpus, *numa_node, *heap, *mode, *pid, *duration;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.ring_pages = 64,
@@ -130,12 +131,18 @@ static const struct mt_option options[] = {
 	{ "numa-node", 0, MT_OPT_STRING, &o.numa_node, "N",
 	  "run the command on NUMA node N: its CPUs (unless --cpus) and its memory "
 	  "(set_mempolicy MPOL_BIND)" },
+	{ "pid", 'p', MT_OPT_STRING, &o.pid, "PID",
+	  "attach to running process PID (and the children it starts) instead of running a "
+	  "command: faults, RSS, syscalls, tracepoints, access samples and mappings from now "
+	  "on; its allocations are not traced" },
+	{ "duration", 0, MT_OPT_STRING, &o.duration, "SECONDS",
+	  "with --pid: detach after this long (default: at Ctrl-C or the process's exit)" },
 	{ NULL },
 };
 
 const struct mt_command_spec mt_record_spec = {
 	.name = "record",
-	.usage = "[options] [--] CMD [ARGS...]",
+	.usage = "[options] [--] CMD [ARGS...]  |  [options] --pid PID",
 	.summary = "run a command and record how it uses memory",
 	.description =
 		"Runs CMD and follows its whole process tree (fork, vfork, clone, exec),\n"
@@ -145,10 +152,16 @@ const struct mt_command_spec mt_record_spec = {
 		"when it cannot be run). SIGINT, SIGTERM and SIGHUP sent to memtap are passed\n"
 		"on to the command; the recording ends when every process of the tree has\n"
 		"exited. If the trace cannot be written completely, memtap says so and exits\n"
-		"non-zero even when the command succeeded.\n",
+		"non-zero even when the command succeeded.\n"
+		"\n"
+		"With --pid, memtap attaches to a process that runs already, without stopping\n"
+		"or changing it, and records until Ctrl-C (SIGINT, SIGTERM, SIGHUP: never\n"
+		"passed on), --duration or the process's exit; it then detaches, the process\n"
+		"running on, and exits 0. What happened before the attach is not seen: the\n"
+		"trace says from when its figures hold.\n",
 	.opts = options,
 	.flags = MT_CMD_STOP_AT_ARG,
-	.min_args = 1,
+	.min_args = 0,
 	.max_args = -1,
 };
 
@@ -223,6 +236,33 @@ static int placement(struct mt_record_opts *ro, cpu_set_t *cpus)
 	return o.heap ? heap(ro) : 0;
 }
 
+/* --pid and --duration; the options that only make sense for a launched command refused. */
+static int attach_opts(struct mt_record_opts *ro)
+{
+	char *end;
+	long pid = strtol(o.pid, &end, 10);
+	double sec;
+
+	if (end == o.pid || *end || pid <= 0 || pid > 0x3fffffff)
+		return mt_usage_error(&mt_record_spec, "--pid '%s': not a process id", o.pid);
+	if (o.cpus || o.numa_node || o.heap)
+		return mt_usage_error(&mt_record_spec,
+				      "--cpus, --numa-node and --heap place a launched command; "
+				      "--pid attaches to a running one");
+	if (mt_attach_check((pid_t)pid) < 0)
+		return 2; /* said in one line */
+	ro->attach_pid = (pid_t)pid;
+	if (o.duration) {
+		sec = strtod(o.duration, &end);
+		if (end == o.duration || *end || !(sec > 0) || sec > 31 * 86400.0)
+			return mt_usage_error(&mt_record_spec,
+					      "--duration '%s': seconds, more than 0", o.duration);
+		ro->duration_ns = (uint64_t)(sec * 1e9);
+	}
+	ro->alloc = false;
+	return 0;
+}
+
 int cmd_record(int argc, char **argv)
 {
 	struct mt_record_opts ro;
@@ -233,6 +273,15 @@ int cmd_record(int argc, char **argv)
 	r = mt_opts_parse(&mt_record_spec, argc, argv, &nargs);
 	if (r)
 		return r == 1 ? 0 : r;
+	if (!nargs && !o.pid)
+		return mt_usage_error(&mt_record_spec, "missing argument");
+	if (nargs && o.pid)
+		return mt_usage_error(&mt_record_spec,
+				      "--pid attaches to a running process: give no command");
+	if (o.duration && !o.pid)
+		return mt_usage_error(
+			&mt_record_spec,
+			"--duration needs --pid (a command is recorded until it exits)");
 	if (!o.ring_pages || (o.ring_pages & (o.ring_pages - 1)) || o.ring_pages > 65536)
 		return mt_usage_error(&mt_record_spec,
 				      "--ring-pages must be a power of two up to 65536");
@@ -332,6 +381,8 @@ int cmd_record(int argc, char **argv)
 	ro.access_period = o.access_period;
 	ro.access_freq = o.access_freq;
 	if ((r = placement(&ro, &cpus)) != 0)
+		return r;
+	if (o.pid && (r = attach_opts(&ro)) != 0)
 		return r;
 	r = mt_record(&ro);
 	return r < 0 ? 1 : r;

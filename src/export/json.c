@@ -271,6 +271,10 @@ void mt_json_kv_u64s(struct mt_json *j, const void *base, const struct mt_json_u
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v;
 
+		if (!base) { /* not measured: every figure null */
+			mt_json_kv_null(j, f[i].key);
+			continue;
+		}
 		memcpy(&v, (const char *)base + f[i].off, sizeof(v));
 		mt_json_kv_u64(j, f[i].key, v);
 	}

@@ -55,6 +55,7 @@ struct mt_json_u64 {
 	{                                                                             \
 		key, _Generic(((type *)0)->member, uint64_t : offsetof(type, member)) \
 	}
+/* base NULL: each key with null (a figure not measured). */
 void mt_json_kv_u64s(struct mt_json *j, const void *base, const struct mt_json_u64 *f, size_t n);
 #define MT_JSON_KV_U64S(j, base, fields) \
 	mt_json_kv_u64s(j, base, fields, sizeof(fields) / sizeof((fields)[0]))

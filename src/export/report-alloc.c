@@ -246,6 +246,14 @@ static const struct mt_json_u64 event_counts[] = {
 	MT_JSON_U64("stacks_truncated", struct mt_alloc_stats, truncated),
 };
 
+/* Were allocations recorded at all? Not when the collector was off or unavailable (an
+ * attached process, --no-alloc): its figures are then unknown, not 0. */
+static bool recorded(const struct mt_report_alloc *a)
+{
+	return !a->coll ||
+	       (strcmp(a->coll->status, "off") != 0 && strcmp(a->coll->status, "unavailable") != 0);
+}
+
 void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_report_alloc *a = &rep->alloc;
@@ -255,6 +263,16 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_key(j, "alloc");
 	mt_json_begin_object(j);
 	mt_json_kv_str(j, "mechanism", a->coll ? a->coll->mechanism : "preload");
+	if (!recorded(a)) {
+		mt_json_kv_str(j, "status", a->coll->status);
+		mt_json_kv_str(j, "reason", a->coll->reason ? a->coll->reason : "");
+		MT_JSON_KV_U64S(j, NULL, totals);
+		mt_json_kv_null(j, "peak_ns");
+		mt_json_kv_null(j, "peak_offset_ns");
+		MT_JSON_KV_U64S(j, NULL, at_peak);
+		mt_json_end_object(j);
+		return;
+	}
 	mt_json_kv_u64(j, "stack_depth", kv_u64(a, "stack_depth"));
 	MT_JSON_KV_U64S(j, st, totals);
 	if (st->peak_bytes) {
@@ -522,6 +540,11 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		fprintf(f, "## Allocations\n\n");
 	else
 		fprintf(f, "\nallocations\n");
+	if (!recorded(a)) {
+		fprintf(f, "%snot recorded: %s\n", md ? "" : "  ",
+			a->coll->reason ? a->coll->reason : a->coll->status);
+		return;
+	}
 	fprintf(f, "%s%s%s\n", md ? "" : "  ", a->coll ? a->coll->mechanism : "preload runtime",
 		md ? " (every call is recorded)\n" : " (every call is recorded)");
 	if (md)

@@ -237,6 +237,21 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_i64(j, "exit_status", run->exit_status);
 	else
 		mt_json_kv_null(j, "exit_status");
+	if (run->attach_pid) { /* record --pid: every collector ran in the exact window */
+		mt_json_kv_u64(j, "attached_pid", (uint64_t)run->attach_pid);
+		mt_json_key(j, "exact_window_ns");
+		mt_json_begin_array(j);
+		mt_json_u64(j, run->exact_from_ns);
+		mt_json_u64(j, run->exact_until_ns);
+		mt_json_end_array(j);
+	} else {
+		mt_json_kv_null(j, "attached_pid");
+		mt_json_kv_null(j, "exact_window_ns");
+	}
+	if (run->stop_reason)
+		mt_json_kv_str(j, "stop_reason", run->stop_reason);
+	else
+		mt_json_kv_null(j, "stop_reason");
 	mt_json_kv_u64(j, "start_ns", run->start_ns);
 	mt_json_kv_u64(j, "end_ns", run->end_ns);
 	mt_json_kv_u64(j, "duration_ns", run->duration_ns);
@@ -309,6 +324,12 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 				mt_escape_ctl(rep->path, e, sizeof(e)));
 			fprintf(f, "| duration | %s |\n",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
+			if (run->attach_pid)
+				fprintf(f,
+					"| attached | pid %d: figures from the attach on (before it: "
+					"not seen); %s |\n",
+					run->attach_pid,
+					run->stop_reason ? run->stop_reason : "cut short");
 			if (run->has_exit)
 				fprintf(f, "| exit status | %d |\n", run->exit_status);
 			fprintf(f, "| lost events | %" PRIu64 " |\n\n", run->lost_events);
@@ -316,7 +337,13 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 			fprintf(f, "  %-12s %s\n", "trace", mt_escape_ctl(rep->path, e, sizeof(e)));
 			fprintf(f, "  %-12s %s\n", "duration",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
-			if (run->has_exit)
+			if (run->attach_pid)
+				fprintf(f,
+					"  %-12s pid %d: figures from the attach on (before it: not "
+					"seen); %s\n",
+					"attached", run->attach_pid,
+					run->stop_reason ? run->stop_reason : "cut short");
+			else if (run->has_exit)
 				fprintf(f, "  %-12s %d\n", "exit status", run->exit_status);
 			else
 				fprintf(f, "  %-12s unknown (the trace has no end record)\n",

@@ -48,6 +48,9 @@ struct mt_writer {
 	struct mt_block blocks[_MT_EV_MAX];
 	struct strtab st;
 	struct mt_writer_stats stats;
+	uint64_t win_lo, win_hi; /* mt_writer_window */
+	uint32_t win_types;
+	uint64_t outside;
 };
 
 static int set_err(struct mt_writer *w, int r)
@@ -382,6 +385,10 @@ int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row)
 		return w->err;
 	if (type >= _MT_EV_MAX || !mt_type_desc(type))
 		return -EINVAL;
+	if (((w->win_types >> type) & 1) && (row[0] < w->win_lo || row[0] > w->win_hi)) {
+		w->outside++;
+		return 1;
+	}
 	b = &w->blocks[type];
 	if (!b->cap) {
 		r = mt_block_init(b, type, w->block_events);
@@ -394,6 +401,18 @@ int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row)
 			return r;
 	}
 	return mt_block_add(b, row);
+}
+
+void mt_writer_window(struct mt_writer *w, uint64_t lo, uint64_t hi, uint32_t types)
+{
+	w->win_lo = lo;
+	w->win_hi = hi;
+	w->win_types = types;
+}
+
+uint64_t mt_writer_outside(const struct mt_writer *w)
+{
+	return w->outside;
 }
 
 int mt_writer_stacks(struct mt_writer *w, uint32_t stream, uint64_t first_id, size_t n,

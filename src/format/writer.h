@@ -86,5 +86,12 @@ void mt_writer_free(struct mt_writer *w);
 /* The first error a write met, or 0. After an error every write returns it again. */
 int mt_writer_error(const struct mt_writer *w);
 const struct mt_writer_stats *mt_writer_stats(const struct mt_writer *w);
+/*
+ * Events of the types in the mask (bit = type) timed outside [lo, hi] are left out and
+ * counted (mt_writer_event returns 1 for them): an attached recording keeps its counted
+ * events to the window in which every collector ran.
+ */
+void mt_writer_window(struct mt_writer *w, uint64_t lo, uint64_t hi, uint32_t types);
+uint64_t mt_writer_outside(const struct mt_writer *w);
 
 #endif

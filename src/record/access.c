@@ -408,7 +408,7 @@ int mt_access_open(struct mt_session *s, int mech)
 fail:
 	for (int i = 0; a->store_fds && i < a->nrings; i++)
 		if (a->store_fds[i] >= 0)
-			close(a->store_fds[i]);
+			mt_perf_close(a->store_fds[i]);
 	free(a->store_fds);
 	for (int i = 0; a->rings && i < a->nrings; i++)
 		mt_perf_ring_close(&a->rings[i]);
@@ -758,7 +758,7 @@ void mt_access_close(struct mt_session *s, struct mt_kv *kv)
 	s->access_coll.lost = a->lost;
 	for (int i = 0; a->store_fds && i < a->nrings; i++)
 		if (a->store_fds[i] >= 0)
-			close(a->store_fds[i]);
+			mt_perf_close(a->store_fds[i]);
 	free(a->store_fds);
 	for (int i = 0; i < a->nrings; i++)
 		mt_perf_ring_close(&a->rings[i]);

@@ -48,7 +48,7 @@ static void close_all(struct mt_faults_state *f)
 {
 	for (int i = 0; f->maj_fds && i < f->nrings; i++)
 		if (f->maj_fds[i] >= 0)
-			close(f->maj_fds[i]);
+			mt_perf_close(f->maj_fds[i]);
 	for (int i = 0; f->rings && i < f->nrings; i++)
 		mt_perf_ring_close(&f->rings[i]);
 	free(f->maj_fds);
@@ -151,9 +151,16 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	row[MT_F_PID] = ps.pid;
 	row[MT_F_TID] = ps.tid;
 	row[MT_F_FAULT_KIND] = MT_FAULT_MINOR;
-	for (int i = 0; i < f->nrings; i++)
+	for (int i = 0; i < f->nrings; i++) {
+		const uint64_t *ids;
+		size_t n = f->maj_fds[i] >= 0 ? mt_perf_copy_ids(f->maj_fds[i], &ids) : 0;
+
 		if (f->maj_fds[i] >= 0 && ps.id == f->maj_ids[i])
 			row[MT_F_FAULT_KIND] = MT_FAULT_MAJOR;
+		for (size_t k = 0; k < n; k++) /* an attached process's threads (perf.h) */
+			if (ps.id == ids[k])
+				row[MT_F_FAULT_KIND] = MT_FAULT_MAJOR;
+	}
 	row[MT_F_FAULT_IP] = ps.ip;
 	row[MT_F_FAULT_ADDR] = ps.addr;
 	if (row[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)

@@ -175,6 +175,11 @@ void mt_launch_on_signal(struct mt_session *s, const struct signalfd_siginfo *si
 
 	if (sig == SIGCHLD)
 		return;
+	if (s->attached) {
+		/* Not the command's: the recording ends, the process runs on. */
+		s->stop_requested = true;
+		return;
+	}
 	if (s->root_exited) {
 		if (!s->stop_requested)
 			mt_warn("%s: the command has exited; stopping and detaching from %zu remaining "

@@ -2,8 +2,12 @@
 /* perf_event_open and ring-buffer draining. */
 #include "perf.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <sys/ioctl.h>
@@ -11,13 +15,172 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "common/array.h"
+
+/* Attaching (perf.h): the events opened for the root, each with its copies on the root's
+ * other threads, and the threads seen. */
+struct att_event {
+	struct perf_event_attr at;
+	int cpu, fd, out; /* out: where its records go, -1 before it has a ring */
+	int *copies;
+	uint64_t *ids;
+	size_t n, cap, ids_cap;
+};
+
+static struct {
+	pid_t root;
+	pid_t *tids;
+	size_t ntids, tids_cap;
+	struct att_event *ev;
+	size_t nev, ev_cap;
+	uint64_t failed; /* copies that could not be opened (their thread not gone) */
+} att;
+
+static void att_register(const struct perf_event_attr *at, int cpu, int fd)
+{
+	if (mt_grow_array(&att.ev, &att.ev_cap, att.nev + 1, sizeof(*att.ev)) < 0)
+		return; /* its threads then go without it: att_copy counts nothing, as for ESRCH */
+	att.ev[att.nev++] = (struct att_event){ .at = *at, .cpu = cpu, .fd = fd, .out = -1 };
+}
+
+static struct att_event *att_find(int fd)
+{
+	for (size_t i = 0; i < att.nev; i++)
+		if (att.ev[i].fd == fd)
+			return &att.ev[i];
+	return NULL;
+}
+
+/* A copy of e on thread tid, its records into e's ring. A thread that exited meanwhile is
+ * not an error. */
+static int att_copy(struct att_event *e, pid_t tid)
+{
+	struct perf_event_attr at = e->at;
+	long fd = syscall(SYS_perf_event_open, &at, tid, e->cpu, -1, PERF_FLAG_FD_CLOEXEC);
+	uint64_t id = 0;
+
+	if (fd < 0)
+		return errno == ESRCH ? 0 : -errno;
+	if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, e->out) < 0 ||
+	    ioctl((int)fd, PERF_EVENT_IOC_ID, &id) < 0 ||
+	    mt_grow_array(&e->copies, &e->cap, e->n + 1, sizeof(int)) < 0 ||
+	    mt_grow_array(&e->ids, &e->ids_cap, e->n + 1, sizeof(uint64_t)) < 0) {
+		int r = errno ? -errno : -ENOMEM;
+
+		close((int)fd);
+		return r;
+	}
+	e->copies[e->n] = (int)fd;
+	e->ids[e->n++] = id;
+	return 0;
+}
+
+/* Event fd has a ring now (its own, or out's): copies of it on every thread seen. */
+static void att_route(int fd, int out)
+{
+	struct att_event *e = att.root ? att_find(fd) : NULL;
+
+	if (!e)
+		return;
+	e->out = out;
+	for (size_t i = 0; i < att.ntids; i++)
+		if (att.tids[i] != att.root && att_copy(e, att.tids[i]) < 0)
+			att.failed++;
+}
+
+void mt_perf_attach_begin(pid_t root)
+{
+	att.root = root;
+}
+
+int mt_perf_attach_scan(void (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	char path[64];
+	struct dirent *d;
+	int found = 0, r = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)att.root);
+	if (!(dir = opendir(path)))
+		return -errno;
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+		bool seen = false;
+
+		for (size_t i = 0; i < att.ntids && !seen; i++)
+			seen = att.tids[i] == tid;
+		if (tid <= 0 || seen)
+			continue;
+		if (mt_grow_array(&att.tids, &att.tids_cap, att.ntids + 1, sizeof(pid_t)) < 0) {
+			r = -ENOMEM;
+			break;
+		}
+		att.tids[att.ntids++] = tid;
+		for (size_t i = 0; i < att.nev && tid != att.root; i++) {
+			if (att.ev[i].out >= 0 && att_copy(&att.ev[i], tid) < 0)
+				att.failed++;
+		}
+		if (fn)
+			fn(ctx, tid);
+		found++;
+	}
+	closedir(dir);
+	return r < 0 ? r : found;
+}
+
+uint64_t mt_perf_attach_failed(void)
+{
+	return att.failed;
+}
+
+void mt_perf_attach_end(void)
+{
+	while (att.nev)
+		mt_perf_close(att.ev[att.nev - 1].fd);
+	free(att.ev);
+	free(att.tids);
+	memset(&att, 0, sizeof(att));
+}
+
+size_t mt_perf_copy_ids(int fd, const uint64_t **ids)
+{
+	struct att_event *e = att.root ? att_find(fd) : NULL;
+
+	*ids = e ? e->ids : NULL;
+	return e ? e->n : 0;
+}
+
+void mt_perf_close(int fd)
+{
+	struct att_event *e = fd >= 0 && att.root ? att_find(fd) : NULL;
+
+	if (e) {
+		for (size_t i = 0; i < e->n; i++)
+			close(e->copies[i]);
+		free(e->copies);
+		free(e->ids);
+		*e = att.ev[--att.nev];
+	}
+	if (fd >= 0)
+		close(fd);
+}
+
 int mt_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
 {
 	long fd;
 
 	attr->size = sizeof(*attr);
+	if (att.root && pid == att.root) {
+		/* a running process: no exec to wait for */
+		attr->enable_on_exec = 0;
+		attr->disabled = 0;
+	}
 	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
-	return fd < 0 ? -errno : (int)fd;
+	if (fd < 0)
+		return -errno;
+	if (att.root && pid == att.root && cpu >= 0 && group < 0)
+		att_register(attr, cpu, (int)fd);
+	return (int)fd;
 }
 
 int mt_perf_ring_open(struct mt_perf_ring *ring, int fd, unsigned data_pages)
@@ -32,13 +195,14 @@ int mt_perf_ring_open(struct mt_perf_ring *ring, int fd, unsigned data_pages)
 	if (p == MAP_FAILED) {
 		int r = -errno;
 
-		close(fd);
+		mt_perf_close(fd);
 		ring->fd = -1;
 		ring->base = NULL;
 		return r;
 	}
 	ring->base = p;
 	ring->data = (uint8_t *)p + page;
+	att_route(fd, fd);
 	return 0;
 }
 
@@ -46,8 +210,7 @@ void mt_perf_ring_close(struct mt_perf_ring *ring)
 {
 	if (ring->base)
 		munmap(ring->base, ring->map_size);
-	if (ring->fd >= 0)
-		close(ring->fd);
+	mt_perf_close(ring->fd);
 	ring->base = NULL;
 	ring->fd = -1;
 }
@@ -172,9 +335,11 @@ int mt_perf_open_follower(struct perf_event_attr *at, pid_t pid, int cpu,
 	if (fd >= 0 && ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, ring->fd) < 0) {
 		int e = -errno;
 
-		close(fd);
+		mt_perf_close(fd);
 		return e;
 	}
+	if (fd >= 0)
+		att_route(fd, ring->fd);
 	return fd;
 }
 

@@ -78,4 +78,25 @@ uint64_t mt_perf_rings_drain(struct mt_perf_ring *rings, int n, mt_perf_record_f
 /* Number of configured (online) CPUs to open per-CPU events on. */
 int mt_perf_ncpus(void);
 
+/*
+ * Attaching to a running process (record --pid). An event inherited by the tree reaches the
+ * threads its target creates from then on, not the ones that run already: while attaching,
+ * every per-CPU event opened for root is opened for each of root's other threads too (its
+ * copies), their records sent where the event's go (its ring, or the ring it follows), and
+ * events are enabled at once (there is no exec to wait for). mt_perf_attach_scan() lists
+ * root's threads and gives the ones not seen yet copies of every event open; call it until
+ * it finds none (a thread created before its creator's events were open). Event
+ * descriptors are closed with mt_perf_close(), which closes their copies.
+ */
+void mt_perf_attach_begin(pid_t root);
+/* The threads not seen before, their copies opened, each handed to fn: how many, or -errno
+ * (the root gone). */
+int mt_perf_attach_scan(void (*fn)(void *ctx, pid_t tid), void *ctx);
+void mt_perf_attach_end(void);
+/* Copies that could not be opened (other than for a thread that had exited). */
+uint64_t mt_perf_attach_failed(void);
+/* The ids (PERF_EVENT_IOC_ID) of the copies of event fd: how many. */
+size_t mt_perf_copy_ids(int fd, const uint64_t **ids);
+void mt_perf_close(int fd);
+
 #endif

@@ -214,8 +214,9 @@ static void on_task(struct mt_session *s, const struct perf_event_header *h)
 		mt_emit_task_new(s, f->time, (pid_t)f->pid, (pid_t)f->tid, (pid_t)f->ppid,
 				 (pid_t)f->ptid,
 				 f->pid == f->tid ? MT_TASK_PROCESS : MT_TASK_THREAD);
-	} else if ((pid_t)f->tid != s->root) {
-		/* The root's status comes from waitpid; below it perf cannot see statuses. */
+	} else if ((pid_t)f->tid != s->root || s->attached) {
+		/* The root's status comes from waitpid; below it (and for an attached process,
+		 * whose parent memtap is not) perf cannot see statuses. */
 		mt_emit_exit(s, f->time, (pid_t)f->pid, (pid_t)f->tid,
 			     f->pid == f->tid ? MT_TASK_PROCESS : MT_TASK_THREAD, -1);
 		if (f->pid == f->tid) /* its runtime's regions, and whether it had one */

@@ -27,6 +27,7 @@
 #include "format/chunk.h"
 #include "format/writer.h"
 #include "record/access.h"
+#include "record/attach.h"
 #include "record/alloc.h"
 #include "record/faults.h"
 #include "record/pagewrites.h"
@@ -165,6 +166,11 @@ static int write_meta(struct mt_session *s, char *const *argv)
 	mt_kv_add_u64(&kv, "start_monotonic_ns", s->t_start);
 	mt_kv_add(&kv, "clock", "CLOCK_MONOTONIC");
 	mt_kv_add(&kv, "follow", follow_name(s->follow));
+	if (s->attached) {
+		/* Figures hold from the attach on: what was live before is not seen. */
+		mt_kv_add_u64(&kv, "attach_pid", (uint64_t)s->root);
+		mt_kv_add_u64(&kv, "attach_monotonic_ns", s->t_start);
+	}
 	mt_sysinfo_meta(&kv);
 	r = mt_writer_kv(s->w, MT_CHUNK_META, &kv);
 	mt_kv_release(&kv);
@@ -217,7 +223,10 @@ static void print_summary(struct mt_session *s, const char *path, uint64_t bytes
 	char dur[32], size[32], cnt[32];
 
 	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
-	if (WIFSIGNALED(s->root_status))
+	if (s->attached)
+		fprintf(stderr, "memtap: recorded pid %d for %s; %s\n", (int)s->root, dur,
+			s->root_exited ? "the process exited" : "detached (the process runs on)");
+	else if (WIFSIGNALED(s->root_status))
 		fprintf(stderr,
 			"memtap: recorded for %s; the command was killed by signal %d (%s)\n", dur,
 			WTERMSIG(s->root_status), strsignal(WTERMSIG(s->root_status)));
@@ -275,7 +284,7 @@ static int finish(struct mt_session *s)
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		if (mt_collectors[i].final_drain)
 			mt_collectors[i].final_drain(s);
-	if (s->follow == MT_FOLLOW_PTRACE)
+	if (s->follow == MT_FOLLOW_PTRACE && !s->attached)
 		mt_tracer_finish(s);
 	s->t_end = mt_now_ns();
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++) {
@@ -291,7 +300,7 @@ static int finish(struct mt_session *s)
 	mt_kv_add_u64(&end, "end_monotonic_ns", s->t_end);
 	mt_kv_add_u64(&end, "duration_ns", s->t_end - s->t_start);
 	mt_kv_add_u64(&end, "root_pid", (uint64_t)s->root);
-	if (s->root_exited) {
+	if (s->root_exited && !s->attached) {
 		mt_kv_add_u64(&end, "exit_status", (uint64_t)exit_status_of(s->root_status));
 		if (WIFSIGNALED(s->root_status))
 			mt_kv_add_u64(&end, "exit_signal", (uint64_t)WTERMSIG(s->root_status));
@@ -299,11 +308,24 @@ static int finish(struct mt_session *s)
 	mt_kv_add_u64(&end, "processes", s->nprocesses);
 	mt_kv_add_u64(&end, "threads", s->nthreads);
 	add_own_cost(s, &end);
-	mt_kv_add(&end, "stop_reason",
-		  s->stop_requested ? "interrupted after the command exited"
-				    : "the process tree exited");
+	if (s->attached) {
+		mt_kv_add_u64(&end, "attach_copies_failed", mt_perf_attach_failed());
+		/* every collector ran from the first to the second: the exact window */
+		mt_kv_add_u64(&end, "attach_exact_from_ns", s->t_go);
+		mt_kv_add_u64(&end, "attach_exact_until_ns", s->t_gone);
+		mt_kv_add_u64(&end, "attach_left_out", mt_writer_outside(s->w));
+		mt_kv_add(&end, "stop_reason",
+			  s->root_exited      ? "the attached process exited"
+			  : s->stop_requested ? "detached: interrupted"
+					      : "detached: --duration elapsed");
+	} else {
+		mt_kv_add(&end, "stop_reason",
+			  s->stop_requested ? "interrupted after the command exited"
+					    : "the process tree exited");
+	}
 	r = mt_writer_finish(s->w, &end);
 	mt_kv_release(&end);
+	mt_perf_attach_end();
 	return r;
 }
 
@@ -407,6 +429,13 @@ static int poll_timeout(struct mt_session *s)
 		if (t >= 0 && t < timeout)
 			timeout = t;
 	}
+	if (s->deadline) {
+		uint64_t now = mt_now_ns();
+		int left = now >= s->deadline ? 0 : (int)((s->deadline - now + 999999) / 1000000);
+
+		if (left < timeout)
+			timeout = left;
+	}
 	return timeout;
 }
 
@@ -438,6 +467,9 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 		if (s->root_exited &&
 		    (s->follow != MT_FOLLOW_PTRACE || s->live == 0 || s->stop_requested))
 			return 0;
+		if (s->attached &&
+		    (s->stop_requested || (s->deadline && mt_now_ns() >= s->deadline)))
+			return 0;
 		nfds = poll_set(s, sigfd, l->execerr[0], fds, at);
 		if (nfds < 0)
 			return nfds;
@@ -453,8 +485,15 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 				break;
 			mt_launch_on_signal(s, &si);
 		}
-		if (l->execerr[0] >= 0 && ((*fds)[1].revents & (POLLIN | POLLHUP)))
-			on_execerr(s, l);
+		if (l->execerr[0] >= 0 && ((*fds)[1].revents & (POLLIN | POLLHUP))) {
+			if (s->attached) { /* its pidfd: the process exited */
+				s->root_exited = true;
+				close(l->execerr[0]);
+				l->execerr[0] = -1;
+			} else {
+				on_execerr(s, l);
+			}
+		}
 		for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 			if (mt_collectors[i].drain)
 				mt_collectors[i].drain(s);
@@ -487,11 +526,11 @@ static int setup_signals(struct launch *l, int *sigfd)
 
 /* Everything before the command runs: the trace, the signals, the allocation collector,
  * the fork (the child waits), attaching, the other collectors and their first records. */
-static int start(struct mt_session *s, struct launch *l, int *sigfd)
+/* The trace file, created as the options say. */
+static int open_trace(struct mt_session *s)
 {
 	const struct mt_record_opts *o = s->o;
 	struct mt_writer_opts wo = { .zstd_level = o->zstd_level, .mode = o->mode };
-	struct mt_kv kvs[MT_NCOLLECTORS];
 	int r = mt_writer_open(o->output, o->force, &wo, &s->w);
 
 	if (r == -EEXIST) {
@@ -502,6 +541,31 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	}
 	if (r < 0)
 		return mt_err_code(r, "cannot create '%s'", o->output);
+	return 0;
+}
+
+/* The collectors of the table, opened in its order, and their first records. */
+static void open_collectors(struct mt_session *s)
+{
+	struct mt_kv kvs[MT_NCOLLECTORS];
+
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
+		mt_kv_init(&kvs[i]);
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
+		if (mt_collectors[i].open)
+			mt_collectors[i].open(s, &kvs[i]);
+	write_first_records(s, kvs);
+	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
+		mt_kv_release(&kvs[i]);
+}
+
+static int start(struct mt_session *s, struct launch *l, int *sigfd)
+{
+	const struct mt_record_opts *o = s->o;
+	int r = open_trace(s);
+
+	if (r < 0)
+		return r;
 	r = setup_signals(l, sigfd);
 	if (r < 0)
 		return r;
@@ -536,14 +600,7 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	l->go[0] = l->execerr[1] = -1;
 	/* Attach everything before the command runs: nothing it does can be missed. */
 	attach_tree(s);
-	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
-		mt_kv_init(&kvs[i]);
-	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
-		if (mt_collectors[i].open)
-			mt_collectors[i].open(s, &kvs[i]);
-	write_first_records(s, kvs);
-	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
-		mt_kv_release(&kvs[i]);
+	open_collectors(s);
 	/* Go. */
 	s->cpu_go = own_cpu_ns();
 	s->t_go = mt_now_ns();
@@ -551,6 +608,71 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	close(l->go[1]);
 	l->go[1] = -1;
 	return 1; /* the command runs */
+}
+
+/* The counted events of an attached recording: from the moment every collector runs. */
+#define WINDOWED \
+	(1u << MT_EV_FAULT | 1u << MT_EV_SYSCALL | 1u << MT_EV_ACCESS | 1u << MT_EV_TRACEPOINT)
+
+/* record --pid: the same as start() for a process that runs already (record/attach.c):
+ * nothing is launched, its pidfd stands in for the exec-error pipe. */
+static int start_attach(struct mt_session *s, struct launch *l, int *sigfd)
+{
+	static char args[1 << 16];
+	char *argv[256], name[32];
+	pid_t pid = s->o->attach_pid;
+	int r = mt_attach_check(pid), pidfd;
+
+	if (r < 0)
+		return r;
+	if (mt_attach_argv(pid, args, sizeof(args), argv, 256) < 0) {
+		snprintf(name, sizeof(name), "pid %d", (int)pid);
+		argv[0] = name;
+		argv[1] = NULL;
+	}
+	if ((pidfd = mt_attach_pidfd(pid)) < 0)
+		return mt_err_code(pidfd, "cannot attach to pid %d", (int)pid);
+	r = open_trace(s);
+	if (r >= 0)
+		r = setup_signals(l, sigfd);
+	for (int i = 0; i < 2; i++) {
+		if (l->go[i] >= 0)
+			close(l->go[i]);
+		if (l->execerr[i] >= 0)
+			close(l->execerr[i]);
+		l->go[i] = l->execerr[i] = -1;
+	}
+	l->execerr[0] = pidfd;
+	if (r < 0)
+		return r;
+	mt_launch_raise_nofile(l);
+	s->attached = true;
+	s->root = pid;
+	s->follow = MT_FOLLOW_PERF;
+	s->alloc_coll.name = "alloc";
+	mt_coll_set(&s->alloc_coll, "none", "unavailable",
+		    "attached to a running process: its allocations are not traced (the "
+		    "allocation runtime is loaded at a program's start, not injected later)");
+	s->pagewrites_coll.name = "pagewrites";
+	mt_coll_set(&s->pagewrites_coll, "none", "unavailable",
+		    "attached to a running process: the allocation runtime, which registers the "
+		    "ranges, is not in it");
+	s->t_start = mt_now_ns();
+	r = write_meta(s, argv);
+	if (r < 0)
+		return mt_err_code(r, "cannot write '%s'", s->o->output);
+	mt_attach_tree(s);
+	open_collectors(s);
+	mt_attach_settle(s);
+	s->cpu_go = own_cpu_ns();
+	s->t_go = mt_now_ns();
+	mt_writer_window(s->w, s->t_go, UINT64_MAX, WINDOWED);
+	if (s->o->duration_ns)
+		s->deadline = s->t_go + s->o->duration_ns;
+	if (!s->o->quiet)
+		mt_info("attached to pid %d (%s)%s; Ctrl-C detaches", (int)pid, argv[0],
+			s->deadline ? " until --duration elapses" : "");
+	return 1;
 }
 
 int mt_record(const struct mt_record_opts *o)
@@ -565,10 +687,14 @@ int mt_record(const struct mt_record_opts *o)
 	s.maps.name = "mappings";
 	mt_map64_init(&s.task_ix);
 
-	r = choose_follow(&s);
-	if (r < 0)
-		return r;
-	r = start(&s, &l, &sigfd);
+	if (o->attach_pid) {
+		r = start_attach(&s, &l, &sigfd);
+	} else {
+		r = choose_follow(&s);
+		if (r < 0)
+			return r;
+		r = start(&s, &l, &sigfd);
+	}
 	if (r <= 0) {
 		if (s.w) {
 			mt_writer_free(s.w);
@@ -580,6 +706,8 @@ int mt_record(const struct mt_record_opts *o)
 	r = run_loop(&s, &l, sigfd, &fds);
 	s.t_gone = mt_now_ns();
 	s.cpu_gone = own_cpu_ns();
+	if (s.attached)
+		mt_writer_window(s.w, s.t_go, s.t_gone, WINDOWED);
 	if (r == 0 && l.execerr[0] >= 0) {
 		int e;
 
@@ -588,7 +716,7 @@ int mt_record(const struct mt_record_opts *o)
 			s.exec_errno = e;
 		}
 	}
-	if (r < 0) {
+	if (r < 0 && !s.attached) {
 		/* memtap itself failed mid-run: let the workload go on unobserved. */
 		kill(s.root, SIGCONT);
 	}
@@ -605,7 +733,7 @@ int mt_record(const struct mt_record_opts *o)
 		print_summary(&s, o->output, mt_writer_stats(s.w)->bytes);
 	if (r < 0)
 		goto out;
-	r = s.root_exited ? exit_status_of(s.root_status) : 1;
+	r = s.attached ? 0 : s.root_exited ? exit_status_of(s.root_status) : 1;
 	/* A trace that could not be written is a failure even when the workload succeeded. */
 	if (ret < 0 && r == 0)
 		r = 1;

@@ -21,7 +21,9 @@ struct mt_record_opts {
 	bool force; /* replace an existing output */
 	unsigned mode; /* the trace's permissions before the umask; 0: 0600 */
 	bool quiet; /* no summary on stderr */
-	char **argv; /* the command, NULL-terminated */
+	char **argv; /* the command, NULL-terminated; NULL with attach_pid */
+	pid_t attach_pid; /* record --pid: attach to this running process instead */
+	uint64_t duration_ns; /* --duration: detach after this long (0: until it exits) */
 	enum mt_follow follow;
 	bool mmaps; /* record mappings from perf MMAP2 records */
 	unsigned ring_pages; /* data pages per per-CPU perf ring (power of two) */

@@ -108,6 +108,33 @@ static void update(struct mt_session *s, struct proc_rss *p, uint64_t t)
 		emit(s, p, t);
 }
 
+void mt_rss_seed(struct mt_session *s, pid_t pid)
+{
+	static const char *const keys[4] = { "RssFile:", "RssAnon:", "VmSwap:", "RssShmem:" };
+	struct mt_rss_state *r = s->rss;
+	char path[64], line[256];
+	struct proc_rss *p;
+	int found = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!r || !(p = proc_of(r, pid)) || !(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (int k = 0; k < 4; k++)
+			if (!strncmp(line, keys[k], strlen(keys[k]))) {
+				p->v[k] = strtoull(line + strlen(keys[k]), NULL, 10) * 1024;
+				found++;
+			}
+	fclose(f);
+	if (found == 4) {
+		uint64_t now = mt_now_ns();
+
+		p->peak = p->v[0] + p->v[1] + p->v[3];
+		emit(s, p, now);
+	}
+}
+
 static int read_format(struct mt_rss_state *r)
 {
 	char *text;

@@ -4,6 +4,7 @@
 #define MEMTAP_RECORD_RSS_H
 
 #include <poll.h>
+#include <sys/types.h>
 
 struct mt_session;
 struct mt_kv;
@@ -15,6 +16,9 @@ int mt_rss_pollfds(struct mt_session *s, struct pollfd *fds, int max);
 void mt_rss_drain(struct mt_session *s);
 /* How long the recorder may sleep before the next poll (-1: no limit). */
 int mt_rss_timeout_ms(struct mt_session *s);
+/* A process attached to runs already: its counters as /proc/PID/status has them now (the
+ * tracepoint reports one counter at each change; the others would read 0). */
+void mt_rss_seed(struct mt_session *s, pid_t pid);
 void mt_rss_close(struct mt_session *s, struct mt_kv *kv);
 
 #endif

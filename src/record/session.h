@@ -60,6 +60,8 @@ struct mt_session {
 	bool exec_done;
 	bool stop_requested;
 	bool own_group; /* the command runs in its own process group (record.c) */
+	bool attached; /* record --pid: root ran before the recording (record/attach.c) */
+	uint64_t deadline; /* --duration: the recording ends then (0: no limit) */
 	uint64_t root_sig_ns[65]; /* when each signal last reached the command's process */
 	uint64_t t_start;
 	/* the command's run, from its go to the tree's exit, and the recorder's own CPU time at

@@ -2,7 +2,10 @@
 /* The in-kernel syscall summary (--syscalls=summary): BPF counts, the recorder reads them. */
 #include "record/syscalls-bpf.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -45,6 +48,14 @@ struct tstate {
 	uint64_t rt_path;
 };
 
+/* pidfd_open's PIDFD_THREAD (Linux 6.9): a pidfd of one thread, not only a leader's. */
+#define PIDFD_THREAD_ O_EXCL
+
+static void disarm_count(void *state)
+{
+	((struct tstate *)state)->armed = 0;
+}
+
 static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	(void)level;
@@ -66,6 +77,43 @@ static int mark_task(int map_fd, pid_t pid, const void *value)
 		r = -errno;
 	close(pidfd);
 	return r;
+}
+
+/*
+ * The command marked as traced with its initial state (armed: its tracing starts at its
+ * execve). An attached process (record --pid) runs already: each of its threads is marked,
+ * disarmed (PIDFD_THREAD), until a listing finds none unmarked — a thread created before its
+ * creator was marked; the ones after are marked at their fork.
+ */
+static int mark_tree(struct mt_session *s, int map_fd, void *state, void (*disarm)(void *))
+{
+	if (!s->attached)
+		return mark_task(map_fd, s->root, state);
+	disarm(state);
+	for (int round = 0; round < 100; round++) {
+		char path[64];
+		struct dirent *d;
+		int fresh = 0;
+		DIR *dir;
+
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)s->root);
+		if (!(dir = opendir(path)))
+			return -errno;
+		while ((d = readdir(dir))) {
+			pid_t tid = (pid_t)atoi(d->d_name);
+			int pidfd = tid > 0 ? (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD_) : -1;
+
+			if (pidfd < 0)
+				continue; /* not a thread, or gone */
+			if (bpf_map_update_elem(map_fd, &pidfd, state, BPF_NOEXIST) == 0)
+				fresh++;
+			close(pidfd);
+		}
+		closedir(dir);
+		if (!fresh && round)
+			return 0;
+	}
+	return 0;
 }
 
 /*
@@ -123,7 +171,7 @@ int mt_syscalls_bpf_open(struct mt_session *s)
 	}
 	s->syscalls_bpf_cost_ns = measure_cost(skel, bare);
 	/* The command waits for "go" before its execve: tracing starts at that execve. */
-	r = mark_task(bpf_map__fd(skel->maps.tasks), s->root, &st);
+	r = mark_tree(s, bpf_map__fd(skel->maps.tasks), &st, disarm_count);
 	if (r < 0) {
 		syscount_bpf__destroy(skel);
 		return r;
@@ -196,15 +244,20 @@ struct mt_bpf_ring {
 
 /* After attaching: the ring, then the command marked as traced (state: its initial task
  * state). 0 or -errno. */
-static int ring_start(struct mt_bpf_ring *g, struct bpf_map *records, struct bpf_map *dropped,
-		      ring_buffer_sample_fn fn, void *ctx, int tasks_fd, pid_t root,
-		      const void *state)
+static void disarm_none(void *state)
+{
+	(void)state;
+}
+
+static int ring_start(struct mt_session *s, struct mt_bpf_ring *g, struct bpf_map *records,
+		      struct bpf_map *dropped, ring_buffer_sample_fn fn, void *ctx, int tasks_fd,
+		      void *state)
 {
 	g->dropped_fd = bpf_map__fd(dropped);
 	g->rb = ring_buffer__new(bpf_map__fd(records), fn, ctx, NULL);
 	if (!g->rb)
 		return errno ? -errno : -ENOMEM;
-	return state ? mark_task(tasks_fd, root, state) : 0;
+	return state ? mark_tree(s, tasks_fd, state, disarm_none) : 0;
 }
 
 /* Takes the program's opened skeleton (NULL: the failure libbpf left in errno). */
@@ -300,8 +353,8 @@ int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct m
 	if (r == 0)
 		r = syspaths_bpf__attach(p->skel);
 	if (r == 0)
-		r = ring_start(&p->ring, p->skel->maps.paths, p->skel->maps.dropped, on_path, p,
-			       bpf_map__fd(p->skel->maps.tasks), s->root, &one);
+		r = ring_start(s, &p->ring, p->skel->maps.paths, p->skel->maps.dropped, on_path, p,
+			       bpf_map__fd(p->skel->maps.tasks), &one);
 	if (r < 0) {
 		mt_bpf_ring_close(&p->ring);
 		return r;
@@ -340,6 +393,11 @@ struct sysrec_state {
 	uint32_t pad;
 	char path[256];
 };
+
+static void disarm_rec(void *state)
+{
+	((struct sysrec_state *)state)->armed = 0;
+}
 
 static int on_rec(void *ctx, void *data, size_t size)
 {
@@ -416,11 +474,11 @@ int mt_sysrec_open(struct mt_session *s, const uint64_t allow[16], mt_sysrec_fn 
 		r = sysrec_bpf__attach(p->skel);
 	}
 	if (r == 0)
-		r = ring_start(&p->ring, p->skel->maps.records, p->skel->maps.dropped, on_rec, p,
-			       -1, 0, NULL);
+		r = ring_start(s, &p->ring, p->skel->maps.records, p->skel->maps.dropped, on_rec, p,
+			       -1, NULL);
 	if (r == 0) {
 		sysrec_measure(p, bare, cost_ns);
-		r = mark_task(bpf_map__fd(p->skel->maps.tasks), s->root, &st);
+		r = mark_tree(s, bpf_map__fd(p->skel->maps.tasks), &st, disarm_rec);
 	}
 	if (r < 0) {
 		mt_bpf_ring_close(&p->ring);

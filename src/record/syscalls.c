@@ -151,7 +151,7 @@ static void free_state(struct mt_syscalls_state *c)
 {
 	for (int i = 0; c->exit_fds && i < c->nrings; i++)
 		if (c->exit_fds[i] >= 0)
-			close(c->exit_fds[i]);
+			mt_perf_close(c->exit_fds[i]);
 	for (int i = 0; c->rings && i < c->nrings; i++)
 		mt_perf_ring_close(&c->rings[i]);
 	free(c->exit_fds);

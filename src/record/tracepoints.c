@@ -189,7 +189,7 @@ static void free_state(struct mt_tracepoints_state *c)
 {
 	for (int i = 0; c->fds && i < c->nrings * (int)c->ntps; i++)
 		if (c->fds[i] >= 0)
-			close(c->fds[i]);
+			mt_perf_close(c->fds[i]);
 	for (int i = 0; c->rings && i < c->nrings; i++)
 		mt_perf_ring_close(&c->rings[i]);
 	for (size_t i = 0; i < c->ntps; i++)

@@ -1,0 +1,183 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Attaching to a running process (record --pid): nothing is launched and nothing stopped.
+ * The kernel-side collectors open their events for the process's threads as they are
+ * (perf.h: an event on the leader, its copies on the other threads), enabled at once; the
+ * process, its threads and its mappings are announced from /proc at the attach time; its
+ * children from then on come from perf's task records. Detaching is closing the events: the
+ * process never notices. What happened before the attach is not seen, and the trace says
+ * from when its figures hold (the META's attach_* keys).
+ */
+#include "record/attach.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/clock.h"
+#include "common/log.h"
+#include "record/collectors.h"
+#include "record/perf.h"
+#include "record/probe.h"
+#include "record/procfs.h"
+#include "record/rss.h"
+#include "record/session.h"
+
+#define PF_KTHREAD_ 0x00200000u /* include/linux/sched.h */
+
+/* Its state letter and flags from /proc/PID/stat (the fields after the command's ')'). */
+static int stat_of(pid_t pid, char *state, unsigned long *flags)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	size_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = 0;
+	if (!(p = strrchr(buf, ')')) ||
+	    sscanf(p + 1, " %c %*d %*d %*d %*d %*d %lu", state, flags) != 2)
+		return -EINVAL;
+	return 0;
+}
+
+int mt_attach_check(pid_t pid)
+{
+	char state = 0, path[64];
+	unsigned long flags = 0;
+	struct stat st;
+	pid_t tgid = 0, ppid = 0;
+	int r = stat_of(pid, &state, &flags);
+
+	if (r == -ENOENT || r == -ESRCH) {
+		mt_err("cannot attach to pid %d: no such process", (int)pid);
+		return -ESRCH;
+	}
+	if (r < 0)
+		return mt_err_code(r, "cannot attach to pid %d: cannot read /proc/%d/stat",
+				   (int)pid, (int)pid);
+	if (flags & PF_KTHREAD_) {
+		mt_err("cannot attach to pid %d: it is a kernel thread (memtap records user "
+		       "processes)",
+		       (int)pid);
+		return -EINVAL;
+	}
+	if (state == 'Z' || state == 'X') {
+		mt_err("cannot attach to pid %d: it has exited (a zombie)", (int)pid);
+		return -ESRCH;
+	}
+	if (mt_procfs_status(pid, &tgid, &ppid) == 0 && tgid != pid) {
+		mt_err("cannot attach to pid %d: it is a thread of process %d (give --pid %d)",
+		       (int)pid, (int)tgid, (int)tgid);
+		return -EINVAL;
+	}
+	if (pid == getpid()) {
+		mt_err("cannot attach to pid %d: it is this memtap", (int)pid);
+		return -EINVAL;
+	}
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if (stat(path, &st) == 0 && geteuid() != 0 && st.st_uid != geteuid()) {
+		mt_err("cannot attach to pid %d: it belongs to another user (uid %u); attaching "
+		       "needs root",
+		       (int)pid, (unsigned)st.st_uid);
+		return -EPERM;
+	}
+	return 0;
+}
+
+int mt_attach_argv(pid_t pid, char *buf, size_t size, char **argv, size_t max)
+{
+	long n = mt_procfs_cmdline(pid, buf, size - 1);
+	size_t k = 0;
+
+	if (n < 0)
+		return (int)n;
+	buf[n] = 0;
+	for (long i = 0; i < n && k + 1 < max; i += (long)strlen(buf + i) + 1)
+		argv[k++] = buf + i;
+	if (!k && mt_procfs_comm(pid, buf, size) == 0) /* no arguments: a daemon that cleared
+							  them shows its name */
+		argv[k++] = buf;
+	argv[k] = NULL;
+	return k ? 0 : -ENOENT;
+}
+
+struct announce {
+	struct mt_session *s;
+	uint64_t t;
+};
+
+static void announce_thread(void *ctx, pid_t tid)
+{
+	struct announce *a = ctx;
+
+	if (tid != a->s->root)
+		mt_emit_task_new(a->s, a->t, a->s->root, tid, a->s->root, a->s->root,
+				 MT_TASK_THREAD);
+}
+
+void mt_attach_tree(struct mt_session *s)
+{
+	struct announce a = { s, s->t_start };
+	pid_t tgid = 0, ppid = 0;
+	int r;
+
+	(void)mt_procfs_status(s->root, &tgid, &ppid);
+	mt_perf_attach_begin(s->root);
+	mt_emit_task_new(s, s->t_start, s->root, s->root, ppid, ppid, MT_TASK_PROCESS);
+	(void)mt_perf_attach_scan(announce_thread, &a);
+	/* Its program, arguments and mappings as they are now. */
+	mt_emit_exec(s, s->t_start, s->root, s->root, s->root, NULL, NULL);
+	if (!mt_feat_ok(MT_FEAT_PERF_RING) || !mt_feat_ok(MT_FEAT_MMAP2))
+		r = -ENOTSUP;
+	else
+		r = mt_perfmon_open(s);
+	if (r < 0) {
+		const char *why = r == -ENOTSUP ? "perf side-band records are not available here"
+						: strerror(-r);
+
+		mt_warn("no kernel mapping or task records: %s; the process's mappings are "
+			"those at the attach only",
+			why);
+		mt_coll_set(&s->maps, "procfs", "degraded", why);
+		mt_coll_set(&s->proc, "pidfd", "degraded",
+			    "attached: the process's exit only (no perf task records)");
+		s->follow = MT_FOLLOW_NONE;
+		return;
+	}
+	s->follow = MT_FOLLOW_PERF;
+	mt_coll_set(&s->maps, "perf-mmap2+procfs", "active", NULL);
+	mt_coll_set(&s->proc, "perf-task", "degraded",
+		    "attached: threads and mappings from /proc at the attach, later ones from "
+		    "perf FORK/EXIT/COMM records; no exit statuses (memtap is not the parent)");
+}
+
+void mt_attach_settle(struct mt_session *s)
+{
+	/* A thread created before its creator's events were open has none: give it copies,
+	 * until a listing finds no new thread (later ones inherit them). */
+	for (int round = 0; round < 100; round++) {
+		struct announce a = { s, mt_now_ns() };
+
+		if (mt_perf_attach_scan(announce_thread, &a) <= 0)
+			break;
+	}
+	if (s->rss)
+		mt_rss_seed(s, s->root);
+}
+
+int mt_attach_pidfd(pid_t pid)
+{
+	int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : fd;
+}

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: MIT */
+/* Attaching to a running process (record --pid): what record.c calls, in order. */
+#ifndef MEMTAP_RECORD_ATTACH_H
+#define MEMTAP_RECORD_ATTACH_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+struct mt_session;
+
+/* Can pid be attached to? 0, or -errno after one line on stderr naming the cause: no such
+ * process, a kernel thread, a zombie, a thread id, memtap itself, another user's. */
+int mt_attach_check(pid_t pid);
+/* Its argument list (NUL-separated in buf) as argv (at most max - 1 entries, NULL-ended). */
+int mt_attach_argv(pid_t pid, char *buf, size_t size, char **argv, size_t max);
+/* Before the collectors open: the process and its threads announced, its program and
+ * mappings from /proc, the perf task and mapping records opened for it. */
+void mt_attach_tree(struct mt_session *s);
+/* After the collectors opened: threads created meanwhile given their events, the RSS
+ * counters read as they are. */
+void mt_attach_settle(struct mt_session *s);
+/* A pidfd of pid: readable when it exits. */
+int mt_attach_pidfd(pid_t pid);
+
+#endif

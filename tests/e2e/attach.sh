@@ -1,0 +1,160 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# memtap record --pid: attach to a program that runs already, record, detach; the program
+# never notices. attachloop times each iteration of its two threads (CLOCK_MONOTONIC, the
+# trace's clock) around known work: one mmap of 8 pages, 8 first-touch faults, one munmap,
+# one getppid. Every iteration inside the trace's exact window must show exactly that work
+# (faults at its mapping's pages, its three calls), as in a recording of the same program
+# launched under memtap; the window's totals are the inside iterations' plus at most one
+# iteration per thread at each edge. Then redis-server under redis-benchmark: attached,
+# detached, the benchmark completes without errors and redis still serves. Bad --pid
+# values: one line, exit 2.
+. "$(dirname "$0")/lib.sh"
+need perf-ring
+
+L=$WORKLOADS/attachloop
+
+# check TRACE LOG LAUNCHED: the per-iteration and window checks (above).
+check() {
+	"$MEMTAP" report "$1" --format json >r.json || fail "report failed"
+	"$MEMTAP" dump "$1" --type fault --format csv >f.csv || fail "dump failed"
+	"$MEMTAP" syscalls "$1" --list --format csv >s.csv || fail "syscalls --list failed"
+	python3 - r.json f.csv s.csv "$2" "$3" <<'PY' || fail "$3: the figures are not the program's (above)"
+import bisect, csv, json, sys
+r = json.load(open(sys.argv[1]))
+launched = sys.argv[5] == "launched"
+if launched:
+    lo, hi = r["run"]["start_ns"], r["run"]["end_ns"]
+else:
+    lo, hi = r["run"]["exact_window_ns"]
+faults, calls = {}, {}
+for row in csv.DictReader(open(sys.argv[2])):
+    faults.setdefault(int(row["tid"]), []).append((int(row["time_ns"]), int(row["addr"], 16)))
+for row in csv.DictReader(open(sys.argv[3])):
+    if row["syscall"] == "rt_sigreturn": # the stop signal's handler, not an iteration's work
+        continue
+    calls.setdefault(int(row["tid"]), []).append((int(row["time_ns"]), row["syscall"], int(row["ret"])))
+for d in (faults, calls):
+    for v in d.values():
+        v.sort()
+its = [tuple(int(x) for x in l.split()) for l in open(sys.argv[4])]
+tids = sorted({t for t, _, _ in its})
+inside = [(t, a, b) for t, a, b in its if a >= lo and b <= hi]
+edge = [(t, a, b) for t, a, b in its if not (a >= lo and b <= hi) and b >= lo and a <= hi]
+def within(lst, a, b):
+    ts = [x[0] for x in lst]
+    return lst[bisect.bisect_left(ts, a):bisect.bisect_right(ts, b)]
+# Each iteration: its three calls, and exactly one fault on each of its mapping's 8 pages.
+# A fault elsewhere (the thread's stack: seen once in ~5,000 iterations) is counted apart.
+bad = other = 0
+for t, a, b in inside:
+    c = within(calls.get(t, []), a, b)
+    names = sorted(x[1] for x in c)
+    base = [x[2] for x in c if x[1] == "mmap"]
+    f = within(faults.get(t, []), a, b)
+    mine = [x for _, x in f if base and base[0] <= x < base[0] + 8 * 4096]
+    other += len(f) - len(mine)
+    if len(mine) != 8 or len({x >> 12 for x in mine}) != 8 or names != ["getppid", "mmap", "munmap"]:
+        bad += 1
+        if bad <= 3:
+            print("  iteration of %d at %d: %d faults (%s), calls %s" % (
+                  t, a, len(f), " ".join("%x" % x for _, x in f), names))
+mmaps = sum(1 for t in tids for x in calls.get(t, []) if x[1] == "mmap" and lo <= x[0] <= hi)
+if not launched: # nothing counted outside the window
+    out = [x for t in tids for x in faults.get(t, []) + calls.get(t, []) if not lo <= x[0] <= hi]
+    if out:
+        print("  %d events outside the exact window" % len(out))
+        bad += 1
+print("  %s: %d threads, %d iterations inside the window (%.3f s), %d at its edges; "
+      "%d wrong; %d other faults; mmap calls in the window %d" % (sys.argv[5], len(tids),
+      len(inside), (hi - lo) / 1e9, len(edge), bad, other, mmaps))
+ok = bad == 0 and len(tids) == 2 and len(inside) > 100 and other * 100 <= len(inside)
+if not launched: # the launched program's start maps its libraries too
+    ok = ok and len(inside) <= mmaps <= len(inside) + len(edge) and len(edge) <= 4
+sys.exit(0 if ok else 1)
+PY
+}
+
+# 1. Launched under memtap: the reference (every iteration exact; without the allocation
+#    runtime, whose own calls an attached process does not have).
+"$MEMTAP" record -q -o l.mtap --syscalls --no-alloc -- "$L" l.log 1 >l.out 2>l.err || fail "launched record failed: $(cat l.err)"
+check l.mtap l.log launched
+ok "launched: every iteration shows its 8 faults and 3 calls"
+
+# 2. Attached: the program started bare, recorded 1.5 s, detached; it runs on.
+"$L" a.log >a.out 2>a.err &
+lp=$!
+for i in $(seq 100); do grep -q ready a.err && break; sleep 0.05; done
+sleep 0.3
+"$MEMTAP" record -q -o a.mtap --syscalls --pid $lp --duration 1.5 2>rec.err || fail "attach failed: $(cat rec.err)"
+t_detach=$(mono_ns)
+sleep 0.5
+kill -0 $lp 2>/dev/null || fail "the program did not survive the detach"
+kill -TERM $lp
+wait $lp || fail "the program exited with $? after the detach"
+grep -q '^iterations=' a.out || fail "the program's output changed: $(cat a.out)"
+python3 -c 'import sys; t = int(sys.argv[1]); sys.exit(0 if sum(1 for l in open(sys.argv[2]) if int(l.split()[1]) > t) > 50 else 1)' \
+	"$t_detach" a.log || fail "the program did not go on iterating after the detach"
+check a.mtap a.log attached
+"$MEMTAP" report a.mtap >a.txt || fail "report failed"
+grep -q "attached .*pid $lp: figures from the attach on" a.txt || fail "the report does not say it was attached"
+grep -q "not recorded: attached to a running process" a.txt || fail "the report does not say allocations were not recorded"
+check_json r.json 'j["alloc"]["calls"] is None and j["run"]["exit_status"] is None' "allocation figures not null for an attached process"
+ok "attached: exact per iteration in the window, the program unharmed and running on"
+
+# 3. Bad --pid values: one line, exit 2.
+bad() {
+	"$MEMTAP" record -q -o x.mtap --pid "$1" >x.out 2>x.err
+	rc=$?
+	[ $rc = 2 ] || fail "--pid $1: exit $rc, not 2 ($(cat x.err))"
+	[ "$(wc -l <x.err)" = 1 ] || fail "--pid $1: not one line: $(cat x.err)"
+	grep -q "$2" x.err || fail "--pid $1: '$(cat x.err)' does not say '$2'"
+	[ -e x.mtap ] && fail "--pid $1: a trace was left"
+	return 0
+}
+bad 4000000 "no such process"
+bad 2 "kernel thread"
+bad abc "not a process id"
+"$L" t.log 1 >/dev/null 2>&1 &
+tp=$!
+sleep 0.2
+bad "$(ls /proc/$tp/task | grep -v "^$tp\$" | head -1)" "is a thread of process $tp"
+wait $tp
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+	sleep 30 &
+	sp=$!
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$MEMTAP" record -q -o /tmp/x-$$.mtap --pid $sp >x.out 2>x.err
+	rc=$?
+	kill $sp
+	[ $rc = 2 ] && grep -q "belongs to another user" x.err || fail "another user's process: exit $rc, $(cat x.err)"
+fi
+ok "bad --pid values: one line each, exit 2"
+
+# 4. redis-server under redis-benchmark, attached for 2 s.
+command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || skip "redis is not installed"
+port=$((20000 + $$ % 20000))
+redis-server --port $port --save '' --appendonly no --daemonize no >redis.log 2>&1 &
+rp=$!
+for i in $(seq 100); do redis-cli -p $port ping 2>/dev/null | grep -q PONG && break; sleep 0.05; done
+redis-benchmark -p $port -n 150000 -c 20 -t set,get,lpush,lpop -q >bench.out 2>bench.err &
+bp=$!
+sleep 0.3
+"$MEMTAP" record -q -o redis.mtap --syscalls=summary --pid $rp --duration 2 2>rrec.err || fail "attach to redis failed: $(cat rrec.err)"
+wait $bp || fail "redis-benchmark failed after the detach: $(cat bench.err)"
+grep -qi "error" bench.out bench.err && fail "redis-benchmark saw errors: $(cat bench.out bench.err)"
+[ "$(grep -c 'requests per second' bench.out)" = 4 ] || fail "redis-benchmark did not complete its 4 tests: $(cat bench.out)"
+[ "$(redis-cli -p $port ping)" = PONG ] || fail "redis does not serve after the detach"
+redis-cli -p $port set k v >/dev/null && [ "$(redis-cli -p $port get k)" = v ] || fail "redis lost a write after the detach"
+redis-cli -p $port shutdown nosave >/dev/null 2>&1
+wait $rp
+"$MEMTAP" report redis.mtap --format json >rr.json || fail "report failed"
+python3 - rr.json <<'PY' || fail "the redis recording lacks its figures (above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+sc = {s["name"]: s["calls"] for s in j["syscalls"]}
+rw = sc.get("read", 0) + sc.get("write", 0)
+print("  redis attached 2 s: %d read+write calls, epoll_wait %d, faults %s, peak RSS %s" % (
+      rw, sc.get("epoll_wait", 0), j["faults"]["minor"], j["rss"]["peak_bytes"]))
+sys.exit(0 if rw > 1000 and sc.get("epoll_wait", 0) > 0 and j["rss"]["peak_bytes"] else 1)
+PY
+ok "redis-server attached under load and detached: the benchmark completed, redis serves"
