@@ -16,7 +16,7 @@ PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config mak
 zlib1g-dev libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
 libmemkind-dev
 python3 python3-pandas procps clang-format perl linux-perf time
-heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng iperf3
+heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng iperf3 strace tmux
 slurmctld slurmd slurm-client munge
 python3-numpy python3-torch nodejs python3.11-dev"
 

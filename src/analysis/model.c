@@ -71,7 +71,7 @@ static int setup(struct mt_report *rep, int sections, struct mt_passes *ps)
 	struct mt_pass p;
 
 	mt_passes_add(ps, mt_run_pass(rep->r, &rep->run, &p), &p);
-	mt_passes_add(ps, mt_procs_pass(rep->r, &rep->procs, &p), &p);
+	mt_passes_add(ps, mt_procs_pass_figures(rep->r, &rep->procs, &p), &p);
 	if (ps->status < 0)
 		return ps->status; /* the sections need the run's collectors */
 	/* one index of the file mappings for every symbolized figure; first, so that it has

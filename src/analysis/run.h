@@ -34,6 +34,7 @@ struct mt_run {
 	/* record --pid: the process attached to (0: a launched command); the figures hold from
 	 * start_ns on, what was live before is not seen */
 	int attach_pid;
+	bool system_wide; /* record -a: every process but memtap's, from start_ns on */
 	uint64_t exact_from_ns, exact_until_ns; /* every collector ran between them */
 	const char *stop_reason; /* the END record's, NULL without one */
 	size_t ncollectors;

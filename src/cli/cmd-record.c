@@ -17,7 +17,7 @@
 
 static struct {
 	const char *output;
-	bool force, quiet, mmaps;
+	bool force, quiet, mmaps, all;
 	int follow;
 	uint64_t ring_pages, flush_ms, stack_depth, rt_slots, zstd_level, time_every;
 	const char *syscalls;
@@ -135,14 +135,18 @@ static const struct mt_option options[] = {
 	  "attach to running process PID (and the children it starts) instead of running a "
 	  "command: faults, RSS, syscalls, tracepoints, access samples and mappings from now "
 	  "on; its allocations are not traced" },
+	{ "all", 'a', MT_OPT_FLAG, &o.all, NULL,
+	  "record every process on the machine but memtap's (faults, RSS, syscalls, "
+	  "tracepoints, access samples, mappings, processes) until Ctrl-C, --duration or a "
+	  "line END on standard input" },
 	{ "duration", 0, MT_OPT_STRING, &o.duration, "SECONDS",
-	  "with --pid: detach after this long (default: at Ctrl-C or the process's exit)" },
+	  "with --pid or -a: stop after this long (default: at Ctrl-C, or the process's exit)" },
 	{ NULL },
 };
 
 const struct mt_command_spec mt_record_spec = {
 	.name = "record",
-	.usage = "[options] [--] CMD [ARGS...]  |  [options] --pid PID",
+	.usage = "[options] [--] CMD [ARGS...]  |  [options] --pid PID  |  [options] -a",
 	.summary = "run a command and record how it uses memory",
 	.description =
 		"Runs CMD and follows its whole process tree (fork, vfork, clone, exec),\n"
@@ -158,7 +162,8 @@ const struct mt_command_spec mt_record_spec = {
 		"or changing it, and records until Ctrl-C (SIGINT, SIGTERM, SIGHUP: never\n"
 		"passed on), --duration or the process's exit; it then detaches, the process\n"
 		"running on, and exits 0. What happened before the attach is not seen: the\n"
-		"trace says from when its figures hold.\n",
+		"trace says from when its figures hold. With -a, the same for every process\n"
+		"on the machine but memtap's; a line END on standard input also stops it.\n",
 	.opts = options,
 	.flags = MT_CMD_STOP_AT_ARG,
 	.min_args = 0,
@@ -236,21 +241,23 @@ static int placement(struct mt_record_opts *ro, cpu_set_t *cpus)
 	return o.heap ? heap(ro) : 0;
 }
 
-/* --pid and --duration; the options that only make sense for a launched command refused. */
+/* --pid or -a, and --duration; the options that only make sense for a launched command refused. */
 static int attach_opts(struct mt_record_opts *ro)
 {
-	char *end;
-	long pid = strtol(o.pid, &end, 10);
+	char *end = NULL;
+	long pid = o.pid ? strtol(o.pid, &end, 10) : 0;
 	double sec;
 
-	if (end == o.pid || *end || pid <= 0 || pid > 0x3fffffff)
+	if (o.pid && (end == o.pid || *end || pid <= 0 || pid > 0x3fffffff))
 		return mt_usage_error(&mt_record_spec, "--pid '%s': not a process id", o.pid);
 	if (o.cpus || o.numa_node || o.heap)
 		return mt_usage_error(&mt_record_spec,
 				      "--cpus, --numa-node and --heap place a launched command; "
-				      "--pid attaches to a running one");
-	if (mt_attach_check((pid_t)pid) < 0)
+				      "%s records running ones",
+				      o.all ? "-a" : "--pid");
+	if (o.pid && mt_attach_check((pid_t)pid) < 0)
 		return 2; /* said in one line */
+	ro->system_wide = o.all;
 	ro->attach_pid = (pid_t)pid;
 	if (o.duration) {
 		sec = strtod(o.duration, &end);
@@ -273,15 +280,18 @@ int cmd_record(int argc, char **argv)
 	r = mt_opts_parse(&mt_record_spec, argc, argv, &nargs);
 	if (r)
 		return r == 1 ? 0 : r;
-	if (!nargs && !o.pid)
+	if (!nargs && !o.pid && !o.all)
 		return mt_usage_error(&mt_record_spec, "missing argument");
-	if (nargs && o.pid)
+	if (nargs && (o.pid || o.all))
+		return mt_usage_error(&mt_record_spec, "%s: give no command",
+				      o.all ? "-a records the running system"
+					    : "--pid attaches to a running process");
+	if (o.pid && o.all)
+		return mt_usage_error(&mt_record_spec, "--pid and -a exclude each other");
+	if (o.duration && !o.pid && !o.all)
 		return mt_usage_error(&mt_record_spec,
-				      "--pid attaches to a running process: give no command");
-	if (o.duration && !o.pid)
-		return mt_usage_error(
-			&mt_record_spec,
-			"--duration needs --pid (a command is recorded until it exits)");
+				      "--duration needs --pid or -a (a command is recorded until "
+				      "it exits)");
 	if (!o.ring_pages || (o.ring_pages & (o.ring_pages - 1)) || o.ring_pages > 65536)
 		return mt_usage_error(&mt_record_spec,
 				      "--ring-pages must be a power of two up to 65536");
@@ -382,7 +392,7 @@ int cmd_record(int argc, char **argv)
 	ro.access_freq = o.access_freq;
 	if ((r = placement(&ro, &cpus)) != 0)
 		return r;
-	if (o.pid && (r = attach_opts(&ro)) != 0)
+	if ((o.pid || o.all) && (r = attach_opts(&ro)) != 0)
 		return r;
 	r = mt_record(&ro);
 	return r < 0 ? 1 : r;

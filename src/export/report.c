@@ -78,10 +78,17 @@ void mt_report_json_argv(struct mt_json *j, const struct mt_proc *p)
 void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t i, uint64_t t0,
 			    bool full)
 {
+	mt_json_begin_object(j);
+	mt_report_json_process_fields(j, ps, i, t0, full);
+	mt_json_end_object(j);
+}
+
+void mt_report_json_process_fields(struct mt_json *j, const struct mt_procs *ps, size_t i,
+				   uint64_t t0, bool full)
+{
 	const struct mt_proc *p = &ps->v[i];
 	int st = mt_proc_exit_status(p);
 
-	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "pid", p->pid);
 	mt_json_kv_u64(j, "ppid", p->ppid);
 	mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
@@ -115,7 +122,6 @@ void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t
 				mt_json_u64(j, ps->v[k].pid);
 		mt_json_end_array(j);
 	}
-	mt_json_end_object(j);
 }
 
 void mt_report_collector_table(const struct mt_run *run, struct mt_table *t)
@@ -237,8 +243,12 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_i64(j, "exit_status", run->exit_status);
 	else
 		mt_json_kv_null(j, "exit_status");
-	if (run->attach_pid) { /* record --pid: every collector ran in the exact window */
-		mt_json_kv_u64(j, "attached_pid", (uint64_t)run->attach_pid);
+	mt_json_kv_bool(j, "system_wide", run->system_wide);
+	if (run->attach_pid || run->system_wide) { /* every collector ran in the exact window */
+		if (run->attach_pid)
+			mt_json_kv_u64(j, "attached_pid", (uint64_t)run->attach_pid);
+		else
+			mt_json_kv_null(j, "attached_pid");
 		mt_json_key(j, "exact_window_ns");
 		mt_json_begin_array(j);
 		mt_json_u64(j, run->exact_from_ns);
@@ -262,15 +272,6 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 	mt_json_end_object(j);
 }
 
-static void json_processes(const struct mt_report *rep, struct mt_json *j)
-{
-	mt_json_key(j, "processes");
-	mt_json_begin_array(j);
-	for (size_t i = 0; i < rep->procs.n; i++)
-		mt_report_json_process(j, &rep->procs, i, rep->run.start_ns, false);
-	mt_json_end_array(j);
-}
-
 static void print_json(const struct mt_report *rep, int sections, FILE *f)
 {
 	const struct mt_file_info *fi = mt_reader_file(rep->r);
@@ -286,7 +287,7 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 	if (sections & MT_SEC_RUN)
 		json_run(rep, &j);
 	if (sections & MT_SEC_PROCESSES)
-		json_processes(rep, &j);
+		mt_report_procs_json(rep, &j);
 	if ((sections & MT_SEC_ALLOC) && rep->alloc.loaded)
 		mt_report_alloc_json(rep, &j);
 	if ((sections & MT_SEC_ACCESS) && rep->access.loaded)
@@ -324,7 +325,12 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 				mt_escape_ctl(rep->path, e, sizeof(e)));
 			fprintf(f, "| duration | %s |\n",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
-			if (run->attach_pid)
+			if (run->system_wide)
+				fprintf(f,
+					"| recorded | the whole system (every process but memtap's) "
+					"from the start on; %s |\n",
+					run->stop_reason ? run->stop_reason : "cut short");
+			else if (run->attach_pid)
 				fprintf(f,
 					"| attached | pid %d: figures from the attach on (before it: "
 					"not seen); %s |\n",
@@ -337,7 +343,13 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 			fprintf(f, "  %-12s %s\n", "trace", mt_escape_ctl(rep->path, e, sizeof(e)));
 			fprintf(f, "  %-12s %s\n", "duration",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
-			if (run->attach_pid)
+			if (run->system_wide)
+				fprintf(f,
+					"  %-12s the whole system (every process but memtap's) from "
+					"the start on; %s\n",
+					"recorded",
+					run->stop_reason ? run->stop_reason : "cut short");
+			else if (run->attach_pid)
 				fprintf(f,
 					"  %-12s pid %d: figures from the attach on (before it: not "
 					"seen); %s\n",
@@ -372,6 +384,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 			mt_table_print(&t, f, 2, true);
 		}
 		mt_table_release(&t);
+		if (run->attach_pid || run->system_wide)
+			mt_report_top_processes_text(rep, md, f);
 	}
 	if ((sections & MT_SEC_ALLOC) && rep->alloc.loaded)
 		mt_report_alloc_text(rep, md, f);

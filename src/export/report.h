@@ -19,6 +19,13 @@ void mt_report_json_collectors(struct mt_json *j, const struct mt_run *run);
 /* "argv": [...] of a process. */
 void mt_report_json_argv(struct mt_json *j, const struct mt_proc *p);
 /* One process object; full adds argv, start_offset_ns, exit_code/signal, execs, children. */
+/* A process's members without the braces (mt_report_json_process adds them). */
+void mt_report_json_process_fields(struct mt_json *j, const struct mt_procs *ps, size_t i,
+				   uint64_t t0, bool full);
+/* The report's "processes": each with its own figures (report-procs.c). */
+void mt_report_procs_json(const struct mt_report *rep, struct mt_json *j);
+/* An attached or system-wide recording's processes ranked by their page faults. */
+void mt_report_top_processes_text(const struct mt_report *rep, bool md, FILE *f);
 void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t i, uint64_t t0,
 			    bool full);
 void mt_report_collector_table(const struct mt_run *run, struct mt_table *t);

@@ -51,6 +51,7 @@ struct mt_writer {
 	uint64_t win_lo, win_hi; /* mt_writer_window */
 	uint32_t win_types;
 	uint64_t outside;
+	uint64_t exclude_pid, excluded; /* mt_writer_exclude_pid */
 };
 
 static int set_err(struct mt_writer *w, int r)
@@ -385,6 +386,10 @@ int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row)
 		return w->err;
 	if (type >= _MT_EV_MAX || !mt_type_desc(type))
 		return -EINVAL;
+	if (w->exclude_pid && row[MT_F_PID] == w->exclude_pid) {
+		w->excluded++;
+		return 1;
+	}
 	if (((w->win_types >> type) & 1) && (row[0] < w->win_lo || row[0] > w->win_hi)) {
 		w->outside++;
 		return 1;
@@ -413,6 +418,16 @@ void mt_writer_window(struct mt_writer *w, uint64_t lo, uint64_t hi, uint32_t ty
 uint64_t mt_writer_outside(const struct mt_writer *w)
 {
 	return w->outside;
+}
+
+void mt_writer_exclude_pid(struct mt_writer *w, uint64_t pid)
+{
+	w->exclude_pid = pid;
+}
+
+uint64_t mt_writer_excluded(const struct mt_writer *w)
+{
+	return w->excluded;
 }
 
 int mt_writer_stacks(struct mt_writer *w, uint32_t stream, uint64_t first_id, size_t n,

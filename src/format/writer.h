@@ -93,5 +93,8 @@ const struct mt_writer_stats *mt_writer_stats(const struct mt_writer *w);
  */
 void mt_writer_window(struct mt_writer *w, uint64_t lo, uint64_t hi, uint32_t types);
 uint64_t mt_writer_outside(const struct mt_writer *w);
+/* Every event of process pid is left out and counted (record -a: the recorder's own). */
+void mt_writer_exclude_pid(struct mt_writer *w, uint64_t pid);
+uint64_t mt_writer_excluded(const struct mt_writer *w);
 
 #endif

@@ -10,6 +10,7 @@
  */
 #include "record/attach.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,85 @@ void mt_attach_settle(struct mt_session *s)
 	}
 	if (s->rss)
 		mt_rss_seed(s, s->root);
+}
+
+/* Each user process on the machine but memtap's, handed to fn (kernel threads left out). */
+static void each_process(struct mt_session *s, void (*fn)(struct mt_session *s, pid_t pid))
+{
+	struct dirent *d;
+	DIR *dir = opendir("/proc");
+
+	while (dir && (d = readdir(dir))) {
+		pid_t pid = (pid_t)atoi(d->d_name);
+		unsigned long flags = 0;
+		char state;
+
+		if (pid <= 0 || pid == s->self || stat_of(pid, &state, &flags) < 0 ||
+		    (flags & PF_KTHREAD_) || state == 'Z')
+			continue;
+		fn(s, pid);
+	}
+	if (dir)
+		closedir(dir);
+}
+
+static void announce_process(struct mt_session *s, pid_t pid)
+{
+	char path[64];
+	struct dirent *d;
+	pid_t tgid = 0, ppid = 0;
+	DIR *dir;
+
+	(void)mt_procfs_status(pid, &tgid, &ppid);
+	mt_emit_task_new(s, s->t_start, pid, pid, ppid, ppid, MT_TASK_PROCESS);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+
+		if (tid > 0 && tid != pid)
+			mt_emit_task_new(s, s->t_start, pid, tid, pid, pid, MT_TASK_THREAD);
+	}
+	if (dir)
+		closedir(dir);
+	mt_emit_exec(s, s->t_start, pid, pid, pid, NULL, NULL);
+}
+
+static void seed_rss(struct mt_session *s, pid_t pid)
+{
+	mt_rss_seed(s, pid);
+}
+
+void mt_system_tree(struct mt_session *s)
+{
+	int r;
+
+	each_process(s, announce_process);
+	r = mt_feat_ok(MT_FEAT_PERF_RING) && mt_feat_ok(MT_FEAT_MMAP2) ? mt_perfmon_open(s)
+								       : -ENOTSUP;
+	if (r < 0) {
+		const char *why = r == -ENOTSUP ? "perf side-band records are not available here"
+						: strerror(-r);
+
+		mt_warn("no kernel mapping or task records system-wide: %s; processes and mappings "
+			"are those at the start only",
+			why);
+		mt_coll_set(&s->maps, "procfs", "degraded", why);
+		mt_coll_set(&s->proc, "procfs", "degraded", why);
+		s->follow = MT_FOLLOW_NONE;
+		return;
+	}
+	s->follow = MT_FOLLOW_PERF;
+	mt_coll_set(&s->maps, "perf-mmap2+procfs", "active", NULL);
+	mt_coll_set(&s->proc, "perf-task", "degraded",
+		    "system-wide: processes and mappings from /proc at the start, later ones from "
+		    "perf FORK/EXIT/COMM records; no exit statuses (memtap is not their parent)");
+}
+
+void mt_system_settle(struct mt_session *s)
+{
+	if (s->rss)
+		each_process(s, seed_rss);
 }
 
 int mt_attach_pidfd(pid_t pid)

@@ -19,6 +19,9 @@ void mt_attach_tree(struct mt_session *s);
 /* After the collectors opened: threads created meanwhile given their events, the RSS
  * counters read as they are. */
 void mt_attach_settle(struct mt_session *s);
+/* record -a: the same for every user process but memtap's (perf events with pid -1). */
+void mt_system_tree(struct mt_session *s);
+void mt_system_settle(struct mt_session *s);
 /* A pidfd of pid: readable when it exits. */
 int mt_attach_pidfd(pid_t pid);
 

@@ -170,10 +170,13 @@ int mt_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)
 	long fd;
 
 	attr->size = sizeof(*attr);
-	if (att.root && pid == att.root) {
-		/* a running process: no exec to wait for */
+	if ((att.root && pid == att.root) || (pid == -1 && cpu >= 0)) {
+		/* a running process, or every task on the CPU (record -a): no exec to wait for,
+		 * nothing to inherit */
 		attr->enable_on_exec = 0;
 		attr->disabled = 0;
+		if (pid == -1)
+			attr->inherit = 0;
 	}
 	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
 	if (fd < 0)

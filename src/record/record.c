@@ -41,6 +41,7 @@
 #include "record/collectors.h"
 #include "record/launch.h"
 #include "record/probe.h"
+#include "record/record-internal.h"
 #include "record/session.h"
 #include "record/sysinfo.h"
 
@@ -64,117 +65,6 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->rss = true;
 	o->rss_interval_ns = 1000000;
 	o->page_writes_ns = 100000000;
-}
-
-static const char *follow_name(enum mt_follow f)
-{
-	static const char *const n[] = { "auto", "ptrace", "perf", "none" };
-
-	return n[f];
-}
-
-/* Shell-quotes argv into buf for display ("sh -c 'ls / | wc -l'"). */
-static void quote_argv(char *const *argv, char *buf, size_t size)
-{
-	size_t o = 0;
-
-	buf[0] = 0;
-	for (int i = 0; argv[i] && o + 4 < size; i++) {
-		const char *a = argv[i];
-		bool plain = *a != 0;
-
-		for (const char *c = a; *c; c++)
-			if (!strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
-				    "-_./=:,+@%",
-				    *c))
-				plain = false;
-		if (i)
-			buf[o++] = ' ';
-		if (plain) {
-			o += mt_strlcpy(buf + o, a, size - o);
-		} else {
-			buf[o++] = '\'';
-			for (const char *c = a; *c && o + 6 < size; c++) {
-				if (*c == '\'') {
-					memcpy(buf + o, "'\\''", 4);
-					o += 4;
-				} else {
-					buf[o++] = *c;
-				}
-			}
-			buf[o++] = '\'';
-		}
-		if (o >= size)
-			o = size - 1;
-		buf[o] = 0;
-	}
-}
-
-static int write_collector(struct mt_session *s, const struct mt_coll *c, bool final,
-			   const struct mt_kv *extra)
-{
-	struct mt_kv kv;
-	int r;
-
-	mt_kv_init(&kv);
-	mt_kv_add(&kv, "name", c->name);
-	mt_kv_add(&kv, "mechanism", c->mechanism);
-	mt_kv_add(&kv, "status", c->status);
-	if (c->reason[0])
-		mt_kv_add(&kv, "reason", c->reason);
-	mt_kv_add(&kv, "final", final ? "1" : "0");
-	mt_kv_add_u64(&kv, "events", c->events);
-	mt_kv_add_u64(&kv, "lost", c->lost);
-	if (c == &s->proc) {
-		mt_kv_add_u64(&kv, "processes", s->nprocesses);
-		mt_kv_add_u64(&kv, "threads", s->nthreads);
-		mt_kv_add(&kv, "exit_status",
-			  s->follow == MT_FOLLOW_PTRACE ? "every process"
-							: "the command's process only");
-	} else if (c == &s->maps && s->nrings) {
-		mt_kv_add(&kv, "build_ids", s->perf_build_ids ? "kernel" : "files");
-		mt_kv_add_u64(&kv, "ring_bytes_per_cpu", (uint64_t)s->o->ring_pages * 4096);
-		mt_kv_add_u64(&kv, "perf_records", s->perf_records);
-	}
-	if (extra && extra->n)
-		mt_kv_extend(&kv, extra);
-	r = mt_writer_kv(s->w, MT_CHUNK_COLLECTOR, &kv);
-	mt_kv_release(&kv);
-	return r;
-}
-
-static int write_meta(struct mt_session *s, char *const *argv)
-{
-	struct mt_kv kv;
-	char buf[8192], key[32];
-	int argc = 0, r;
-
-	mt_kv_init(&kv);
-	mt_kv_add(&kv, "memtap_version", MEMTAP_VERSION);
-	mt_kv_addf(&kv, "format_version", "%d.%d", MT_FORMAT_MAJOR, MT_FORMAT_MINOR);
-	quote_argv(argv, buf, sizeof(buf));
-	mt_kv_add(&kv, "command", buf);
-	for (; argv[argc]; argc++) {
-		snprintf(key, sizeof(key), "argv.%d", argc);
-		mt_kv_add(&kv, key, argv[argc]);
-	}
-	mt_kv_add_u64(&kv, "argc", (uint64_t)argc);
-	if (getcwd(buf, sizeof(buf)))
-		mt_kv_add(&kv, "cwd", buf);
-	mt_kv_add_u64(&kv, "uid", getuid());
-	mt_kv_add_u64(&kv, "recorder_pid", (uint64_t)s->self);
-	mt_kv_add_u64(&kv, "start_monotonic_ns", s->t_start);
-	mt_kv_add(&kv, "clock", "CLOCK_MONOTONIC");
-	mt_kv_add(&kv, "follow", follow_name(s->follow));
-	if (s->attached) {
-		/* Figures hold from the attach on: what was live before is not seen. */
-		mt_kv_add_u64(&kv, "attach_pid", (uint64_t)s->root);
-		mt_kv_add_u64(&kv, "attach_monotonic_ns", s->t_start);
-	}
-	mt_sysinfo_meta(&kv);
-	r = mt_writer_kv(s->w, MT_CHUNK_META, &kv);
-	mt_kv_release(&kv);
-	return r;
 }
 
 /* Picks the process-following mechanism from what the machine allows. */
@@ -213,41 +103,6 @@ static int exit_status_of(int status)
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	return WEXITSTATUS(status);
-}
-
-static void print_summary(struct mt_session *s, const char *path, uint64_t bytes)
-{
-	const struct mt_coll *cs[] = { &s->proc,	   &s->maps,	    &s->alloc_coll,
-				       &s->access_coll,	   &s->faults_coll, &s->rss_coll,
-				       &s->pagewrites_coll };
-	char dur[32], size[32], cnt[32];
-
-	mt_fmt_duration(s->t_end - s->t_start, dur, sizeof(dur));
-	if (s->attached)
-		fprintf(stderr, "memtap: recorded pid %d for %s; %s\n", (int)s->root, dur,
-			s->root_exited ? "the process exited" : "detached (the process runs on)");
-	else if (WIFSIGNALED(s->root_status))
-		fprintf(stderr,
-			"memtap: recorded for %s; the command was killed by signal %d (%s)\n", dur,
-			WTERMSIG(s->root_status), strsignal(WTERMSIG(s->root_status)));
-	else
-		fprintf(stderr, "memtap: recorded for %s; the command exited with status %d\n", dur,
-			WEXITSTATUS(s->root_status));
-	int mw = 9; /* the mechanism column fits its longest entry */
-
-	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
-		if ((int)strlen(cs[i]->mechanism) > mw)
-			mw = (int)strlen(cs[i]->mechanism);
-	fprintf(stderr, "  %-10s %-*s %-11s %10s %8s\n", "collector", mw, "mechanism", "status",
-		"events", "lost");
-	for (size_t i = 0; i < sizeof(cs) / sizeof(cs[0]); i++)
-		fprintf(stderr, "  %-10s %-*s %-11s %10s %8" PRIu64 "\n", cs[i]->name, mw,
-			cs[i]->mechanism, cs[i]->status,
-			mt_fmt_count(cs[i]->events, cnt, sizeof(cnt)), cs[i]->lost);
-	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " thread%s\n", s->nprocesses,
-		s->nprocesses == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s");
-	fprintf(stderr, "memtap: wrote %s to '%s'\n", mt_fmt_bytes(bytes, size, sizeof(size)),
-		path);
 }
 
 static uint64_t own_cpu_ns(void)
@@ -293,13 +148,14 @@ static int finish(struct mt_session *s)
 		mt_kv_init(&akv);
 		if (mt_collectors[i].close)
 			mt_collectors[i].close(s, &akv);
-		write_collector(s, mt_collector_record(s, &mt_collectors[i]), true, &akv);
+		mt_rec_write_collector(s, mt_collector_record(s, &mt_collectors[i]), true, &akv);
 		mt_kv_release(&akv);
 	}
 	mt_kv_init(&end);
 	mt_kv_add_u64(&end, "end_monotonic_ns", s->t_end);
 	mt_kv_add_u64(&end, "duration_ns", s->t_end - s->t_start);
-	mt_kv_add_u64(&end, "root_pid", (uint64_t)s->root);
+	if (s->root > 0)
+		mt_kv_add_u64(&end, "root_pid", (uint64_t)s->root);
 	if (s->root_exited && !s->attached) {
 		mt_kv_add_u64(&end, "exit_status", (uint64_t)exit_status_of(s->root_status));
 		if (WIFSIGNALED(s->root_status))
@@ -314,10 +170,14 @@ static int finish(struct mt_session *s)
 		mt_kv_add_u64(&end, "attach_exact_from_ns", s->t_go);
 		mt_kv_add_u64(&end, "attach_exact_until_ns", s->t_gone);
 		mt_kv_add_u64(&end, "attach_left_out", mt_writer_outside(s->w));
+		if (s->system_wide)
+			mt_kv_add_u64(&end, "recorder_events_left_out", mt_writer_excluded(s->w));
 		mt_kv_add(&end, "stop_reason",
-			  s->root_exited      ? "the attached process exited"
-			  : s->stop_requested ? "detached: interrupted"
-					      : "detached: --duration elapsed");
+			  s->root_exited ? "the attached process exited"
+			  : s->stop_requested
+				  ? (s->system_wide ? "stopped: interrupted, or END read"
+						    : "detached: interrupted")
+				  : "detached: --duration elapsed");
 	} else {
 		mt_kv_add(&end, "stop_reason",
 			  s->stop_requested ? "interrupted after the command exited"
@@ -389,7 +249,8 @@ static void attach_tree(struct mt_session *s)
 static void write_first_records(struct mt_session *s, struct mt_kv *kvs)
 {
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
-		write_collector(s, mt_collector_record(s, &mt_collectors[i]), false, &kvs[i]);
+		mt_rec_write_collector(s, mt_collector_record(s, &mt_collectors[i]), false,
+				       &kvs[i]);
 	mt_writer_flush(s->w);
 }
 
@@ -454,6 +315,37 @@ static void on_execerr(struct mt_session *s, struct launch *l)
 	l->execerr[0] = -1;
 }
 
+/* record -a: a line "END" on standard input stops the recording (KernMLOps' protocol);
+ * its end (a closed pipe, /dev/null) only stops the reading. */
+static void on_stdin(struct mt_session *s, struct launch *l)
+{
+	static char line[64];
+	static size_t n;
+	char buf[4096];
+	ssize_t k = read(l->execerr[0], buf, sizeof(buf));
+
+	if (k <= 0) {
+		if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
+			close(l->execerr[0]);
+			l->execerr[0] = -1;
+		}
+		return;
+	}
+	for (ssize_t i = 0; i < k; i++) {
+		if (buf[i] != '\n') {
+			if (n < sizeof(line) - 1)
+				line[n++] = buf[i];
+			continue;
+		}
+		while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
+			n--;
+		line[n] = 0;
+		if (!strcmp(line, "END"))
+			s->stop_requested = true;
+		n = 0;
+	}
+}
+
 /* Polls and drains until the process tree is gone (or asked to stop). */
 static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct pollfd **fds)
 {
@@ -486,7 +378,9 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 			mt_launch_on_signal(s, &si);
 		}
 		if (l->execerr[0] >= 0 && ((*fds)[1].revents & (POLLIN | POLLHUP))) {
-			if (s->attached) { /* its pidfd: the process exited */
+			if (s->system_wide) { /* standard input: a line END stops */
+				on_stdin(s, l);
+			} else if (s->attached) { /* its pidfd: the process exited */
 				s->root_exited = true;
 				close(l->execerr[0]);
 				l->execerr[0] = -1;
@@ -583,7 +477,7 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 		mt_coll_set(&s->alloc_coll, "none", "off", "--no-alloc");
 	}
 	s->t_start = mt_now_ns();
-	r = write_meta(s, o->argv);
+	r = mt_rec_write_meta(s, o->argv);
 	if (r < 0)
 		return mt_err_code(r, "cannot write '%s'", o->output);
 	l->own_group = !mt_launch_terminal_foreground();
@@ -658,7 +552,7 @@ static int start_attach(struct mt_session *s, struct launch *l, int *sigfd)
 		    "attached to a running process: the allocation runtime, which registers the "
 		    "ranges, is not in it");
 	s->t_start = mt_now_ns();
-	r = write_meta(s, argv);
+	r = mt_rec_write_meta(s, argv);
 	if (r < 0)
 		return mt_err_code(r, "cannot write '%s'", s->o->output);
 	mt_attach_tree(s);
@@ -675,6 +569,59 @@ static int start_attach(struct mt_session *s, struct launch *l, int *sigfd)
 	return 1;
 }
 
+/* record -a: every process on the machine but memtap's, perf events with pid -1; standard
+ * input stands in for the exec-error pipe. */
+static int start_system(struct mt_session *s, struct launch *l, int *sigfd)
+{
+	static char *argv[] = { "(the whole system)", NULL };
+	int r = open_trace(s), in;
+
+	if (r >= 0)
+		r = setup_signals(l, sigfd);
+	for (int i = 0; i < 2; i++) {
+		if (l->go[i] >= 0)
+			close(l->go[i]);
+		if (l->execerr[i] >= 0)
+			close(l->execerr[i]);
+		l->go[i] = l->execerr[i] = -1;
+	}
+	if (r < 0)
+		return r;
+	in = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
+	if (in >= 0)
+		(void)fcntl(in, F_SETFL, fcntl(in, F_GETFL) | O_NONBLOCK);
+	l->execerr[0] = in;
+	mt_launch_raise_nofile(l);
+	s->attached = s->system_wide = true;
+	s->root = -1;
+	s->follow = MT_FOLLOW_PERF;
+	mt_writer_exclude_pid(s->w, (uint64_t)s->self);
+	s->alloc_coll.name = "alloc";
+	mt_coll_set(&s->alloc_coll, "none", "unavailable",
+		    "system-wide: allocations are traced in the programs memtap runs");
+	s->pagewrites_coll.name = "pagewrites";
+	mt_coll_set(&s->pagewrites_coll, "none", "unavailable",
+		    "system-wide: the allocation runtime, which registers the ranges, is not in "
+		    "the processes");
+	s->t_start = mt_now_ns();
+	r = mt_rec_write_meta(s, argv);
+	if (r < 0)
+		return mt_err_code(r, "cannot write '%s'", s->o->output);
+	mt_system_tree(s);
+	open_collectors(s);
+	mt_system_settle(s);
+	s->cpu_go = own_cpu_ns();
+	s->t_go = mt_now_ns();
+	mt_writer_window(s->w, s->t_go, UINT64_MAX, WINDOWED);
+	if (s->o->duration_ns)
+		s->deadline = s->t_go + s->o->duration_ns;
+	if (!s->o->quiet)
+		mt_info("recording the whole system%s; Ctrl-C or a line END on standard input "
+			"stops",
+			s->deadline ? " until --duration elapses" : "");
+	return 1;
+}
+
 int mt_record(const struct mt_record_opts *o)
 {
 	struct mt_session s = { .o = o };
@@ -687,7 +634,9 @@ int mt_record(const struct mt_record_opts *o)
 	s.maps.name = "mappings";
 	mt_map64_init(&s.task_ix);
 
-	if (o->attach_pid) {
+	if (o->system_wide) {
+		r = start_system(&s, &l, &sigfd);
+	} else if (o->attach_pid) {
 		r = start_attach(&s, &l, &sigfd);
 	} else {
 		r = choose_follow(&s);
@@ -730,7 +679,7 @@ int mt_record(const struct mt_record_opts *o)
 	if (ret < 0)
 		mt_err_code(ret, "writing '%s' failed; the trace is incomplete", o->output);
 	if (!o->quiet)
-		print_summary(&s, o->output, mt_writer_stats(s.w)->bytes);
+		mt_rec_print_summary(&s, o->output, mt_writer_stats(s.w)->bytes);
 	if (r < 0)
 		goto out;
 	r = s.attached ? 0 : s.root_exited ? exit_status_of(s.root_status) : 1;

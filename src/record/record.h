@@ -23,6 +23,7 @@ struct mt_record_opts {
 	bool quiet; /* no summary on stderr */
 	char **argv; /* the command, NULL-terminated; NULL with attach_pid */
 	pid_t attach_pid; /* record --pid: attach to this running process instead */
+	bool system_wide; /* record -a: every process on the machine but memtap's */
 	uint64_t duration_ns; /* --duration: detach after this long (0: until it exits) */
 	enum mt_follow follow;
 	bool mmaps; /* record mappings from perf MMAP2 records */

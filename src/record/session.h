@@ -60,7 +60,8 @@ struct mt_session {
 	bool exec_done;
 	bool stop_requested;
 	bool own_group; /* the command runs in its own process group (record.c) */
-	bool attached; /* record --pid: root ran before the recording (record/attach.c) */
+	bool attached; /* record --pid or -a: root ran before the recording (record/attach.c) */
+	bool system_wide; /* record -a: every process but memtap's; root is -1 */
 	uint64_t deadline; /* --duration: the recording ends then (0: no limit) */
 	uint64_t root_sig_ns[65]; /* when each signal last reached the command's process */
 	uint64_t t_start;

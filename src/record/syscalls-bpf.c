@@ -87,6 +87,8 @@ static int mark_task(int map_fd, pid_t pid, const void *value)
  */
 static int mark_tree(struct mt_session *s, int map_fd, void *state, void (*disarm)(void *))
 {
+	if (s->system_wide)
+		return 0; /* every task marks itself at its first call (bpf/common.h) */
 	if (!s->attached)
 		return mark_task(map_fd, s->root, state);
 	disarm(state);
@@ -158,6 +160,8 @@ int mt_syscalls_bpf_open(struct mt_session *s)
 		       strlen(mt_alloc_rt_path(s)));
 		skel->rodata->rt_path_len = (uint32_t)strlen(mt_alloc_rt_path(s));
 	}
+	skel->rodata->mt_all_tasks = s->system_wide;
+	skel->rodata->mt_self_tgid = (uint32_t)getpid();
 	r = syscount_bpf__load(skel);
 	if (r < 0) {
 		syscount_bpf__destroy(skel);
@@ -180,12 +184,74 @@ int mt_syscalls_bpf_open(struct mt_session *s)
 	return 0;
 }
 
+/* record -a: the machine's totals per slot, kept while the per-process rows are written. */
+static struct count *totals;
+
+static void sum_row(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t nr,
+		    const struct count *c)
+{
+	uint64_t row[_MT_F_SYSSUM_MAX];
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = pid;
+	row[MT_F_SYSSUM_NR] = nr;
+	row[MT_F_SYSSUM_CALLS] = c->calls;
+	row[MT_F_SYSSUM_ERRORS] = c->errors;
+	row[MT_F_SYSSUM_NS] = c->ns;
+	row[MT_F_SYSSUM_RUNTIME] = 0;
+	if (mt_writer_event(s->w, MT_EV_SYSCALL_SUM, row) == 0)
+		s->syscalls_coll.events++;
+}
+
+/* One SUM row per process and call; what processes the full map could not take is pid 0's
+ * (the machine's totals less every process's: exact by construction). */
+static void per_process_rows(struct mt_session *s, struct syscount_bpf *skel, uint64_t t)
+{
+	int fd = bpf_map__fd(skel->maps.pcounts), ncpu = libbpf_num_possible_cpus();
+	struct {
+		uint32_t tgid, slot;
+	} key, next, *prev = NULL;
+	struct count *per = ncpu > 0 ? calloc((size_t)ncpu, sizeof(*per)) : NULL;
+	uint32_t self = (uint32_t)getpid();
+
+	while (per && bpf_map_get_next_key(fd, prev, &next) == 0) {
+		struct count sum = { 0 };
+
+		key = next;
+		prev = &key;
+		if (key.tgid == self || key.slot >= 2 * NR_SLOTS ||
+		    bpf_map_lookup_elem(fd, &key, per) < 0)
+			continue; /* the recorder's own cost measurement */
+		for (int c = 0; c < ncpu; c++) {
+			sum.calls += per[c].calls;
+			sum.errors += per[c].errors;
+			sum.ns += per[c].ns;
+		}
+		if (!sum.calls)
+			continue;
+		sum_row(s, t, key.tgid, key.slot % NR_SLOTS, &sum);
+		totals[key.slot].calls -=
+			sum.calls <= totals[key.slot].calls ? sum.calls : totals[key.slot].calls;
+		totals[key.slot].errors -= sum.errors <= totals[key.slot].errors
+						   ? sum.errors
+						   : totals[key.slot].errors;
+		totals[key.slot].ns -= sum.ns <= totals[key.slot].ns ? sum.ns : totals[key.slot].ns;
+	}
+	for (uint32_t slot = 0; slot < 2 * NR_SLOTS; slot++)
+		if (totals[slot].calls)
+			sum_row(s, t, 0, slot % NR_SLOTS, &totals[slot]);
+	free(per);
+}
+
 void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 {
 	struct syscount_bpf *skel = s->syscalls_bpf;
 	int ncpu = libbpf_num_possible_cpus(), fd;
 	struct count *per;
 	uint64_t calls = 0, rt_calls = 0, t = mt_now_ns();
+
+	if (s->system_wide && !(totals = calloc(2 * NR_SLOTS, sizeof(*totals))))
+		return;
 
 	if (!skel)
 		return;
@@ -206,6 +272,11 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 		}
 		if (!sum.calls)
 			continue;
+		if (s->system_wide) { /* per process, below; kept for what they leave over */
+			totals[slot] = sum;
+			calls += sum.calls;
+			continue;
+		}
 		row[MT_F_TIME] = t;
 		row[MT_F_PID] = row[MT_F_TID] = (uint64_t)s->root;
 		row[MT_F_SYSSUM_NR] = nr;
@@ -221,10 +292,16 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 			calls += sum.calls;
 	}
 	free(per);
+	if (s->system_wide)
+		per_process_rows(s, skel, t);
 	mt_kv_add(kv, "programs", "tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_fork");
 	mt_kv_add_u64(kv, "calls", calls);
 	mt_kv_add_u64(kv, "runtime_calls", rt_calls);
-	mt_kv_add(kv, "scope", "the command from its execve, and every task it creates");
+	mt_kv_add(kv, "scope",
+		  s->system_wide ? "every process but the recorder, per process"
+				 : "the command from its execve, and every task it creates");
+	free(totals);
+	totals = NULL;
 	if (s->syscalls_bpf_cost_ns > 0)
 		mt_kv_add_u64(kv, "cost_ns_per_call", (uint64_t)(s->syscalls_bpf_cost_ns + 0.5));
 	syscount_bpf__destroy(skel);
@@ -346,10 +423,15 @@ int mt_syspaths_open(struct mt_session *s, mt_syspath_fn fn, void *ctx, struct m
 	libbpf_set_print(quiet_print);
 	if (!p)
 		return -ENOMEM;
-	p->skel = syspaths_bpf__open_and_load();
+	p->skel = syspaths_bpf__open();
 	p->fn = fn;
 	p->ctx = ctx;
 	r = ring_adopt(&p->ring, p->skel, syspaths_destroy);
+	if (r == 0) {
+		p->skel->rodata->mt_all_tasks = s->system_wide;
+		p->skel->rodata->mt_self_tgid = (uint32_t)getpid();
+		r = syspaths_bpf__load(p->skel);
+	}
 	if (r == 0)
 		r = syspaths_bpf__attach(p->skel);
 	if (r == 0)
@@ -467,6 +549,8 @@ int mt_sysrec_open(struct mt_session *s, const uint64_t allow[16], mt_sysrec_fn 
 	r = ring_adopt(&p->ring, p->skel, sysrec_destroy);
 	if (r == 0) {
 		memcpy((void *)p->skel->rodata->allow, allow, sizeof(p->skel->rodata->allow));
+		p->skel->rodata->mt_all_tasks = s->system_wide;
+		p->skel->rodata->mt_self_tgid = (uint32_t)getpid();
 		r = sysrec_bpf__load(p->skel);
 	}
 	if (r == 0) {

@@ -44,8 +44,22 @@ static __always_inline void mt_bpf_save_args(__u64 *args, const struct pt_regs *
 		__type(value, value_type);               \
 	} tasks SEC(".maps")
 
+/* record -a: every task is traced but the recorder's own (its thread group), each given its
+ * storage (zeroed: not armed, no call in flight) at its first call. Set before loading. */
+const volatile __u32 mt_all_tasks = 0;
+const volatile __u32 mt_self_tgid = 0;
+
 /* The current task's state, NULL when it is not traced. */
-#define mt_bpf_task() bpf_task_storage_get(&tasks, bpf_get_current_task_btf(), 0, 0)
+#define mt_bpf_task()                                                              \
+	({                                                                         \
+		struct task_struct *cur_ = bpf_get_current_task_btf();             \
+		void *t_ = bpf_task_storage_get(&tasks, cur_, 0, 0);               \
+		if (!t_ && mt_all_tasks &&                                         \
+		    (__u32)(bpf_get_current_pid_tgid() >> 32) != mt_self_tgid)     \
+			t_ = bpf_task_storage_get(&tasks, cur_, 0,                 \
+						  BPF_LOCAL_STORAGE_GET_F_CREATE); \
+		t_;                                                                \
+	})
 
 /* sched_process_fork: the child of a traced task is traced, except while the parent is still
  * armed (before the command's execve: the recorder's own helpers are not the command). */

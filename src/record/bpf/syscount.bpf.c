@@ -78,6 +78,19 @@ struct {
 	__type(value, struct count);
 } counts SEC(".maps");
 
+/* record -a: the same per process (thread group); a process that finds the map full is
+ * counted in counts only, and user space reports the difference as pid 0's. */
+struct pkey {
+	__u32 tgid, slot;
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct pkey);
+	__type(value, struct count);
+} pcounts SEC(".maps");
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
@@ -127,6 +140,22 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 		if (ret < 0 && ret >= -4095)
 			c->errors++;
 		c->ns += now - t->start;
+	}
+	if (mt_all_tasks) {
+		struct pkey k = { (__u32)(bpf_get_current_pid_tgid() >> 32), slot };
+		struct count zero = { 0 };
+
+		c = bpf_map_lookup_elem(&pcounts, &k);
+		if (!c) {
+			bpf_map_update_elem(&pcounts, &k, &zero, BPF_NOEXIST);
+			c = bpf_map_lookup_elem(&pcounts, &k);
+		}
+		if (c) {
+			c->calls++;
+			if (ret < 0 && ret >= -4095)
+				c->errors++;
+			c->ns += now - t->start;
+		}
 	}
 	t->start = 0;
 	return 0;

@@ -1,0 +1,92 @@
+#!/bin/sh
+# SPDX-License-Identifier: MIT
+# memtap record -a: the whole machine, stopped by a line END on standard input. Two
+# unrelated programs (burst, 3,000 and 5,000 iterations of getppid, mmap of 4 pages, 4
+# first-touch faults, munmap, on a byte of input) run their bursts while memtap records and
+# strace -f -c -p watches each of them over the same window. Each appears with its own
+# figures, and its syscall counts equal strace's: exactly for the burst's calls (getppid,
+# mmap, munmap: made only inside the window); read and write within 2 (the read each program
+# blocks in when strace attaches or detaches is seen by one side only: strace restarts it at
+# its attach, memtap counts a call from its entry). memtap's own calls are not the
+# machine's.
+. "$(dirname "$0")/lib.sh"
+need perf-ring
+[ "$(id -u)" = 0 ] || skip "needs root (system-wide perf events and BPF)"
+command -v strace >/dev/null || skip "strace is not installed"
+
+B=$WORKLOADS/burst
+mkfifo in1 in2 ctl
+"$B" 3000 <in1 >o1 2>e1 &
+p1=$!
+"$B" 5000 <in2 >o2 2>e2 &
+p2=$!
+exec 3>in1 4>in2
+"$MEMTAP" record -a -o s.mtap --syscalls=summary <ctl 2>rec.err &
+mp=$!
+exec 5>ctl
+trap 'kill $p1 $p2 $mp 2>/dev/null; rm -rf "$T"' EXIT
+for i in $(seq 200); do grep -q "recording the whole system" rec.err && break; sleep 0.05; done
+grep -q "recording the whole system" rec.err || fail "memtap -a did not start: $(cat rec.err)"
+strace -f -c -o st1 -p $p1 2>s1.err &
+sp1=$!
+strace -f -c -o st2 -p $p2 2>s2.err &
+sp2=$!
+for i in $(seq 100); do grep -q attached s1.err && grep -q attached s2.err && break; sleep 0.05; done
+sleep 0.2
+printf x >&3
+printf x >&4
+for i in $(seq 400); do grep -q done o1 && grep -q done o2 && break; sleep 0.05; done
+grep -q done o1 && grep -q done o2 || fail "the bursts did not finish"
+sleep 0.2
+kill -INT $sp1 $sp2
+wait $sp1 $sp2
+echo END >&5
+wait $mp || fail "memtap -a failed: $(cat rec.err)"
+kill -0 $p1 && kill -0 $p2 || fail "a program did not survive the recording"
+exec 3>&- 4>&- 5>&-
+wait $p1 $p2
+
+"$MEMTAP" report s.mtap --format json >r.json || fail "report failed"
+for p in $p1 $p2; do
+	"$MEMTAP" syscalls s.mtap --pid $p --format json >sc$p.json || fail "syscalls --pid $p failed"
+done
+python3 - r.json $p1 st1 sc$p1.json 3000 $p2 st2 sc$p2.json 5000 "$(cat /proc/sys/kernel/pid_max)" <<'PY' || fail "the figures are not each program's (above)"
+import json, sys
+r = json.load(open(sys.argv[1]))
+procs = {p["pid"]: p for p in r["processes"]}
+ok = r["run"]["system_wide"] and r["run"]["stop_reason"].startswith("stopped")
+def strace_counts(path):
+    c = {}
+    for line in open(path):
+        f = line.split()
+        if len(f) >= 5 and f[-1] != "total" and f[0][0].isdigit():
+            try:
+                c[f[-1]] = int(f[3])
+            except ValueError:
+                pass
+    return c
+for pid, st, sc, k in ((int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])),
+                       (int(sys.argv[6]), sys.argv[7], sys.argv[8], int(sys.argv[9]))):
+    s = strace_counts(st)
+    m = {x["name"]: x["calls"] for x in json.load(open(sc))["syscalls"]}
+    p = procs.get(pid)
+    print("  pid %d (%s): memtap %s; strace %s; faults %s, RSS peak %s" % (
+          pid, p and p["comm"], {n: m.get(n, 0) for n in ("getppid", "mmap", "munmap", "read", "write")},
+          {n: s.get(n, 0) for n in ("getppid", "mmap", "munmap", "read", "write")},
+          p and p["faults_minor"], p and p["rss_peak_bytes"]))
+    ok = ok and p is not None
+    for n in ("getppid", "mmap", "munmap"):
+        ok = ok and m.get(n, 0) == s.get(n, 0) == k
+    for n in ("read", "write"):
+        ok = ok and abs(m.get(n, 0) - s.get(n, 0)) <= 2
+    ok = ok and p["faults_minor"] >= 4 * k and p["rss_peak_bytes"]
+own = [x for x in r["processes"] if x["comm"] == "memtap" and x["syscalls"]]
+ok = ok and not own
+print("  processes in the trace: %d; with syscalls: %d" % (len(r["processes"]),
+      sum(1 for x in r["processes"] if x["syscalls"])))
+sys.exit(0 if ok else 1)
+PY
+"$MEMTAP" report s.mtap >r.txt || fail "report failed"
+grep -q "the whole system" r.txt && grep -q "top processes" r.txt || fail "the report does not say it is system-wide, or lacks its top processes"
+ok "two programs recorded system-wide: their own figures, syscall counts equal to strace's"
+
