@@ -311,6 +311,26 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 	fputc('\n', f);
 }
 
+/* An attached or system-wide recording's line in the run section: its label and text. */
+static bool attach_line(const struct mt_run *run, char *label, size_t lsize, char *text,
+			size_t tsize)
+{
+	const char *why = run->stop_reason ? run->stop_reason : "cut short";
+
+	if (run->system_wide) {
+		snprintf(label, lsize, "recorded");
+		snprintf(text, tsize,
+			 "the whole system (every process but memtap's) from the start on; %s",
+			 why);
+	} else if (run->attach_pid) {
+		snprintf(label, lsize, "attached");
+		snprintf(text, tsize,
+			 "pid %d: figures from the attach on (before it: not seen); %s",
+			 run->attach_pid, why);
+	}
+	return run->system_wide || run->attach_pid;
+}
+
 static void print_text(const struct mt_report *rep, int sections, bool md, FILE *f)
 {
 	const struct mt_run *run = &rep->run;
@@ -325,17 +345,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 				mt_escape_ctl(rep->path, e, sizeof(e)));
 			fprintf(f, "| duration | %s |\n",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
-			if (run->system_wide)
-				fprintf(f,
-					"| recorded | the whole system (every process but memtap's) "
-					"from the start on; %s |\n",
-					run->stop_reason ? run->stop_reason : "cut short");
-			else if (run->attach_pid)
-				fprintf(f,
-					"| attached | pid %d: figures from the attach on (before it: "
-					"not seen); %s |\n",
-					run->attach_pid,
-					run->stop_reason ? run->stop_reason : "cut short");
+			if (attach_line(run, a, sizeof(a), e, sizeof(e)))
+				fprintf(f, "| %s | %s |\n", a, e);
 			if (run->has_exit)
 				fprintf(f, "| exit status | %d |\n", run->exit_status);
 			fprintf(f, "| lost events | %" PRIu64 " |\n\n", run->lost_events);
@@ -343,18 +354,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 			fprintf(f, "  %-12s %s\n", "trace", mt_escape_ctl(rep->path, e, sizeof(e)));
 			fprintf(f, "  %-12s %s\n", "duration",
 				mt_fmt_duration(run->duration_ns, a, sizeof(a)));
-			if (run->system_wide)
-				fprintf(f,
-					"  %-12s the whole system (every process but memtap's) from "
-					"the start on; %s\n",
-					"recorded",
-					run->stop_reason ? run->stop_reason : "cut short");
-			else if (run->attach_pid)
-				fprintf(f,
-					"  %-12s pid %d: figures from the attach on (before it: not "
-					"seen); %s\n",
-					"attached", run->attach_pid,
-					run->stop_reason ? run->stop_reason : "cut short");
+			if (attach_line(run, a, sizeof(a), e, sizeof(e)))
+				fprintf(f, "  %-12s %s\n", a, e);
 			else if (run->has_exit)
 				fprintf(f, "  %-12s %d\n", "exit status", run->exit_status);
 			else

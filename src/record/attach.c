@@ -126,11 +126,34 @@ static void announce_thread(void *ctx, pid_t tid)
 				 MT_TASK_THREAD);
 }
 
+/* perf's task and mapping records for what runs already; without them, what /proc showed
+ * at the start is all (the process collector's reason: degraded, or active). */
+static void open_side_band(struct mt_session *s, const char *degraded, const char *active)
+{
+	int r = mt_feat_ok(MT_FEAT_PERF_RING) && mt_feat_ok(MT_FEAT_MMAP2) ? mt_perfmon_open(s)
+									   : -ENOTSUP;
+
+	if (r < 0) {
+		const char *why = r == -ENOTSUP ? "perf side-band records are not available here"
+						: strerror(-r);
+
+		mt_warn("no kernel mapping or task records: %s; mappings are those of the start "
+			"only",
+			why);
+		mt_coll_set(&s->maps, "procfs", "degraded", why);
+		mt_coll_set(&s->proc, "procfs", "degraded", degraded);
+		s->follow = MT_FOLLOW_NONE;
+		return;
+	}
+	s->follow = MT_FOLLOW_PERF;
+	mt_coll_set(&s->maps, "perf-mmap2+procfs", "active", NULL);
+	mt_coll_set(&s->proc, "perf-task", "degraded", active);
+}
+
 void mt_attach_tree(struct mt_session *s)
 {
 	struct announce a = { s, s->t_start };
 	pid_t tgid = 0, ppid = 0;
-	int r;
 
 	(void)mt_procfs_status(s->root, &tgid, &ppid);
 	mt_perf_attach_begin(s->root);
@@ -138,28 +161,10 @@ void mt_attach_tree(struct mt_session *s)
 	(void)mt_perf_attach_scan(announce_thread, &a);
 	/* Its program, arguments and mappings as they are now. */
 	mt_emit_exec(s, s->t_start, s->root, s->root, s->root, NULL, NULL);
-	if (!mt_feat_ok(MT_FEAT_PERF_RING) || !mt_feat_ok(MT_FEAT_MMAP2))
-		r = -ENOTSUP;
-	else
-		r = mt_perfmon_open(s);
-	if (r < 0) {
-		const char *why = r == -ENOTSUP ? "perf side-band records are not available here"
-						: strerror(-r);
-
-		mt_warn("no kernel mapping or task records: %s; the process's mappings are "
-			"those at the attach only",
-			why);
-		mt_coll_set(&s->maps, "procfs", "degraded", why);
-		mt_coll_set(&s->proc, "pidfd", "degraded",
-			    "attached: the process's exit only (no perf task records)");
-		s->follow = MT_FOLLOW_NONE;
-		return;
-	}
-	s->follow = MT_FOLLOW_PERF;
-	mt_coll_set(&s->maps, "perf-mmap2+procfs", "active", NULL);
-	mt_coll_set(&s->proc, "perf-task", "degraded",
-		    "attached: threads and mappings from /proc at the attach, later ones from "
-		    "perf FORK/EXIT/COMM records; no exit statuses (memtap is not the parent)");
+	open_side_band(s, "attached: the process's exit only (no perf task records)",
+		       "attached: threads and mappings from /proc at the attach, later ones from "
+		       "perf FORK/EXIT/COMM records; no exit statuses (memtap is not the "
+		       "parent)");
 }
 
 void mt_attach_settle(struct mt_session *s)
@@ -225,28 +230,11 @@ static void seed_rss(struct mt_session *s, pid_t pid)
 
 void mt_system_tree(struct mt_session *s)
 {
-	int r;
-
 	each_process(s, announce_process);
-	r = mt_feat_ok(MT_FEAT_PERF_RING) && mt_feat_ok(MT_FEAT_MMAP2) ? mt_perfmon_open(s)
-								       : -ENOTSUP;
-	if (r < 0) {
-		const char *why = r == -ENOTSUP ? "perf side-band records are not available here"
-						: strerror(-r);
-
-		mt_warn("no kernel mapping or task records system-wide: %s; processes and mappings "
-			"are those at the start only",
-			why);
-		mt_coll_set(&s->maps, "procfs", "degraded", why);
-		mt_coll_set(&s->proc, "procfs", "degraded", why);
-		s->follow = MT_FOLLOW_NONE;
-		return;
-	}
-	s->follow = MT_FOLLOW_PERF;
-	mt_coll_set(&s->maps, "perf-mmap2+procfs", "active", NULL);
-	mt_coll_set(&s->proc, "perf-task", "degraded",
-		    "system-wide: processes and mappings from /proc at the start, later ones from "
-		    "perf FORK/EXIT/COMM records; no exit statuses (memtap is not their parent)");
+	open_side_band(s, "system-wide: the processes at the start only (no perf task records)",
+		       "system-wide: processes and mappings from /proc at the start, later ones "
+		       "from perf FORK/EXIT/COMM records; no exit statuses (memtap is not their "
+		       "parent)");
 }
 
 void mt_system_settle(struct mt_session *s)

@@ -508,8 +508,64 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 #define WINDOWED \
 	(1u << MT_EV_FAULT | 1u << MT_EV_SYSCALL | 1u << MT_EV_ACCESS | 1u << MT_EV_TRACEPOINT)
 
-/* record --pid: the same as start() for a process that runs already (record/attach.c):
- * nothing is launched, its pidfd stands in for the exec-error pipe. */
+/* What --pid and -a share first: the trace and the signals, no launch pipes; in (when not
+ * -1) stands in for the exec-error pipe: the attached process's pidfd, or standard input. */
+static int open_running(struct mt_session *s, struct launch *l, int *sigfd, int in)
+{
+	int r = open_trace(s);
+
+	if (r >= 0)
+		r = setup_signals(l, sigfd);
+	for (int i = 0; i < 2; i++) {
+		if (l->go[i] >= 0)
+			close(l->go[i]);
+		if (l->execerr[i] >= 0)
+			close(l->execerr[i]);
+		l->go[i] = l->execerr[i] = -1;
+	}
+	l->execerr[0] = in;
+	if (r < 0)
+		return r;
+	mt_launch_raise_nofile(l);
+	s->attached = true;
+	s->follow = MT_FOLLOW_PERF;
+	return 0;
+}
+
+/* Then: the collectors the runtime would serve said unavailable (why: whose), the META,
+ * what runs announced (tree), the collectors, settle, and the window from now on. */
+static int go_running(struct mt_session *s, char *const *argv, const char *why,
+		      void (*tree)(struct mt_session *s), void (*settle)(struct mt_session *s))
+{
+	char reason[320];
+	int r;
+
+	s->alloc_coll.name = "alloc";
+	snprintf(reason, sizeof(reason),
+		 "%s: allocations are traced in the programs memtap starts (the runtime is "
+		 "loaded at a program's start, not injected later)",
+		 why);
+	mt_coll_set(&s->alloc_coll, "none", "unavailable", reason);
+	s->pagewrites_coll.name = "pagewrites";
+	snprintf(reason, sizeof(reason),
+		 "%s: the allocation runtime, which registers the ranges, is not there", why);
+	mt_coll_set(&s->pagewrites_coll, "none", "unavailable", reason);
+	s->t_start = mt_now_ns();
+	r = mt_rec_write_meta(s, argv);
+	if (r < 0)
+		return mt_err_code(r, "cannot write '%s'", s->o->output);
+	tree(s);
+	open_collectors(s);
+	settle(s);
+	s->cpu_go = own_cpu_ns();
+	s->t_go = mt_now_ns();
+	mt_writer_window(s->w, s->t_go, UINT64_MAX, WINDOWED);
+	if (s->o->duration_ns)
+		s->deadline = s->t_go + s->o->duration_ns;
+	return 1;
+}
+
+/* record --pid: the same as start() for a process that runs already (record/attach.c). */
 static int start_attach(struct mt_session *s, struct launch *l, int *sigfd)
 {
 	static char args[1 << 16];
@@ -526,100 +582,35 @@ static int start_attach(struct mt_session *s, struct launch *l, int *sigfd)
 	}
 	if ((pidfd = mt_attach_pidfd(pid)) < 0)
 		return mt_err_code(pidfd, "cannot attach to pid %d", (int)pid);
-	r = open_trace(s);
-	if (r >= 0)
-		r = setup_signals(l, sigfd);
-	for (int i = 0; i < 2; i++) {
-		if (l->go[i] >= 0)
-			close(l->go[i]);
-		if (l->execerr[i] >= 0)
-			close(l->execerr[i]);
-		l->go[i] = l->execerr[i] = -1;
-	}
-	l->execerr[0] = pidfd;
-	if (r < 0)
+	if ((r = open_running(s, l, sigfd, pidfd)) < 0)
 		return r;
-	mt_launch_raise_nofile(l);
-	s->attached = true;
 	s->root = pid;
-	s->follow = MT_FOLLOW_PERF;
-	s->alloc_coll.name = "alloc";
-	mt_coll_set(&s->alloc_coll, "none", "unavailable",
-		    "attached to a running process: its allocations are not traced (the "
-		    "allocation runtime is loaded at a program's start, not injected later)");
-	s->pagewrites_coll.name = "pagewrites";
-	mt_coll_set(&s->pagewrites_coll, "none", "unavailable",
-		    "attached to a running process: the allocation runtime, which registers the "
-		    "ranges, is not in it");
-	s->t_start = mt_now_ns();
-	r = mt_rec_write_meta(s, argv);
-	if (r < 0)
-		return mt_err_code(r, "cannot write '%s'", s->o->output);
-	mt_attach_tree(s);
-	open_collectors(s);
-	mt_attach_settle(s);
-	s->cpu_go = own_cpu_ns();
-	s->t_go = mt_now_ns();
-	mt_writer_window(s->w, s->t_go, UINT64_MAX, WINDOWED);
-	if (s->o->duration_ns)
-		s->deadline = s->t_go + s->o->duration_ns;
-	if (!s->o->quiet)
+	r = go_running(s, argv, "attached to a running process", mt_attach_tree, mt_attach_settle);
+	if (r > 0 && !s->o->quiet)
 		mt_info("attached to pid %d (%s)%s; Ctrl-C detaches", (int)pid, argv[0],
 			s->deadline ? " until --duration elapses" : "");
-	return 1;
+	return r;
 }
 
-/* record -a: every process on the machine but memtap's, perf events with pid -1; standard
- * input stands in for the exec-error pipe. */
+/* record -a: every process on the machine but memtap's, perf events with pid -1. */
 static int start_system(struct mt_session *s, struct launch *l, int *sigfd)
 {
 	static char *argv[] = { "(the whole system)", NULL };
-	int r = open_trace(s), in;
+	int in = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3), r;
 
-	if (r >= 0)
-		r = setup_signals(l, sigfd);
-	for (int i = 0; i < 2; i++) {
-		if (l->go[i] >= 0)
-			close(l->go[i]);
-		if (l->execerr[i] >= 0)
-			close(l->execerr[i]);
-		l->go[i] = l->execerr[i] = -1;
-	}
-	if (r < 0)
-		return r;
-	in = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3);
 	if (in >= 0)
 		(void)fcntl(in, F_SETFL, fcntl(in, F_GETFL) | O_NONBLOCK);
-	l->execerr[0] = in;
-	mt_launch_raise_nofile(l);
-	s->attached = s->system_wide = true;
+	if ((r = open_running(s, l, sigfd, in)) < 0)
+		return r;
+	s->system_wide = true;
 	s->root = -1;
-	s->follow = MT_FOLLOW_PERF;
 	mt_writer_exclude_pid(s->w, (uint64_t)s->self);
-	s->alloc_coll.name = "alloc";
-	mt_coll_set(&s->alloc_coll, "none", "unavailable",
-		    "system-wide: allocations are traced in the programs memtap runs");
-	s->pagewrites_coll.name = "pagewrites";
-	mt_coll_set(&s->pagewrites_coll, "none", "unavailable",
-		    "system-wide: the allocation runtime, which registers the ranges, is not in "
-		    "the processes");
-	s->t_start = mt_now_ns();
-	r = mt_rec_write_meta(s, argv);
-	if (r < 0)
-		return mt_err_code(r, "cannot write '%s'", s->o->output);
-	mt_system_tree(s);
-	open_collectors(s);
-	mt_system_settle(s);
-	s->cpu_go = own_cpu_ns();
-	s->t_go = mt_now_ns();
-	mt_writer_window(s->w, s->t_go, UINT64_MAX, WINDOWED);
-	if (s->o->duration_ns)
-		s->deadline = s->t_go + s->o->duration_ns;
-	if (!s->o->quiet)
+	r = go_running(s, argv, "system-wide", mt_system_tree, mt_system_settle);
+	if (r > 0 && !s->o->quiet)
 		mt_info("recording the whole system%s; Ctrl-C or a line END on standard input "
 			"stops",
 			s->deadline ? " until --duration elapses" : "");
-	return 1;
+	return r;
 }
 
 int mt_record(const struct mt_record_opts *o)

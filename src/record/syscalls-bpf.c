@@ -184,6 +184,19 @@ int mt_syscalls_bpf_open(struct mt_session *s)
 	return 0;
 }
 
+/* A per-CPU value's sum over the CPUs. */
+static struct count cpu_sum(const struct count *per, int ncpu)
+{
+	struct count sum = { 0 };
+
+	for (int c = 0; c < ncpu; c++) {
+		sum.calls += per[c].calls;
+		sum.errors += per[c].errors;
+		sum.ns += per[c].ns;
+	}
+	return sum;
+}
+
 /* record -a: the machine's totals per slot, kept while the per-process rows are written. */
 static struct count *totals;
 
@@ -222,11 +235,7 @@ static void per_process_rows(struct mt_session *s, struct syscount_bpf *skel, ui
 		if (key.tgid == self || key.slot >= 2 * NR_SLOTS ||
 		    bpf_map_lookup_elem(fd, &key, per) < 0)
 			continue; /* the recorder's own cost measurement */
-		for (int c = 0; c < ncpu; c++) {
-			sum.calls += per[c].calls;
-			sum.errors += per[c].errors;
-			sum.ns += per[c].ns;
-		}
+		sum = cpu_sum(per, ncpu);
 		if (!sum.calls)
 			continue;
 		sum_row(s, t, key.tgid, key.slot % NR_SLOTS, &sum);
@@ -265,11 +274,7 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 
 		if (bpf_map_lookup_elem(fd, &slot, per) < 0)
 			continue;
-		for (int c = 0; c < ncpu; c++) {
-			sum.calls += per[c].calls;
-			sum.errors += per[c].errors;
-			sum.ns += per[c].ns;
-		}
+		sum = cpu_sum(per, ncpu);
 		if (!sum.calls)
 			continue;
 		if (s->system_wide) { /* per process, below; kept for what they leave over */
