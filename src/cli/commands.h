@@ -33,6 +33,7 @@ MT_COMMAND(plot);
 MT_COMMAND(syscalls);
 MT_COMMAND(events);
 MT_COMMAND(diff);
+MT_COMMAND(top);
 MT_COMMAND(rules);
 MT_COMMAND(check_schema);
 MT_COMMAND(validate);

@@ -27,6 +27,7 @@ static const struct mt_cmd commands[] = {
 	{ "syscalls", cmd_syscalls, &mt_syscalls_spec },
 	{ "events", cmd_events, &mt_events_spec },
 	{ "diff", cmd_diff, &mt_diff_spec },
+	{ "top", cmd_top, &mt_top_spec },
 	{ "rules", cmd_rules, &mt_rules_spec },
 	{ "validate", cmd_validate, &mt_validate_spec },
 	{ "plan", cmd_plan, &mt_plan_spec },

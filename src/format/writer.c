@@ -52,6 +52,9 @@ struct mt_writer {
 	uint32_t win_types;
 	uint64_t outside;
 	uint64_t exclude_pid, excluded; /* mt_writer_exclude_pid */
+	uint32_t tap_types; /* mt_writer_tap */
+	void (*tap)(void *ctx, unsigned type, const uint64_t *row);
+	void *tap_ctx;
 };
 
 static int set_err(struct mt_writer *w, int r)
@@ -394,6 +397,8 @@ int mt_writer_event(struct mt_writer *w, unsigned type, const uint64_t *row)
 		w->outside++;
 		return 1;
 	}
+	if ((w->tap_types >> type) & 1)
+		w->tap(w->tap_ctx, type, row);
 	b = &w->blocks[type];
 	if (!b->cap) {
 		r = mt_block_init(b, type, w->block_events);
@@ -418,6 +423,14 @@ void mt_writer_window(struct mt_writer *w, uint64_t lo, uint64_t hi, uint32_t ty
 uint64_t mt_writer_outside(const struct mt_writer *w)
 {
 	return w->outside;
+}
+
+void mt_writer_tap(struct mt_writer *w, uint32_t types,
+		   void (*fn)(void *ctx, unsigned type, const uint64_t *row), void *ctx)
+{
+	w->tap_types = fn ? types : 0;
+	w->tap = fn;
+	w->tap_ctx = ctx;
 }
 
 void mt_writer_exclude_pid(struct mt_writer *w, uint64_t pid)

@@ -93,6 +93,10 @@ const struct mt_writer_stats *mt_writer_stats(const struct mt_writer *w);
  */
 void mt_writer_window(struct mt_writer *w, uint64_t lo, uint64_t hi, uint32_t types);
 uint64_t mt_writer_outside(const struct mt_writer *w);
+/* fn sees every event of the types in the mask that goes into the trace (the recorder's
+ * live figures, record/live.c). */
+void mt_writer_tap(struct mt_writer *w, uint32_t types,
+		   void (*fn)(void *ctx, unsigned type, const uint64_t *row), void *ctx);
 /* Every event of process pid is left out and counted (record -a: the recorder's own). */
 void mt_writer_exclude_pid(struct mt_writer *w, uint64_t pid);
 uint64_t mt_writer_excluded(const struct mt_writer *w);

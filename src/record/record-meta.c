@@ -104,6 +104,7 @@ int mt_rec_write_meta(struct mt_session *s, char *const *argv)
 	mt_kv_addf(&kv, "format_version", "%d.%d", MT_FORMAT_MAJOR, MT_FORMAT_MINOR);
 	quote_argv(argv, buf, sizeof(buf));
 	mt_kv_add(&kv, "command", buf);
+	mt_strlcpy(s->live_command, buf, sizeof(s->live_command));
 	for (; argv[argc]; argc++) {
 		snprintf(key, sizeof(key), "argv.%d", argc);
 		mt_kv_add(&kv, key, argv[argc]);

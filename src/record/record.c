@@ -40,6 +40,7 @@
 #include "record/buildid.h"
 #include "record/collectors.h"
 #include "record/launch.h"
+#include "record/live.h"
 #include "record/probe.h"
 #include "record/record-internal.h"
 #include "record/session.h"
@@ -136,6 +137,7 @@ static int finish(struct mt_session *s)
 	struct mt_kv end;
 	int r;
 
+	mt_live_close(s);
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		if (mt_collectors[i].final_drain)
 			mt_collectors[i].final_drain(s);
@@ -391,6 +393,7 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 		for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 			if (mt_collectors[i].drain)
 				mt_collectors[i].drain(s);
+		mt_live_tick(s);
 		if (mt_now_ns() - last_flush >= s->o->flush_ns) {
 			mt_alloc_flush(s);
 			mt_writer_flush(s->w);
@@ -451,6 +454,7 @@ static void open_collectors(struct mt_session *s)
 	write_first_records(s, kvs);
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		mt_kv_release(&kvs[i]);
+	mt_live_open(s);
 }
 
 static int start(struct mt_session *s, struct launch *l, int *sigfd)

@@ -20,6 +20,7 @@ struct mt_pagewrites_state;
 struct mt_syscalls_state;
 struct mt_tracepoints_state;
 struct mt_ustack;
+struct mt_live;
 struct syscount_bpf;
 
 /* A collector's identity and totals, written as a COLLECTOR chunk at start and end. */
@@ -62,6 +63,8 @@ struct mt_session {
 	bool own_group; /* the command runs in its own process group (record.c) */
 	bool attached; /* record --pid or -a: root ran before the recording (record/attach.c) */
 	bool system_wide; /* record -a: every process but memtap's; root is -1 */
+	struct mt_live *livefig; /* the live figures for memtap top (record/live.c) */
+	char live_command[256]; /* the command as shown */
 	uint64_t deadline; /* --duration: the recording ends then (0: no limit) */
 	uint64_t root_sig_ns[65]; /* when each signal last reached the command's process */
 	uint64_t t_start;

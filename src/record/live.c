@@ -1,0 +1,213 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The live file (memtap top reads it), text, one record per line:
+ *   memtap-live 1
+ *   recorder PID  start_ns T  now_ns T  trace BYTES  lost N  system_wide 0|1
+ *   command TEXT
+ *   path TRACE
+ *   have FAULTS SYSCALLS SAMPLES (1: counted live; syscalls in summary mode are not)
+ *   proc PID MINOR MAJOR SYSCALLS SAMPLES FILE ANON SHMEM SWAP GONE COMM
+ * Counts are totals since the start (top makes rates of two files); RSS bytes are the
+ * process's latest. Written to a new name and renamed over the old one: a reader never
+ * sees half a file.
+ */
+#include "record/live.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/array.h"
+#include "common/clock.h"
+#include "common/hash.h"
+#include "common/livedir.h"
+#include "common/log.h"
+#include "format/writer.h"
+#include "record/procfs.h"
+#include "record/session.h"
+
+#define PERIOD_NS 500000000ull
+#define MAX_PROCS 4096 /* the most active first beyond this */
+
+struct live_proc {
+	pid_t pid;
+	char comm[20];
+	uint64_t minor, major, syscalls, samples, rss[4]; /* file anon shmem swap */
+	int gone;
+};
+
+struct mt_live {
+	char path[PATH_MAX];
+	struct live_proc *v;
+	size_t n, cap;
+	struct mt_map64 ix; /* pid -> index */
+	uint64_t last;
+};
+
+static struct live_proc *proc_of(struct mt_live *l, pid_t pid)
+{
+	uint64_t *ix = mt_map64_get(&l->ix, (uint64_t)pid);
+
+	if (ix)
+		return &l->v[*ix];
+	if (l->n >= MAX_PROCS * 4 || mt_grow_array(&l->v, &l->cap, l->n + 1, sizeof(*l->v)) < 0 ||
+	    mt_map64_put(&l->ix, (uint64_t)pid, &ix) < 0)
+		return NULL;
+	*ix = l->n;
+	memset(&l->v[l->n], 0, sizeof(l->v[0]));
+	l->v[l->n].pid = pid;
+	if (mt_procfs_comm(pid, l->v[l->n].comm, sizeof(l->v[0].comm)) < 0)
+		snprintf(l->v[l->n].comm, sizeof(l->v[0].comm), "?");
+	return &l->v[l->n++];
+}
+
+static void on_event(void *ctx, unsigned type, const uint64_t *row)
+{
+	struct live_proc *p = row[MT_F_PID] ? proc_of(ctx, (pid_t)row[MT_F_PID]) : NULL;
+
+	if (!p)
+		return;
+	switch (type) {
+	case MT_EV_FAULT:
+		if (row[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
+			p->major++;
+		else
+			p->minor++;
+		break;
+	case MT_EV_SYSCALL:
+		if (!(row[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_RUNTIME))
+			p->syscalls++;
+		break;
+	case MT_EV_ACCESS:
+		p->samples++;
+		break;
+	case MT_EV_RSS:
+		p->rss[0] = row[MT_F_RSS_FILE];
+		p->rss[1] = row[MT_F_RSS_ANON];
+		p->rss[2] = row[MT_F_RSS_SHMEM];
+		p->rss[3] = row[MT_F_RSS_SWAP];
+		break;
+	case MT_EV_TASK_EXEC:
+	case MT_EV_TASK_COMM:
+		(void)mt_procfs_comm(p->pid, p->comm, sizeof(p->comm));
+		break;
+	case MT_EV_TASK_EXIT:
+		if (row[MT_F_EXIT_KIND] == MT_TASK_PROCESS)
+			p->gone = 1;
+		break;
+	default:
+		break;
+	}
+}
+
+void mt_live_open(struct mt_session *s)
+{
+	char dir[PATH_MAX - 32];
+	struct mt_live *l;
+	int r = mt_live_dir(dir, sizeof(dir), true);
+
+	if (r < 0) {
+		mt_debug("no live figures for memtap top: %s", strerror(-r));
+		return;
+	}
+	if (!(l = calloc(1, sizeof(*l))))
+		return;
+	snprintf(l->path, sizeof(l->path), "%s/%d.live", dir, (int)s->self);
+	mt_map64_init(&l->ix);
+	s->livefig = l;
+	mt_writer_tap(s->w,
+		      1u << MT_EV_FAULT | 1u << MT_EV_SYSCALL | 1u << MT_EV_ACCESS |
+			      1u << MT_EV_RSS | 1u << MT_EV_TASK_EXEC | 1u << MT_EV_TASK_COMM |
+			      1u << MT_EV_TASK_EXIT,
+		      on_event, l);
+}
+
+/* The most active processes first when there are too many to list. */
+static int by_activity(const void *a, const void *b)
+{
+	const struct live_proc *x = a, *y = b;
+	uint64_t ax = x->minor + x->major + x->syscalls + x->samples + x->rss[1] / 4096;
+	uint64_t ay = y->minor + y->major + y->syscalls + y->samples + y->rss[1] / 4096;
+
+	return ax < ay ? 1 : ax > ay ? -1 : 0;
+}
+
+static void publish(struct mt_session *s, struct mt_live *l, uint64_t now)
+{
+	char tmp[PATH_MAX + 16];
+	struct live_proc *v = l->v;
+	size_t n = l->n;
+	uint64_t lost = 0;
+	FILE *f;
+	int fd;
+
+	if (n > MAX_PROCS && (v = malloc(n * sizeof(*v)))) {
+		memcpy(v, l->v, n * sizeof(*v));
+		qsort(v, n, sizeof(*v), by_activity);
+		n = MAX_PROCS;
+	} else if (n > MAX_PROCS) {
+		v = l->v;
+		n = MAX_PROCS;
+	}
+	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", l->path);
+	if ((fd = mkstemp(tmp)) < 0 || !(f = fdopen(fd, "w"))) {
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	lost = s->alloc_coll.lost + s->access_coll.lost + s->faults_coll.lost + s->rss_coll.lost +
+	       s->syscalls_coll.lost + s->events_coll.lost + s->maps.lost + s->proc.lost;
+	fprintf(f, "memtap-live 1\n");
+	fprintf(f,
+		"recorder %d start_ns %" PRIu64 " now_ns %" PRIu64 " trace %" PRIu64
+		" lost %" PRIu64 " system_wide %d\n",
+		(int)s->self, s->t_start, now, mt_writer_stats(s->w)->bytes, lost,
+		s->system_wide ? 1 : 0);
+	fprintf(f, "command %s\n", s->live_command);
+	fprintf(f, "path %s\n", s->o->output);
+	fprintf(f, "have %d %d %d\n", s->faults != NULL, s->syscalls != NULL && !s->syscalls_bpf,
+		s->access != NULL);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f,
+			"proc %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
+			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s\n",
+			(int)v[i].pid, v[i].minor, v[i].major, v[i].syscalls, v[i].samples,
+			v[i].rss[0], v[i].rss[1], v[i].rss[2], v[i].rss[3], v[i].gone, v[i].comm);
+	if (fclose(f) != 0 || rename(tmp, l->path) < 0)
+		unlink(tmp);
+out:
+	if (v != l->v)
+		free(v);
+}
+
+void mt_live_tick(struct mt_session *s)
+{
+	struct mt_live *l = s->livefig;
+	uint64_t now;
+
+	if (!l || (now = mt_now_ns()) - l->last < PERIOD_NS)
+		return;
+	l->last = now;
+	publish(s, l, now);
+}
+
+void mt_live_close(struct mt_session *s)
+{
+	struct mt_live *l = s->livefig;
+
+	if (!l)
+		return;
+	mt_writer_tap(s->w, 0, NULL, NULL);
+	unlink(l->path);
+	mt_map64_release(&l->ix);
+	free(l->v);
+	free(l);
+	s->livefig = NULL;
+}
