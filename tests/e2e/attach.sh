@@ -6,9 +6,9 @@
 # one getppid. Every iteration inside the trace's exact window must show exactly that work
 # (faults at its mapping's pages, its three calls), as in a recording of the same program
 # launched under memtap; the window's totals are the inside iterations' plus at most one
-# iteration per thread at each edge. Then redis-server under redis-benchmark: attached,
-# detached, the benchmark completes without errors and redis still serves. Bad --pid
-# values: one line, exit 2.
+# iteration per thread at each edge. Then a python3 HTTP server under a client's requests and
+# redis-server under redis-benchmark: attached, detached, every answer right, the benchmark
+# completes without errors, both still serve. Bad --pid values: one line, exit 2.
 . "$(dirname "$0")/lib.sh"
 need perf-ring
 
@@ -130,7 +130,53 @@ if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
 fi
 ok "bad --pid values: one line each, exit 2"
 
-# 4. redis-server under redis-benchmark, attached for 2 s.
+# 4. A python3 server answering requests, attached for 1 s while a client keeps asking:
+#    every answer right before, during and after; it serves on after the detach.
+cat >srv.py <<'PY'
+import http.server, sys
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        body = ("%s:%d\n" % (self.path, sum(range(len(self.path) * 1000)))).encode()
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+    def log_message(self, *a):
+        pass
+s = http.server.HTTPServer(("127.0.0.1", 0), H)
+print(s.server_address[1], flush=True)
+s.serve_forever()
+PY
+cat >cli.py <<'PY'
+import sys, time, urllib.request
+port, secs = int(sys.argv[1]), float(sys.argv[2])
+n, bad, t0 = 0, 0, time.monotonic()
+while time.monotonic() - t0 < secs:
+    path = "/q%d" % n
+    got = urllib.request.urlopen("http://127.0.0.1:%d%s" % (port, path), timeout=5).read().decode()
+    bad += got != "%s:%d\n" % (path, sum(range(len(path) * 1000)))
+    n += 1
+print("requests=%d wrong=%d" % (n, bad))
+PY
+python3 srv.py >srv.out 2>srv.err &
+pp=$!
+for i in $(seq 100); do [ -s srv.out ] && break; sleep 0.05; done
+port=$(head -1 srv.out)
+python3 cli.py "$port" 3 >cli.out &
+cp=$!
+sleep 0.8
+"$MEMTAP" record -q -o py.mtap --syscalls --pid $pp --duration 1 2>prec.err || fail "attach to python3 failed: $(cat prec.err)"
+wait $cp || fail "the client failed while python3 was attached"
+grep -q "wrong=0" cli.out || fail "python3 answered wrongly: $(cat cli.out)"
+python3 cli.py "$port" 0.5 >cli2.out || fail "python3 does not serve after the detach"
+grep -q "wrong=0" cli2.out || fail "python3 answers wrongly after the detach: $(cat cli2.out)"
+kill $pp
+"$MEMTAP" report py.mtap --format json >py.json || fail "report failed"
+check_json py.json '[s for s in j["syscalls"] if s["name"] in ("accept4", "accept")][0]["calls"] > 10 and j["faults"]["minor"] >= 0' \
+	"the python3 recording lacks its accepted connections"
+ok "python3 server attached under requests and detached: $(cat cli.out), serves on"
+
+# 5. redis-server under redis-benchmark, attached for 2 s.
 command -v redis-server >/dev/null && command -v redis-benchmark >/dev/null || skip "redis is not installed"
 port=$((20000 + $$ % 20000))
 redis-server --port $port --save '' --appendonly no --daemonize no >redis.log 2>&1 &
