@@ -10,8 +10,7 @@
 #include "export/report.h"
 #include "export/table.h"
 
-/* Did the collector run (active or degraded)? Its figures are then counts, else null. */
-static bool ran(const struct mt_run *run, const char *name)
+bool mt_report_collector_ran(const struct mt_run *run, const char *name)
 {
 	for (size_t i = 0; i < run->ncollectors; i++)
 		if (!strcmp(run->collectors[i].name, name))
@@ -31,7 +30,9 @@ static void kv_count(struct mt_json *j, const char *key, bool known, uint64_t v)
 void mt_report_procs_json(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_run *run = &rep->run;
-	bool faults = ran(run, "faults"), sys = ran(run, "syscalls"), acc = ran(run, "access");
+	bool faults = mt_report_collector_ran(run, "faults"),
+	     sys = mt_report_collector_ran(run, "syscalls"),
+	     acc = mt_report_collector_ran(run, "access");
 
 	mt_json_key(j, "processes");
 	mt_json_begin_array(j);
@@ -70,7 +71,9 @@ void mt_report_top_processes_text(const struct mt_report *rep, bool md, FILE *f)
 	static const char *const heads[] = { ">pid",	  "command",   ">faults", ">major",
 					     ">RSS peak", ">syscalls", ">samples" };
 	const struct mt_run *run = &rep->run;
-	bool faults = ran(run, "faults"), sys = ran(run, "syscalls"), acc = ran(run, "access");
+	bool faults = mt_report_collector_ran(run, "faults"),
+	     sys = mt_report_collector_ran(run, "syscalls"),
+	     acc = mt_report_collector_ran(run, "access");
 	const struct mt_proc **v = malloc((rep->procs.n + 1) * sizeof(*v));
 	struct mt_table t;
 	char a[64];

@@ -22,6 +22,8 @@ void mt_report_json_argv(struct mt_json *j, const struct mt_proc *p);
 /* A process's members without the braces (mt_report_json_process adds them). */
 void mt_report_json_process_fields(struct mt_json *j, const struct mt_procs *ps, size_t i,
 				   uint64_t t0, bool full);
+/* Did the collector run (active or degraded)? Its figures are then counts, else null. */
+bool mt_report_collector_ran(const struct mt_run *run, const char *name);
 /* The report's "processes": each with its own figures (report-procs.c). */
 void mt_report_procs_json(const struct mt_report *rep, struct mt_json *j);
 /* An attached or system-wide recording's processes ranked by their page faults. */

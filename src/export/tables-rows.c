@@ -154,7 +154,12 @@ enum {
 	PR_EXIT,
 	PR_SIGNAL,
 	PR_THREADS,
-	PR_EXECS
+	PR_EXECS,
+	PR_MINOR,
+	PR_MAJOR,
+	PR_RSS,
+	PR_SYSCALLS,
+	PR_SAMPLES
 };
 static const struct mt_col process_cols[] = {
 	[PR_PID] = { "pid", MT_COL_I64, false },
@@ -168,6 +173,12 @@ static const struct mt_col process_cols[] = {
 	[PR_SIGNAL] = { "signal", MT_COL_I64, true },
 	[PR_THREADS] = { "threads", MT_COL_I64, false },
 	[PR_EXECS] = { "execs", MT_COL_I64, false },
+	/* its own figures; null where the collector did not run (RSS: no event named it) */
+	[PR_MINOR] = { "faults_minor", MT_COL_I64, true },
+	[PR_MAJOR] = { "faults_major", MT_COL_I64, true },
+	[PR_RSS] = { "rss_peak_bytes", MT_COL_I64, true },
+	[PR_SYSCALLS] = { "syscalls", MT_COL_I64, true },
+	[PR_SAMPLES] = { "access_samples", MT_COL_I64, true },
 };
 
 static int processes_start(struct out *o, struct rows *r)
@@ -201,6 +212,16 @@ static int process_row(struct out *o, struct rows *r, struct mt_sink *s, size_t 
 		mt_sink_i64(s, PR_SIGNAL, p->signal);
 	mt_sink_i64(s, PR_THREADS, p->threads);
 	mt_sink_i64(s, PR_EXECS, p->execs);
+	if (mt_report_collector_ran(&o->rep->run, "faults")) {
+		mt_sink_i64(s, PR_MINOR, (int64_t)p->faults_minor);
+		mt_sink_i64(s, PR_MAJOR, (int64_t)p->faults_major);
+	}
+	if (p->has_rss)
+		mt_sink_i64(s, PR_RSS, (int64_t)p->rss_peak);
+	if (mt_report_collector_ran(&o->rep->run, "syscalls"))
+		mt_sink_i64(s, PR_SYSCALLS, (int64_t)p->syscalls);
+	if (mt_report_collector_ran(&o->rep->run, "access"))
+		mt_sink_i64(s, PR_SAMPLES, (int64_t)p->samples);
 	return 1;
 }
 

@@ -10,7 +10,7 @@
 #include "export/report.h"
 #include "export/sink.h"
 
-#define MT_EXPORT_SCHEMA_VERSION "1.2" /* 1.2: the spans table */
+#define MT_EXPORT_SCHEMA_VERSION "1.3" /* 1.2: the spans table; 1.3: processes' figures */
 
 enum mt_export_layout {
 	MT_LAYOUT_FLAT, /* the tables in OUT */
