@@ -11,9 +11,14 @@ command -v tmux >/dev/null || skip "tmux is not installed"
 cat >grow.py <<'PY'
 import time
 keep = []
+import os
 for i in range(40):
     keep.append(bytearray(4 << 20)) # 4 MiB more, touched, every 0.15 s
     time.sleep(0.15)
+for i in range(600): # then it waits until the test is done with top (at most 30 s)
+    if os.path.exists("done"):
+        break
+    time.sleep(0.05)
 print("grew", len(keep) * 4, "MiB")
 PY
 export XDG_RUNTIME_DIR= # the live directory: /tmp/memtap-UID, as over SSH without a session
@@ -47,6 +52,7 @@ PY
 kill -0 $mp 2>/dev/null || fail "quitting top stopped the recording"
 "$MEMTAP" top --once --pid $mp >once.txt 2>once.err || fail "top --once failed: $(cat once.err)"
 grep -q "^ *[0-9]* python3 " once.txt || fail "top --once shows no python3 row: $(cat once.txt)"
+touch done
 wait $mp || fail "the recording failed: $(cat rec.err)"
 grep -q "grew 160 MiB" grow.out || fail "the program's output changed: $(cat grow.out)"
 "$MEMTAP" top --once --pid $mp >x.out 2>x.err && fail "top of a finished recording succeeded"
