@@ -206,21 +206,26 @@ pid_t mt_exp_spawn_placed(char *const *argv, const struct mt_exp_workload *w, co
 static void signal_groups(pid_t pid, int sig)
 {
 	char path[64], buf[4096], *save = NULL;
+	pid_t groups[256];
+	size_t n = 0;
 	FILE *f;
 
-	killpg(pid, sig);
+	/* The children's groups first: a leader killed first has no children to list. */
 	snprintf(path, sizeof(path), "/proc/%d/task/%d/children", (int)pid, (int)pid);
-	if (!(f = fopen(path, "re")))
-		return;
-	if (fgets(buf, sizeof(buf), f))
-		for (char *tok = strtok_r(buf, " \n", &save); tok;
-		     tok = strtok_r(NULL, " \n", &save)) {
-			pid_t c = (pid_t)atoi(tok), g = c > 0 ? getpgid(c) : -1;
+	if ((f = fopen(path, "re"))) {
+		if (fgets(buf, sizeof(buf), f))
+			for (char *tok = strtok_r(buf, " \n", &save); tok && n < 256;
+			     tok = strtok_r(NULL, " \n", &save)) {
+				pid_t c = (pid_t)atoi(tok), g = c > 0 ? getpgid(c) : -1;
 
-			if (g > 0 && g != pid && g != getpgrp())
-				killpg(g, sig);
-		}
-	fclose(f);
+				if (g > 0 && g != pid && g != getpgrp())
+					groups[n++] = g;
+			}
+		fclose(f);
+	}
+	killpg(pid, sig);
+	for (size_t i = 0; i < n; i++)
+		killpg(groups[i], sig);
 }
 
 /* Ends a process group: SIGTERM, then SIGKILL after grace_ms; reaps the leader. */

@@ -121,7 +121,7 @@ sleep 0.2
 bad "$(ls /proc/$tp/task | grep -v "^$tp\$" | head -1)" "is a thread of process $tp"
 wait $tp
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-	sleep 30 &
+	sleep 31 &
 	sp=$!
 	setpriv --reuid=65534 --regid=65534 --clear-groups "$MEMTAP" record -q -o /tmp/x-$$.mtap --pid $sp >x.out 2>x.err
 	rc=$?

@@ -90,5 +90,5 @@ grep -q "failing-driver/config=c/kind=baseline/rep=1): driver driver: exit statu
 grep -q "never-ready/config=c/kind=baseline/rep=1): the command was not ready within 1 s" bad.err ||
 	fail "no reason for the server never ready: $(cat bad.err)"
 ! redis-cli -p $port ping >/dev/null 2>&1 || fail "a server was left running"
-! pgrep -f "sleep 30" >/dev/null || fail "the command that was never ready was left running"
+! pgrep -f "^sleep 30$" >/dev/null || fail "the command that was never ready was left running"
 ok "a failing driver and a server never ready: failed with their reasons, nothing left running"
