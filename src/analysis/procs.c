@@ -126,18 +126,6 @@ static int procs_event(void *ctx, const struct mt_event *ev)
 		/* The pid may be reused from now on. */
 		mt_map64_del(&pp->ix, pid);
 		break;
-	case MT_EV_FAULT:
-		if (x && ev->v[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
-			x->faults_major++;
-		else if (x)
-			x->faults_minor++;
-		break;
-	case MT_EV_RSS:
-		if (x && (!x->has_rss || ev->v[MT_F_RSS_PEAK] > x->rss_peak))
-			x->rss_peak = ev->v[MT_F_RSS_PEAK];
-		if (x)
-			x->has_rss = true;
-		break;
 	case MT_EV_SYSCALL:
 		if (x && !(ev->v[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_RUNTIME))
 			x->syscalls++;
@@ -191,8 +179,8 @@ int mt_procs_pass_figures(struct mt_reader *r, struct mt_procs *out, struct mt_p
 	int rc = mt_procs_pass(r, out, pass);
 
 	if (rc == 0)
-		pass->types |= 1ull << MT_EV_FAULT | 1ull << MT_EV_RSS | 1ull << MT_EV_SYSCALL |
-			       1ull << MT_EV_SYSCALL_SUM | 1ull << MT_EV_ACCESS;
+		pass->types |= 1ull << MT_EV_SYSCALL | 1ull << MT_EV_SYSCALL_SUM |
+			       1ull << MT_EV_ACCESS;
 	return rc;
 }
 

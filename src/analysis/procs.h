@@ -29,11 +29,10 @@ struct mt_proc {
 	bool vfork;
 	uint32_t threads; /* threads created besides the main one */
 	uint32_t execs;
-	/* Its own figures (mt_procs_pass with figures): page faults, system calls (per-call
-	 * records or in-kernel sums; the runtime's own calls left out), access samples, and its
-	 * RSS peak when an RSS event names it. */
-	uint64_t faults_minor, faults_major, syscalls, samples, rss_peak;
-	bool has_rss;
+	/* Counted by mt_procs_pass_figures (faults and RSS have their own passes): system calls
+	 * (per-call records or in-kernel sums; the runtime's own calls left out), access
+	 * samples. */
+	uint64_t syscalls, samples;
 };
 
 /* Processes in order of creation (ties in trace order). */
@@ -45,7 +44,7 @@ struct mt_procs {
 struct mt_pass;
 /* The pass that builds the tree (results in out once the run is over). */
 int mt_procs_pass(struct mt_reader *r, struct mt_procs *out, struct mt_pass *pass);
-/* The same, also counting each process's figures (reads faults, RSS, syscalls, samples). */
+/* The same, also counting each process's system calls and access samples. */
 int mt_procs_pass_figures(struct mt_reader *r, struct mt_procs *out, struct mt_pass *pass);
 int mt_procs_build(struct mt_reader *r, struct mt_procs *out);
 void mt_procs_release(struct mt_procs *p);

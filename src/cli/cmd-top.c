@@ -109,6 +109,21 @@ static int find_live(const char *dir, char *path, size_t size)
 	return found;
 }
 
+static int by_pid(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	return (x->pid > y->pid) - (x->pid < y->pid);
+}
+
+/* pid's row in a frame whose rows are in pid order (snap_read sorts them). */
+static const struct row *find_row(const struct snap *s, int pid)
+{
+	struct row key = { .pid = pid };
+
+	return s && s->n ? bsearch(&key, s->rows, s->n, sizeof(key), by_pid) : NULL;
+}
+
 static void snap_free(struct snap *s)
 {
 	free(s->rows);
@@ -160,15 +175,9 @@ static int snap_read(const char *path, struct snap *s)
 		}
 	}
 	fclose(f);
+	if (s->n)
+		qsort(s->rows, s->n, sizeof(*s->rows), by_pid);
 	return s->recorder ? 0 : -EPROTO;
-}
-
-static const struct row *find_row(const struct snap *s, int pid)
-{
-	for (size_t i = 0; s && i < s->n; i++)
-		if (s->rows[i].pid == pid)
-			return &s->rows[i];
-	return NULL;
 }
 
 /* A row's rates against the previous frame (per second; -1: no previous frame). */

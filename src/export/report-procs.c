@@ -27,41 +27,66 @@ static void kv_count(struct mt_json *j, const char *key, bool known, uint64_t v)
 		mt_json_kv_null(j, key);
 }
 
+void mt_report_proc_figures(const struct mt_report *rep, const struct mt_proc *p,
+			    struct mt_proc_figures *f)
+{
+	const struct mt_access_stats *ac = &rep->access.st;
+	const struct mt_rss_stats *rs = &rep->rss.st;
+
+	memset(f, 0, sizeof(*f));
+	/* faults and RSS as their passes count them (memtap's own memory left out) */
+	f->has_faults = rep->access.faults_loaded;
+	for (size_t q = 0; f->has_faults && q < ac->nfault_procs; q++)
+		if (ac->fault_procs[q].pid == p->pid) {
+			f->minor = ac->fault_procs[q].minor;
+			f->major = ac->fault_procs[q].major;
+		}
+	for (size_t q = 0; rep->rss.loaded && q < rs->nprocs; q++)
+		if (rs->procs[q].pid == p->pid) {
+			f->has_rss = true;
+			f->rss_peak = rs->procs[q].peak;
+		}
+	f->has_syscalls = mt_report_collector_ran(&rep->run, "syscalls");
+	f->syscalls = p->syscalls;
+	f->has_samples = mt_report_collector_ran(&rep->run, "access");
+	f->samples = p->samples;
+}
+
 void mt_report_procs_json(const struct mt_report *rep, struct mt_json *j)
 {
-	const struct mt_run *run = &rep->run;
-	bool faults = mt_report_collector_ran(run, "faults"),
-	     sys = mt_report_collector_ran(run, "syscalls"),
-	     acc = mt_report_collector_ran(run, "access");
-
 	mt_json_key(j, "processes");
 	mt_json_begin_array(j);
 	for (size_t i = 0; i < rep->procs.n; i++) {
-		const struct mt_proc *p = &rep->procs.v[i];
+		struct mt_proc_figures f;
 
+		mt_report_proc_figures(rep, &rep->procs.v[i], &f);
 		mt_json_begin_object(j);
-		mt_report_json_process_fields(j, &rep->procs, i, run->start_ns, false);
-		kv_count(j, "faults_minor", faults, p->faults_minor);
-		kv_count(j, "faults_major", faults, p->faults_major);
-		kv_count(j, "rss_peak_bytes", p->has_rss, p->rss_peak);
-		kv_count(j, "syscalls", sys, p->syscalls);
-		kv_count(j, "access_samples", acc, p->samples);
+		mt_report_json_process_fields(j, &rep->procs, i, rep->run.start_ns, false);
+		kv_count(j, "faults_minor", f.has_faults, f.minor);
+		kv_count(j, "faults_major", f.has_faults, f.major);
+		kv_count(j, "rss_peak_bytes", f.has_rss, f.rss_peak);
+		kv_count(j, "syscalls", f.has_syscalls, f.syscalls);
+		kv_count(j, "access_samples", f.has_samples, f.samples);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
 }
 
+struct ranked {
+	const struct mt_proc *p;
+	struct mt_proc_figures f;
+};
+
 static int by_faults(const void *a, const void *b)
 {
-	const struct mt_proc *x = *(const struct mt_proc *const *)a;
-	const struct mt_proc *y = *(const struct mt_proc *const *)b;
-	uint64_t fx = x->faults_minor + x->faults_major, fy = y->faults_minor + y->faults_major;
+	const struct ranked *x = a, *y = b;
+	uint64_t fx = x->f.minor + x->f.major, fy = y->f.minor + y->f.major;
 
 	if (fx != fy)
 		return fx < fy ? 1 : -1;
-	if (x->rss_peak != y->rss_peak)
-		return x->rss_peak < y->rss_peak ? 1 : -1;
-	return x->pid < y->pid ? -1 : x->pid > y->pid;
+	if (x->f.rss_peak != y->f.rss_peak)
+		return x->f.rss_peak < y->f.rss_peak ? 1 : -1;
+	return x->p->pid < y->p->pid ? -1 : x->p->pid > y->p->pid;
 }
 
 #define TOP 15
@@ -70,33 +95,30 @@ void mt_report_top_processes_text(const struct mt_report *rep, bool md, FILE *f)
 {
 	static const char *const heads[] = { ">pid",	  "command",   ">faults", ">major",
 					     ">RSS peak", ">syscalls", ">samples" };
-	const struct mt_run *run = &rep->run;
-	bool faults = mt_report_collector_ran(run, "faults"),
-	     sys = mt_report_collector_ran(run, "syscalls"),
-	     acc = mt_report_collector_ran(run, "access");
-	const struct mt_proc **v = malloc((rep->procs.n + 1) * sizeof(*v));
+	struct ranked *v = malloc((rep->procs.n + 1) * sizeof(*v));
 	struct mt_table t;
 	char a[64];
 
 	if (!v)
 		return;
-	for (size_t i = 0; i < rep->procs.n; i++)
-		v[i] = &rep->procs.v[i];
+	for (size_t i = 0; i < rep->procs.n; i++) {
+		v[i].p = &rep->procs.v[i];
+		mt_report_proc_figures(rep, v[i].p, &v[i].f);
+	}
 	qsort(v, rep->procs.n, sizeof(*v), by_faults);
 	mt_table_init(&t, 7, heads);
 	for (size_t i = 0; i < rep->procs.n && i < TOP; i++) {
-		const struct mt_proc *p = v[i];
+		const struct mt_proc_figures *g = &v[i].f;
 
-		snprintf(a, sizeof(a), "%" PRIu32, p->pid);
+		snprintf(a, sizeof(a), "%" PRIu32, v[i].p->pid);
 		mt_table_add(&t, a);
-		mt_table_add(&t, p->comm ? p->comm : "?");
+		mt_table_add(&t, v[i].p->comm ? v[i].p->comm : "?");
 		mt_table_add(&t,
-			     faults ? mt_fmt_count(p->faults_minor + p->faults_major, a, sizeof(a))
-				    : "-");
-		mt_table_add(&t, faults ? mt_fmt_count(p->faults_major, a, sizeof(a)) : "-");
-		mt_table_add(&t, p->has_rss ? mt_fmt_bytes(p->rss_peak, a, sizeof(a)) : "-");
-		mt_table_add(&t, sys ? mt_fmt_count(p->syscalls, a, sizeof(a)) : "-");
-		mt_table_add(&t, acc ? mt_fmt_count(p->samples, a, sizeof(a)) : "-");
+			     g->has_faults ? mt_fmt_count(g->minor + g->major, a, sizeof(a)) : "-");
+		mt_table_add(&t, g->has_faults ? mt_fmt_count(g->major, a, sizeof(a)) : "-");
+		mt_table_add(&t, g->has_rss ? mt_fmt_bytes(g->rss_peak, a, sizeof(a)) : "-");
+		mt_table_add(&t, g->has_syscalls ? mt_fmt_count(g->syscalls, a, sizeof(a)) : "-");
+		mt_table_add(&t, g->has_samples ? mt_fmt_count(g->samples, a, sizeof(a)) : "-");
 	}
 	if (md) {
 		fprintf(f, "### Top processes (by page faults, of %zu)\n\n", rep->procs.n);

@@ -24,6 +24,15 @@ void mt_report_json_process_fields(struct mt_json *j, const struct mt_procs *ps,
 				   uint64_t t0, bool full);
 /* Did the collector run (active or degraded)? Its figures are then counts, else null. */
 bool mt_report_collector_ran(const struct mt_run *run, const char *name);
+/* A process's own figures, each with whether it was measured: faults and RSS peak from
+ * their passes (memtap's own memory left out), system calls and access samples from the
+ * process pass. */
+struct mt_proc_figures {
+	bool has_faults, has_rss, has_syscalls, has_samples;
+	uint64_t minor, major, rss_peak, syscalls, samples;
+};
+void mt_report_proc_figures(const struct mt_report *rep, const struct mt_proc *p,
+			    struct mt_proc_figures *f);
 /* The report's "processes": each with its own figures (report-procs.c). */
 void mt_report_procs_json(const struct mt_report *rep, struct mt_json *j);
 /* An attached or system-wide recording's processes ranked by their page faults. */

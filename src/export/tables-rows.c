@@ -191,6 +191,7 @@ static int process_row(struct out *o, struct rows *r, struct mt_sink *s, size_t 
 {
 	const struct mt_proc *p = &o->rep->procs.v[i];
 	int st = mt_proc_exit_status(p);
+	struct mt_proc_figures f;
 
 	/* argv, its words separated by spaces (as the run's command) */
 	if (mt_grow_array(&r->buf, &r->cap, p->argv_len + 1, 1) < 0)
@@ -212,16 +213,17 @@ static int process_row(struct out *o, struct rows *r, struct mt_sink *s, size_t 
 		mt_sink_i64(s, PR_SIGNAL, p->signal);
 	mt_sink_i64(s, PR_THREADS, p->threads);
 	mt_sink_i64(s, PR_EXECS, p->execs);
-	if (mt_report_collector_ran(&o->rep->run, "faults")) {
-		mt_sink_i64(s, PR_MINOR, (int64_t)p->faults_minor);
-		mt_sink_i64(s, PR_MAJOR, (int64_t)p->faults_major);
+	mt_report_proc_figures(o->rep, p, &f);
+	if (f.has_faults) {
+		mt_sink_i64(s, PR_MINOR, (int64_t)f.minor);
+		mt_sink_i64(s, PR_MAJOR, (int64_t)f.major);
 	}
-	if (p->has_rss)
-		mt_sink_i64(s, PR_RSS, (int64_t)p->rss_peak);
-	if (mt_report_collector_ran(&o->rep->run, "syscalls"))
-		mt_sink_i64(s, PR_SYSCALLS, (int64_t)p->syscalls);
-	if (mt_report_collector_ran(&o->rep->run, "access"))
-		mt_sink_i64(s, PR_SAMPLES, (int64_t)p->samples);
+	if (f.has_rss)
+		mt_sink_i64(s, PR_RSS, (int64_t)f.rss_peak);
+	if (f.has_syscalls)
+		mt_sink_i64(s, PR_SYSCALLS, (int64_t)f.syscalls);
+	if (f.has_samples)
+		mt_sink_i64(s, PR_SAMPLES, (int64_t)f.samples);
 	return 1;
 }
 

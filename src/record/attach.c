@@ -115,15 +115,17 @@ int mt_attach_argv(pid_t pid, char *buf, size_t size, char **argv, size_t max)
 struct announce {
 	struct mt_session *s;
 	uint64_t t;
+	pid_t pid; /* the process whose threads these are */
 };
 
-static void announce_thread(void *ctx, pid_t tid)
+/* A thread of a->pid (its leader left out): announced at a->t. */
+static int announce_thread_of(void *ctx, pid_t tid)
 {
 	struct announce *a = ctx;
 
-	if (tid != a->s->root)
-		mt_emit_task_new(a->s, a->t, a->s->root, tid, a->s->root, a->s->root,
-				 MT_TASK_THREAD);
+	if (tid != a->pid)
+		mt_emit_task_new(a->s, a->t, a->pid, tid, a->pid, a->pid, MT_TASK_THREAD);
+	return 1;
 }
 
 /* perf's task and mapping records for what runs already; without them, what /proc showed
@@ -152,13 +154,13 @@ static void open_side_band(struct mt_session *s, const char *degraded, const cha
 
 void mt_attach_tree(struct mt_session *s)
 {
-	struct announce a = { s, s->t_start };
+	struct announce a = { s, s->t_start, s->root };
 	pid_t tgid = 0, ppid = 0;
 
 	(void)mt_procfs_status(s->root, &tgid, &ppid);
 	mt_perf_attach_begin(s->root);
 	mt_emit_task_new(s, s->t_start, s->root, s->root, ppid, ppid, MT_TASK_PROCESS);
-	(void)mt_perf_attach_scan(announce_thread, &a);
+	(void)mt_perf_attach_scan(announce_thread_of, &a);
 	/* Its program, arguments and mappings as they are now. */
 	mt_emit_exec(s, s->t_start, s->root, s->root, s->root, NULL, NULL);
 	open_side_band(s, "attached: the process's exit only (no perf task records)",
@@ -172,9 +174,9 @@ void mt_attach_settle(struct mt_session *s)
 	/* A thread created before its creator's events were open has none: give it copies,
 	 * until a listing finds no new thread (later ones inherit them). */
 	for (int round = 0; round < 100; round++) {
-		struct announce a = { s, mt_now_ns() };
+		struct announce a = { s, mt_now_ns(), s->root };
 
-		if (mt_perf_attach_scan(announce_thread, &a) <= 0)
+		if (mt_perf_attach_scan(announce_thread_of, &a) <= 0)
 			break;
 	}
 	if (s->rss)
@@ -203,29 +205,13 @@ static void each_process(struct mt_session *s, void (*fn)(struct mt_session *s, 
 
 static void announce_process(struct mt_session *s, pid_t pid)
 {
-	char path[64];
-	struct dirent *d;
+	struct announce a = { s, s->t_start, pid };
 	pid_t tgid = 0, ppid = 0;
-	DIR *dir;
 
 	(void)mt_procfs_status(pid, &tgid, &ppid);
 	mt_emit_task_new(s, s->t_start, pid, pid, ppid, ppid, MT_TASK_PROCESS);
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
-	dir = opendir(path);
-	while (dir && (d = readdir(dir))) {
-		pid_t tid = (pid_t)atoi(d->d_name);
-
-		if (tid > 0 && tid != pid)
-			mt_emit_task_new(s, s->t_start, pid, tid, pid, pid, MT_TASK_THREAD);
-	}
-	if (dir)
-		closedir(dir);
+	(void)mt_procfs_tasks(pid, announce_thread_of, &a);
 	mt_emit_exec(s, s->t_start, pid, pid, pid, NULL, NULL);
-}
-
-static void seed_rss(struct mt_session *s, pid_t pid)
-{
-	mt_rss_seed(s, pid);
 }
 
 void mt_system_tree(struct mt_session *s)
@@ -240,7 +226,7 @@ void mt_system_tree(struct mt_session *s)
 void mt_system_settle(struct mt_session *s)
 {
 	if (s->rss)
-		each_process(s, seed_rss);
+		each_process(s, mt_rss_seed);
 }
 
 int mt_attach_pidfd(pid_t pid)

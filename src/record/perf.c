@@ -2,7 +2,6 @@
 /* perf_event_open and ring-buffer draining. */
 #include "perf.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <poll.h>
 #include <stdbool.h>
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/array.h"
+#include "record/procfs.h"
 
 /* Attaching (perf.h): the events opened for the root, each with its copies on the root's
  * other threads, and the threads seen. */
@@ -93,39 +93,37 @@ void mt_perf_attach_begin(pid_t root)
 	att.root = root;
 }
 
-int mt_perf_attach_scan(void (*fn)(void *ctx, pid_t tid), void *ctx)
+struct scan {
+	int (*fn)(void *ctx, pid_t tid); /* its result is not used */
+	void *ctx;
+};
+
+/* A thread not seen before: copies of every event routed so far; 1 when it is new. */
+static int scan_thread(void *ctx, pid_t tid)
 {
-	char path[64];
-	struct dirent *d;
-	int found = 0, r = 0;
-	DIR *dir;
+	struct scan *sc = ctx;
 
-	snprintf(path, sizeof(path), "/proc/%d/task", (int)att.root);
-	if (!(dir = opendir(path)))
-		return -errno;
-	while ((d = readdir(dir))) {
-		pid_t tid = (pid_t)atoi(d->d_name);
-		bool seen = false;
-
-		for (size_t i = 0; i < att.ntids && !seen; i++)
-			seen = att.tids[i] == tid;
-		if (tid <= 0 || seen)
-			continue;
-		if (mt_grow_array(&att.tids, &att.tids_cap, att.ntids + 1, sizeof(pid_t)) < 0) {
-			r = -ENOMEM;
-			break;
-		}
-		att.tids[att.ntids++] = tid;
-		for (size_t i = 0; i < att.nev && tid != att.root; i++) {
-			if (att.ev[i].out >= 0 && att_copy(&att.ev[i], tid) < 0)
-				att.failed++;
-		}
-		if (fn)
-			fn(ctx, tid);
-		found++;
+	for (size_t i = 0; i < att.ntids; i++)
+		if (att.tids[i] == tid)
+			return 0;
+	if (mt_grow_array(&att.tids, &att.tids_cap, att.ntids + 1, sizeof(pid_t)) < 0) {
+		att.failed++;
+		return 0;
 	}
-	closedir(dir);
-	return r < 0 ? r : found;
+	att.tids[att.ntids++] = tid;
+	for (size_t i = 0; i < att.nev && tid != att.root; i++)
+		if (att.ev[i].out >= 0 && att_copy(&att.ev[i], tid) < 0)
+			att.failed++;
+	if (sc->fn)
+		(void)sc->fn(sc->ctx, tid);
+	return 1;
+}
+
+int mt_perf_attach_scan(int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	struct scan sc = { fn, ctx };
+
+	return mt_procfs_tasks(att.root, scan_thread, &sc);
 }
 
 uint64_t mt_perf_attach_failed(void)

@@ -91,7 +91,7 @@ int mt_perf_ncpus(void);
 void mt_perf_attach_begin(pid_t root);
 /* The threads not seen before, their copies opened, each handed to fn: how many, or -errno
  * (the root gone). */
-int mt_perf_attach_scan(void (*fn)(void *ctx, pid_t tid), void *ctx);
+int mt_perf_attach_scan(int (*fn)(void *ctx, pid_t tid), void *ctx);
 void mt_perf_attach_end(void);
 /* Copies that could not be opened (other than for a thread that had exited). */
 uint64_t mt_perf_attach_failed(void);

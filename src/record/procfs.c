@@ -2,6 +2,7 @@
 /* /proc readers. */
 #include "procfs.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -150,4 +151,24 @@ int mt_procfs_status(pid_t tid, pid_t *tgid, pid_t *ppid)
 	}
 	fclose(f);
 	return found == 3 ? 0 : -EINVAL;
+}
+
+int mt_procfs_tasks(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
+{
+	char path[64];
+	struct dirent *d;
+	int n = 0;
+	DIR *dir;
+
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	if (!(dir = opendir(path)))
+		return -errno;
+	while ((d = readdir(dir))) {
+		pid_t tid = (pid_t)atoi(d->d_name);
+
+		if (tid > 0)
+			n += fn(ctx, tid);
+	}
+	closedir(dir);
+	return n;
 }

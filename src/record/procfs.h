@@ -34,6 +34,9 @@ int mt_procfs_maps(pid_t pid, mt_maps_fn fn, void *ctx);
 long mt_procfs_cmdline(pid_t pid, char *buf, size_t size);
 int mt_procfs_comm(pid_t pid, char *buf, size_t size);
 int mt_procfs_exe(pid_t pid, char *buf, size_t size);
+/* Calls fn for every thread of pid (/proc/PID/task), the leader included; fn returns the
+ * number of threads it counts (summed and returned), or -errno when pid is gone. */
+int mt_procfs_tasks(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx);
 /* Tgid and PPid from /proc/TID/status. */
 int mt_procfs_status(pid_t tid, pid_t *tgid, pid_t *ppid);
 

@@ -2,7 +2,6 @@
 /* The in-kernel syscall summary (--syscalls=summary): BPF counts, the recorder reads them. */
 #include "record/syscalls-bpf.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -21,6 +20,7 @@
 #include "format/writer.h"
 #include "decode/rt-load.h"
 #include "record/alloc.h"
+#include "record/procfs.h"
 #include "record/session.h"
 #include "record/syscalls.h"
 #include "syscount.skel.h" /* generated: src/record/bpf/syscount.bpf.c */
@@ -79,6 +79,24 @@ static int mark_task(int map_fd, pid_t pid, const void *value)
 	return r;
 }
 
+struct mark {
+	int map_fd;
+	void *state;
+};
+
+/* One thread marked (PIDFD_THREAD): 1 when it was not marked before. */
+static int mark_thread(void *ctx, pid_t tid)
+{
+	struct mark *m = ctx;
+	int pidfd = (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD_), fresh;
+
+	if (pidfd < 0)
+		return 0; /* gone */
+	fresh = bpf_map_update_elem(m->map_fd, &pidfd, m->state, BPF_NOEXIST) == 0;
+	close(pidfd);
+	return fresh;
+}
+
 /*
  * The command marked as traced with its initial state (armed: its tracing starts at its
  * execve). An attached process (record --pid) runs already: each of its threads is marked,
@@ -92,26 +110,13 @@ static int mark_tree(struct mt_session *s, int map_fd, void *state, void (*disar
 	if (!s->attached)
 		return mark_task(map_fd, s->root, state);
 	disarm(state);
+	struct mark m = { map_fd, state };
+
 	for (int round = 0; round < 100; round++) {
-		char path[64];
-		struct dirent *d;
-		int fresh = 0;
-		DIR *dir;
+		int fresh = mt_procfs_tasks(s->root, mark_thread, &m);
 
-		snprintf(path, sizeof(path), "/proc/%d/task", (int)s->root);
-		if (!(dir = opendir(path)))
-			return -errno;
-		while ((d = readdir(dir))) {
-			pid_t tid = (pid_t)atoi(d->d_name);
-			int pidfd = tid > 0 ? (int)syscall(SYS_pidfd_open, tid, PIDFD_THREAD_) : -1;
-
-			if (pidfd < 0)
-				continue; /* not a thread, or gone */
-			if (bpf_map_update_elem(map_fd, &pidfd, state, BPF_NOEXIST) == 0)
-				fresh++;
-			close(pidfd);
-		}
-		closedir(dir);
+		if (fresh < 0)
+			return fresh;
 		if (!fresh && round)
 			return 0;
 	}

@@ -172,7 +172,7 @@ python3 cli.py "$port" 0.5 >cli2.out || fail "python3 does not serve after the d
 grep -q "wrong=0" cli2.out || fail "python3 answers wrongly after the detach: $(cat cli2.out)"
 kill $pp
 "$MEMTAP" report py.mtap --format json >py.json || fail "report failed"
-check_json py.json '[s for s in j["syscalls"] if s["name"] in ("accept4", "accept")][0]["calls"] > 10 and j["faults"]["minor"] >= 0' \
+check_json py.json '[s for s in j["syscalls"] if s["name"] in ("accept4", "accept")][0]["calls"] > 10' \
 	"the python3 recording lacks its accepted connections"
 ok "python3 server attached under requests and detached: $(cat cli.out), serves on"
 
