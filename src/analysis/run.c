@@ -94,6 +94,9 @@ int mt_run_summary(struct mt_reader *r, struct mt_run *run)
 		run->stop_reason = mt_kvlist_get(end, "stop_reason");
 		run->exact_from_ns = u64_of(mt_kvlist_get(end, "attach_exact_from_ns"), 0);
 		run->exact_until_ns = u64_of(mt_kvlist_get(end, "attach_exact_until_ns"), 0);
+		run->alloc_exact_from_ns = u64_of(mt_kvlist_get(end, "alloc_exact_from_ns"), 0);
+		run->alloc_redirected_slots =
+			u64_of(mt_kvlist_get(end, "alloc_redirected_slots"), 0);
 		run->end_ns = u64_of(mt_kvlist_get(end, "end_monotonic_ns"), 0);
 		if (mt_kvlist_get(end, "exit_status")) {
 			run->has_exit = true;

@@ -36,6 +36,10 @@ struct mt_run {
 	int attach_pid;
 	bool system_wide; /* record -a: every process but memtap's, from start_ns on */
 	uint64_t exact_from_ns, exact_until_ns; /* every collector ran between them */
+	/* record --pid: every allocation call from here on (the runtime was loaded into the
+	 * process then; 0: not loaded), and the call slots it redirected */
+	uint64_t alloc_exact_from_ns;
+	uint64_t alloc_redirected_slots;
 	const char *stop_reason; /* the END record's, NULL without one */
 	size_t ncollectors;
 	struct mt_collector_info *collectors;

@@ -266,7 +266,10 @@ static int attach_opts(struct mt_record_opts *ro)
 					      "--duration '%s': seconds, more than 0", o.duration);
 		ro->duration_ns = (uint64_t)(sec * 1e9);
 	}
-	ro->alloc = false;
+	if (o.all)
+		ro->alloc = false; /* the runtime is loaded into one process, not a machine's */
+	if (o.pid && ro->alloc && mt_attach_traced((pid_t)pid) < 0)
+		return 2; /* said in one line */
 	return 0;
 }
 

@@ -574,8 +574,18 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		    mt_fmt_bytes(st->peak_usable, b4, sizeof(b4)));
 	else
 		ROW("peak heap", "0 B");
-	ROW("leaked (live at exit)", "%s in %s blocks",
-	    mt_fmt_bytes(st->leaked_bytes, b1, sizeof(b1)),
+	if (rep->run.alloc_exact_from_ns)
+		ROW("traced from",
+		    "+%s, when the runtime was loaded into the running process (%" PRIu64
+		    " call slots redirected): blocks allocated before are not seen",
+		    mt_fmt_duration(rep->run.alloc_exact_from_ns > t0
+					    ? rep->run.alloc_exact_from_ns - t0
+					    : 0,
+				    b1, sizeof(b1)),
+		    rep->run.alloc_redirected_slots);
+	ROW(rep->run.attach_pid && !rep->run.has_exit ? "live at the detach"
+						      : "leaked (live at exit)",
+	    "%s in %s blocks", mt_fmt_bytes(st->leaked_bytes, b1, sizeof(b1)),
 	    mt_fmt_count(st->leaked_blocks, b2, sizeof(b2)));
 	ROW("temporary allocations", "%s (%.1f%% of calls)",
 	    mt_fmt_count(st->temporary, b1, sizeof(b1)), pct(st->temporary, st->calls));

@@ -258,6 +258,10 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_null(j, "attached_pid");
 		mt_json_kv_null(j, "exact_window_ns");
 	}
+	if (run->alloc_exact_from_ns) /* the runtime was loaded into the attached process */
+		mt_json_kv_u64(j, "alloc_exact_from_ns", run->alloc_exact_from_ns);
+	else
+		mt_json_kv_null(j, "alloc_exact_from_ns");
 	if (run->stop_reason)
 		mt_json_kv_str(j, "stop_reason", run->stop_reason);
 	else

@@ -231,6 +231,11 @@ const char *mt_alloc_rt_path(const struct mt_session *s)
 	return s->alloc ? s->alloc->lib : NULL;
 }
 
+const char *mt_alloc_conf(const struct mt_session *s)
+{
+	return s->alloc ? s->alloc->env_conf : NULL;
+}
+
 void mt_alloc_child_env(struct mt_session *s)
 {
 	setenv("LD_PRELOAD", s->alloc->env_preload, 1);

@@ -22,6 +22,8 @@ int mt_alloc_open(struct mt_session *s);
 void mt_alloc_child_env(struct mt_session *s);
 /* The preload runtime's path as LD_PRELOAD names it, or NULL without one. */
 const char *mt_alloc_rt_path(const struct mt_session *s);
+/* What MEMTAP_RT holds for the runtime (record --pid passes it to the injected runtime). */
+const char *mt_alloc_conf(const struct mt_session *s);
 /* Can the runtime enter the command cmd (searched on PATH like execvp)? Not a static,
  * setuid or 32-bit program: those get no runtime variables in their environment. */
 bool mt_alloc_can_enter(const char *cmd);

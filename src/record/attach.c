@@ -95,6 +95,28 @@ int mt_attach_check(pid_t pid)
 	return 0;
 }
 
+int mt_attach_traced(pid_t pid)
+{
+	char path[64], line[256];
+	int tracer = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return 0; /* gone: the attach says so */
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "TracerPid: %d", &tracer) == 1)
+			break;
+	fclose(f);
+	if (tracer <= 0)
+		return 0;
+	mt_err("pid %d is traced by pid %d (a debugger or strace): its allocations are recorded by "
+	       "loading memtap's runtime with ptrace, which a traced process cannot take (hint: "
+	       "--no-alloc records everything else)",
+	       (int)pid, tracer);
+	return -EBUSY;
+}
+
 int mt_attach_argv(pid_t pid, char *buf, size_t size, char **argv, size_t max)
 {
 	long n = mt_procfs_cmdline(pid, buf, size - 1);

@@ -11,6 +11,9 @@ struct mt_session;
 /* Can pid be attached to? 0, or -errno after one line on stderr naming the cause: no such
  * process, a kernel thread, a zombie, a thread id, memtap itself, another user's. */
 int mt_attach_check(pid_t pid);
+/* Can the allocation runtime be loaded into pid with ptrace? 0, or -EBUSY after one line
+ * on stderr when another process traces it (a debugger, strace). */
+int mt_attach_traced(pid_t pid);
 /* Its argument list (NUL-separated in buf) as argv (at most max - 1 entries, NULL-ended). */
 int mt_attach_argv(pid_t pid, char *buf, size_t size, char **argv, size_t max);
 /* Before the collectors open: the process and its threads announced, its program and

@@ -28,6 +28,7 @@
 #include "format/writer.h"
 #include "record/access.h"
 #include "record/attach.h"
+#include "record/attach-rt.h"
 #include "record/alloc.h"
 #include "record/faults.h"
 #include "record/pagewrites.h"
@@ -132,12 +133,36 @@ static void add_own_cost(const struct mt_session *s, struct mt_kv *end)
 	mt_kv_add_u64(end, "recorder_max_rss_bytes", (uint64_t)ru.ru_maxrss * 1024);
 }
 
+/* record --pid: the process's calls go back to its allocator before the recording ends (a
+ * process that outlives the recording does not pay for the runtime's hooks). */
+static void uninject_runtime(struct mt_session *s)
+{
+	char why[512];
+	int restored = 0;
+
+	if (!s->alloc_from || s->root_exited)
+		return;
+	if (mt_detach_rt(s->root, mt_alloc_rt_path(s), &restored, why, sizeof(why)) < 0)
+		mt_warn("pid %d keeps memtap's allocation hooks (they forward every call, "
+			"recording nothing): %s",
+			(int)s->root, why);
+	else if (restored < 0)
+		mt_warn("pid %d keeps some of memtap's allocation hooks (they forward every call, "
+			"recording nothing): more call slots than the runtime could remember",
+			(int)s->root);
+	else
+		mt_debug("pid %d: %d call slots given back to its allocator", (int)s->root,
+			 restored);
+	s->uninjected = restored;
+}
+
 static int finish(struct mt_session *s)
 {
 	struct mt_kv end;
 	int r;
 
 	mt_live_close(s);
+	uninject_runtime(s);
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		if (mt_collectors[i].final_drain)
 			mt_collectors[i].final_drain(s);
@@ -172,6 +197,13 @@ static int finish(struct mt_session *s)
 		mt_kv_add_u64(&end, "attach_exact_from_ns", s->t_go);
 		mt_kv_add_u64(&end, "attach_exact_until_ns", s->t_gone);
 		mt_kv_add_u64(&end, "attach_left_out", mt_writer_outside(s->w));
+		if (s->alloc_from) {
+			mt_kv_add_u64(&end, "alloc_exact_from_ns", s->alloc_from);
+			mt_kv_add_u64(&end, "alloc_injected_tid", (uint64_t)s->inject_tid);
+			mt_kv_add_u64(&end, "alloc_redirected_slots", s->inject_slots);
+			mt_kv_add_u64(&end, "alloc_restored_slots",
+				      s->uninjected > 0 ? (uint64_t)s->uninjected : 0);
+		}
 		if (s->system_wide)
 			mt_kv_add_u64(&end, "recorder_events_left_out", mt_writer_excluded(s->w));
 		mt_kv_add(&end, "stop_reason",
@@ -545,14 +577,20 @@ static int go_running(struct mt_session *s, char *const *argv, const char *why,
 	int r;
 
 	s->alloc_coll.name = "alloc";
-	snprintf(reason, sizeof(reason),
-		 "%s: allocations are traced in the programs memtap starts (the runtime is "
-		 "loaded at a program's start, not injected later)",
-		 why);
-	mt_coll_set(&s->alloc_coll, "none", "unavailable", reason);
+	if (!s->alloc) {
+		snprintf(reason, sizeof(reason), "%s: %s", why,
+			 s->o->alloc ? "the runtime is loaded into one process (--pid), not into "
+				       "every process of the machine"
+				     : "--no-alloc");
+		mt_coll_set(&s->alloc_coll, "none", s->o->alloc ? "unavailable" : "off", reason);
+	} else {
+		mt_coll_set(&s->alloc_coll, "injected+eh_frame-stacks", "active", NULL);
+	}
 	s->pagewrites_coll.name = "pagewrites";
 	snprintf(reason, sizeof(reason),
-		 "%s: the allocation runtime, which registers the ranges, is not there", why);
+		 "%s: page writes are tracked from a program's start, not in a process that runs "
+		 "already",
+		 why);
 	mt_coll_set(&s->pagewrites_coll, "none", "unavailable", reason);
 	s->t_start = mt_now_ns();
 	r = mt_rec_write_meta(s, argv);
@@ -567,6 +605,31 @@ static int go_running(struct mt_session *s, char *const *argv, const char *why,
 	if (s->o->duration_ns)
 		s->deadline = s->t_go + s->o->duration_ns;
 	return 1;
+}
+
+/* record --pid: the allocation runtime loaded into the process once every other collector
+ * runs; its allocations are exact from the moment its thread was let go. Without it the
+ * other figures go on: one warning says why. */
+static void inject_runtime(struct mt_session *s, pid_t pid)
+{
+	struct mt_attach_rt ar;
+	char why[512];
+	int r = mt_attach_rt(pid, mt_alloc_rt_path(s), mt_alloc_conf(s), &ar, why, sizeof(why));
+
+	if (r < 0) {
+		char reason[600];
+
+		snprintf(reason, sizeof(reason), "the runtime could not be loaded: %s", why);
+		mt_warn("allocations of pid %d are not recorded: %s", (int)pid, why);
+		mt_coll_set(&s->alloc_coll, "none", "unavailable", reason);
+		return;
+	}
+	s->alloc_from = ar.to_ns;
+	s->inject_tid = ar.tid;
+	s->inject_slots = ar.slots;
+	mt_syscalls_memtap_window(s, ar.tid, ar.held_ns, ar.to_ns);
+	mt_debug("runtime loaded into %d by thread %d: %u call slots redirected, held %.1f ms",
+		 (int)pid, (int)ar.tid, ar.slots, (double)(ar.to_ns - ar.held_ns) / 1e6);
 }
 
 /* record --pid: the same as start() for a process that runs already (record/attach.c). */
@@ -588,8 +651,12 @@ static int start_attach(struct mt_session *s, struct launch *l, int *sigfd)
 		return mt_err_code(pidfd, "cannot attach to pid %d", (int)pid);
 	if ((r = open_running(s, l, sigfd, pidfd)) < 0)
 		return r;
+	if (s->o->alloc && (r = mt_alloc_open(s)) < 0)
+		return r;
 	s->root = pid;
 	r = go_running(s, argv, "attached to a running process", mt_attach_tree, mt_attach_settle);
+	if (r > 0 && s->alloc)
+		inject_runtime(s, pid);
 	if (r > 0 && !s->o->quiet)
 		mt_info("attached to pid %d (%s)%s; Ctrl-C detaches", (int)pid, argv[0],
 			s->deadline ? " until --duration elapses" : "");

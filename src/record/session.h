@@ -72,6 +72,12 @@ struct mt_session {
 	 * both ends (its cost while the workload ran, not its start-up and finish) */
 	uint64_t t_go, t_gone, cpu_go, cpu_gone;
 	uint64_t t_end;
+	/* record --pid: the runtime loaded into the process (record/attach-rt.c), allocations
+	 * exact from alloc_from (0: not loaded) */
+	uint64_t alloc_from;
+	pid_t inject_tid;
+	unsigned inject_slots;
+	int uninjected; /* slots given back at the end (-1: some could not be) */
 
 	enum mt_follow follow; /* the mechanism in use */
 	struct mt_coll proc;

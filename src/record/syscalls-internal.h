@@ -105,6 +105,10 @@ struct mt_syscalls_state {
 	uint64_t paths_joined, paths_missing, paths_unmatched, paths_truncated, paths_faulted;
 	struct mt_loader_watch loader; /* the loader's work for the runtime, after each exec */
 	uint64_t loader_calls;
+	/* record --pid: the thread memtap held to load the runtime, and when (its calls then
+	 * are memtap's: the loader's work for the runtime) */
+	uint32_t memtap_tid;
+	uint64_t memtap_from, memtap_to;
 };
 
 /* syscalls-pair.c */

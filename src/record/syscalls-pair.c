@@ -164,7 +164,8 @@ void mt_sc_emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, in
 	} else if (!c->paths_why && args && mt_syscall_path_arg((unsigned)nr) >= 0) {
 		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr, &is_rt);
 	}
-	if (mt_loader_watch_call(&c->loader, tid, nr, ret, args, flags, is_rt)) {
+	if (mt_loader_watch_call(&c->loader, tid, nr, ret, args, flags, is_rt) ||
+	    (tid == c->memtap_tid && t >= c->memtap_from && t <= c->memtap_to)) {
 		flags |= MT_SYSCALL_RUNTIME | MT_SYSCALL_RT_LOADER;
 		c->loader_calls++;
 	}
@@ -187,6 +188,15 @@ void mt_sc_emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, in
 		c->runtime_calls++;
 	if (mt_writer_event(s->w, MT_EV_SYSCALL, row) == 0)
 		s->syscalls_coll.events++;
+}
+
+void mt_syscalls_memtap_window(struct mt_session *s, pid_t tid, uint64_t from, uint64_t to)
+{
+	if (!s->syscalls)
+		return;
+	s->syscalls->memtap_tid = (uint32_t)tid;
+	s->syscalls->memtap_from = from;
+	s->syscalls->memtap_to = to;
 }
 
 static void pair(struct mt_session *s, const struct rec *r)

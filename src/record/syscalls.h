@@ -5,6 +5,8 @@
 
 #include <poll.h>
 #include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
 
 struct mt_session;
 struct mt_kv;
@@ -14,6 +16,8 @@ struct mt_kv;
 int mt_syscalls_open(struct mt_session *s, unsigned classes, bool stacks);
 int mt_syscalls_pollfds(struct mt_session *s, struct pollfd *fds, int max);
 void mt_syscalls_drain(struct mt_session *s);
+/* Thread tid's calls in [from, to] are memtap's (it loaded the runtime then). */
+void mt_syscalls_memtap_window(struct mt_session *s, pid_t tid, uint64_t from, uint64_t to);
 void mt_syscalls_close(struct mt_session *s, struct mt_kv *kv);
 
 /* What records the calls: "bpf-records" or "tracepoint-raw_syscalls". */

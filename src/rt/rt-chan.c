@@ -168,13 +168,18 @@ void rt_attach(void)
 	resumes = 0;
 	rt_sock = s;
 	__atomic_store_n(&rt_state, RT_READY, __ATOMIC_RELEASE);
-	__atomic_store_n(&rt_live, true, __ATOMIC_RELEASE);
+	{
+		static uint32_t epochs = 1;
+
+		epochs += 2; /* odd: never 0 (not recording) nor 2 (a thread's "none") */
+		__atomic_store_n(&rt_live, epochs, __ATOMIC_RELEASE);
+	}
 }
 
 /* The recorder is gone: stop recording, keep forwarding. */
 void rt_go_passive(void)
 {
-	__atomic_store_n(&rt_live, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_live, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&rt_state, RT_PASSIVE, __ATOMIC_RELEASE);
 	rt_debug("lost the recorder; recording stops");
 }

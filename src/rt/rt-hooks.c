@@ -371,6 +371,7 @@ static inline bool booting(void)
 int rt_slow_mode(struct rt_thread *t)
 {
 	int st = __atomic_load_n(&rt_state, __ATOMIC_ACQUIRE);
+	uint32_t live;
 
 	t->probed = true;
 	if (st == RT_UNINIT) {
@@ -399,8 +400,17 @@ int rt_slow_mode(struct rt_thread *t)
 	if (!t->side && !t->dead)
 		t->side =
 			rt_mmap_anon(RT_SIDE_WORDS * sizeof(uint64_t)); /* none: nested rows drop */
+	live = __atomic_load_n(&rt_live, __ATOMIC_ACQUIRE);
+	if (t->epoch != live && t->epoch > 2 && live) {
+		/* Set up in an earlier connection (the process is recorded again after a
+		 * detach): that slot is the old region's, whose recorder is gone. */
+		t->slot = NULL;
+		t->cnt = 0;
+		t->nside = 0;
+	}
+	t->epoch = live ? live : 2;
 	t->mode = TM_READY;
-	return __atomic_load_n(&rt_live, __ATOMIC_ACQUIRE) ? TM_READY : TM_OFF;
+	return live ? TM_READY : TM_OFF;
 }
 
 /* ---- allocation hooks (entered from the stubs) ---- */

@@ -112,6 +112,7 @@ struct rt_thread {
 	uint64_t *spans;
 	uint32_t span_depth;
 	uint32_t span_over; /* begins refused beyond MT_RT_SPAN_DEPTH, their ends to come */
+	uint32_t epoch; /* the connection (rt_live) its slot belongs to; 2: none */
 };
 
 struct rt_config {
@@ -133,7 +134,7 @@ struct rt_config {
 
 /* The runtime's global state (rt.c). rt_live is true while recording: the fast paths check
  * it and the thread's mode, nothing else. */
-extern bool rt_live RT_HIDDEN;
+extern uint32_t rt_live RT_HIDDEN; /* 0, or the connection's epoch: odd, new at each */
 extern struct rt_config rt_cfg RT_HIDDEN;
 extern struct mt_rt_region *rt_region RT_HIDDEN;
 extern __thread struct rt_thread rt_self RT_TLS RT_HIDDEN;
@@ -290,7 +291,9 @@ struct rt_free {
 };
 
 /* Is this thread recording right now? The whole test of every fast path. */
-#define FAST(t) (RT_LIKELY((t)->mode == TM_READY) && RT_LIKELY(rt_live))
+/* A thread set up in an earlier connection (a process recorded again) takes the slow path:
+ * its epoch is never 0, so never equal to rt_live while not recording. */
+#define FAST(t) (RT_LIKELY((t)->mode == TM_READY) && RT_LIKELY((t)->epoch == rt_live))
 
 /* The arena's reservation (rt-mem.c), and the gap after which a busy thread's clock reads
  * go back to every event (rt-hooks.c, "Event times"). */
@@ -336,6 +339,13 @@ static inline uint64_t rt_now(void)
 
 /* rt.c */
 void rt_init(void);
+void rt_resolve_real(void *scope); /* RTLD_NEXT preloaded, RTLD_DEFAULT injected */
+void rt_start(bool probe); /* after the configuration: threads, fork, region, connection */
+bool rt_config_set(const char *conf);
+/* rt-inject.c: set once the runtime was injected into a running process and redirected its
+ * calls; rt_inject_rescan redirects the objects loaded since */
+extern bool rt_injected RT_HIDDEN;
+void rt_inject_rescan(void);
 int rt_region_create(void); /* the sealed memfd, mapped as rt_region; or -errno */
 /* rt-exec.c: the exec family's real functions */
 void rt_exec_init(void);

@@ -149,6 +149,8 @@ RT_COLD bool rt_slot_reserve(struct rt_thread *t, unsigned need)
 		return true;
 	if (t->slot)
 		rt_slot_finish(t);
+	if (RT_UNLIKELY(rt_injected))
+		rt_inject_rescan();
 	if (!t->tid)
 		t->tid = (uint32_t)rt_gettid();
 	while (!slot_try_acquire(t)) {

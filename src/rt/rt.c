@@ -58,7 +58,7 @@ size_t rt_boot_used RT_HIDDEN;
 bool rt_glibc_heap RT_HIDDEN;
 bool rt_foreign_malloc RT_HIDDEN;
 
-bool rt_live RT_HIDDEN;
+uint32_t rt_live RT_HIDDEN;
 struct rt_config rt_cfg RT_HIDDEN;
 struct mt_rt_region *rt_region RT_HIDDEN;
 __thread struct rt_thread rt_self RT_TLS RT_HIDDEN;
@@ -285,9 +285,71 @@ static void probe_malloc(void)
 	f(p);
 }
 
-static void *resolve(const char *name)
+/*
+ * The real functions, looked up from scope: RTLD_NEXT when preloaded (the objects after this
+ * runtime), RTLD_DEFAULT when injected into a running process (what its objects are bound
+ * to: a dlopen'd runtime is not in the global scope, so that is the program's allocator).
+ */
+void rt_resolve_real(void *scope)
 {
-	return dlsym(RTLD_NEXT, name);
+	static const char *const names[] = {
+		"malloc",	 "free",     "calloc", "realloc", "posix_memalign",
+		"aligned_alloc", "memalign", "valloc", "pvalloc", "malloc_usable_size",
+		"mmap",		 "munmap",   "mremap", "brk",	  "sbrk",
+		"dlclose",
+	};
+	void **dst[] = {
+		(void **)&rt_libc.malloc,	  (void **)&rt_libc.free,
+		(void **)&rt_libc.calloc,	  (void **)&rt_libc.realloc,
+		(void **)&rt_libc.posix_memalign, (void **)&rt_libc.aligned_alloc,
+		(void **)&rt_libc.memalign,	  (void **)&rt_libc.valloc,
+		(void **)&rt_libc.pvalloc,	  (void **)&rt_libc.usable,
+		(void **)&rt_libc.mmap,		  (void **)&rt_libc.munmap,
+		(void **)&rt_libc.mremap,	  (void **)&rt_libc.brk,
+		(void **)&rt_libc.sbrk,		  (void **)&rt_libc.dlclose,
+	};
+	void *libc;
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		*dst[i] = dlsym(scope, names[i]);
+	/* Is the real malloc glibc's? Then usable_size() may read its chunk headers. */
+	libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+	rt_glibc_heap = libc && rt_libc.malloc && rt_libc.usable &&
+			rt_libc.malloc == dlsym(libc, "malloc") &&
+			rt_libc.usable == dlsym(libc, "malloc_usable_size") &&
+			rt_libc.realloc == dlsym(libc, "realloc") &&
+			rt_libc.calloc == dlsym(libc, "calloc") &&
+			rt_libc.memalign == dlsym(libc, "memalign");
+	/* The NOLOAD reference is kept: libc is never unloaded, and dlclose is ours. */
+}
+
+/* What every start shares once the configuration is read: threads, fork, the unwinder,
+ * Python, page writes; then the region and the connection. probe: ask whose malloc the
+ * program calls (a preloaded runtime; an injected one knows from its own redirection). */
+void rt_start(bool probe)
+{
+	static bool once;
+
+	rt_self.mode = TM_OFF;
+	if (probe)
+		probe_malloc();
+	if (!once) { /* a process recorded again (injected anew) keeps these */
+		once = true;
+		rt_key_ok = pthread_key_create(&rt_key, thread_exit) == 0;
+		pthread_atfork(NULL, NULL, fork_child);
+		rt_unwind_init();
+		rt_py_init(rt_cfg.python);
+	}
+	if (rt_cfg.page_writes && rt_cfg.pw_min)
+		rt_wp_min = rt_cfg.pw_min < 4096 ? 4096 : rt_cfg.pw_min;
+	rt_self.mode = TM_SETUP;
+	rt_attach();
+}
+
+/* rt-inject.c: the configuration an injecting recorder passes (false: not this runtime's). */
+bool rt_config_set(const char *conf)
+{
+	return parse_config(conf);
 }
 
 void rt_init(void)
@@ -304,34 +366,7 @@ void rt_init(void)
 		return;
 	}
 	rt_init_thread = &rt_self;
-	rt_libc.malloc = resolve("malloc");
-	rt_libc.free = resolve("free");
-	rt_libc.calloc = resolve("calloc");
-	rt_libc.realloc = resolve("realloc");
-	rt_libc.posix_memalign = resolve("posix_memalign");
-	rt_libc.aligned_alloc = resolve("aligned_alloc");
-	rt_libc.memalign = resolve("memalign");
-	rt_libc.valloc = resolve("valloc");
-	rt_libc.pvalloc = resolve("pvalloc");
-	rt_libc.usable = resolve("malloc_usable_size");
-	{
-		/* Is the next malloc glibc's? Then usable_size() may read its chunk headers. */
-		void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
-
-		rt_glibc_heap = libc && rt_libc.malloc && rt_libc.usable &&
-				rt_libc.malloc == dlsym(libc, "malloc") &&
-				rt_libc.usable == dlsym(libc, "malloc_usable_size") &&
-				rt_libc.realloc == dlsym(libc, "realloc") &&
-				rt_libc.calloc == dlsym(libc, "calloc") &&
-				rt_libc.memalign == dlsym(libc, "memalign");
-		/* The NOLOAD reference is kept: libc is never unloaded, and dlclose is ours. */
-	}
-	rt_libc.mmap = resolve("mmap");
-	rt_libc.munmap = resolve("munmap");
-	rt_libc.mremap = resolve("mremap");
-	rt_libc.brk = resolve("brk");
-	rt_libc.sbrk = resolve("sbrk");
-	rt_libc.dlclose = resolve("dlclose");
+	rt_resolve_real(RTLD_NEXT);
 	rt_exec_init();
 	if (!rt_libc.malloc || !rt_libc.free || !rt_libc.calloc || !rt_libc.realloc ||
 	    !rt_libc.usable) {
@@ -360,16 +395,7 @@ void rt_init(void)
 	}
 	if (rt_cfg.hide)
 		hide_environment();
-	rt_self.mode = TM_OFF;
-	probe_malloc();
-	rt_key_ok = pthread_key_create(&rt_key, thread_exit) == 0;
-	pthread_atfork(NULL, NULL, fork_child);
-	rt_unwind_init();
-	rt_py_init(rt_cfg.python);
-	if (rt_cfg.page_writes && rt_cfg.pw_min)
-		rt_wp_min = rt_cfg.pw_min < 4096 ? 4096 : rt_cfg.pw_min;
-	rt_self.mode = TM_SETUP;
-	rt_attach();
+	rt_start(true);
 }
 
 /* Runs early for every exec'd image, so that the recorder learns which processes carry the
@@ -433,7 +459,7 @@ static void fork_child(void)
 		return;
 	/* The parent's region and connection are the parent's: drop our view of them. The
 	 * child attaches its own region at its first event (slow_mode). */
-	__atomic_store_n(&rt_live, false, __ATOMIC_RELEASE);
+	__atomic_store_n(&rt_live, 0, __ATOMIC_RELEASE);
 	/* A fork child's mappings carry no userfaultfd registration: start afresh. */
 	if (rt_uffd >= 0)
 		(void)rt_sys1(SYS_close, rt_uffd);

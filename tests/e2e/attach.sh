@@ -3,10 +3,13 @@
 # memtap record --pid: attach to a program that runs already, record, detach; the program
 # never notices. attachloop times each iteration of its two threads (CLOCK_MONOTONIC, the
 # trace's clock) around known work: one mmap of 8 pages, 8 first-touch faults, one munmap,
-# one getppid. Every iteration inside the trace's exact window must show exactly that work
-# (faults at its mapping's pages, its three calls), as in a recording of the same program
-# launched under memtap; the window's totals are the inside iterations' plus at most one
-# iteration per thread at each edge. Then a python3 HTTP server under a client's requests and
+# one getppid, one malloc of a known size and its free. Every iteration inside the trace's
+# exact window must show exactly that work (faults at its mapping's pages, its three calls),
+# and every iteration after the runtime was injected its malloc and free, as in a recording
+# of the same program launched under memtap; the window's totals are the inside iterations'
+# plus at most one iteration per thread at each edge (an iteration the window's start or
+# end cuts in two). The runtime's own calls (flagged by it, and memtap's loading of it in
+# the thread it held) are not the program's and are left out by their flag. Then a python3 HTTP server under a client's requests and
 # redis-server under redis-benchmark: attached, detached, every answer right, the benchmark
 # completes without errors, both still serve. Bad --pid values: one line, exit 2.
 . "$(dirname "$0")/lib.sh"
@@ -19,22 +22,33 @@ check() {
 	"$MEMTAP" report "$1" --format json >r.json || fail "report failed"
 	"$MEMTAP" dump "$1" --type fault --format csv >f.csv || fail "dump failed"
 	"$MEMTAP" syscalls "$1" --list --format csv >s.csv || fail "syscalls --list failed"
-	python3 - r.json f.csv s.csv "$2" "$3" <<'PY' || fail "$3: the figures are not the program's (above)"
+	"$MEMTAP" dump "$1" --type alloc --format csv >m.csv || fail "dump failed"
+	python3 - r.json f.csv s.csv "$2" "$3" m.csv <<'PY' || fail "$3: the figures are not the program's (above)"
 import bisect, csv, json, sys
 r = json.load(open(sys.argv[1]))
 launched = sys.argv[5] == "launched"
 if launched:
     lo, hi = r["run"]["start_ns"], r["run"]["end_ns"]
+    alo = lo
 else:
     lo, hi = r["run"]["exact_window_ns"]
-faults, calls = {}, {}
+    alo = r["run"]["alloc_exact_from_ns"]
+    if alo is None or not lo <= alo <= hi:
+        print("  no injection time in the window: %s" % alo)
+        sys.exit(1)
+faults, calls, allocs = {}, {}, {}
 for row in csv.DictReader(open(sys.argv[2])):
     faults.setdefault(int(row["tid"]), []).append((int(row["time_ns"]), int(row["addr"], 16)))
 for row in csv.DictReader(open(sys.argv[3])):
     if row["syscall"] == "rt_sigreturn": # the stop signal's handler, not an iteration's work
         continue
+    if row["runtime"] == "1": # memtap's runtime's own call, or its loading
+        continue
     calls.setdefault(int(row["tid"]), []).append((int(row["time_ns"]), row["syscall"], int(row["ret"])))
-for d in (faults, calls):
+for row in csv.DictReader(open(sys.argv[6])):
+    if row["kind"] in ("malloc", "free"):
+        allocs.setdefault(int(row["tid"]), []).append((int(row["time_ns"]), row["kind"], int(row["addr"], 16), int(row["size"])))
+for d in (faults, calls, allocs):
     for v in d.values():
         v.sort()
 its = [tuple(int(x) for x in l.split()) for l in open(sys.argv[4])]
@@ -59,6 +73,31 @@ for t, a, b in inside:
         if bad <= 3:
             print("  iteration of %d at %d: %d faults (%s), calls %s" % (
                   t, a, len(f), " ".join("%x" % x for _, x in f), names))
+# Every iteration after the injection: its malloc of 1000 + 100 * thread + n % 16 bytes (the
+# leader is thread 0) and the free of that block, nothing else; and in [alo, hi] no malloc but
+# those of the iterations inside, and of at most one iteration per thread at each edge.
+leader = r["processes"][0]["pid"] if launched else r["run"]["attached_pid"]
+seq = {}
+abad = ainside = aedge = 0
+for t, a, b in its:
+    n = seq[t] = seq.get(t, -1) + 1
+    if a >= alo and b <= hi:
+        ainside += 1
+        c = within(allocs.get(t, []), a, b)
+        want = 1000 + 100 * (t != leader) + n % 16
+        if not (len(c) == 2 and c[0][1] == "malloc" and c[1][1] == "free" and
+                c[0][2] == c[1][2] and c[0][3] == want):
+            abad += 1
+            if abad <= 3:
+                print("  iteration %d of %d at %d: allocations %s" % (n, t, a, c))
+    elif b >= alo and a <= hi:
+        aedge += 1
+amallocs = sum(1 for t in tids for x in allocs.get(t, []) if x[1] == "malloc" and alo <= x[0] <= hi)
+print("  allocations: %d iterations from the injection on, each its malloc and free; %d wrong; "
+      "%d mallocs in [%d, %d], %d at the edges" % (ainside, abad, amallocs, alo, hi, aedge))
+bad += abad
+if ainside < 100 or (not launched and (not ainside <= amallocs <= ainside + aedge or aedge > 4)):
+    bad += 1
 mmaps = sum(1 for t in tids for x in calls.get(t, []) if x[1] == "mmap" and lo <= x[0] <= hi)
 if not launched: # nothing counted outside the window
     out = [x for t in tids for x in faults.get(t, []) + calls.get(t, []) if not lo <= x[0] <= hi]
@@ -75,11 +114,10 @@ sys.exit(0 if ok else 1)
 PY
 }
 
-# 1. Launched under memtap: the reference (every iteration exact; without the allocation
-#    runtime, whose own calls an attached process does not have).
-"$MEMTAP" record -q -o l.mtap --syscalls --no-alloc -- "$L" l.log 1 >l.out 2>l.err || fail "launched record failed: $(cat l.err)"
+# 1. Launched under memtap: the reference (every iteration exact).
+"$MEMTAP" record -q -o l.mtap --syscalls -- "$L" l.log 1 >l.out 2>l.err || fail "launched record failed: $(cat l.err)"
 check l.mtap l.log launched
-ok "launched: every iteration shows its 8 faults and 3 calls"
+ok "launched: every iteration shows its 8 faults, 3 calls, its malloc and free"
 
 # 2. Attached: the program started bare, recorded 1.5 s, detached; it runs on.
 "$L" a.log >a.out 2>a.err &
@@ -98,9 +136,51 @@ python3 -c 'import sys; t = int(sys.argv[1]); sys.exit(0 if sum(1 for l in open(
 check a.mtap a.log attached
 "$MEMTAP" report a.mtap >a.txt || fail "report failed"
 grep -q "attached .*pid $lp: figures from the attach on" a.txt || fail "the report does not say it was attached"
-grep -q "not recorded: attached to a running process" a.txt || fail "the report does not say allocations were not recorded"
-check_json r.json 'j["alloc"]["calls"] is None and j["run"]["exit_status"] is None' "allocation figures not null for an attached process"
-ok "attached: exact per iteration in the window, the program unharmed and running on"
+grep -q "traced from .*when the runtime was loaded into the running process" a.txt || fail "the report does not say from when allocations are exact"
+grep -q "live at the detach" a.txt || fail "the report calls the blocks live at the detach leaked"
+check_json r.json 'j["alloc"]["calls"] > 100 and j["run"]["exit_status"] is None' "no allocation figures for the attached process"
+ok "attached: exact per iteration in the window (allocations from the injection on), the program unharmed and running on"
+
+# 2b. Attached three times in a row, with --no-alloc once: the runtime is loaded once, given
+#     its calls back at each detach and taken up again; each recording has the program's
+#     allocations; the program runs on and ends as it would.
+"$L" b.log >b.out 2>b.err &
+lp=$!
+for i in $(seq 100); do grep -q ready b.err && break; sleep 0.05; done
+for k in 1 2 3; do
+	na=; [ $k = 2 ] && na=--no-alloc
+	MEMTAP_DEBUG=1 "$MEMTAP" record -q -o b$k.mtap $na --pid $lp --duration 0.4 2>b$k.err || fail "attach $k failed: $(cat b$k.err)"
+	"$MEMTAP" report b$k.mtap --format json >b$k.json || fail "report $k failed"
+	if [ $k = 2 ]; then
+		check_json b$k.json '(j.get("alloc") or {}).get("calls") is None and j["run"]["alloc_exact_from_ns"] is None' "--no-alloc attach $k has allocation figures"
+	else
+		check_json b$k.json 'j["alloc"]["calls"] > 50' "attach $k lacks the program's allocations"
+		grep -q "call slots given back to its allocator" b$k.err || fail "attach $k did not give the calls back: $(grep -v perf b$k.err | tail -3)"
+	fi
+done
+[ "$(grep -c "libmemtap-rt" /proc/$lp/maps | tr -d ' ')" -ge 1 ] || fail "the runtime is not loaded in the program"
+kill -TERM $lp
+wait $lp || fail "the program exited with $? after three attaches"
+grep -q '^iterations=' b.out || fail "the program's output changed: $(cat b.out)"
+ok "attached three times: allocations each time the runtime was on, the program ends as it would"
+
+# 2c. A process another tracer holds (strace): refused in one line, exit 2, unless --no-alloc.
+if command -v strace >/dev/null; then
+	strace -o /dev/null sleep 30 &
+	stp=$!
+	for i in $(seq 100); do tp=$(pgrep -P $stp sleep) && break; sleep 0.05; done
+	[ -n "$tp" ] || fail "no traced sleep"
+	"$MEMTAP" record -q -o x.mtap --pid $tp >x.out 2>x.err
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <x.err)" = 1 ] && grep -q "is traced by pid $stp" x.err ||
+		fail "a traced process: exit $rc, $(cat x.err)"
+	[ -e x.mtap ] && fail "a trace was left for a traced process"
+	"$MEMTAP" record -q -o y.mtap --no-alloc --pid $tp --duration 0.2 2>y.err || fail "--no-alloc of a traced process failed: $(cat y.err)"
+	kill $tp $stp 2>/dev/null
+	wait $stp 2>/dev/null
+	ok "a process traced by strace: one line, exit 2; with --no-alloc recorded"
+fi
+
 
 # 3. Bad --pid values: one line, exit 2.
 bad() {
@@ -174,6 +254,11 @@ kill $pp
 "$MEMTAP" report py.mtap --format json >py.json || fail "report failed"
 check_json py.json '[s for s in j["syscalls"] if s["name"] in ("accept4", "accept")][0]["calls"] > 10' \
 	"the python3 recording lacks its accepted connections"
+# its allocations, with the Python code that made them (the injected runtime reads the frames)
+"$MEMTAP" report py.mtap >py.txt || fail "report failed"
+check_json py.json 'j["alloc"]["calls"] > 100 and j["run"]["alloc_exact_from_ns"]' "the python3 recording lacks its allocations"
+grep -q "server.py\|socket.py\|feedparser.py\|client.py" py.txt || fail "no Python frames in the attached python3's allocation sites"
+
 ok "python3 server attached under requests and detached: $(cat cli.out), serves on"
 
 # 5. redis-server under redis-benchmark, attached for 2 s.
@@ -199,8 +284,11 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 sc = {s["name"]: s["calls"] for s in j["syscalls"]}
 rw = sc.get("read", 0) + sc.get("write", 0)
-print("  redis attached 2 s: %d read+write calls, epoll_wait %d, faults %s, peak RSS %s" % (
-      rw, sc.get("epoll_wait", 0), j["faults"]["minor"], j["rss"]["peak_bytes"]))
-sys.exit(0 if rw > 1000 and sc.get("epoll_wait", 0) > 0 and j["rss"]["peak_bytes"] else 1)
+a = j["alloc"]
+print("  redis attached 2 s: %d read+write calls, epoll_wait %d, faults %s, peak RSS %s; "
+      "allocations %s (jemalloc's, through the injected runtime), frees %s" % (
+      rw, sc.get("epoll_wait", 0), j["faults"]["minor"], j["rss"]["peak_bytes"], a["calls"], a["frees"]))
+sys.exit(0 if rw > 1000 and sc.get("epoll_wait", 0) > 0 and j["rss"]["peak_bytes"] and
+         a["calls"] > 10000 and a["frees"] > 10000 else 1)
 PY
 ok "redis-server attached under load and detached: the benchmark completed, redis serves"

@@ -2,7 +2,8 @@
 /*
  * A long-running program to attach to: two threads, each iteration of each timed with
  * CLOCK_MONOTONIC (the trace's clock) around a known amount of work — one mmap of 8 pages,
- * 8 first-touch page faults, one munmap, one getppid — then a 1 ms nap. It runs until
+ * 8 first-touch page faults, one munmap, one getppid, one malloc of 1000 + 100 * thread +
+ * iteration % 16 bytes and its free — then a 1 ms nap. It runs until
  * SIGTERM (or for SECONDS when given), then writes every iteration as "tid t0 t1" to LOG and
  * prints "iterations=N" on stdout. "ready" on stderr once both threads run.
  * Usage: attachloop LOG [SECONDS]
@@ -44,6 +45,8 @@ static void *loop(void *arg)
 	long tid = syscall(SYS_gettid);
 	struct timespec nap = { 0, 1000000 };
 
+	/* the thread's malloc arena made now: an iteration's malloc is only its block's */
+	free(malloc(1000 + 100 * (size_t)k));
 	pthread_barrier_wait(&started);
 	while (!stop && nits[k] < MAXIT) {
 		struct it *r = &its[k][nits[k]];
@@ -59,6 +62,11 @@ static void *loop(void *arg)
 			((volatile char *)p)[i * 4096] = 1;
 		munmap(p, PAGES * 4096);
 		(void)getppid();
+		p = malloc(1000 + 100 * (size_t)k + (size_t)(nits[k] % 16));
+		if (!p)
+			abort();
+		((volatile char *)p)[0] = 1;
+		free(p);
 		r->t1 = now();
 		nits[k]++;
 		nanosleep(&nap, NULL);
