@@ -89,6 +89,7 @@ int mt_run_summary(struct mt_reader *r, struct mt_run *run)
 		u64_of(mt_reader_meta(r, "start_monotonic_ns"), mt_reader_file(r)->monotonic_ns);
 	run->has_events = mt_reader_time_range(r, &run->first_event_ns, &run->last_event_ns);
 	run->attach_pid = (int)u64_of(mt_reader_meta(r, "attach_pid"), 0);
+	run->attach_pids = mt_reader_meta(r, "attach_pids");
 	run->system_wide = u64_of(mt_reader_meta(r, "system_wide"), 0) == 1;
 	if (end) {
 		run->stop_reason = mt_kvlist_get(end, "stop_reason");

@@ -34,6 +34,7 @@ struct mt_run {
 	/* record --pid: the process attached to (0: a launched command); the figures hold from
 	 * start_ns on, what was live before is not seen */
 	int attach_pid;
+	const char *attach_pids; /* --pid A,B,...: "A,B,..." (NULL: one process) */
 	bool system_wide; /* record -a: every process but memtap's, from start_ns on */
 	uint64_t exact_from_ns, exact_until_ns; /* every collector ran between them */
 	/* record --pid: every allocation call from here on (the runtime was loaded into the

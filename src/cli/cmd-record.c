@@ -131,10 +131,10 @@ static const struct mt_option options[] = {
 	{ "numa-node", 0, MT_OPT_STRING, &o.numa_node, "N",
 	  "run the command on NUMA node N: its CPUs (unless --cpus) and its memory "
 	  "(set_mempolicy MPOL_BIND)" },
-	{ "pid", 'p', MT_OPT_STRING, &o.pid, "PID",
-	  "attach to running process PID (and the children it starts) instead of running a "
+	{ "pid", 'p', MT_OPT_STRING, &o.pid, "PID[,PID...]",
+	  "attach to running processes (and the children they start) instead of running a "
 	  "command: faults, RSS, syscalls, tracepoints, access samples and mappings from now "
-	  "on; its allocations are not traced" },
+	  "on, allocations from the moment memtap's runtime is loaded into each (ptrace)" },
 	{ "all", 'a', MT_OPT_FLAG, &o.all, NULL,
 	  "record every process on the machine but memtap's (faults, RSS, syscalls, "
 	  "tracepoints, access samples, mappings, processes) until Ctrl-C, --duration or a "
@@ -146,7 +146,7 @@ static const struct mt_option options[] = {
 
 const struct mt_command_spec mt_record_spec = {
 	.name = "record",
-	.usage = "[options] [--] CMD [ARGS...]  |  [options] --pid PID  |  [options] -a",
+	.usage = "[options] [--] CMD [ARGS...]  |  [options] --pid PID[,PID...]  |  [options] -a",
 	.summary = "run a command and record how it uses memory",
 	.description =
 		"Runs CMD and follows its whole process tree (fork, vfork, clone, exec),\n"
@@ -158,12 +158,14 @@ const struct mt_command_spec mt_record_spec = {
 		"exited. If the trace cannot be written completely, memtap says so and exits\n"
 		"non-zero even when the command succeeded.\n"
 		"\n"
-		"With --pid, memtap attaches to a process that runs already, without stopping\n"
-		"or changing it, and records until Ctrl-C (SIGINT, SIGTERM, SIGHUP: never\n"
-		"passed on), --duration or the process's exit; it then detaches, the process\n"
-		"running on, and exits 0. What happened before the attach is not seen: the\n"
-		"trace says from when its figures hold. With -a, the same for every process\n"
-		"on the machine but memtap's; a line END on standard input also stops it.\n",
+		"With --pid, memtap attaches to processes that run already and records until\n"
+		"Ctrl-C (SIGINT, SIGTERM, SIGHUP: never passed on), --duration or their exit;\n"
+		"it then detaches, the processes running on, and exits 0. To trace their\n"
+		"allocations it loads its runtime into each, holding one thread a moment with\n"
+		"ptrace (--no-alloc: nothing is stopped or changed). What happened before the\n"
+		"attach is not seen: the trace says from when its figures hold. With -a, the\n"
+		"same for every process on the machine but memtap's (allocations not traced);\n"
+		"a line END on standard input also stops it.\n",
 	.opts = options,
 	.flags = MT_CMD_STOP_AT_ARG,
 	.min_args = 0,
@@ -242,23 +244,52 @@ static int placement(struct mt_record_opts *ro, cpu_set_t *cpus)
 }
 
 /* --pid or -a, and --duration; the options that only make sense for a launched command refused. */
+/* --pid A,B,C: each a process id, none twice. */
+static int parse_pids(struct mt_record_opts *ro)
+{
+	const char *p = o.pid;
+
+	while (p && *p) {
+		char *end = NULL;
+		long pid = strtol(p, &end, 10);
+
+		if (end == p || (*end && *end != ',') || pid <= 0 || pid > 0x3fffffff)
+			return mt_usage_error(&mt_record_spec, "--pid '%s': not a process id",
+					      o.pid);
+		for (unsigned i = 0; i < ro->nattach; i++)
+			if (ro->attach_pids[i] == (pid_t)pid)
+				return mt_usage_error(&mt_record_spec,
+						      "--pid '%s': %ld is given twice", o.pid, pid);
+		if (ro->nattach >= MT_MAX_ATTACH)
+			return mt_usage_error(&mt_record_spec, "--pid '%s': at most %d processes",
+					      o.pid, MT_MAX_ATTACH);
+		ro->attach_pids[ro->nattach++] = (pid_t)pid;
+		p = *end ? end + 1 : end;
+		if (*end && !*p)
+			return mt_usage_error(&mt_record_spec, "--pid '%s': not a process id",
+					      o.pid);
+	}
+	return 0;
+}
+
 static int attach_opts(struct mt_record_opts *ro)
 {
 	char *end = NULL;
-	long pid = o.pid ? strtol(o.pid, &end, 10) : 0;
 	double sec;
+	int r;
 
-	if (o.pid && (end == o.pid || *end || pid <= 0 || pid > 0x3fffffff))
-		return mt_usage_error(&mt_record_spec, "--pid '%s': not a process id", o.pid);
+	if (o.pid && (r = parse_pids(ro)) != 0)
+		return r;
 	if (o.cpus || o.numa_node || o.heap)
 		return mt_usage_error(&mt_record_spec,
 				      "--cpus, --numa-node and --heap place a launched command; "
 				      "%s records running ones",
 				      o.all ? "-a" : "--pid");
-	if (o.pid && mt_attach_check((pid_t)pid) < 0)
-		return 2; /* said in one line */
+	for (unsigned i = 0; i < ro->nattach; i++)
+		if (mt_attach_check(ro->attach_pids[i]) < 0)
+			return 2; /* said in one line */
 	ro->system_wide = o.all;
-	ro->attach_pid = (pid_t)pid;
+	ro->attach_pid = ro->nattach ? ro->attach_pids[0] : 0;
 	if (o.duration) {
 		sec = strtod(o.duration, &end);
 		if (end == o.duration || *end || !(sec > 0) || sec > 31 * 86400.0)
@@ -268,8 +299,9 @@ static int attach_opts(struct mt_record_opts *ro)
 	}
 	if (o.all)
 		ro->alloc = false; /* the runtime is loaded into one process, not a machine's */
-	if (o.pid && ro->alloc && mt_attach_traced((pid_t)pid) < 0)
-		return 2; /* said in one line */
+	for (unsigned i = 0; ro->alloc && i < ro->nattach; i++)
+		if (mt_attach_traced(ro->attach_pids[i]) < 0)
+			return 2; /* said in one line */
 	return 0;
 }
 

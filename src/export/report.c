@@ -249,6 +249,15 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 			mt_json_kv_u64(j, "attached_pid", (uint64_t)run->attach_pid);
 		else
 			mt_json_kv_null(j, "attached_pid");
+		mt_json_key(j,
+			    "attached_pids"); /* every one (--pid A,B): the first is attached_pid */
+		mt_json_begin_array(j);
+		for (const char *p = run->attach_pids; p && *p;
+		     p += strcspn(p, ","), p += *p == ',')
+			mt_json_u64(j, strtoull(p, NULL, 10));
+		if (!run->attach_pids && run->attach_pid)
+			mt_json_u64(j, (uint64_t)run->attach_pid);
+		mt_json_end_array(j);
 		mt_json_key(j, "exact_window_ns");
 		mt_json_begin_array(j);
 		mt_json_u64(j, run->exact_from_ns);
@@ -256,6 +265,7 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 		mt_json_end_array(j);
 	} else {
 		mt_json_kv_null(j, "attached_pid");
+		mt_json_kv_null(j, "attached_pids");
 		mt_json_kv_null(j, "exact_window_ns");
 	}
 	if (run->alloc_exact_from_ns) /* the runtime was loaded into the attached process */
@@ -328,9 +338,13 @@ static bool attach_line(const struct mt_run *run, char *label, size_t lsize, cha
 			 why);
 	} else if (run->attach_pid) {
 		snprintf(label, lsize, "attached");
-		snprintf(text, tsize,
-			 "pid %d: figures from the attach on (before it: not seen); %s",
-			 run->attach_pid, why);
+		snprintf(text, tsize, "%s %s: figures from the attach on (before it: not seen); %s",
+			 run->attach_pids ? "pids" : "pid",
+			 run->attach_pids ? run->attach_pids : "", why);
+		if (!run->attach_pids)
+			snprintf(text, tsize,
+				 "pid %d: figures from the attach on (before it: not seen); %s",
+				 run->attach_pid, why);
 	}
 	return run->system_wide || run->attach_pid;
 }

@@ -176,15 +176,17 @@ static void open_side_band(struct mt_session *s, const char *degraded, const cha
 
 void mt_attach_tree(struct mt_session *s)
 {
-	struct announce a = { s, s->t_start, s->root };
-	pid_t tgid = 0, ppid = 0;
-
-	(void)mt_procfs_status(s->root, &tgid, &ppid);
 	mt_perf_attach_begin(s->root);
-	mt_emit_task_new(s, s->t_start, s->root, s->root, ppid, ppid, MT_TASK_PROCESS);
-	(void)mt_perf_attach_scan(announce_thread_of, &a);
-	/* Its program, arguments and mappings as they are now. */
-	mt_emit_exec(s, s->t_start, s->root, s->root, s->root, NULL, NULL);
+	for (unsigned i = 0; i < s->npids; i++) {
+		pid_t pid = s->pids[i], tgid = 0, ppid = 0;
+		struct announce a = { s, s->t_start, pid };
+
+		(void)mt_procfs_status(pid, &tgid, &ppid);
+		mt_emit_task_new(s, s->t_start, pid, pid, ppid, ppid, MT_TASK_PROCESS);
+		(void)mt_perf_attach_scan(pid, announce_thread_of, &a);
+		/* Its program, arguments and mappings as they are now. */
+		mt_emit_exec(s, s->t_start, pid, pid, pid, NULL, NULL);
+	}
 	open_side_band(s, "attached: the process's exit only (no perf task records)",
 		       "attached: threads and mappings from /proc at the attach, later ones from "
 		       "perf FORK/EXIT/COMM records; no exit statuses (memtap is not the "
@@ -196,13 +198,19 @@ void mt_attach_settle(struct mt_session *s)
 	/* A thread created before its creator's events were open has none: give it copies,
 	 * until a listing finds no new thread (later ones inherit them). */
 	for (int round = 0; round < 100; round++) {
-		struct announce a = { s, mt_now_ns(), s->root };
+		int fresh = 0;
 
-		if (mt_perf_attach_scan(announce_thread_of, &a) <= 0)
+		for (unsigned i = 0; i < s->npids; i++) {
+			struct announce a = { s, mt_now_ns(), s->pids[i] };
+			int n = mt_perf_attach_scan(s->pids[i], announce_thread_of, &a);
+
+			fresh += n > 0 ? n : 0;
+		}
+		if (!fresh)
 			break;
 	}
-	if (s->rss)
-		mt_rss_seed(s, s->root);
+	for (unsigned i = 0; s->rss && i < s->npids; i++)
+		mt_rss_seed(s, s->pids[i]);
 }
 
 /* Each user process on the machine but memtap's, handed to fn (kernel threads left out). */

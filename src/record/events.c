@@ -13,6 +13,7 @@
 #include "format/writer.h"
 #include "record/buildid.h"
 #include "record/procfs.h"
+#include "record/rss.h"
 #include "record/session.h"
 #include "record/ustack.h"
 
@@ -95,6 +96,8 @@ void mt_emit_exit(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, int ki
 	}
 	if (mt_writer_event(s->w, MT_EV_TASK_EXIT, row) == 0)
 		s->proc.events++;
+	if (kind == MT_TASK_PROCESS)
+		mt_rss_on_exit(s, pid, t);
 }
 
 void mt_emit_lost(struct mt_session *s, uint64_t t, struct mt_coll *c, uint64_t count,

@@ -41,7 +41,10 @@ struct live_proc {
 	char comm[20];
 	uint64_t minor, major, syscalls, samples, rss[4]; /* file anon shmem swap */
 	int gone;
+	uint64_t gone_ns; /* when it exited: shown so a while (GONE_SHOWN_NS), then dropped */
 };
+
+#define GONE_SHOWN_NS 5000000000ull
 
 struct mt_live {
 	char path[PATH_MAX];
@@ -99,8 +102,10 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 		(void)mt_procfs_comm(p->pid, p->comm, sizeof(p->comm));
 		break;
 	case MT_EV_TASK_EXIT:
-		if (row[MT_F_EXIT_KIND] == MT_TASK_PROCESS)
+		if (row[MT_F_EXIT_KIND] == MT_TASK_PROCESS) {
 			p->gone = 1;
+			p->gone_ns = row[MT_F_TIME];
+		}
 		break;
 	default:
 		break;
@@ -187,6 +192,27 @@ out:
 		free(v);
 }
 
+/* Processes that exited a while ago leave the list: a long system-wide recording's memory
+ * does not grow with every process it saw. */
+static void forget_gone(struct mt_live *l, uint64_t now)
+{
+	for (size_t i = 0; i < l->n;) {
+		struct live_proc *p = &l->v[i];
+		uint64_t *ix;
+
+		if (!p->gone || now < p->gone_ns + GONE_SHOWN_NS) {
+			i++;
+			continue;
+		}
+		(void)mt_map64_del(&l->ix, (uint64_t)p->pid);
+		if (i != --l->n) {
+			*p = l->v[l->n];
+			if ((ix = mt_map64_get(&l->ix, (uint64_t)p->pid)))
+				*ix = i;
+		}
+	}
+}
+
 void mt_live_tick(struct mt_session *s)
 {
 	struct mt_live *l = s->livefig;
@@ -195,6 +221,7 @@ void mt_live_tick(struct mt_session *s)
 	if (!l || (now = mt_now_ns()) - l->last < PERIOD_NS)
 		return;
 	l->last = now;
+	forget_gone(l, now);
 	publish(s, l, now);
 }
 

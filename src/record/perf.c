@@ -119,11 +119,11 @@ static int scan_thread(void *ctx, pid_t tid)
 	return 1;
 }
 
-int mt_perf_attach_scan(int (*fn)(void *ctx, pid_t tid), void *ctx)
+int mt_perf_attach_scan(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx)
 {
 	struct scan sc = { fn, ctx };
 
-	return mt_procfs_tasks(att.root, scan_thread, &sc);
+	return mt_procfs_tasks(pid, scan_thread, &sc);
 }
 
 uint64_t mt_perf_attach_failed(void)

@@ -89,9 +89,9 @@ int mt_perf_ncpus(void);
  * descriptors are closed with mt_perf_close(), which closes their copies.
  */
 void mt_perf_attach_begin(pid_t root);
-/* The threads not seen before, their copies opened, each handed to fn: how many, or -errno
- * (the root gone). */
-int mt_perf_attach_scan(int (*fn)(void *ctx, pid_t tid), void *ctx);
+/* The threads of process pid (root, or another process attached with it: --pid A,B) not
+ * seen before, their copies opened, each handed to fn: how many, or -errno (pid gone). */
+int mt_perf_attach_scan(pid_t pid, int (*fn)(void *ctx, pid_t tid), void *ctx);
 void mt_perf_attach_end(void);
 /* Copies that could not be opened (other than for a thread that had exited). */
 uint64_t mt_perf_attach_failed(void);

@@ -123,6 +123,15 @@ int mt_rec_write_meta(struct mt_session *s, char *const *argv)
 	} else if (s->attached) {
 		/* Figures hold from the attach on: what was live before is not seen. */
 		mt_kv_add_u64(&kv, "attach_pid", (uint64_t)s->root);
+		if (s->npids > 1) { /* --pid A,B,...: every one, the first is attach_pid */
+			char list[MT_MAX_ATTACH * 12] = "";
+			size_t n = 0;
+
+			for (unsigned i = 0; i < s->npids && n < sizeof(list); i++)
+				n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%d",
+						      i ? "," : "", (int)s->pids[i]);
+			mt_kv_add(&kv, "attach_pids", list);
+		}
 		mt_kv_add_u64(&kv, "attach_monotonic_ns", s->t_start);
 	}
 	mt_sysinfo_meta(&kv);
@@ -142,6 +151,9 @@ void mt_rec_print_summary(struct mt_session *s, const char *path, uint64_t bytes
 	if (s->system_wide)
 		fprintf(stderr, "memtap: recorded the whole system for %s; %s\n", dur,
 			s->stop_requested ? "stopped" : "--duration elapsed");
+	else if (s->attached && s->npids > 1)
+		fprintf(stderr, "memtap: recorded %u processes for %s; %s\n", s->npids, dur,
+			s->root_exited ? "they exited" : "detached (the processes run on)");
 	else if (s->attached)
 		fprintf(stderr, "memtap: recorded pid %d for %s; %s\n", (int)s->root, dur,
 			s->root_exited ? "the process exited" : "detached (the process runs on)");

@@ -137,23 +137,30 @@ static void add_own_cost(const struct mt_session *s, struct mt_kv *end)
  * process that outlives the recording does not pay for the runtime's hooks). */
 static void uninject_runtime(struct mt_session *s)
 {
-	char why[512];
-	int restored = 0;
+	for (unsigned k = 0; k < s->npids; k++) {
+		pid_t pid = s->pids[k];
+		char why[512];
+		int restored = 0;
 
-	if (!s->alloc_from || s->root_exited)
-		return;
-	if (mt_detach_rt(s->root, mt_alloc_rt_path(s), &restored, why, sizeof(why)) < 0)
-		mt_warn("pid %d keeps memtap's allocation hooks (they forward every call, "
-			"recording nothing): %s",
-			(int)s->root, why);
-	else if (restored < 0)
-		mt_warn("pid %d keeps some of memtap's allocation hooks (they forward every call, "
-			"recording nothing): more call slots than the runtime could remember",
-			(int)s->root);
-	else
-		mt_debug("pid %d: %d call slots given back to its allocator", (int)s->root,
-			 restored);
-	s->uninjected = restored;
+		struct pollfd gone = { .fd = s->pidfds[k], .events = POLLIN };
+
+		if (!s->pid_alloc_from[k] || gone.fd < 0 || poll(&gone, 1, 0) > 0)
+			continue; /* no runtime in it, or it exited */
+		if (mt_detach_rt(pid, mt_alloc_rt_path(s), &restored, why, sizeof(why)) < 0)
+			mt_warn("pid %d keeps memtap's allocation hooks (they forward every call, "
+				"recording nothing): %s",
+				(int)pid, why);
+		else if (restored < 0)
+			mt_warn("pid %d keeps some of memtap's allocation hooks (they forward every "
+				"call, recording nothing): more call slots than the runtime could "
+				"remember",
+				(int)pid);
+		else
+			mt_debug("pid %d: %d call slots given back to its allocator", (int)pid,
+				 restored);
+		if (restored > 0)
+			s->uninjected += restored;
+	}
 }
 
 static int finish(struct mt_session *s)
@@ -201,13 +208,13 @@ static int finish(struct mt_session *s)
 			mt_kv_add_u64(&end, "alloc_exact_from_ns", s->alloc_from);
 			mt_kv_add_u64(&end, "alloc_injected_tid", (uint64_t)s->inject_tid);
 			mt_kv_add_u64(&end, "alloc_redirected_slots", s->inject_slots);
-			mt_kv_add_u64(&end, "alloc_restored_slots",
-				      s->uninjected > 0 ? (uint64_t)s->uninjected : 0);
+			mt_kv_add_u64(&end, "alloc_restored_slots", (uint64_t)s->uninjected);
 		}
 		if (s->system_wide)
 			mt_kv_add_u64(&end, "recorder_events_left_out", mt_writer_excluded(s->w));
 		mt_kv_add(&end, "stop_reason",
-			  s->root_exited ? "the attached process exited"
+			  s->root_exited ? (s->npids > 1 ? "the attached processes exited"
+							 : "the attached process exited")
 			  : s->stop_requested
 				  ? (s->system_wide ? "stopped: interrupted, or END read"
 						    : "detached: interrupted")
@@ -380,6 +387,29 @@ static void on_stdin(struct mt_session *s, struct launch *l)
 	}
 }
 
+/* record --pid: which attached processes exited (their pidfds readable); the recording
+ * ends when all have. The loop wakes on the first one's, then on a live one's. */
+static void attach_exits(struct mt_session *s, struct launch *l)
+{
+	for (unsigned k = 0; k < s->npids; k++) {
+		struct pollfd p = { .fd = s->pidfds[k], .events = POLLIN };
+
+		if (p.fd < 0 || poll(&p, 1, 0) <= 0)
+			continue;
+		close(s->pidfds[k]);
+		s->pidfds[k] = -1;
+		s->npids_gone++;
+	}
+	if (l->execerr[0] >= 0)
+		close(l->execerr[0]);
+	l->execerr[0] = -1;
+	for (unsigned k = 0; k < s->npids && l->execerr[0] < 0; k++)
+		if (s->pidfds[k] >= 0)
+			l->execerr[0] = dup(s->pidfds[k]);
+	if (s->npids_gone == s->npids)
+		s->root_exited = true;
+}
+
 /* Polls and drains until the process tree is gone (or asked to stop). */
 static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct pollfd **fds)
 {
@@ -414,10 +444,8 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 		if (l->execerr[0] >= 0 && ((*fds)[1].revents & (POLLIN | POLLHUP))) {
 			if (s->system_wide) { /* standard input: a line END stops */
 				on_stdin(s, l);
-			} else if (s->attached) { /* its pidfd: the process exited */
-				s->root_exited = true;
-				close(l->execerr[0]);
-				l->execerr[0] = -1;
+			} else if (s->attached) { /* a pidfd: a process exited */
+				attach_exits(s, l);
 			} else {
 				on_execerr(s, l);
 			}
@@ -610,8 +638,9 @@ static int go_running(struct mt_session *s, char *const *argv, const char *why,
 /* record --pid: the allocation runtime loaded into the process once every other collector
  * runs; its allocations are exact from the moment its thread was let go. Without it the
  * other figures go on: one warning says why. */
-static void inject_runtime(struct mt_session *s, pid_t pid)
+static void inject_runtime(struct mt_session *s, unsigned k)
 {
+	pid_t pid = s->pids[k];
 	struct mt_attach_rt ar;
 	char why[512];
 	int r = mt_attach_rt(pid, mt_alloc_rt_path(s), mt_alloc_conf(s), &ar, why, sizeof(why));
@@ -621,45 +650,61 @@ static void inject_runtime(struct mt_session *s, pid_t pid)
 
 		snprintf(reason, sizeof(reason), "the runtime could not be loaded: %s", why);
 		mt_warn("allocations of pid %d are not recorded: %s", (int)pid, why);
-		mt_coll_set(&s->alloc_coll, "none", "unavailable", reason);
+		if (s->npids == 1)
+			mt_coll_set(&s->alloc_coll, "none", "unavailable", reason);
 		return;
 	}
-	s->alloc_from = ar.to_ns;
+	s->pid_alloc_from[k] = ar.to_ns;
+	s->alloc_from = ar.to_ns; /* the last: every process's allocations are exact from it */
 	s->inject_tid = ar.tid;
-	s->inject_slots = ar.slots;
+	s->inject_slots += ar.slots;
 	mt_syscalls_memtap_window(s, ar.tid, ar.held_ns, ar.to_ns);
 	mt_debug("runtime loaded into %d by thread %d: %u call slots redirected, held %.1f ms",
 		 (int)pid, (int)ar.tid, ar.slots, (double)(ar.to_ns - ar.held_ns) / 1e6);
 }
 
-/* record --pid: the same as start() for a process that runs already (record/attach.c). */
+/* record --pid: the same as start() for processes that run already (record/attach.c). */
 static int start_attach(struct mt_session *s, struct launch *l, int *sigfd)
 {
 	static char args[1 << 16];
 	char *argv[256], name[32];
 	pid_t pid = s->o->attach_pid;
-	int r = mt_attach_check(pid), pidfd;
+	int r;
 
-	if (r < 0)
-		return r;
+	for (unsigned i = 0; i < s->o->nattach; i++) {
+		if ((r = mt_attach_check(s->o->attach_pids[i])) < 0)
+			return r;
+		s->pids[s->npids] = s->o->attach_pids[i];
+		s->pidfds[s->npids] = mt_attach_pidfd(s->pids[s->npids]);
+		if (s->pidfds[s->npids] < 0)
+			return mt_err_code(s->pidfds[s->npids], "cannot attach to pid %d",
+					   (int)s->pids[s->npids]);
+		s->npids++;
+	}
 	if (mt_attach_argv(pid, args, sizeof(args), argv, 256) < 0) {
 		snprintf(name, sizeof(name), "pid %d", (int)pid);
 		argv[0] = name;
 		argv[1] = NULL;
 	}
-	if ((pidfd = mt_attach_pidfd(pid)) < 0)
-		return mt_err_code(pidfd, "cannot attach to pid %d", (int)pid);
-	if ((r = open_running(s, l, sigfd, pidfd)) < 0)
+	/* The first pidfd wakes the loop; the loop looks at them all (attach_exits). */
+	if ((r = open_running(s, l, sigfd, dup(s->pidfds[0]))) < 0)
 		return r;
 	if (s->o->alloc && (r = mt_alloc_open(s)) < 0)
 		return r;
 	s->root = pid;
 	r = go_running(s, argv, "attached to a running process", mt_attach_tree, mt_attach_settle);
-	if (r > 0 && s->alloc)
-		inject_runtime(s, pid);
-	if (r > 0 && !s->o->quiet)
-		mt_info("attached to pid %d (%s)%s; Ctrl-C detaches", (int)pid, argv[0],
-			s->deadline ? " until --duration elapses" : "");
+	for (unsigned k = 0; r > 0 && s->alloc && k < s->npids; k++)
+		inject_runtime(s, k);
+	if (r > 0 && !s->o->quiet) {
+		if (s->npids == 1)
+			mt_info("attached to pid %d (%s)%s; Ctrl-C detaches", (int)pid, argv[0],
+				s->deadline ? " until --duration elapses" : "");
+		else
+			mt_info("attached to %u processes (pid %d, %s, and %u more)%s; Ctrl-C "
+				"detaches",
+				s->npids, (int)pid, argv[0], s->npids - 1,
+				s->deadline ? " until --duration elapses" : "");
+	}
 	return r;
 }
 

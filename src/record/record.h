@@ -16,6 +16,8 @@ enum mt_follow {
 	MT_FOLLOW_NONE, /* the command's own process only */
 };
 
+#define MT_MAX_ATTACH 64
+
 struct mt_record_opts {
 	const char *output; /* trace path */
 	bool force; /* replace an existing output */
@@ -23,6 +25,8 @@ struct mt_record_opts {
 	bool quiet; /* no summary on stderr */
 	char **argv; /* the command, NULL-terminated; NULL with attach_pid */
 	pid_t attach_pid; /* record --pid: attach to this running process instead */
+	pid_t attach_pids[MT_MAX_ATTACH]; /* --pid A,B,...: attach_pid is the first */
+	unsigned nattach;
 	bool system_wide; /* record -a: every process on the machine but memtap's */
 	uint64_t duration_ns; /* --duration: detach after this long (0: until it exits) */
 	enum mt_follow follow;

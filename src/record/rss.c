@@ -42,14 +42,18 @@ struct proc_rss {
 	uint64_t v[4]; /* by the tracepoint's member: file, anon, swap, shmem */
 	uint64_t peak; /* largest file + anon + shmem since the last event */
 	uint64_t last_emit, last_change;
-	bool pending, gone;
+	uint64_t gone_ns; /* when the process exited (0: it runs) */
+	bool pending;
 };
+
+/* An exited process's state is kept this long for the records still in flight. */
+#define GONE_KEEP_NS 2000000000ull
 
 struct mt_rss_state {
 	struct mt_perf_ring *rings;
 	int nrings;
 	bool polling;
-	uint64_t interval_ns, last_poll;
+	uint64_t interval_ns, last_poll, last_forget;
 	struct mt_tp_field f_curr, f_member, f_size;
 	struct mt_map64 ix; /* pid -> index into procs */
 	struct proc_rss *procs;
@@ -279,6 +283,34 @@ static void poll_statm(struct mt_session *s, uint64_t now)
 	}
 }
 
+void mt_rss_on_exit(struct mt_session *s, pid_t pid, uint64_t t)
+{
+	uint64_t *ix = s->rss ? mt_map64_get(&s->rss->ix, (uint64_t)pid) : NULL;
+
+	if (ix)
+		s->rss->procs[*ix].gone_ns = t ? t : 1;
+}
+
+/* Drops the exited processes whose records are all in: swap-remove, the map kept right. */
+static void forget_gone(struct mt_rss_state *r, uint64_t now)
+{
+	for (size_t i = 0; i < r->nprocs;) {
+		struct proc_rss *p = &r->procs[i];
+		uint64_t *ix;
+
+		if (!p->gone_ns || p->pending || now - p->gone_ns < GONE_KEEP_NS) {
+			i++;
+			continue;
+		}
+		(void)mt_map64_del(&r->ix, (uint64_t)p->pid);
+		if (i != --r->nprocs) {
+			*p = r->procs[r->nprocs];
+			if ((ix = mt_map64_get(&r->ix, (uint64_t)p->pid)))
+				*ix = i;
+		}
+	}
+}
+
 void mt_rss_drain(struct mt_session *s)
 {
 	struct mt_rss_state *r = s->rss;
@@ -295,9 +327,14 @@ void mt_rss_drain(struct mt_session *s)
 		return;
 	}
 	r->malformed += mt_perf_rings_drain(r->rings, r->nrings, on_record, s);
+	/* (statm polling keeps its processes: it reads the session's live ones only) */
 	for (size_t i = 0; i < r->nprocs; i++)
 		if (r->procs[i].pending && now - r->procs[i].last_emit >= r->interval_ns)
 			emit(s, &r->procs[i], r->procs[i].last_change);
+	if (now - r->last_forget >= GONE_KEEP_NS) {
+		forget_gone(r, now);
+		r->last_forget = now;
+	}
 }
 
 int mt_rss_timeout_ms(struct mt_session *s)

@@ -4,6 +4,7 @@
 #define MEMTAP_RECORD_RSS_H
 
 #include <poll.h>
+#include <stdint.h>
 #include <sys/types.h>
 
 struct mt_session;
@@ -19,6 +20,9 @@ int mt_rss_timeout_ms(struct mt_session *s);
 /* A process attached to runs already: its counters as /proc/PID/status has them now (the
  * tracepoint reports one counter at each change; the others would read 0). */
 void mt_rss_seed(struct mt_session *s, pid_t pid);
+/* Process pid exited at t: its state goes a while later (records still in the rings), so
+ * that a long recording's memory does not grow with the processes it saw. */
+void mt_rss_on_exit(struct mt_session *s, pid_t pid, uint64_t t);
 void mt_rss_close(struct mt_session *s, struct mt_kv *kv);
 
 #endif

@@ -62,6 +62,12 @@ struct mt_session {
 	bool stop_requested;
 	bool own_group; /* the command runs in its own process group (record.c) */
 	bool attached; /* record --pid or -a: root ran before the recording (record/attach.c) */
+	/* record --pid: the processes attached to (pids[0] is root), their pidfds (-1: it
+	 * exited), and from when each one's allocations are exact (0: no runtime in it) */
+	pid_t pids[MT_MAX_ATTACH];
+	int pidfds[MT_MAX_ATTACH];
+	uint64_t pid_alloc_from[MT_MAX_ATTACH];
+	unsigned npids, npids_gone;
 	bool system_wide; /* record -a: every process but memtap's; root is -1 */
 	struct mt_live *livefig; /* the live figures for memtap top (record/live.c) */
 	char live_command[256]; /* the command as shown */

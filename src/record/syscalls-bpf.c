@@ -64,6 +64,12 @@ static int quiet_print(enum libbpf_print_level level, const char *fmt, va_list a
 	return 0; /* failures are reported once, by the caller */
 }
 
+/* Counted per process (in the kernel): record -a, and --pid with several processes. */
+static bool per_process(const struct mt_session *s)
+{
+	return s->system_wide || s->npids > 1;
+}
+
 /* Gives task pid storage in a TASK_STORAGE map (value: its initial state), or takes it
  * away: the map's key is a pidfd. 0 or -errno. */
 static int mark_task(int map_fd, pid_t pid, const void *value)
@@ -113,10 +119,15 @@ static int mark_tree(struct mt_session *s, int map_fd, void *state, void (*disar
 	struct mark m = { map_fd, state };
 
 	for (int round = 0; round < 100; round++) {
-		int fresh = mt_procfs_tasks(s->root, mark_thread, &m);
+		int fresh = 0;
 
-		if (fresh < 0)
-			return fresh;
+		for (unsigned i = 0; i < s->npids; i++) {
+			int n = mt_procfs_tasks(s->pids[i], mark_thread, &m);
+
+			if (n < 0 && !i)
+				return n;
+			fresh += n > 0 ? n : 0;
+		}
 		if (!fresh && round)
 			return 0;
 	}
@@ -159,6 +170,7 @@ int mt_syscalls_bpf_open(struct mt_session *s)
 	skel = syscount_bpf__open();
 	if (!skel)
 		return errno ? -errno : -EPERM;
+	skel->rodata->mt_per_process = per_process(s);
 	/* The loader's calls that open and map this file are the runtime's (decode/rt-load.h). */
 	if (mt_alloc_rt_path(s) && strlen(mt_alloc_rt_path(s)) < sizeof(skel->rodata->rt_path)) {
 		memcpy((char *)skel->rodata->rt_path, mt_alloc_rt_path(s),
@@ -205,18 +217,18 @@ static struct count cpu_sum(const struct count *per, int ncpu)
 /* record -a: the machine's totals per slot, kept while the per-process rows are written. */
 static struct count *totals;
 
-static void sum_row(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t nr,
+static void sum_row(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t slot,
 		    const struct count *c)
 {
 	uint64_t row[_MT_F_SYSSUM_MAX];
 
 	row[MT_F_TIME] = t;
 	row[MT_F_PID] = row[MT_F_TID] = pid;
-	row[MT_F_SYSSUM_NR] = nr;
+	row[MT_F_SYSSUM_NR] = slot % NR_SLOTS;
 	row[MT_F_SYSSUM_CALLS] = c->calls;
 	row[MT_F_SYSSUM_ERRORS] = c->errors;
 	row[MT_F_SYSSUM_NS] = c->ns;
-	row[MT_F_SYSSUM_RUNTIME] = 0;
+	row[MT_F_SYSSUM_RUNTIME] = slot >= NR_SLOTS;
 	if (mt_writer_event(s->w, MT_EV_SYSCALL_SUM, row) == 0)
 		s->syscalls_coll.events++;
 }
@@ -243,7 +255,7 @@ static void per_process_rows(struct mt_session *s, struct syscount_bpf *skel, ui
 		sum = cpu_sum(per, ncpu);
 		if (!sum.calls)
 			continue;
-		sum_row(s, t, key.tgid, key.slot % NR_SLOTS, &sum);
+		sum_row(s, t, key.tgid, key.slot, &sum);
 		totals[key.slot].calls -=
 			sum.calls <= totals[key.slot].calls ? sum.calls : totals[key.slot].calls;
 		totals[key.slot].errors -= sum.errors <= totals[key.slot].errors
@@ -253,7 +265,7 @@ static void per_process_rows(struct mt_session *s, struct syscount_bpf *skel, ui
 	}
 	for (uint32_t slot = 0; slot < 2 * NR_SLOTS; slot++)
 		if (totals[slot].calls)
-			sum_row(s, t, 0, slot % NR_SLOTS, &totals[slot]);
+			sum_row(s, t, 0, slot, &totals[slot]);
 	free(per);
 }
 
@@ -264,7 +276,7 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 	struct count *per;
 	uint64_t calls = 0, rt_calls = 0, t = mt_now_ns();
 
-	if (s->system_wide && !(totals = calloc(2 * NR_SLOTS, sizeof(*totals))))
+	if (per_process(s) && !(totals = calloc(2 * NR_SLOTS, sizeof(*totals))))
 		return;
 
 	if (!skel)
@@ -282,7 +294,7 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 		sum = cpu_sum(per, ncpu);
 		if (!sum.calls)
 			continue;
-		if (s->system_wide) { /* per process, below; kept for what they leave over */
+		if (per_process(s)) { /* per process, below; kept for what they leave over */
 			totals[slot] = sum;
 			calls += sum.calls;
 			continue;
@@ -302,13 +314,14 @@ void mt_syscalls_bpf_close(struct mt_session *s, struct mt_kv *kv)
 			calls += sum.calls;
 	}
 	free(per);
-	if (s->system_wide)
+	if (per_process(s))
 		per_process_rows(s, skel, t);
 	mt_kv_add(kv, "programs", "tp_btf/sys_enter, tp_btf/sys_exit, tp_btf/sched_process_fork");
 	mt_kv_add_u64(kv, "calls", calls);
 	mt_kv_add_u64(kv, "runtime_calls", rt_calls);
 	mt_kv_add(kv, "scope",
 		  s->system_wide ? "every process but the recorder, per process"
+		  : s->npids > 1 ? "the attached processes and every task they create, per process"
 				 : "the command from its execve, and every task it creates");
 	free(totals);
 	totals = NULL;

@@ -107,8 +107,11 @@ struct mt_syscalls_state {
 	uint64_t loader_calls;
 	/* record --pid: the thread memtap held to load the runtime, and when (its calls then
 	 * are memtap's: the loader's work for the runtime) */
-	uint32_t memtap_tid;
-	uint64_t memtap_from, memtap_to;
+	struct {
+		uint32_t tid;
+		uint64_t from, to;
+	} memtap[64];
+	unsigned nmemtap;
 };
 
 /* syscalls-pair.c */

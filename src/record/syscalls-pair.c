@@ -147,6 +147,15 @@ static int cmp_rec(const void *a, const void *b)
 	return (int)x->exit - (int)y->exit; /* an entry before an exit at the same time */
 }
 
+/* A call thread tid made while memtap held it to load the runtime. */
+static bool memtap_call(const struct mt_syscalls_state *c, uint32_t tid, uint64_t t)
+{
+	for (unsigned i = 0; i < c->nmemtap; i++)
+		if (c->memtap[i].tid == tid && t >= c->memtap[i].from && t <= c->memtap[i].to)
+			return true;
+	return false;
+}
+
 void mt_sc_emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, int64_t nr,
 		int64_t ret, uint64_t dur, const uint64_t *args, unsigned flags, uint64_t stack)
 {
@@ -165,7 +174,7 @@ void mt_sc_emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, in
 		row[MT_F_SYSCALL_PATH] = take_path(s, t, tid, (int)nr, &is_rt);
 	}
 	if (mt_loader_watch_call(&c->loader, tid, nr, ret, args, flags, is_rt) ||
-	    (tid == c->memtap_tid && t >= c->memtap_from && t <= c->memtap_to)) {
+	    memtap_call(c, tid, t)) {
 		flags |= MT_SYSCALL_RUNTIME | MT_SYSCALL_RT_LOADER;
 		c->loader_calls++;
 	}
@@ -192,11 +201,13 @@ void mt_sc_emit(struct mt_session *s, uint64_t t, uint32_t pid, uint32_t tid, in
 
 void mt_syscalls_memtap_window(struct mt_session *s, pid_t tid, uint64_t from, uint64_t to)
 {
-	if (!s->syscalls)
+	struct mt_syscalls_state *c = s->syscalls;
+
+	if (!c || c->nmemtap >= sizeof(c->memtap) / sizeof(c->memtap[0]))
 		return;
-	s->syscalls->memtap_tid = (uint32_t)tid;
-	s->syscalls->memtap_from = from;
-	s->syscalls->memtap_to = to;
+	c->memtap[c->nmemtap].tid = (uint32_t)tid;
+	c->memtap[c->nmemtap].from = from;
+	c->memtap[c->nmemtap++].to = to;
 }
 
 static void pair(struct mt_session *s, const struct rec *r)

@@ -182,6 +182,36 @@ if command -v strace >/dev/null; then
 fi
 
 
+# 2d. Two processes at once (--pid A,B): each with its own faults, system calls (counted per
+#     process in the kernel) and allocations; both run on and end as they would.
+"$L" c1.log >c1.out 2>c1.err &
+c1=$!
+"$L" c2.log >c2.out 2>c2.err &
+c2=$!
+for i in $(seq 100); do grep -q ready c1.err && grep -q ready c2.err && break; sleep 0.05; done
+"$MEMTAP" record -q -o two.mtap --syscalls=summary --pid $c1,$c2 --duration 1 2>two.err || fail "--pid A,B failed: $(cat two.err)"
+kill -TERM $c1 $c2
+wait $c1 || fail "the first program exited with $? after the detach"
+wait $c2 || fail "the second program exited with $? after the detach"
+grep -q '^iterations=' c1.out && grep -q '^iterations=' c2.out || fail "a program's output changed"
+"$MEMTAP" report two.mtap --format json >two.json || fail "report failed"
+python3 - two.json $c1 $c2 <<'PY' || fail "--pid A,B: the processes' figures are not each their own (above)"
+import json, sys
+j = json.load(open(sys.argv[1]))
+want = [int(sys.argv[2]), int(sys.argv[3])]
+p = {x["pid"]: x for x in j["processes"]}
+print("  --pid %d,%d: attached_pids %s; faults %s, syscalls %s; allocation calls %d" % (
+      want[0], want[1], j["run"]["attached_pids"], [p[w]["faults_minor"] for w in want if w in p],
+      [p[w]["syscalls"] for w in want if w in p], j["alloc"]["calls"]))
+ok = j["run"]["attached_pids"] == want and all(w in p for w in want)
+# each iteration: 8 faults and 3 calls (getppid, mmap, munmap) besides the runtime's; ~700
+# iterations a second per process
+ok = ok and all(p[w]["faults_minor"] > 8 * 300 and p[w]["syscalls"] > 3 * 300 for w in want)
+ok = ok and j["alloc"]["calls"] > 2 * 300
+sys.exit(0 if ok else 1)
+PY
+ok "--pid A,B: both processes recorded with their own figures, both run on"
+
 # 3. Bad --pid values: one line, exit 2.
 bad() {
 	"$MEMTAP" record -q -o x.mtap --pid "$1" >x.out 2>x.err
@@ -195,6 +225,8 @@ bad() {
 bad 4000000 "no such process"
 bad 2 "kernel thread"
 bad abc "not a process id"
+bad "$$,$$" "is given twice"
+bad "$$," "not a process id"
 "$L" t.log 1 >/dev/null 2>&1 &
 tp=$!
 sleep 0.2

@@ -91,6 +91,9 @@ struct {
 	__type(value, struct count);
 } pcounts SEC(".maps");
 
+/* Counts per process too (record -a, and record --pid A,B): set before loading. */
+const volatile __u32 mt_per_process = 0;
+
 SEC("tp_btf/sys_enter")
 int BPF_PROG(sys_enter, struct pt_regs *regs, long id)
 {
@@ -141,7 +144,7 @@ int BPF_PROG(sys_exit, struct pt_regs *regs, long ret)
 			c->errors++;
 		c->ns += now - t->start;
 	}
-	if (mt_all_tasks) {
+	if (mt_all_tasks || mt_per_process) {
 		struct pkey k = { (__u32)(bpf_get_current_pid_tgid() >> 32), slot };
 		struct count zero = { 0 };
 
