@@ -120,6 +120,7 @@ enum {
 	MT_F_EXEC_ARGV, /* string: the arguments, each followed by a NUL */
 	MT_F_EXEC_COMM, /* string */
 	MT_F_EXEC_OLD_TID, /* the thread that called execve (a non-leader's tid vanishes) */
+	MT_F_EXEC_CGROUP, /* string: its cgroup (v2 path) then; "" unknown (format 1.1 traces) */
 	_MT_F_EXEC_MAX,
 };
 

@@ -100,6 +100,8 @@ static int procs_event(void *ctx, const struct mt_event *ev)
 
 			x->comm = strdup(par->comm ? par->comm : "");
 			x->exe = strdup(par->exe ? par->exe : "");
+			if (par->cgroup)
+				x->cgroup = strdup(par->cgroup);
 		}
 		break;
 	case MT_EV_TASK_EXEC:
@@ -108,6 +110,8 @@ static int procs_event(void *ctx, const struct mt_event *ev)
 		set_str(&x->exe, dup_str(r, ev->stream, ev->v[MT_F_EXEC_EXE], NULL));
 		set_str(&x->comm, dup_str(r, ev->stream, ev->v[MT_F_EXEC_COMM], NULL));
 		set_str(&x->argv, dup_str(r, ev->stream, ev->v[MT_F_EXEC_ARGV], &x->argv_len));
+		if (ev->v[MT_F_EXEC_CGROUP]) /* absent from format 1.1 traces: unknown */
+			set_str(&x->cgroup, dup_str(r, ev->stream, ev->v[MT_F_EXEC_CGROUP], NULL));
 		x->execs++;
 		break;
 	case MT_EV_TASK_COMM:
@@ -196,6 +200,7 @@ void mt_procs_release(struct mt_procs *p)
 	for (size_t i = 0; i < p->n; i++) {
 		free(p->v[i].comm);
 		free(p->v[i].exe);
+		free(p->v[i].cgroup);
 		free(p->v[i].argv);
 	}
 	free(p->v);

@@ -17,6 +17,7 @@ struct mt_proc {
 	size_t parent; /* index in mt_procs.v, or MT_NO_PARENT */
 	char *comm;
 	char *exe;
+	char *cgroup; /* its cgroup v2 path at the exec or the attach; NULL: unknown */
 	char *argv; /* NUL-separated */
 	size_t argv_len;
 	uint64_t start_ns;

@@ -91,13 +91,32 @@ static int by_faults(const void *a, const void *b)
 
 #define TOP 15
 
+/* Do the processes shown not all share one cgroup? Then the table says each one's. */
+static bool cgroups_differ(const struct ranked *v, size_t n)
+{
+	for (size_t i = 1; i < n; i++)
+		if (!v[i].p->cgroup != !v[0].p->cgroup ||
+		    (v[i].p->cgroup && strcmp(v[i].p->cgroup, v[0].p->cgroup)))
+			return true;
+	return false;
+}
+
+/* A cgroup as the table shows it: its last component ("redis-server.service"). */
+static const char *cgroup_leaf(const char *cg)
+{
+	const char *slash = cg ? strrchr(cg, '/') : NULL;
+
+	return !cg ? "-" : slash && slash[1] ? slash + 1 : cg;
+}
+
 void mt_report_top_processes_text(const struct mt_report *rep, bool md, FILE *f)
 {
-	static const char *const heads[] = { ">pid",	  "command",   ">faults", ">major",
-					     ">RSS peak", ">syscalls", ">samples" };
+	static const char *const heads[] = { ">pid",	  "command",   ">faults",  ">major",
+					     ">RSS peak", ">syscalls", ">samples", "cgroup" };
 	struct ranked *v = malloc((rep->procs.n + 1) * sizeof(*v));
 	struct mt_table t;
 	char a[64];
+	bool cg;
 
 	if (!v)
 		return;
@@ -106,7 +125,8 @@ void mt_report_top_processes_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_report_proc_figures(rep, v[i].p, &v[i].f);
 	}
 	qsort(v, rep->procs.n, sizeof(*v), by_faults);
-	mt_table_init(&t, 7, heads);
+	cg = cgroups_differ(v, rep->procs.n < TOP ? rep->procs.n : TOP);
+	mt_table_init(&t, cg ? 8 : 7, heads);
 	for (size_t i = 0; i < rep->procs.n && i < TOP; i++) {
 		const struct mt_proc_figures *g = &v[i].f;
 
@@ -119,6 +139,8 @@ void mt_report_top_processes_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_table_add(&t, g->has_rss ? mt_fmt_bytes(g->rss_peak, a, sizeof(a)) : "-");
 		mt_table_add(&t, g->has_syscalls ? mt_fmt_count(g->syscalls, a, sizeof(a)) : "-");
 		mt_table_add(&t, g->has_samples ? mt_fmt_count(g->samples, a, sizeof(a)) : "-");
+		if (cg)
+			mt_table_add(&t, cgroup_leaf(v[i].p->cgroup));
 	}
 	if (md) {
 		fprintf(f, "### Top processes (by page faults, of %zu)\n\n", rep->procs.n);

@@ -93,6 +93,10 @@ void mt_report_json_process_fields(struct mt_json *j, const struct mt_procs *ps,
 	mt_json_kv_u64(j, "ppid", p->ppid);
 	mt_json_kv_str(j, "comm", p->comm ? p->comm : "");
 	mt_json_kv_str(j, "exe", p->exe ? p->exe : "");
+	if (p->cgroup)
+		mt_json_kv_str(j, "cgroup", p->cgroup);
+	else
+		mt_json_kv_null(j, "cgroup");
 	if (full)
 		mt_report_json_argv(j, p);
 	mt_json_kv_u64(j, "start_ns", p->start_ns);

@@ -159,7 +159,8 @@ enum {
 	PR_MAJOR,
 	PR_RSS,
 	PR_SYSCALLS,
-	PR_SAMPLES
+	PR_SAMPLES,
+	PR_CGROUP
 };
 static const struct mt_col process_cols[] = {
 	[PR_PID] = { "pid", MT_COL_I64, false },
@@ -179,6 +180,7 @@ static const struct mt_col process_cols[] = {
 	[PR_RSS] = { "rss_peak_bytes", MT_COL_I64, true },
 	[PR_SYSCALLS] = { "syscalls", MT_COL_I64, true },
 	[PR_SAMPLES] = { "access_samples", MT_COL_I64, true },
+	[PR_CGROUP] = { "cgroup", MT_COL_STRING, true }, /* null: unknown (older traces) */
 };
 
 static int processes_start(struct out *o, struct rows *r)
@@ -224,6 +226,8 @@ static int process_row(struct out *o, struct rows *r, struct mt_sink *s, size_t 
 		mt_sink_i64(s, PR_SYSCALLS, (int64_t)f.syscalls);
 	if (f.has_samples)
 		mt_sink_i64(s, PR_SAMPLES, (int64_t)f.samples);
+	if (p->cgroup)
+		mt_sink_str(s, PR_CGROUP, p->cgroup);
 	return 1;
 }
 

@@ -10,7 +10,8 @@
 #include "export/report.h"
 #include "export/sink.h"
 
-#define MT_EXPORT_SCHEMA_VERSION "1.3" /* 1.2: the spans table; 1.3: processes' figures */
+#define MT_EXPORT_SCHEMA_VERSION \
+	"1.4" /* 1.2: the spans table; 1.3: processes' figures; 1.4: their cgroup */
 
 enum mt_export_layout {
 	MT_LAYOUT_FLAT, /* the tables in OUT */

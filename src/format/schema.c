@@ -28,6 +28,7 @@ static const struct mt_field_desc task_exec_fields[] = {
 	{ "argv", MT_FK_ARGV, NULL, 0, "arguments" },
 	{ "comm", MT_FK_STR, NULL, 0, "command name" },
 	{ "old_tid", MT_FK_U64, NULL, 0, "thread that called execve" },
+	{ "cgroup", MT_FK_STR, NULL, 0, "its cgroup v2 path then (\"\": unknown)" },
 };
 
 static const struct mt_field_desc task_comm_fields[] = {

@@ -38,11 +38,12 @@ void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t 
 		  const char *comm_hint, char *const *argv_hint)
 {
 	static char argv[1 << 17];
-	char exe[PATH_MAX] = "", comm[64] = "";
+	char exe[PATH_MAX] = "", comm[64] = "", cgroup[512] = "";
 	long n = mt_procfs_cmdline(pid, argv, sizeof(argv));
 	uint64_t row[_MT_F_EXEC_MAX];
 
 	(void)mt_procfs_exe(pid, exe, sizeof(exe));
+	(void)mt_procfs_cgroup(pid, cgroup, sizeof(cgroup));
 	if (mt_procfs_comm(pid, comm, sizeof(comm)) < 0 && comm_hint)
 		snprintf(comm, sizeof(comm), "%s", comm_hint);
 	if (n <= 0 && argv_hint) {
@@ -63,6 +64,7 @@ void mt_emit_exec(struct mt_session *s, uint64_t t, pid_t pid, pid_t tid, pid_t 
 	row[MT_F_EXEC_ARGV] = n > 0 ? mt_writer_strn(s->w, argv, (size_t)n) : 0;
 	row[MT_F_EXEC_COMM] = mt_writer_str(s->w, comm);
 	row[MT_F_EXEC_OLD_TID] = (uint64_t)old_tid;
+	row[MT_F_EXEC_CGROUP] = mt_writer_str(s->w, cgroup);
 	if (mt_writer_event(s->w, MT_EV_TASK_EXEC, row) == 0)
 		s->proc.events++;
 	mt_snapshot_maps(s, t, pid, tid);

@@ -117,6 +117,34 @@ int mt_procfs_comm(pid_t pid, char *buf, size_t size)
 	return mt_read_line_file(path, buf, size);
 }
 
+int mt_procfs_cgroup(pid_t pid, char *buf, size_t size)
+{
+	char path[64], line[1024];
+	FILE *f;
+	int r = -ENOENT;
+
+	snprintf(path, sizeof(path), "/proc/%d/cgroup", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return -errno;
+	/* the v2 line "0::/path"; on a v1-only machine, systemd's "N:name=systemd:/path" */
+	while (fgets(line, sizeof(line), f)) {
+		const char *v = !strncmp(line, "0::", 3) ? line + 3
+							 : strstr(line, ":name=systemd:");
+
+		if (!v)
+			continue;
+		if (v != line + 3)
+			v += strlen(":name=systemd:");
+		line[strcspn(line, "\n")] = 0;
+		snprintf(buf, size, "%s", v);
+		r = 0;
+		if (v == line + 3)
+			break;
+	}
+	fclose(f);
+	return r;
+}
+
 int mt_procfs_exe(pid_t pid, char *buf, size_t size)
 {
 	char path[64];

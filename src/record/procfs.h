@@ -33,6 +33,8 @@ int mt_procfs_maps(pid_t pid, mt_maps_fn fn, void *ctx);
 /* The NUL-separated argument list; returns its length (cut at size) or -errno. */
 long mt_procfs_cmdline(pid_t pid, char *buf, size_t size);
 int mt_procfs_comm(pid_t pid, char *buf, size_t size);
+/* Its cgroup v2 path ("/system.slice/x.service"): 0, or -errno (no v2 hierarchy line). */
+int mt_procfs_cgroup(pid_t pid, char *buf, size_t size);
 int mt_procfs_exe(pid_t pid, char *buf, size_t size);
 /* Calls fn for every thread of pid (/proc/PID/task), the leader included; fn returns the
  * number of threads it counts (summed and returned), or -errno when pid is gone. */

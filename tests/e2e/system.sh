@@ -20,11 +20,18 @@ mkfifo in1 in2 ctl
 p1=$!
 "$B" 5000 <in2 >o2 2>e2 &
 p2=$!
+# The first program in a cgroup of its own (cgroup v2, where mounted): the report's cgroup
+# column tells the two apart.
+CG=
+for root in /sys/fs/cgroup /sys/fs/cgroup/unified; do
+	[ -f $root/cgroup.procs ] && mkdir "$root/memtap-test-$$" 2>/dev/null && CG=$root/memtap-test-$$ && break
+done
+[ -n "$CG" ] && echo $p1 >"$CG/cgroup.procs"
 exec 3>in1 4>in2
 "$MEMTAP" record -a -o s.mtap --syscalls=summary <ctl 2>rec.err &
 mp=$!
 exec 5>ctl
-trap 'kill $p1 $p2 $mp 2>/dev/null; rm -rf "$T"' EXIT
+trap 'kill $p1 $p2 $mp 2>/dev/null; [ -n "$CG" ] && rmdir "$CG" 2>/dev/null; rm -rf "$T"' EXIT
 for i in $(seq 200); do grep -q "recording the whole system" rec.err && break; sleep 0.05; done
 grep -q "recording the whole system" rec.err || fail "memtap -a did not start: $(cat rec.err)"
 strace -f -c -o st1 -p $p1 2>s1.err &
@@ -50,7 +57,7 @@ wait $p1 $p2
 for p in $p1 $p2; do
 	"$MEMTAP" syscalls s.mtap --pid $p --format json >sc$p.json || fail "syscalls --pid $p failed"
 done
-python3 - r.json $p1 st1 sc$p1.json 3000 $p2 st2 sc$p2.json 5000 $mp <<'PY' || fail "the figures are not each program's (above)"
+python3 - r.json $p1 st1 sc$p1.json 3000 $p2 st2 sc$p2.json 5000 $mp "${CG:+/memtap-test-$$}" <<'PY' || fail "the figures are not each program's (above)"
 import json, sys
 r = json.load(open(sys.argv[1]))
 procs = {p["pid"]: p for p in r["processes"]}
@@ -80,6 +87,10 @@ for pid, st, sc, k in ((int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv
     for n in ("read", "write"):
         ok = ok and abs(m.get(n, 0) - s.get(n, 0)) <= 2
     ok = ok and p["faults_minor"] >= 4 * k and p["rss_peak_bytes"]
+if sys.argv[11]: # the first program's cgroup, the second's another
+    cg = (procs[int(sys.argv[2])]["cgroup"], procs[int(sys.argv[6])]["cgroup"])
+    print("  cgroups: %s, %s" % cg)
+    ok = ok and cg[0] == sys.argv[11] and cg[1] not in (None, sys.argv[11])
 own = [x for x in r["processes"] if x["pid"] == int(sys.argv[10])]
 if own and (own[0]["syscalls"] or own[0]["faults_minor"]):
     print("  the recorder's own events are in the trace: %s" % own[0])
@@ -90,5 +101,10 @@ sys.exit(0 if ok else 1)
 PY
 "$MEMTAP" report s.mtap >r.txt || fail "report failed"
 grep -q "the whole system" r.txt && grep -q "top processes" r.txt || fail "the report does not say it is system-wide, or lacks its top processes"
+if [ -n "$CG" ]; then
+	sed -n '/^top processes/,/^$/p' r.txt | grep -q "cgroup" && grep -q " memtap-test-$$\$" r.txt ||
+		fail "the top-processes table does not show the cgroups: $(sed -n '/^top processes/,/^$/p' r.txt)"
+	echo $p1 >"$(dirname "$CG")/cgroup.procs" 2>/dev/null
+fi
 ok "two programs recorded system-wide: their own figures, syscall counts equal to strace's"
 
