@@ -441,6 +441,22 @@ static int load(pid_t tid, const struct user_regs_struct *saved, const struct li
 	return 0;
 }
 
+/* Is pid's program a 64-bit ELF (the runtime's class)? */
+static bool is_64bit(pid_t pid)
+{
+	char path[64];
+	unsigned char id[EI_NIDENT];
+	int fd;
+	bool ok;
+
+	snprintf(path, sizeof(path), "/proc/%d/exe", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return true; /* unreadable: let the loading say what fails */
+	ok = read(fd, id, sizeof(id)) != (ssize_t)sizeof(id) || id[EI_CLASS] == ELFCLASS64;
+	close(fd);
+	return ok;
+}
+
 int mt_attach_rt(pid_t pid, const char *lib, const char *conf, struct mt_attach_rt *out, char *why,
 		 size_t wlen)
 {
@@ -450,6 +466,10 @@ int mt_attach_rt(pid_t pid, const char *lib, const char *conf, struct mt_attach_
 	int r, held;
 
 	memset(out, 0, sizeof(*out));
+	if (!is_64bit(pid)) {
+		snprintf(why, wlen, "it is not a 64-bit program (the runtime is)");
+		return -ENOEXEC;
+	}
 	if ((r = find_libc(pid, &lc, why, wlen)) < 0)
 		return r;
 	out->tid = pick_thread(pid);
