@@ -434,6 +434,8 @@ static int merge_next(struct mt_cursor *c, struct mt_event *ev)
 			for (unsigned f = top->b.nfields;
 			     f < (ev->desc ? ev->desc->nfields : MT_MAX_FIELDS); f++)
 				ev->v[f] = 0;
+			if (c->r->str_aliases) /* one id per text (writer.c: strtab) */
+				mt_reader_canon_strs(c->r, ev);
 			rc = 1;
 		} else {
 			rc = 0;

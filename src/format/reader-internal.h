@@ -22,6 +22,10 @@ struct mt_chunk_ref {
 struct mt_stream {
 	uint32_t id;
 	struct mt_map64 str_ix; /* string id -> index into str_off/str_len */
+	/* A text written again under a new id (the writer forgot it: writer.c, strtab): its
+	 * first id by the text's hash, and every later id -> the first (mt_reader_canon_strs) */
+	struct mt_map64 str_first, str_alias;
+	size_t nalias;
 	uint64_t *str_off; /* offset into the reader's arena */
 	uint32_t *str_len;
 	size_t nstr, str_cap, str_len_cap;
@@ -53,6 +57,7 @@ struct mt_reader {
 	struct mt_map64 stream_ix;
 	struct mt_buf arena; /* all strings, NUL-terminated */
 	uint64_t str_bytes;
+	uint64_t str_aliases; /* string ids that repeat an earlier id's text (note_repeat) */
 
 	struct mt_kvlist *metas, *colls, *streamkv;
 	size_t nmetas, metas_cap, ncolls, colls_cap, nstreamkv, streamkv_cap;
@@ -68,6 +73,8 @@ struct mt_reader {
 };
 
 /* The stream's tables (created when create and absent), or NULL. */
+/* The event's string fields given their text's first id (when the trace has repeats). */
+void mt_reader_canon_strs(struct mt_reader *r, struct mt_event *ev);
 struct mt_stream *mt_stream_get(struct mt_reader *r, uint32_t id, bool create);
 /* reader-stacks.c: a STACKS chunk's payload into its stream's table; after the last chunk,
  * each node's canonical id (the first id with the same frames). */

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The trace reader: validates the header, indexes chunks, loads tables, reads payloads. */
 #include "common/array.h"
+#include "common/hash.h"
 #include "reader.h"
 
 #include <errno.h>
@@ -81,6 +82,8 @@ struct mt_stream *mt_stream_get(struct mt_reader *r, uint32_t id, bool create)
 	memset(s, 0, sizeof(*s));
 	s->id = id;
 	mt_map64_init(&s->str_ix);
+	mt_map64_init(&s->str_first);
+	mt_map64_init(&s->str_alias);
 	mt_map64_init(&s->stk_ix);
 	return s;
 }
@@ -88,6 +91,8 @@ struct mt_stream *mt_stream_get(struct mt_reader *r, uint32_t id, bool create)
 static void stream_release(struct mt_stream *s)
 {
 	mt_map64_release(&s->str_ix);
+	mt_map64_release(&s->str_first);
+	mt_map64_release(&s->str_alias);
 	mt_map64_release(&s->stk_ix);
 	free(s->str_off);
 	free(s->str_len);
@@ -95,6 +100,48 @@ static void stream_release(struct mt_stream *s)
 	free(s->stk_ip);
 	free(s->stk_canon);
 	free(s->stk_id);
+}
+
+/* A string id whose text an earlier id of the stream has: an alias to that one. */
+static int note_repeat(struct mt_reader *r, struct mt_stream *s, uint64_t id, uint64_t off,
+		       uint32_t len)
+{
+	const char *text = (const char *)r->arena.data + off;
+	uint64_t *first, *ix, *alias;
+	int rc = mt_map64_put(&s->str_first, mt_hash64(text, len, 0) >> 1, &first);
+
+	if (rc < 0)
+		return rc;
+	if (!*first) {
+		*first = id;
+		return 0;
+	}
+	ix = mt_map64_get(&s->str_ix, *first);
+	if (!ix || s->str_len[*ix] != len || memcmp(r->arena.data + s->str_off[*ix], text, len))
+		return 0; /* another text with the same hash: kept apart */
+	rc = mt_map64_put(&s->str_alias, id, &alias);
+	if (rc < 0)
+		return rc;
+	*alias = *first;
+	s->nalias++;
+	r->str_aliases++;
+	return 0;
+}
+
+void mt_reader_canon_strs(struct mt_reader *r, struct mt_event *ev)
+{
+	struct mt_stream *s = mt_stream_get(r, ev->stream, false);
+
+	if (!s || !s->nalias || !ev->desc)
+		return;
+	for (unsigned f = 0; f < ev->desc->nfields; f++) {
+		const uint64_t *a;
+
+		if ((ev->desc->fields[f].kind == MT_FK_STR ||
+		     ev->desc->fields[f].kind == MT_FK_ARGV) &&
+		    ev->v[f] && (a = mt_map64_get(&s->str_alias, ev->v[f])))
+			ev->v[f] = *a;
+	}
 }
 
 static int load_strings(struct mt_reader *r, const struct mt_chunk_hdr *h, const uint8_t *p,
@@ -135,6 +182,9 @@ static int load_strings(struct mt_reader *r, const struct mt_chunk_hdr *h, const
 		s->nstr++;
 		memcpy(r->arena.data + r->arena.len, p, len);
 		r->arena.data[r->arena.len + len] = 0;
+		rc = note_repeat(r, s, first + i, r->arena.len, (uint32_t)len);
+		if (rc < 0)
+			return rc;
 		r->arena.len += len + 1;
 		r->str_bytes += len + 1;
 		p += len;

@@ -25,15 +25,29 @@
 #define STRINGS_CHUNK_MAX (4u << 20)
 #define STRTAB_MAX_BYTES (1ull << 30)
 
+/*
+ * The strings of the writer's stream. Each distinct string gets one id while it is held;
+ * once more than `keep` bytes are held and all of them are written, they are forgotten
+ * (ids go on from where they were): a string seen again then gets a new id, and readers
+ * make every id of one text the first one (reader.c, load_strings). A long recording's
+ * memory does not grow with every distinct path and argument list it saw.
+ */
 struct strtab {
-	struct mt_buf arena; /* the strings, back to back */
-	uint64_t *off; /* off[id], id >= 1 */
+	struct mt_buf arena; /* the strings held, back to back */
+	uint64_t *off; /* off[id - base], base <= id < next */
 	uint32_t *len;
 	uint32_t *slots; /* open addressing over ids; 0 = empty */
 	uint32_t nslots;
+	uint32_t base; /* the first id held: the ones before are written and forgotten */
 	uint32_t next; /* next id to assign */
 	uint32_t flushed; /* ids below this are written */
+	uint64_t keep; /* bytes held before forgetting */
+	uint64_t forgotten; /* times the table was emptied */
 };
+
+#define STRTAB_KEEP_BYTES (4ull << 20)
+#define S_OFF(st, id) ((st)->off[(id) - (st)->base])
+#define S_LEN(st, id) ((st)->len[(id) - (st)->base])
 
 struct mt_writer {
 	int fd;
@@ -136,6 +150,8 @@ int mt_writer_open_fd(int fd, const struct mt_writer_opts *opts, struct mt_write
 	mt_buf_init(&w->st.arena, STRTAB_MAX_BYTES);
 	w->st.next = 1;
 	w->st.flushed = 1;
+	w->st.base = 1;
+	w->st.keep = o->strtab_keep ? o->strtab_keep : STRTAB_KEEP_BYTES;
 	if (w->level > 0) {
 		w->cctx = ZSTD_createCCtx();
 		if (!w->cctx) {
@@ -228,7 +244,7 @@ static uint32_t str_find_slot(const struct strtab *st, const char *s, size_t len
 
 		if (!id)
 			return i;
-		if (st->len[id] == len && !memcmp(st->arena.data + st->off[id], s, len))
+		if (S_LEN(st, id) == len && !memcmp(st->arena.data + S_OFF(st, id), s, len))
 			return i;
 	}
 }
@@ -249,14 +265,14 @@ static int str_grow(struct strtab *st)
 		free(slots);
 		return -ENOMEM;
 	}
-	for (uint32_t id = 1; id < st->next; id++) {
-		const char *s = (const char *)st->arena.data + st->off[id];
+	for (uint32_t id = st->base; id < st->next; id++) {
+		const char *s = (const char *)st->arena.data + S_OFF(st, id);
 		struct strtab tmp = *st;
 		uint32_t i;
 
 		tmp.slots = slots;
 		tmp.nslots = ncap;
-		i = str_find_slot(&tmp, s, st->len[id], mt_hash64(s, st->len[id], 0));
+		i = str_find_slot(&tmp, s, S_LEN(st, id), mt_hash64(s, S_LEN(st, id), 0));
 		slots[i] = id;
 	}
 	free(st->slots);
@@ -276,7 +292,7 @@ uint32_t mt_writer_strn(struct mt_writer *w, const char *s, size_t len)
 		return 0;
 	if (len > MT_MAX_STRING)
 		len = MT_MAX_STRING; /* cut, never refuse: a name is better truncated than lost */
-	if ((uint64_t)st->next * 2 >= st->nslots) {
+	if ((uint64_t)(st->next - st->base) * 2 >= st->nslots) {
 		r = str_grow(st);
 		if (r < 0) {
 			set_err(w, r);
@@ -288,8 +304,8 @@ uint32_t mt_writer_strn(struct mt_writer *w, const char *s, size_t len)
 	if (st->slots[i])
 		return st->slots[i];
 	id = st->next;
-	st->off[id] = st->arena.len;
-	st->len[id] = (uint32_t)len;
+	S_OFF(st, id) = st->arena.len;
+	S_LEN(st, id) = (uint32_t)len;
 	r = mt_buf_append(&st->arena, s, len);
 	if (r < 0) {
 		set_err(w, r);
@@ -316,8 +332,9 @@ static int flush_strings(struct mt_writer *w)
 		size_t bytes = 0;
 		int r;
 
-		while (id < st->next && (id == first || bytes + st->len[id] < STRINGS_CHUNK_MAX)) {
-			bytes += st->len[id] + MT_VARINT_MAX;
+		while (id < st->next &&
+		       (id == first || bytes + S_LEN(st, id) < STRINGS_CHUNK_MAX)) {
+			bytes += S_LEN(st, id) + MT_VARINT_MAX;
 			id++;
 		}
 		mt_buf_reset(&w->raw);
@@ -325,9 +342,10 @@ static int flush_strings(struct mt_writer *w)
 		if (r >= 0)
 			r = mt_buf_put_varint(&w->raw, id - first);
 		for (uint32_t k = first; r >= 0 && k < id; k++) {
-			r = mt_buf_put_varint(&w->raw, st->len[k]);
+			r = mt_buf_put_varint(&w->raw, S_LEN(st, k));
 			if (r >= 0)
-				r = mt_buf_append(&w->raw, st->arena.data + st->off[k], st->len[k]);
+				r = mt_buf_append(&w->raw, st->arena.data + S_OFF(st, k),
+						  S_LEN(st, k));
 		}
 		if (r < 0)
 			return set_err(w, r);
@@ -336,6 +354,17 @@ static int flush_strings(struct mt_writer *w)
 		if (r < 0)
 			return r;
 		st->flushed = id;
+	}
+	if (st->arena.len > st->keep) {
+		/* All written: forget them (a repeated string gets a new id, one text). */
+		mt_buf_release(&st->arena);
+		mt_buf_init(&st->arena, STRTAB_MAX_BYTES);
+		free(st->slots);
+		st->slots = NULL;
+		st->nslots = 0;
+		st->base = st->next;
+		st->forgotten++;
+		w->stats.strings_forgotten++;
 	}
 	return 0;
 }

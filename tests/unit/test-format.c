@@ -250,6 +250,71 @@ TEST(strings_are_interned_once)
 	close(fd);
 }
 
+/*
+ * A writer that holds few string bytes forgets them once written: a path seen again gets a
+ * new id; the reader gives every id of one text the first one, in every event field that
+ * names a string, so grouping by id still groups by text. The table stays small.
+ */
+TEST(forgotten_strings_read_as_one_id)
+{
+	struct mt_writer_opts o = { .block_events = 64, .strtab_keep = 256 };
+	struct mt_writer *w;
+	struct mt_reader *r;
+	struct mt_cursor *c;
+	struct mt_event ev;
+	int fd = memfd(NULL, 0), rfd, n = 0, rc;
+	uint32_t first = 0, ids[3] = { 0, 0, 0 };
+	uint64_t seen_same = 0, want_same = 0, path0 = 0;
+
+	ASSERT_EQ(mt_writer_open_fd(fd, &o, &w), 0);
+	for (int i = 0; i < 3000; i++) {
+		uint64_t row[_MT_F_MMAP_MAX] = { 0 };
+		char path[64];
+		/* every 10th mapping is /lib/same.so, the others all different */
+		bool same = i % 10 == 0;
+
+		snprintf(path, sizeof(path), same ? "/lib/same.so" : "/tmp/unique-%d", i);
+		row[MT_F_TIME] = 1000 + (uint64_t)i;
+		row[MT_F_PID] = row[MT_F_TID] = 7;
+		row[MT_F_MMAP_LEN] = 4096;
+		row[MT_F_MMAP_PATH] = mt_writer_str(w, path);
+		if (same) {
+			want_same++;
+			if (!first)
+				first = (uint32_t)row[MT_F_MMAP_PATH];
+			if (i == 0 || i == 1500 || i == 2990)
+				ids[i == 0 ? 0 : i == 1500 ? 1 : 2] = (uint32_t)row[MT_F_MMAP_PATH];
+		}
+		ASSERT_EQ(mt_writer_event(w, MT_EV_MMAP, row), 0);
+	}
+	/* the table was emptied, and the repeated path got new ids */
+	ASSERT_TRUE(mt_writer_stats(w)->strings_forgotten > 10);
+	ASSERT_TRUE(ids[1] != ids[0] && ids[2] != ids[1]);
+	ASSERT_EQ(mt_writer_finish(w, NULL), 0);
+	mt_writer_free(w);
+	rfd = fd;
+	ASSERT_EQ(mt_reader_open_fd(rfd, &r), 0);
+	ASSERT_EQ(mt_cursor_new(r, NULL, &c), 0);
+	while ((rc = mt_cursor_next(c, &ev)) == 1) {
+		const char *t = mt_reader_str(r, ev.stream, (uint32_t)ev.v[MT_F_MMAP_PATH], NULL);
+
+		ASSERT_TRUE(t != NULL);
+		if (!strcmp(t, "/lib/same.so")) {
+			if (!path0)
+				path0 = ev.v[MT_F_MMAP_PATH];
+			seen_same += ev.v[MT_F_MMAP_PATH] == path0;
+		}
+		n++;
+	}
+	ASSERT_EQ(rc, 0);
+	ASSERT_EQ(n, 3000);
+	ASSERT_EQ(path0, first);
+	ASSERT_EQ(seen_same, want_same);
+	mt_cursor_free(c);
+	mt_reader_free(r);
+	close(fd);
+}
+
 TEST(block_encodings)
 {
 	struct mt_block b, d;
