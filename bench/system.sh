@@ -64,10 +64,14 @@ ev = {c["name"]: (c["events"], c["lost"]) for c in j["collectors"]}
 print("  last run: %d processes; events (lost): %s" % (len(j["processes"]),
       ", ".join("%s %d (%d)" % (k, v[0], v[1]) for k, v in ev.items() if v[0])))
 
-print("== recorder RSS over %.0f minutes of -a beside the same workload, unending" % minutes)
+print("== recorder RSS over %.0f minutes of -a beside the same workload, unending, and a "
+      "churn of short processes with arguments never seen before (20 a second)" % minutes)
 busy = subprocess.Popen(["stress-ng", "--vm", "1", "--vm-bytes", "64M", "--get", "1",
                          "--timeout", "%ds" % int(minutes * 60 + 30), "--quiet"],
                         stdout=subprocess.DEVNULL)
+# as on a real machine (cron, shells, build steps): each process new, with a unique argument
+churn = subprocess.Popen(["sh", "-c", "i=0; while :; do /bin/true churn-$i-$(date +%s%N); "
+                          "i=$((i+1)); sleep 0.05; done"], stdout=subprocess.DEVNULL)
 p = start_memtap(os.path.join(T, "long.mtap"))
 def rss_kb(pid):
     for l in open("/proc/%d/status" % pid):
@@ -82,6 +86,11 @@ while time.monotonic() - t0 < minutes * 60:
 stop_memtap(p)
 busy.terminate()
 busy.wait()
+churn.terminate()
+churn.wait()
+info = json.loads(subprocess.run([M, "info", os.path.join(T, "long.mtap"), "--format", "json"],
+                                 capture_output=True, text=True, check=True).stdout)
+print("  the long run saw %d processes" % len(info["processes"]))
 for s, kb, size in series[:: max(1, len(series) // 10)] + series[-1:]:
     print("  %5.0f s: recorder RSS %6.1f MiB, trace %7.1f MiB" % (s, kb / 1024, size / 2**20))
 first = series[min(1, len(series) - 1)][1] # after the first minute's warm-up sample

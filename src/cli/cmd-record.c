@@ -297,8 +297,6 @@ static int attach_opts(struct mt_record_opts *ro)
 					      "--duration '%s': seconds, more than 0", o.duration);
 		ro->duration_ns = (uint64_t)(sec * 1e9);
 	}
-	if (o.all)
-		ro->alloc = false; /* the runtime is loaded into one process, not a machine's */
 	for (unsigned i = 0; ro->alloc && i < ro->nattach; i++)
 		if (mt_attach_traced(ro->attach_pids[i]) < 0)
 			return 2; /* said in one line */

@@ -45,7 +45,7 @@ struct strtab {
 	uint64_t forgotten; /* times the table was emptied */
 };
 
-#define STRTAB_KEEP_BYTES (4ull << 20)
+#define STRTAB_KEEP_BYTES (1ull << 20)
 #define S_OFF(st, id) ((st)->off[(id) - (st)->base])
 #define S_LEN(st, id) ((st)->len[(id) - (st)->base])
 

@@ -16,7 +16,7 @@ struct mt_chunk_hdr;
 struct mt_writer_opts {
 	int zstd_level; /* 0: default (3); negative: store chunks uncompressed */
 	uint32_t block_events; /* rows per event block before it is written; 0: 16384 */
-	uint64_t strtab_keep; /* string bytes held for reuse before they are forgotten; 0: 4 MiB */
+	uint64_t strtab_keep; /* string bytes held for reuse before they are forgotten; 0: 1 MiB */
 	const uint8_t *run_id; /* 16 bytes, or NULL for a random one */
 	uint64_t realtime_ns; /* start of the recording; 0: now */
 	uint64_t monotonic_ns; /* the same instant on CLOCK_MONOTONIC; 0: now */

@@ -141,7 +141,6 @@ static void uninject_runtime(struct mt_session *s)
 		pid_t pid = s->pids[k];
 		char why[512];
 		int restored = 0;
-
 		struct pollfd gone = { .fd = s->pidfds[k], .events = POLLIN };
 
 		if (!s->pid_alloc_from[k] || gone.fd < 0 || poll(&gone, 1, 0) > 0)
@@ -607,8 +606,8 @@ static int go_running(struct mt_session *s, char *const *argv, const char *why,
 	s->alloc_coll.name = "alloc";
 	if (!s->alloc) {
 		snprintf(reason, sizeof(reason), "%s: %s", why,
-			 s->o->alloc ? "the runtime is loaded into one process (--pid), not into "
-				       "every process of the machine"
+			 s->o->alloc ? "the runtime is loaded into the processes memtap starts or "
+				       "attaches to (--pid), not into every process of the machine"
 				     : "--no-alloc");
 		mt_coll_set(&s->alloc_coll, "none", s->o->alloc ? "unavailable" : "off", reason);
 	} else {
