@@ -3,6 +3,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <malloc.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
@@ -735,6 +736,10 @@ int mt_record(const struct mt_record_opts *o)
 	struct pollfd *fds = NULL;
 	int sigfd = -1, r, ret;
 
+	/* Large buffers (event blocks, string tables, chunk frames) from mmap, given back when
+	 * freed: glibc's moving threshold would keep them in the heap after the first free,
+	 * and a long recording's heap would keep the high-water mark of every burst. */
+	(void)mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 	s.self = getpid();
 	s.proc.name = "process";
 	s.maps.name = "mappings";
