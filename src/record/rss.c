@@ -285,10 +285,12 @@ static void poll_statm(struct mt_session *s, uint64_t now)
 
 void mt_rss_on_exit(struct mt_session *s, pid_t pid, uint64_t t)
 {
-	uint64_t *ix = s->rss ? mt_map64_get(&s->rss->ix, (uint64_t)pid) : NULL;
+	/* Made if it is not there yet: a short process's counter records can be drained after
+	 * its exit record (another ring), and must find it marked, to be forgotten too. */
+	struct proc_rss *p = s->rss ? proc_of(s->rss, pid) : NULL;
 
-	if (ix)
-		s->rss->procs[*ix].gone_ns = t ? t : 1;
+	if (p)
+		p->gone_ns = t ? t : 1;
 }
 
 /* Drops the exited processes whose records are all in: swap-remove, the map kept right. */
