@@ -11,6 +11,9 @@
 #include "format/chunk.h"
 #include "format/reader.h"
 
+/* The most string bytes a reader holds (a bound on a damaged or hostile trace). */
+#define MT_READER_STR_MAX (1ull << 30)
+
 struct mt_chunk_ref {
 	uint64_t off;
 	struct mt_chunk_hdr h;
@@ -73,7 +76,11 @@ struct mt_reader {
 };
 
 /* The stream's tables (created when create and absent), or NULL. */
-/* The event's string fields given their text's first id (when the trace has repeats). */
+/* reader-strings.c: a STRINGS chunk's strings into the stream's table (0, -errno or
+ * -MT_ERR_*); the event's string fields given their text's first id (when the trace has
+ * repeats). */
+int mt_reader_load_strings(struct mt_reader *r, const struct mt_chunk_hdr *h, const uint8_t *p,
+			   size_t n);
 void mt_reader_canon_strs(struct mt_reader *r, struct mt_event *ev);
 struct mt_stream *mt_stream_get(struct mt_reader *r, uint32_t id, bool create);
 /* reader-stacks.c: a STACKS chunk's payload into its stream's table; after the last chunk,

@@ -23,7 +23,6 @@
 #include "format/schema.h"
 
 #define RESYNC_WINDOW (1u << 20)
-#define STRTAB_MAX_BYTES (1ull << 30)
 #define MAX_STREAMS (1u << 20)
 
 static int pread_all(int fd, void *buf, size_t n, uint64_t off)
@@ -102,96 +101,6 @@ static void stream_release(struct mt_stream *s)
 	free(s->stk_id);
 }
 
-/* A string id whose text an earlier id of the stream has: an alias to that one. */
-static int note_repeat(struct mt_reader *r, struct mt_stream *s, uint64_t id, uint64_t off,
-		       uint32_t len)
-{
-	const char *text = (const char *)r->arena.data + off;
-	uint64_t *first, *ix, *alias;
-	int rc = mt_map64_put(&s->str_first, mt_hash64(text, len, 0) >> 1, &first);
-
-	if (rc < 0)
-		return rc;
-	if (!*first) {
-		*first = id;
-		return 0;
-	}
-	ix = mt_map64_get(&s->str_ix, *first);
-	if (!ix || s->str_len[*ix] != len || memcmp(r->arena.data + s->str_off[*ix], text, len))
-		return 0; /* another text with the same hash: kept apart */
-	rc = mt_map64_put(&s->str_alias, id, &alias);
-	if (rc < 0)
-		return rc;
-	*alias = *first;
-	s->nalias++;
-	r->str_aliases++;
-	return 0;
-}
-
-void mt_reader_canon_strs(struct mt_reader *r, struct mt_event *ev)
-{
-	struct mt_stream *s = mt_stream_get(r, ev->stream, false);
-
-	if (!s || !s->nalias || !ev->desc)
-		return;
-	for (unsigned f = 0; f < ev->desc->nfields; f++) {
-		const uint64_t *a;
-
-		if ((ev->desc->fields[f].kind == MT_FK_STR ||
-		     ev->desc->fields[f].kind == MT_FK_ARGV) &&
-		    ev->v[f] && (a = mt_map64_get(&s->str_alias, ev->v[f])))
-			ev->v[f] = *a;
-	}
-}
-
-static int load_strings(struct mt_reader *r, const struct mt_chunk_hdr *h, const uint8_t *p,
-			size_t n)
-{
-	const uint8_t *end = p + n;
-	struct mt_stream *s = mt_stream_get(r, h->stream, true);
-	uint64_t first, cnt;
-
-	if (!s)
-		return -ENOMEM;
-	if (mt_varint_get(&p, end, &first) < 0 || mt_varint_get(&p, end, &cnt) < 0 || cnt > n ||
-	    first == 0 || first > UINT32_MAX)
-		return -MT_ERR_CORRUPT;
-	for (uint64_t i = 0; i < cnt; i++) {
-		uint64_t len, *slot;
-		int rc;
-
-		if (mt_varint_get(&p, end, &len) < 0 || len > (uint64_t)(end - p) ||
-		    len > MT_MAX_STRING)
-			return -MT_ERR_CORRUPT;
-		if (r->str_bytes + len + 1 > STRTAB_MAX_BYTES)
-			return -MT_ERR_LIMIT;
-		if (mt_grow_array(&s->str_off, &s->str_cap, s->nstr + 1, sizeof(*s->str_off)) < 0)
-			return -ENOMEM;
-		if (mt_grow_array(&s->str_len, &s->str_len_cap, s->nstr + 1, sizeof(*s->str_len)) <
-		    0)
-			return -ENOMEM;
-		rc = mt_buf_reserve(&r->arena, len + 1);
-		if (rc < 0)
-			return rc;
-		rc = mt_map64_put(&s->str_ix, first + i, &slot);
-		if (rc < 0)
-			return rc;
-		*slot = s->nstr;
-		s->str_off[s->nstr] = r->arena.len;
-		s->str_len[s->nstr] = (uint32_t)len;
-		s->nstr++;
-		memcpy(r->arena.data + r->arena.len, p, len);
-		r->arena.data[r->arena.len + len] = 0;
-		rc = note_repeat(r, s, first + i, r->arena.len, (uint32_t)len);
-		if (rc < 0)
-			return rc;
-		r->arena.len += len + 1;
-		r->str_bytes += len + 1;
-		p += len;
-	}
-	return p == end ? 0 : -MT_ERR_CORRUPT;
-}
-
 /* ---- payloads ---- */
 
 int mt_reader_payload(struct mt_reader *r, uint64_t off, const struct mt_chunk_hdr *h,
@@ -252,7 +161,7 @@ static int load_chunk(struct mt_reader *r, uint64_t off, const struct mt_chunk_h
 		return rc;
 	switch (h->type) {
 	case MT_CHUNK_STRINGS:
-		return load_strings(r, h, r->raw.data, r->raw.len);
+		return mt_reader_load_strings(r, h, r->raw.data, r->raw.len);
 	case MT_CHUNK_STACKS:
 		return mt_reader_load_stacks(r, h, r->raw.data, r->raw.len);
 	case MT_CHUNK_META:
@@ -493,7 +402,7 @@ int mt_reader_open_fd(int fd, struct mt_reader **ret)
 	r->fd = -1;
 	mt_buf_init(&r->zbuf, MT_MAX_CHUNK_PAYLOAD + 1);
 	mt_buf_init(&r->raw, MT_MAX_CHUNK_RAW + 1);
-	mt_buf_init(&r->arena, STRTAB_MAX_BYTES + MT_MAX_STRING);
+	mt_buf_init(&r->arena, MT_READER_STR_MAX + MT_MAX_STRING);
 	mt_map64_init(&r->stream_ix);
 	r->fd = fd;
 	r->file.file_size = (uint64_t)st.st_size;
@@ -802,23 +711,4 @@ bool mt_reader_time_range(const struct mt_reader *r, uint64_t *t_min, uint64_t *
 		any = true;
 	}
 	return any;
-}
-
-const char *mt_reader_str(const struct mt_reader *r, uint32_t stream, uint64_t id, size_t *len)
-{
-	struct mt_reader *w = (struct mt_reader *)r;
-	struct mt_stream *s;
-	uint64_t *ix;
-
-	if (!id) {
-		if (len)
-			*len = 0;
-		return "";
-	}
-	s = mt_stream_get(w, stream, false);
-	if (!s || !(ix = mt_map64_get(&s->str_ix, id)))
-		return NULL;
-	if (len)
-		*len = s->str_len[*ix];
-	return (const char *)r->arena.data + s->str_off[*ix];
 }

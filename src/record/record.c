@@ -28,8 +28,6 @@
 #include "format/chunk.h"
 #include "format/writer.h"
 #include "record/access.h"
-#include "record/attach.h"
-#include "record/attach-rt.h"
 #include "record/alloc.h"
 #include "record/faults.h"
 #include "record/pagewrites.h"
@@ -108,7 +106,7 @@ static int exit_status_of(int status)
 	return WEXITSTATUS(status);
 }
 
-static uint64_t own_cpu_ns(void)
+uint64_t mt_rec_own_cpu_ns(void)
 {
 	struct rusage ru;
 
@@ -134,42 +132,13 @@ static void add_own_cost(const struct mt_session *s, struct mt_kv *end)
 	mt_kv_add_u64(end, "recorder_max_rss_bytes", (uint64_t)ru.ru_maxrss * 1024);
 }
 
-/* record --pid: the process's calls go back to its allocator before the recording ends (a
- * process that outlives the recording does not pay for the runtime's hooks). */
-static void uninject_runtime(struct mt_session *s)
-{
-	for (unsigned k = 0; k < s->npids; k++) {
-		pid_t pid = s->pids[k];
-		char why[512];
-		int restored = 0;
-		struct pollfd gone = { .fd = s->pidfds[k], .events = POLLIN };
-
-		if (!s->pid_alloc_from[k] || gone.fd < 0 || poll(&gone, 1, 0) > 0)
-			continue; /* no runtime in it, or it exited */
-		if (mt_detach_rt(pid, mt_alloc_rt_path(s), &restored, why, sizeof(why)) < 0)
-			mt_warn("pid %d keeps memtap's allocation hooks (they forward every call, "
-				"recording nothing): %s",
-				(int)pid, why);
-		else if (restored < 0)
-			mt_warn("pid %d keeps some of memtap's allocation hooks (they forward every "
-				"call, recording nothing): more call slots than the runtime could "
-				"remember",
-				(int)pid);
-		else
-			mt_debug("pid %d: %d call slots given back to its allocator", (int)pid,
-				 restored);
-		if (restored > 0)
-			s->uninjected += restored;
-	}
-}
-
 static int finish(struct mt_session *s)
 {
 	struct mt_kv end;
 	int r;
 
 	mt_live_close(s);
-	uninject_runtime(s);
+	mt_rec_uninject(s);
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		if (mt_collectors[i].final_drain)
 			mt_collectors[i].final_drain(s);
@@ -356,60 +325,6 @@ static void on_execerr(struct mt_session *s, struct launch *l)
 	l->execerr[0] = -1;
 }
 
-/* record -a: a line "END" on standard input stops the recording (KernMLOps' protocol);
- * its end (a closed pipe, /dev/null) only stops the reading. */
-static void on_stdin(struct mt_session *s, struct launch *l)
-{
-	static char line[64];
-	static size_t n;
-	char buf[4096];
-	ssize_t k = read(l->execerr[0], buf, sizeof(buf));
-
-	if (k <= 0) {
-		if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
-			close(l->execerr[0]);
-			l->execerr[0] = -1;
-		}
-		return;
-	}
-	for (ssize_t i = 0; i < k; i++) {
-		if (buf[i] != '\n') {
-			if (n < sizeof(line) - 1)
-				line[n++] = buf[i];
-			continue;
-		}
-		while (n && (line[n - 1] == '\r' || line[n - 1] == ' '))
-			n--;
-		line[n] = 0;
-		if (!strcmp(line, "END"))
-			s->stop_requested = true;
-		n = 0;
-	}
-}
-
-/* record --pid: which attached processes exited (their pidfds readable); the recording
- * ends when all have. The loop wakes on the first one's, then on a live one's. */
-static void attach_exits(struct mt_session *s, struct launch *l)
-{
-	for (unsigned k = 0; k < s->npids; k++) {
-		struct pollfd p = { .fd = s->pidfds[k], .events = POLLIN };
-
-		if (p.fd < 0 || poll(&p, 1, 0) <= 0)
-			continue;
-		close(s->pidfds[k]);
-		s->pidfds[k] = -1;
-		s->npids_gone++;
-	}
-	if (l->execerr[0] >= 0)
-		close(l->execerr[0]);
-	l->execerr[0] = -1;
-	for (unsigned k = 0; k < s->npids && l->execerr[0] < 0; k++)
-		if (s->pidfds[k] >= 0)
-			l->execerr[0] = dup(s->pidfds[k]);
-	if (s->npids_gone == s->npids)
-		s->root_exited = true;
-}
-
 /* Polls and drains until the process tree is gone (or asked to stop). */
 static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct pollfd **fds)
 {
@@ -443,9 +358,9 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 		}
 		if (l->execerr[0] >= 0 && ((*fds)[1].revents & (POLLIN | POLLHUP))) {
 			if (s->system_wide) { /* standard input: a line END stops */
-				on_stdin(s, l);
+				mt_rec_on_stdin(s, l);
 			} else if (s->attached) { /* a pidfd: a process exited */
-				attach_exits(s, l);
+				mt_rec_attach_exits(s, l);
 			} else {
 				on_execerr(s, l);
 			}
@@ -463,7 +378,7 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 }
 
 /* Blocks the signals the loop reads through sigfd; sets up the launch pipes. */
-static int setup_signals(struct launch *l, int *sigfd)
+int mt_rec_setup_signals(struct launch *l, int *sigfd)
 {
 	sigset_t block;
 	struct sigaction ign = { .sa_handler = SIG_IGN };
@@ -484,7 +399,7 @@ static int setup_signals(struct launch *l, int *sigfd)
 /* Everything before the command runs: the trace, the signals, the allocation collector,
  * the fork (the child waits), attaching, the other collectors and their first records. */
 /* The trace file, created as the options say. */
-static int open_trace(struct mt_session *s)
+int mt_rec_open_trace(struct mt_session *s)
 {
 	const struct mt_record_opts *o = s->o;
 	struct mt_writer_opts wo = { .zstd_level = o->zstd_level, .mode = o->mode };
@@ -502,7 +417,7 @@ static int open_trace(struct mt_session *s)
 }
 
 /* The collectors of the table, opened in its order, and their first records. */
-static void open_collectors(struct mt_session *s)
+void mt_rec_open_collectors(struct mt_session *s)
 {
 	struct mt_kv kvs[MT_NCOLLECTORS];
 
@@ -520,11 +435,11 @@ static void open_collectors(struct mt_session *s)
 static int start(struct mt_session *s, struct launch *l, int *sigfd)
 {
 	const struct mt_record_opts *o = s->o;
-	int r = open_trace(s);
+	int r = mt_rec_open_trace(s);
 
 	if (r < 0)
 		return r;
-	r = setup_signals(l, sigfd);
+	r = mt_rec_setup_signals(l, sigfd);
 	if (r < 0)
 		return r;
 	mt_launch_raise_nofile(l);
@@ -558,175 +473,14 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 	l->go[0] = l->execerr[1] = -1;
 	/* Attach everything before the command runs: nothing it does can be missed. */
 	attach_tree(s);
-	open_collectors(s);
+	mt_rec_open_collectors(s);
 	/* Go. */
-	s->cpu_go = own_cpu_ns();
+	s->cpu_go = mt_rec_own_cpu_ns();
 	s->t_go = mt_now_ns();
 	(void)!write(l->go[1], s->follow == MT_FOLLOW_PTRACE ? "g" : "e", 1);
 	close(l->go[1]);
 	l->go[1] = -1;
 	return 1; /* the command runs */
-}
-
-/* The counted events of an attached recording: from the moment every collector runs. */
-#define WINDOWED \
-	(1u << MT_EV_FAULT | 1u << MT_EV_SYSCALL | 1u << MT_EV_ACCESS | 1u << MT_EV_TRACEPOINT)
-
-/* What --pid and -a share first: the trace and the signals, no launch pipes; in (when not
- * -1) stands in for the exec-error pipe: the attached process's pidfd, or standard input. */
-static int open_running(struct mt_session *s, struct launch *l, int *sigfd, int in)
-{
-	int r = open_trace(s);
-
-	if (r >= 0)
-		r = setup_signals(l, sigfd);
-	for (int i = 0; i < 2; i++) {
-		if (l->go[i] >= 0)
-			close(l->go[i]);
-		if (l->execerr[i] >= 0)
-			close(l->execerr[i]);
-		l->go[i] = l->execerr[i] = -1;
-	}
-	l->execerr[0] = in;
-	if (r < 0)
-		return r;
-	mt_launch_raise_nofile(l);
-	s->attached = true;
-	s->follow = MT_FOLLOW_PERF;
-	return 0;
-}
-
-/* Then: the collectors the runtime would serve said unavailable (why: whose), the META,
- * what runs announced (tree), the collectors, settle, and the window from now on. */
-static int go_running(struct mt_session *s, char *const *argv, const char *why,
-		      void (*tree)(struct mt_session *s), void (*settle)(struct mt_session *s))
-{
-	char reason[320];
-	int r;
-
-	s->alloc_coll.name = "alloc";
-	if (!s->alloc) {
-		snprintf(reason, sizeof(reason), "%s: %s", why,
-			 s->o->alloc ? "the runtime is loaded into the processes memtap starts or "
-				       "attaches to (--pid), not into every process of the machine"
-				     : "--no-alloc");
-		mt_coll_set(&s->alloc_coll, "none", s->o->alloc ? "unavailable" : "off", reason);
-	} else {
-		mt_coll_set(&s->alloc_coll, "injected+eh_frame-stacks", "active", NULL);
-	}
-	s->pagewrites_coll.name = "pagewrites";
-	snprintf(reason, sizeof(reason),
-		 "%s: page writes are tracked from a program's start, not in a process that runs "
-		 "already",
-		 why);
-	mt_coll_set(&s->pagewrites_coll, "none", "unavailable", reason);
-	s->t_start = mt_now_ns();
-	r = mt_rec_write_meta(s, argv);
-	if (r < 0)
-		return mt_err_code(r, "cannot write '%s'", s->o->output);
-	tree(s);
-	open_collectors(s);
-	settle(s);
-	s->cpu_go = own_cpu_ns();
-	s->t_go = mt_now_ns();
-	mt_writer_window(s->w, s->t_go, UINT64_MAX, WINDOWED);
-	if (s->o->duration_ns)
-		s->deadline = s->t_go + s->o->duration_ns;
-	return 1;
-}
-
-/* record --pid: the allocation runtime loaded into the process once every other collector
- * runs; its allocations are exact from the moment its thread was let go. Without it the
- * other figures go on: one warning says why. */
-static void inject_runtime(struct mt_session *s, unsigned k)
-{
-	pid_t pid = s->pids[k];
-	struct mt_attach_rt ar;
-	char why[512];
-	int r = mt_attach_rt(pid, mt_alloc_rt_path(s), mt_alloc_conf(s), &ar, why, sizeof(why));
-
-	if (r < 0) {
-		char reason[600];
-
-		snprintf(reason, sizeof(reason), "the runtime could not be loaded: %s", why);
-		mt_warn("allocations of pid %d are not recorded: %s", (int)pid, why);
-		if (s->npids == 1)
-			mt_coll_set(&s->alloc_coll, "none", "unavailable", reason);
-		return;
-	}
-	s->pid_alloc_from[k] = ar.to_ns;
-	s->alloc_from = ar.to_ns; /* the last: every process's allocations are exact from it */
-	s->inject_tid = ar.tid;
-	s->inject_slots += ar.slots;
-	mt_syscalls_memtap_window(s, ar.tid, ar.held_ns, ar.to_ns);
-	mt_debug("runtime loaded into %d by thread %d: %u call slots redirected, held %.1f ms",
-		 (int)pid, (int)ar.tid, ar.slots, (double)(ar.to_ns - ar.held_ns) / 1e6);
-}
-
-/* record --pid: the same as start() for processes that run already (record/attach.c). */
-static int start_attach(struct mt_session *s, struct launch *l, int *sigfd)
-{
-	static char args[1 << 16];
-	char *argv[256], name[32];
-	pid_t pid = s->o->attach_pid;
-	int r;
-
-	for (unsigned i = 0; i < s->o->nattach; i++) {
-		if ((r = mt_attach_check(s->o->attach_pids[i])) < 0)
-			return r;
-		s->pids[s->npids] = s->o->attach_pids[i];
-		s->pidfds[s->npids] = mt_attach_pidfd(s->pids[s->npids]);
-		if (s->pidfds[s->npids] < 0)
-			return mt_err_code(s->pidfds[s->npids], "cannot attach to pid %d",
-					   (int)s->pids[s->npids]);
-		s->npids++;
-	}
-	if (mt_attach_argv(pid, args, sizeof(args), argv, 256) < 0) {
-		snprintf(name, sizeof(name), "pid %d", (int)pid);
-		argv[0] = name;
-		argv[1] = NULL;
-	}
-	/* The first pidfd wakes the loop; the loop looks at them all (attach_exits). */
-	if ((r = open_running(s, l, sigfd, dup(s->pidfds[0]))) < 0)
-		return r;
-	if (s->o->alloc && (r = mt_alloc_open(s)) < 0)
-		return r;
-	s->root = pid;
-	r = go_running(s, argv, "attached to a running process", mt_attach_tree, mt_attach_settle);
-	for (unsigned k = 0; r > 0 && s->alloc && k < s->npids; k++)
-		inject_runtime(s, k);
-	if (r > 0 && !s->o->quiet) {
-		if (s->npids == 1)
-			mt_info("attached to pid %d (%s)%s; Ctrl-C detaches", (int)pid, argv[0],
-				s->deadline ? " until --duration elapses" : "");
-		else
-			mt_info("attached to %u processes (pid %d, %s, and %u more)%s; Ctrl-C "
-				"detaches",
-				s->npids, (int)pid, argv[0], s->npids - 1,
-				s->deadline ? " until --duration elapses" : "");
-	}
-	return r;
-}
-
-/* record -a: every process on the machine but memtap's, perf events with pid -1. */
-static int start_system(struct mt_session *s, struct launch *l, int *sigfd)
-{
-	static char *argv[] = { "(the whole system)", NULL };
-	int in = fcntl(STDIN_FILENO, F_DUPFD_CLOEXEC, 3), r;
-
-	if (in >= 0)
-		(void)fcntl(in, F_SETFL, fcntl(in, F_GETFL) | O_NONBLOCK);
-	if ((r = open_running(s, l, sigfd, in)) < 0)
-		return r;
-	s->system_wide = true;
-	s->root = -1;
-	mt_writer_exclude_pid(s->w, (uint64_t)s->self);
-	r = go_running(s, argv, "system-wide", mt_system_tree, mt_system_settle);
-	if (r > 0 && !s->o->quiet)
-		mt_info("recording the whole system%s; Ctrl-C or a line END on standard input "
-			"stops",
-			s->deadline ? " until --duration elapses" : "");
-	return r;
 }
 
 int mt_record(const struct mt_record_opts *o)
@@ -746,9 +500,9 @@ int mt_record(const struct mt_record_opts *o)
 	mt_map64_init(&s.task_ix);
 
 	if (o->system_wide) {
-		r = start_system(&s, &l, &sigfd);
+		r = mt_rec_start_system(&s, &l, &sigfd);
 	} else if (o->attach_pid) {
-		r = start_attach(&s, &l, &sigfd);
+		r = mt_rec_start_attach(&s, &l, &sigfd);
 	} else {
 		r = choose_follow(&s);
 		if (r < 0)
@@ -765,9 +519,9 @@ int mt_record(const struct mt_record_opts *o)
 	}
 	r = run_loop(&s, &l, sigfd, &fds);
 	s.t_gone = mt_now_ns();
-	s.cpu_gone = own_cpu_ns();
+	s.cpu_gone = mt_rec_own_cpu_ns();
 	if (s.attached)
-		mt_writer_window(s.w, s.t_go, s.t_gone, WINDOWED);
+		mt_writer_window(s.w, s.t_go, s.t_gone, MT_REC_WINDOWED);
 	if (r == 0 && l.execerr[0] >= 0) {
 		int e;
 

@@ -55,7 +55,7 @@ enum walk_mode { W_PATCH, W_RESTORE };
 
 struct walk {
 	enum walk_mode mode;
-	unsigned slots, objects;
+	unsigned slots;
 	unsigned long long adds;
 };
 
@@ -70,27 +70,24 @@ static int hook_index(const char *name)
 	return -1;
 }
 
-static void remember(uint64_t addr, uint64_t old)
-{
-	for (unsigned i = 0; i < nsaved; i++) {
-		if (saved[i].addr == addr) {
-			saved[i].old = old; /* a new object where an unloaded one was */
-			return;
-		}
-	}
-	if (!saved || nsaved >= SAVED_MAX) {
-		saved_full = true;
-		return;
-	}
-	saved[nsaved++] = (struct saved_slot){ addr, old };
-}
-
-static const struct saved_slot *saved_of(uint64_t addr)
+static struct saved_slot *saved_of(uint64_t addr)
 {
 	for (unsigned i = 0; i < nsaved; i++)
 		if (saved[i].addr == addr)
 			return &saved[i];
 	return NULL;
+}
+
+static void remember(uint64_t addr, uint64_t old)
+{
+	struct saved_slot *sv = saved_of(addr);
+
+	if (sv)
+		sv->old = old; /* a new object where an unloaded one was */
+	else if (saved && nsaved < SAVED_MAX)
+		saved[nsaved++] = (struct saved_slot){ addr, old };
+	else
+		saved_full = true;
 }
 
 /* A dynamic-section address: relocated in place by the loader where .dynamic is writable,
@@ -193,7 +190,6 @@ static int walk_object(struct dl_phdr_info *info, size_t size, void *arg)
 	}
 	if (!symtab || !strtab)
 		return 0;
-	w->objects++;
 	if (rela)
 		walk_relocs(w, base, rela, relasz, symtab, strtab, lo, hi, &opened);
 	if (jmprel)
