@@ -495,9 +495,10 @@ int mt_attach_rt(pid_t pid, const char *lib, const char *conf, struct mt_attach_
 			"the process records already (a memtap runtime runs in it)",
 			"the runtime could not find itself in the process",
 			"the runtime could not reach the recorder",
+			"the runtime found no definition of malloc and its family",
 		};
 
-		snprintf(why, wlen, "%s", -ret < 5 ? what[-ret] : "the runtime failed");
+		snprintf(why, wlen, "%s", -ret < 6 ? what[-ret] : "the runtime failed");
 		return -EPROTO;
 	}
 	out->slots = (unsigned)ret;

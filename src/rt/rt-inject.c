@@ -138,65 +138,164 @@ static void walk_relocs(struct walk *w, uintptr_t base, const Elf64_Rela *r, siz
 	}
 }
 
-static int walk_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	struct walk *w = arg;
-	uintptr_t base = info->dlpi_addr;
-	const Elf64_Dyn *dyn = NULL;
-	const Elf64_Sym *symtab = NULL;
-	const char *strtab = NULL;
-	const Elf64_Rela *rela = NULL, *jmprel = NULL;
-	uint64_t relasz = 0, pltsz = 0, lo = 0, hi = 0;
-	bool opened = false;
+/* One loaded object's dynamic tables, as the loader left them. */
+struct obj {
+	uintptr_t base;
+	const Elf64_Sym *symtab;
+	const char *strtab;
+	const Elf64_Rela *rela, *jmprel;
+	uint64_t relasz, pltsz, lo, hi; /* lo, hi: its RELRO pages */
+};
 
-	(void)size;
-	w->adds = info->dlpi_adds;
-	if (base == self_base || (vdso_base && base == vdso_base) ||
+/* false for the objects that keep their own calls (this runtime, the vDSO, the loader) and
+ * for one without dynamic symbols. */
+static bool obj_of(const struct dl_phdr_info *info, struct obj *o)
+{
+	const Elf64_Dyn *dyn = NULL;
+
+	memset(o, 0, sizeof(*o));
+	o->base = info->dlpi_addr;
+	if (o->base == self_base || (vdso_base && o->base == vdso_base) ||
 	    (info->dlpi_name && strstr(info->dlpi_name, "/ld-linux")))
-		return 0; /* this runtime, the vDSO and the loader keep their own */
+		return false;
 	for (int i = 0; i < info->dlpi_phnum; i++) {
 		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
 
 		if (ph->p_type == PT_DYNAMIC)
-			dyn = (const Elf64_Dyn *)(base + ph->p_vaddr);
+			dyn = (const Elf64_Dyn *)(o->base + ph->p_vaddr);
 		if (ph->p_type == PT_GNU_RELRO) {
-			lo = (base + ph->p_vaddr) & ~4095ull;
-			hi = (base + ph->p_vaddr + ph->p_memsz) & ~4095ull;
+			o->lo = (o->base + ph->p_vaddr) & ~4095ull;
+			o->hi = (o->base + ph->p_vaddr + ph->p_memsz) & ~4095ull;
 		}
 	}
 	for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
 		switch (dyn->d_tag) {
 		case DT_SYMTAB:
-			symtab = (const Elf64_Sym *)dyn_ptr(base, dyn->d_un.d_ptr);
+			o->symtab = (const Elf64_Sym *)dyn_ptr(o->base, dyn->d_un.d_ptr);
 			break;
 		case DT_STRTAB:
-			strtab = (const char *)dyn_ptr(base, dyn->d_un.d_ptr);
+			o->strtab = (const char *)dyn_ptr(o->base, dyn->d_un.d_ptr);
 			break;
 		case DT_RELA:
-			rela = (const Elf64_Rela *)dyn_ptr(base, dyn->d_un.d_ptr);
+			o->rela = (const Elf64_Rela *)dyn_ptr(o->base, dyn->d_un.d_ptr);
 			break;
 		case DT_RELASZ:
-			relasz = dyn->d_un.d_val;
+			o->relasz = dyn->d_un.d_val;
 			break;
 		case DT_JMPREL:
-			jmprel = (const Elf64_Rela *)dyn_ptr(base, dyn->d_un.d_ptr);
+			o->jmprel = (const Elf64_Rela *)dyn_ptr(o->base, dyn->d_un.d_ptr);
 			break;
 		case DT_PLTRELSZ:
-			pltsz = dyn->d_un.d_val;
+			o->pltsz = dyn->d_un.d_val;
 			break;
 		default:
 			break;
 		}
 	}
-	if (!symtab || !strtab)
+	return o->symtab && o->strtab;
+}
+
+static int walk_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct walk *w = arg;
+	struct obj o;
+	bool opened = false;
+
+	(void)size;
+	w->adds = info->dlpi_adds;
+	if (!obj_of(info, &o))
 		return 0;
-	if (rela)
-		walk_relocs(w, base, rela, relasz, symtab, strtab, lo, hi, &opened);
-	if (jmprel)
-		walk_relocs(w, base, jmprel, pltsz, symtab, strtab, lo, hi, &opened);
+	if (o.rela)
+		walk_relocs(w, o.base, o.rela, o.relasz, o.symtab, o.strtab, o.lo, o.hi, &opened);
+	if (o.jmprel)
+		walk_relocs(w, o.base, o.jmprel, o.pltsz, o.symtab, o.strtab, o.lo, o.hi, &opened);
 	if (opened)
-		(void)rt_sys3(SYS_mprotect, lo, hi - lo, PROT_READ);
+		(void)rt_sys3(SYS_mprotect, o.lo, o.hi - o.lo, PROT_READ);
 	return 0;
+}
+
+/* Does the object take name from another (a PLT slot or GOT entry naming it)? */
+static bool imports(const struct obj *o, const char *name)
+{
+	const Elf64_Rela *tabs[2] = { o->rela, o->jmprel };
+	uint64_t sizes[2] = { o->relasz, o->pltsz };
+
+	for (int t = 0; t < 2; t++)
+		for (size_t k = 0; tabs[t] && k < sizes[t] / sizeof(Elf64_Rela); k++) {
+			uint32_t sym = ELF64_R_SYM(tabs[t][k].r_info);
+
+			if (sym && !strcmp(o->strtab + o->symtab[sym].st_name, name))
+				return true;
+		}
+	return false;
+}
+
+/* Does address v lie in one of the object's loaded segments? */
+static bool in_object(const struct dl_phdr_info *info, const void *v)
+{
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && (uintptr_t)v >= lo && (uintptr_t)v < lo + ph->p_memsz)
+			return true;
+	}
+	return false;
+}
+
+struct find {
+	const char *name;
+	void *found;
+	bool in_main; /* found in the program's executable */
+};
+
+/*
+ * The definition the program's calls reach: the first loaded object, in the loader's order,
+ * that defines name itself. dlsym(RTLD_DEFAULT) is not it: a non-PIE executable that takes
+ * malloc's address exports its own PLT entry for malloc (a "canonical PLT" address, which
+ * jumps through the very slot this runtime rewrites), and calling that would call the hook.
+ */
+static int find_definition(struct dl_phdr_info *info, size_t size, void *arg)
+{
+	struct find *f = arg;
+	struct obj o;
+	void *h, *v = NULL;
+
+	(void)size;
+	if (f->found || !obj_of(info, &o))
+		return 0;
+	if (!info->dlpi_name || !*info->dlpi_name) { /* the executable: the global scope's first */
+		v = dlsym(RTLD_DEFAULT, f->name);
+		if (v && in_object(info, v) && !imports(&o, f->name)) {
+			f->found = v;
+			f->in_main = true;
+		}
+		return 0;
+	}
+	h = dlopen(info->dlpi_name, RTLD_LAZY | RTLD_NOLOAD);
+	if (h) {
+		v = dlsym(h, f->name); /* it, or one of its dependencies */
+		dlclose(h);
+	}
+	if (v && in_object(info, v))
+		f->found = v;
+	return 0;
+}
+
+static void *definition_of(const char *name)
+{
+	struct find f = { name, NULL, false };
+
+	dl_iterate_phdr(find_definition, &f);
+	return f.found;
+}
+
+static bool defined_in_main(const char *name)
+{
+	struct find f = { name, NULL, false };
+
+	dl_iterate_phdr(find_definition, &f);
+	return f.in_main;
 }
 
 static unsigned walk_all(enum walk_mode mode)
@@ -237,23 +336,16 @@ static uintptr_t base_of(const void *fn)
 	return fn && dladdr(fn, &di) ? (uintptr_t)di.dli_fbase : 0;
 }
 
-static int first_base(struct dl_phdr_info *info, size_t size, void *arg)
-{
-	(void)size;
-	*(uintptr_t *)arg = info->dlpi_addr;
-	return 1;
-}
-
 /*
  * Called by the recorder in the stopped thread: conf is what MEMTAP_RT would hold, self this
  * library's path. Returns the number of redirected slots, or a negative code the recorder
  * explains: -1 the configuration is not for this runtime, -2 the process records already,
- * -3 this library cannot find itself, -4 the recorder cannot be reached.
+ * -3 this library cannot find itself, -4 the recorder cannot be reached, -5 no definition of
+ * malloc and its family was found.
  */
 RT_EXPORT int memtap_rt_attach(const char *conf, const char *self)
 {
 	void *me;
-	uintptr_t main_base = 0;
 	int st = __atomic_load_n(&rt_state, __ATOMIC_ACQUIRE);
 	unsigned n;
 
@@ -267,16 +359,18 @@ RT_EXPORT int memtap_rt_attach(const char *conf, const char *self)
 	self_base = base_of((const void *)memtap_rt_attach);
 	if (!me || !self_base)
 		return -3;
-	rt_resolve_real(RTLD_DEFAULT);
+	vdso_base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
+	rt_resolve_real(definition_of);
+	if (!rt_libc.malloc || !rt_libc.free || !rt_libc.calloc || !rt_libc.realloc ||
+	    !rt_libc.usable)
+		return -5;
 	if (!rt_config_set(conf))
 		return -1;
 	for (unsigned i = 0; i < NHOOKED; i++)
 		hook_addr[i] = dlsym(me, hooked[i]);
-	vdso_base = (uintptr_t)getauxval(AT_SYSINFO_EHDR);
 	saved = rt_mmap_anon(SAVED_MAX * sizeof(*saved));
 	/* An executable that defines malloc calls it directly, past any slot: say so. */
-	dl_iterate_phdr(first_base, &main_base);
-	rt_foreign_malloc = base_of((const void *)rt_libc.malloc) == main_base;
+	rt_foreign_malloc = defined_in_main("malloc");
 	__atomic_store_n(&rt_state, RT_INITIALIZING, __ATOMIC_RELEASE);
 	rt_init_thread = &rt_self;
 	rt_start(false);

@@ -339,7 +339,7 @@ static inline uint64_t rt_now(void)
 
 /* rt.c */
 void rt_init(void);
-void rt_resolve_real(void *scope); /* RTLD_NEXT preloaded, RTLD_DEFAULT injected */
+void rt_resolve_real(void *(*find)(const char *name));
 void rt_start(bool probe); /* after the configuration: threads, fork, region, connection */
 bool rt_config_set(const char *conf);
 /* rt-inject.c: set once the runtime was injected into a running process and redirected its

@@ -285,12 +285,15 @@ static void probe_malloc(void)
 	f(p);
 }
 
-/*
- * The real functions, looked up from scope: RTLD_NEXT when preloaded (the objects after this
- * runtime), RTLD_DEFAULT when injected into a running process (what its objects are bound
- * to: a dlopen'd runtime is not in the global scope, so that is the program's allocator).
- */
-void rt_resolve_real(void *scope)
+/* Preloaded, the real functions are the next definitions after this runtime. */
+static void *next_of(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* The real functions, each found by find: next_of when preloaded, the program's own
+ * definitions when injected into a running process (rt-inject.c, definition_of). */
+void rt_resolve_real(void *(*find)(const char *name))
 {
 	static const char *const names[] = {
 		"malloc",	 "free",     "calloc", "realloc", "posix_memalign",
@@ -311,7 +314,7 @@ void rt_resolve_real(void *scope)
 	void *libc;
 
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
-		*dst[i] = dlsym(scope, names[i]);
+		*dst[i] = find(names[i]);
 	/* Is the real malloc glibc's? Then usable_size() may read its chunk headers. */
 	libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
 	rt_glibc_heap = libc && rt_libc.malloc && rt_libc.usable &&
@@ -366,7 +369,7 @@ void rt_init(void)
 		return;
 	}
 	rt_init_thread = &rt_self;
-	rt_resolve_real(RTLD_NEXT);
+	rt_resolve_real(next_of);
 	rt_exec_init();
 	if (!rt_libc.malloc || !rt_libc.free || !rt_libc.calloc || !rt_libc.realloc ||
 	    !rt_libc.usable) {
