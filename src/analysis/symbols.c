@@ -104,6 +104,8 @@ struct mt_symbolizer {
 	struct mt_sym_stats stats;
 };
 
+static char *keep(struct mt_symbolizer *s, const char *str);
+
 static char *debuginfo_path;
 static const Dwfl_Callbacks offline_callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
@@ -279,6 +281,27 @@ int mt_sym_pass(struct mt_reader *r, struct mt_symbolizer **ret, struct mt_pass 
 				  .ctx = p,
 				  .event = sym_event,
 				  .finish = sym_finish };
+	return 0;
+}
+
+struct mt_symbolizer *mt_sym_new_live(void)
+{
+	struct mt_symbolizer *s = calloc(1, sizeof(*s)); /* maps empty, no reader */
+
+	return s; /* its maps (all zero-initialised) come from mt_sym_add_map() */
+}
+
+int mt_sym_add_map(struct mt_symbolizer *s, uint32_t pid, uint64_t addr, uint64_t len,
+		   uint64_t pgoff, const char *path)
+{
+	const char *kept = keep(s, path);
+	uint64_t *last;
+
+	if (!kept || mt_grow_array(&s->maps, &s->maps_cap, s->nmaps + 1, sizeof(*s->maps)) < 0 ||
+	    mt_map64_put(&s->last_map, pid, &last) < 0)
+		return -ENOMEM;
+	s->maps[s->nmaps] = (struct map){ pid, (uint32_t)*last, 0, addr, len, pgoff, kept, "" };
+	*last = ++s->nmaps;
 	return 0;
 }
 

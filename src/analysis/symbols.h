@@ -48,6 +48,12 @@ struct mt_pass;
 /* The same index built by a pass of a shared read: *ret is usable once the run is over (NULL
  * when it failed). */
 int mt_sym_pass(struct mt_reader *r, struct mt_symbolizer **ret, struct mt_pass *pass);
+/* A symbolizer of running processes (memtap top): no trace; its mappings are added one by
+ * one, as /proc/PID/maps lists them now (no build-id to check: the files are the mapped
+ * ones, unless replaced since). NULL when out of memory. */
+struct mt_symbolizer *mt_sym_new_live(void);
+int mt_sym_add_map(struct mt_symbolizer *s, uint32_t pid, uint64_t addr, uint64_t len,
+		   uint64_t pgoff, const char *path);
 /* A second symbolizer over the same index, with its own cache and counts. */
 int mt_sym_clone(const struct mt_symbolizer *s, struct mt_symbolizer **ret);
 

@@ -17,7 +17,7 @@
 
 static struct {
 	const char *output;
-	bool force, quiet, mmaps, all;
+	bool force, quiet, live, mmaps, all;
 	int follow;
 	uint64_t ring_pages, flush_ms, stack_depth, rt_slots, zstd_level, time_every;
 	const char *syscalls;
@@ -32,6 +32,7 @@ static struct {
 	const char *cpus, *numa_node, *heap, *mode, *pid, *duration;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
+	.live = true,
 	.ring_pages = 64,
 	.flush_ms = 1000,
 	.stack_depth = 128,
@@ -60,6 +61,9 @@ static const struct mt_option options[] = {
 	  "FILE's permissions before the umask (default 0600: a trace holds argv, paths and "
 	  "the address layout)" },
 	{ "quiet", 'q', MT_OPT_FLAG, &o.quiet, NULL, "print no summary at the end" },
+	{ "live", 0, MT_OPT_FLAG, &o.live, NULL,
+	  "publish live figures for memtap top twice a second (default on)", NULL,
+	  MT_OPTF_NEGATABLE },
 	{ "follow", 0, MT_OPT_CHOICE, &o.follow, "HOW", "how to follow the process tree",
 	  follow_choices },
 	{ "mmaps", 0, MT_OPT_FLAG, &o.mmaps, NULL,
@@ -394,6 +398,7 @@ int cmd_record(int argc, char **argv)
 	ro.output = o.output;
 	ro.force = o.force;
 	ro.quiet = o.quiet;
+	ro.live = o.live;
 	ro.argv = argv;
 	ro.follow = (enum mt_follow)o.follow;
 	ro.mmaps = o.mmaps;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "cli/top.h"
 #include "common/livedir.h"
 #include "common/log.h"
 #include "common/strutil.h"
@@ -26,7 +27,7 @@ static struct {
 	int sort;
 } o;
 
-static const char *const sorts[] = { "rss", "faults", "syscalls", "samples", NULL };
+static const char *const sorts[] = { "rss", "faults", "syscalls", "samples", "heap", NULL };
 
 static const struct mt_option options[] = {
 	{ "pid", 'p', MT_OPT_STRING, &o.pid, "PID",
@@ -34,7 +35,7 @@ static const struct mt_option options[] = {
 	{ "interval", 'n', MT_OPT_STRING, &o.interval, "SECONDS",
 	  "refresh every SECONDS (default 1)" },
 	{ "sort", 's', MT_OPT_CHOICE, &o.sort, "KEY",
-	  "sort processes by rss, faults, syscalls or samples (per second)", sorts },
+	  "sort processes by rss, faults, syscalls, samples (per second) or heap in use", sorts },
 	{ "once", 0, MT_OPT_FLAG, &o.once, NULL,
 	  "print one frame (rates over one interval) and exit" },
 	{ NULL },
@@ -46,30 +47,19 @@ const struct mt_command_spec mt_top_spec = {
 	.summary = "watch a running recording live",
 	.description =
 		"Shows what a running memtap record (a command, --pid or -a) sees so far, per\n"
-		"process: RSS by type, page faults, system calls and access samples per second,\n"
-		"and the recording's lost events and trace size. It reads the figures the\n"
-		"recorder publishes twice a second in the user's private directory\n"
-		"($XDG_RUNTIME_DIR/memtap, else /tmp/memtap-UID), so it never slows the\n"
-		"recording down; quitting leaves the recording running. Keys: q quits; r, f, s,\n"
-		"a sort by RSS, faults, syscalls, samples; any other key refreshes. Without a\n"
-		"terminal it prints a frame every interval (--once: one).\n",
+		"process: RSS by type, heap in use (where the allocation runtime is in), the\n"
+		"working set of the last second, page faults, system calls and access samples\n"
+		"per second; below, the regions that took the most sampled accesses and the\n"
+		"allocation sites with the most heap in use; above, the recording's lost events\n"
+		"and trace size. It reads the figures the recorder publishes twice a second in\n"
+		"the user's private directory ($XDG_RUNTIME_DIR/memtap, else /tmp/memtap-UID),\n"
+		"so it never slows the recording down; quitting leaves the recording running.\n"
+		"Keys: q quits; r, f, s, a, h sort by RSS, faults, syscalls, samples, heap; any\n"
+		"other key refreshes. Without a terminal it prints a frame every interval\n"
+		"(--once: one).\n",
 	.opts = options,
 	.min_args = 0,
 	.max_args = 0,
-};
-
-struct row {
-	int pid, gone;
-	uint64_t minor, major, sys, samples, rss[4]; /* file anon shmem swap */
-	char comm[20];
-};
-
-struct snap {
-	int recorder, system_wide, have[3]; /* faults, syscalls, samples counted live */
-	uint64_t start, now, bytes, lost;
-	char command[256], path[512];
-	struct row *rows;
-	size_t n;
 };
 
 static volatile sig_atomic_t stop;
@@ -111,41 +101,112 @@ static int find_live(const char *dir, char *path, size_t size)
 
 static int by_pid(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct top_row *x = a, *y = b;
 
 	return (x->pid > y->pid) - (x->pid < y->pid);
 }
 
-/* pid's row in a frame whose rows are in pid order (snap_read sorts them). */
-static const struct row *find_row(const struct snap *s, int pid)
+const struct top_row *top_find_row(const struct top_snap *s, int pid)
 {
-	struct row key = { .pid = pid };
+	struct top_row key = { .pid = pid };
 
 	return s && s->n ? bsearch(&key, s->rows, s->n, sizeof(key), by_pid) : NULL;
 }
 
-static void snap_free(struct snap *s)
+static void snap_free(struct top_snap *s)
 {
 	free(s->rows);
 	memset(s, 0, sizeof(*s));
 }
 
-static int snap_read(const char *path, struct snap *s)
+/* A "heap" line (they follow the proc lines, which are sorted by then). */
+static void heap_line(const char *line, struct top_snap *s)
+{
+	struct top_row h = { 0 }, *r;
+
+	if (sscanf(line, "heap %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d", &h.pid,
+		   &h.heap_live, &h.heap_blocks, &h.heap_calls, &h.heap_bytes, &h.heap) != 6 ||
+	    !(r = (struct top_row *)top_find_row(s, h.pid)))
+		return;
+	r->heap = h.heap ? 2 : 1;
+	r->heap_live = h.heap_live;
+	r->heap_blocks = h.heap_blocks;
+	r->heap_calls = h.heap_calls;
+	r->heap_bytes = h.heap_bytes;
+}
+
+static void site_line(const char *line, struct top_snap *s)
+{
+	struct top_site *st = &s->sites[s->nsites];
+	int at = 0;
+
+	if (s->nsites < TOP_SHOWN &&
+	    sscanf(line,
+		   "site %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNx64 " %" SCNx64
+		   " %n",
+		   &st->pid, &st->live, &st->nlive, &st->calls, &st->bytes, &st->ip[0], &st->ip[1],
+		   &at) >= 7 &&
+	    at > 0) {
+		mt_strlcpy(st->py, line + at, sizeof(st->py));
+		s->nsites++;
+	}
+}
+
+static void region_line(const char *line, struct top_snap *s)
+{
+	struct top_region *g = &s->regions[s->nregions];
+	int at = 0;
+
+	if (s->nregions < TOP_SHOWN &&
+	    sscanf(line, "region %d %" SCNu64 " %" SCNu64 " %n", &g->pid, &g->samples, &g->bytes,
+		   &at) >= 3 &&
+	    at > 0) {
+		mt_strlcpy(g->name, line + at, sizeof(g->name));
+		s->nregions++;
+	}
+}
+
+static bool proc_line(const char *line, struct top_snap *s, size_t *cap)
+{
+	struct top_row r = { 0 };
+
+	if (sscanf(line,
+		   "proc %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
+		   " %" SCNu64 " %" SCNu64 " %" SCNd64 " %" SCNu64 " %d %19[^\n]",
+		   &r.pid, &r.minor, &r.major, &r.sys, &r.samples, &r.rss[0], &r.rss[1], &r.rss[2],
+		   &r.rss[3], &r.wss, &r.unplaced, &r.gone, r.comm) != 13)
+		return true;
+	if (s->n == *cap) {
+		struct top_row *nr = realloc(s->rows, (*cap ? *cap * 2 : 64) * sizeof(*nr));
+
+		if (!nr)
+			return false;
+		s->rows = nr;
+		*cap = *cap ? *cap * 2 : 64;
+	}
+	s->rows[s->n++] = r;
+	return true;
+}
+
+/* A live file (record/live.c says its lines); -EPROTO: not one of this version's. */
+static int snap_read(const char *path, struct top_snap *s)
 {
 	char line[1024];
 	FILE *f = fopen(path, "re");
 	size_t cap = 0;
+	bool v2 = false, sorted = false;
 
 	memset(s, 0, sizeof(*s));
 	if (!f)
 		return -errno;
 	while (fgets(line, sizeof(line), f)) {
-		struct row r = { 0 };
 		char *nl = strchr(line, '\n');
 
 		if (nl)
 			*nl = 0;
-		if (!strncmp(line, "recorder ", 9)) {
+		if (!strcmp(line, "memtap-live 2")) {
+			v2 = true;
+		} else if (!strncmp(line, "recorder ", 9)) {
 			(void)sscanf(line,
 				     "recorder %d start_ns %" SCNu64 " now_ns %" SCNu64
 				     " trace %" SCNu64 " lost %" SCNu64 " system_wide %d",
@@ -155,124 +216,27 @@ static int snap_read(const char *path, struct snap *s)
 			mt_strlcpy(s->command, line + 8, sizeof(s->command));
 		} else if (!strncmp(line, "have ", 5)) {
 			(void)sscanf(line, "have %d %d %d", &s->have[0], &s->have[1], &s->have[2]);
+		} else if (!strncmp(line, "wss ", 4)) {
+			(void)sscanf(line, "wss %" SCNu64 " %d", &s->wss_ns, &s->wss_partial);
 		} else if (!strncmp(line, "path ", 5)) {
 			mt_strlcpy(s->path, line + 5, sizeof(s->path));
-		} else if (sscanf(line,
-				  "proc %d %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64 " %" SCNu64
-				  " %" SCNu64 " %" SCNu64 " %" SCNu64 " %d %19[^\n]",
-				  &r.pid, &r.minor, &r.major, &r.sys, &r.samples, &r.rss[0],
-				  &r.rss[1], &r.rss[2], &r.rss[3], &r.gone, r.comm) == 11) {
-			if (s->n == cap) {
-				struct row *nr =
-					realloc(s->rows, (cap ? cap * 2 : 64) * sizeof(*nr));
-
-				if (!nr)
-					break;
-				s->rows = nr;
-				cap = cap ? cap * 2 : 64;
-			}
-			s->rows[s->n++] = r;
+		} else if (!strncmp(line, "heap ", 5)) {
+			if (!sorted && s->n)
+				qsort(s->rows, s->n, sizeof(*s->rows), by_pid);
+			sorted = true;
+			heap_line(line, s);
+		} else if (!strncmp(line, "site ", 5)) {
+			site_line(line, s);
+		} else if (!strncmp(line, "region ", 7)) {
+			region_line(line, s);
+		} else if (!strncmp(line, "proc ", 5) && !sorted && !proc_line(line, s, &cap)) {
+			break;
 		}
 	}
 	fclose(f);
-	if (s->n)
+	if (!sorted && s->n)
 		qsort(s->rows, s->n, sizeof(*s->rows), by_pid);
-	return s->recorder ? 0 : -EPROTO;
-}
-
-/* A row's rates against the previous frame (per second; -1: no previous frame). */
-struct rated {
-	const struct row *r;
-	double faults, major, sys, samples;
-};
-
-static double rate(uint64_t now, uint64_t then, double secs)
-{
-	return secs > 0 && now >= then ? (double)(now - then) / secs : -1;
-}
-
-static int by_key(const void *a, const void *b)
-{
-	const struct rated *x = a, *y = b;
-	double kx, ky;
-
-	switch (o.sort) {
-	case 1:
-		kx = x->faults, ky = y->faults;
-		break;
-	case 2:
-		kx = x->sys, ky = y->sys;
-		break;
-	case 3:
-		kx = x->samples, ky = y->samples;
-		break;
-	default:
-		kx = (double)(x->r->rss[0] + x->r->rss[1] + x->r->rss[2]);
-		ky = (double)(y->r->rss[0] + y->r->rss[1] + y->r->rss[2]);
-	}
-	return kx < ky ? 1 : kx > ky ? -1 : x->r->pid - y->r->pid;
-}
-
-static const char *fmt_rate(double v, char *buf, size_t size)
-{
-	if (v < 0)
-		return "-";
-	snprintf(buf, size, v >= 1000 ? "%.0f" : "%.1f", v);
-	return buf;
-}
-
-/* One frame, at most rows lines of processes, cols wide. */
-static void render(FILE *f, const struct snap *cur, const struct snap *prev, int rows, int cols,
-		   bool tty)
-{
-	double secs = prev ? (double)(cur->now - prev->now) / 1e9 : 0;
-	struct rated *v = calloc(cur->n + 1, sizeof(*v));
-	char a[32], b[32], c[32], d[32], e[32], g[32], h[32], cmd[512];
-	size_t live = 0;
-
-	if (!v)
-		return;
-	for (size_t i = 0; i < cur->n; i++) {
-		const struct row *r = &cur->rows[i], *p = find_row(prev, r->pid);
-
-		if (r->gone)
-			continue;
-		v[live].r = r;
-		/* -1 (shown '-'): no previous frame, or not counted in this recording */
-		v[live].faults = p && cur->have[0]
-					 ? rate(r->minor + r->major, p->minor + p->major, secs)
-					 : -1;
-		v[live].major = p && cur->have[0] ? rate(r->major, p->major, secs) : -1;
-		v[live].sys = p && cur->have[1] ? rate(r->sys, p->sys, secs) : -1;
-		v[live].samples = p && cur->have[2] ? rate(r->samples, p->samples, secs) : -1;
-		live++;
-	}
-	qsort(v, live, sizeof(*v), by_key);
-	if (tty)
-		fputs("\033[H\033[J", f);
-	mt_escape_ctl(cur->command, cmd, sizeof(cmd));
-	fprintf(f, "memtap top - recorder %d: %.*s\n", cur->recorder, cols > 30 ? cols - 30 : 10,
-		cmd);
-	fprintf(f, "up %.1f s, trace %s, lost %s, %zu process%s%s [q r f s a: %s]\n",
-		(double)(cur->now - cur->start) / 1e9, mt_fmt_bytes(cur->bytes, a, sizeof(a)),
-		mt_fmt_count(cur->lost, b, sizeof(b)), live, live == 1 ? "" : "es",
-		cur->system_wide ? " (system)" : "", sorts[o.sort]);
-	fprintf(f, "\n%7s %-14s %8s %8s %8s %8s %5s %7s %6s\n", "PID", "COMMAND", "RSS", "ANON",
-		"FILE", "FAULTS/s", "MAJ/s", "SYSC/s", "SMP/s");
-	for (size_t i = 0; i < live && (int)i < rows; i++) {
-		const struct row *r = v[i].r;
-		char comm[64];
-
-		mt_escape_ctl(r->comm, comm, sizeof(comm));
-		fprintf(f, "%7d %-14.14s %8s %8s %8s %8s %5s %7s %6s\n", r->pid, comm,
-			mt_fmt_bytes(r->rss[0] + r->rss[1] + r->rss[2], a, sizeof(a)),
-			mt_fmt_bytes(r->rss[1], b, sizeof(b)),
-			mt_fmt_bytes(r->rss[0], c, sizeof(c)), fmt_rate(v[i].faults, d, sizeof(d)),
-			fmt_rate(v[i].major, e, sizeof(e)), fmt_rate(v[i].sys, g, sizeof(g)),
-			fmt_rate(v[i].samples, h, sizeof(h)));
-	}
-	fflush(f);
-	free(v);
+	return s->recorder && v2 ? 0 : -EPROTO;
 }
 
 static void term_size(int *rows, int *cols)
@@ -309,13 +273,15 @@ static bool wait_key(bool tty, int ms)
 		o.sort = 2;
 	else if (k == 'a')
 		o.sort = 3;
+	else if (k == 'h')
+		o.sort = 4;
 	return !stop;
 }
 
 static int watch(const char *path, int ms)
 {
 	bool tty = !o.once && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
-	struct snap prev = { 0 }, cur;
+	struct top_snap prev = { 0 }, cur;
 	struct termios old, raw;
 	int rows, cols, frames = 0, printed = 0;
 
@@ -340,7 +306,8 @@ static int watch(const char *path, int ms)
 		if (!o.once || frames) {
 			if (!tty && printed++)
 				putchar('\n');
-			render(stdout, &cur, frames ? &prev : NULL, tty ? rows - 5 : 40, cols, tty);
+			top_render(stdout, &cur, frames ? &prev : NULL, rows, cols, tty,
+				   (enum top_sort)o.sort, sorts[o.sort]);
 		}
 		snap_free(&prev);
 		prev = cur;
@@ -351,6 +318,7 @@ static int watch(const char *path, int ms)
 			break;
 	}
 	snap_free(&prev);
+	top_render_end();
 	if (tty) {
 		tcsetattr(STDIN_FILENO, TCSANOW, &old);
 		fputs("\033[?25h", stdout);

@@ -37,6 +37,7 @@
 #include "record/inject.h"
 #include "record/procfs.h"
 #include "record/pagewrites.h"
+#include "record/live.h"
 #include "record/session.h"
 
 /* ---- connections ---- */
@@ -512,6 +513,8 @@ unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32
 		__atomic_sub_fetch(&c->region->ready_pending, 1, __ATOMIC_RELEASE);
 		n++;
 	}
+	if (n)
+		mt_ac_live_feed(s, c);
 	if (all || dead_tid) {
 		/* Rare: scan every slot for rows a thread could not hand over. */
 		for (uint32_t i = 0; i < c->nslots; i++) {
@@ -535,7 +538,7 @@ void mt_ac_conn_flush(struct mt_session *s, struct conn *c)
 {
 	for (int b = 0; b < NBLOCKS; b++)
 		if (c->blocks[b].count)
-			mt_writer_block(s->w, c->stream, &c->blocks[b]);
+			mt_ac_write_block(s, c, b);
 }
 
 void mt_ac_conn_close(struct mt_session *s, struct conn *c)
@@ -689,6 +692,8 @@ static void on_pycode(struct mt_session *s, struct conn *c, const struct mt_rt_p
 	row[MT_F_PYFN_FILE] = mt_writer_strn(s->w, str + h->name_len, h->file_len);
 	if (mt_writer_event(s->w, MT_EV_PY_FUNC, row) == 0)
 		a->py_funcs++;
+	mt_live_pyfunc(s, c->pid, c->stream, h->id, str, h->name_len, str + h->name_len,
+		       h->file_len);
 }
 
 /* NOTIFY bytes, memtap.h labels, Python functions: reads them all; EOF closes. */

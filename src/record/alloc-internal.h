@@ -49,6 +49,7 @@ struct conn {
 	uint64_t region_addr, arena_addr; /* memtap's own memory, in the workload */
 
 	struct mt_block blocks[NBLOCKS];
+	uint32_t live_seen; /* rows of blocks[B_ALLOC] memtap top's figures have seen */
 	uint64_t events, bad_rows;
 	/* Each thread's last event time: converting TSC values of slots drained at different
 	 * calibration points may step back by nanoseconds; a thread's events never do. */
@@ -141,6 +142,8 @@ struct mt_alloc_state {
 void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *sl);
 void mt_ac_send_nodes(struct mt_session *s, struct conn *c);
 struct mt_rt_slot *mt_ac_slot_at(struct conn *c, uint32_t i);
+void mt_ac_write_block(struct mt_session *s, struct conn *c, int b);
+void mt_ac_live_feed(struct mt_session *s, struct conn *c);
 void mt_ac_slot_release(struct conn *c, struct mt_rt_slot *sl);
 uint64_t mt_ac_tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t);
 /* alloc-appev.c: memtap_event and memtap_span_* as MT_EV_APP events */

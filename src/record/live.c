@@ -1,17 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The live file (memtap top reads it), text, one record per line:
- *   memtap-live 1
+ *   memtap-live 2
  *   recorder PID  start_ns T  now_ns T  trace BYTES  lost N  system_wide 0|1
  *   command TEXT
  *   path TRACE
  *   have FAULTS SYSCALLS SAMPLES (1: counted live; syscalls in summary mode are not)
- *   proc PID MINOR MAJOR SYSCALLS SAMPLES FILE ANON SHMEM SWAP GONE COMM
+ *   wss WINDOW_NS PARTIAL (PARTIAL 1: the last window reached its bound, a lower bound)
+ *   proc PID MINOR MAJOR SYSCALLS SAMPLES FILE ANON SHMEM SWAP WSS UNPLACED GONE COMM
+ *   heap PID LIVE_BYTES LIVE_BLOCKS CALLS BYTES PARTIAL     (live-heap.c)
+ *   site PID LIVE_BYTES LIVE_BLOCKS CALLS BYTES IP0 IP1 PYTHON_FRAME
+ *   region PID SAMPLES BYTES NAME                           (live-regions.c)
  * Counts are totals since the start (top makes rates of two files); RSS bytes are the
- * process's latest. Written to a new name and renamed over the old one: a reader never
- * sees half a file.
+ * process's latest; WSS is the pages of the last full window (-1: none yet). Written to a
+ * new name and renamed over the old one: a reader never sees half a file.
  */
 #include "record/live.h"
+#include "record/live-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,25 +41,9 @@
 #define PERIOD_NS 500000000ull
 #define MAX_PROCS 4096 /* the most active first beyond this */
 
-struct live_proc {
-	pid_t pid;
-	char comm[20];
-	uint64_t minor, major, syscalls, samples, rss[4]; /* file anon shmem swap */
-	int gone;
-	uint64_t gone_ns; /* when it exited: shown so a while (GONE_SHOWN_NS), then dropped */
-};
-
 #define GONE_SHOWN_NS 5000000000ull
 
-struct mt_live {
-	char path[PATH_MAX];
-	struct live_proc *v;
-	size_t n, cap;
-	struct mt_map64 ix; /* pid -> index */
-	uint64_t last;
-};
-
-static struct live_proc *proc_of(struct mt_live *l, pid_t pid)
+struct live_proc *mt_live_proc(struct mt_live *l, pid_t pid)
 {
 	uint64_t *ix = mt_map64_get(&l->ix, (uint64_t)pid);
 
@@ -73,7 +62,8 @@ static struct live_proc *proc_of(struct mt_live *l, pid_t pid)
 
 static void on_event(void *ctx, unsigned type, const uint64_t *row)
 {
-	struct live_proc *p = row[MT_F_PID] ? proc_of(ctx, (pid_t)row[MT_F_PID]) : NULL;
+	struct mt_live *l = ctx;
+	struct live_proc *p = row[MT_F_PID] ? mt_live_proc(l, (pid_t)row[MT_F_PID]) : NULL;
 
 	if (!p)
 		return;
@@ -83,6 +73,7 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 			p->major++;
 		else
 			p->minor++;
+		mt_live_touch(l, p, row[MT_F_FAULT_ADDR], row[MT_F_TIME]);
 		break;
 	case MT_EV_SYSCALL:
 		if (!(row[MT_F_SYSCALL_FLAGS] & MT_SYSCALL_RUNTIME))
@@ -90,6 +81,10 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 		break;
 	case MT_EV_ACCESS:
 		p->samples++;
+		if (row[MT_F_ACCESS_ADDR]) {
+			mt_live_touch(l, p, row[MT_F_ACCESS_ADDR], row[MT_F_TIME]);
+			mt_live_sample(l, p, row[MT_F_ACCESS_ADDR], row[MT_F_TIME]);
+		}
 		break;
 	case MT_EV_RSS:
 		p->rss[0] = row[MT_F_RSS_FILE];
@@ -98,6 +93,10 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 		p->rss[3] = row[MT_F_RSS_SWAP];
 		break;
 	case MT_EV_TASK_EXEC:
+		mt_live_maps_free(p->maps); /* a new image: its mappings are read afresh */
+		p->maps = NULL;
+		(void)mt_procfs_comm(p->pid, p->comm, sizeof(p->comm));
+		break;
 	case MT_EV_TASK_COMM:
 		(void)mt_procfs_comm(p->pid, p->comm, sizeof(p->comm));
 		break;
@@ -169,7 +168,7 @@ static void publish(struct mt_session *s, struct mt_live *l, uint64_t now)
 	}
 	lost = s->alloc_coll.lost + s->access_coll.lost + s->faults_coll.lost + s->rss_coll.lost +
 	       s->syscalls_coll.lost + s->events_coll.lost + s->maps.lost + s->proc.lost;
-	fprintf(f, "memtap-live 1\n");
+	fprintf(f, "memtap-live 2\n");
 	fprintf(f,
 		"recorder %d start_ns %" PRIu64 " now_ns %" PRIu64 " trace %" PRIu64
 		" lost %" PRIu64 " system_wide %d\n",
@@ -179,12 +178,17 @@ static void publish(struct mt_session *s, struct mt_live *l, uint64_t now)
 	fprintf(f, "path %s\n", s->o->output);
 	fprintf(f, "have %d %d %d\n", s->faults != NULL, s->syscalls != NULL && !s->syscalls_bpf,
 		s->access != NULL);
+	fprintf(f, "wss %" PRIu64 " %d\n", (uint64_t)LIVE_WSS_NS, l->wss_partial_last ? 1 : 0);
 	for (size_t i = 0; i < n; i++)
 		fprintf(f,
 			"proc %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
-			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %d %s\n",
+			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRIu64 " %d %s\n",
 			(int)v[i].pid, v[i].minor, v[i].major, v[i].syscalls, v[i].samples,
-			v[i].rss[0], v[i].rss[1], v[i].rss[2], v[i].rss[3], v[i].gone, v[i].comm);
+			v[i].rss[0], v[i].rss[1], v[i].rss[2], v[i].rss[3],
+			v[i].wss_seen ? (int64_t)v[i].wss_last : -1, v[i].unplaced, v[i].gone,
+			v[i].comm);
+	mt_live_heap_print(l, f);
+	mt_live_regions_print(l, f);
 	if (fclose(f) != 0 || rename(tmp, l->path) < 0)
 		unlink(tmp);
 out:
@@ -205,6 +209,11 @@ static void forget_gone(struct mt_live *l, uint64_t now)
 			continue;
 		}
 		(void)mt_map64_del(&l->ix, (uint64_t)p->pid);
+		mt_live_heap_free(l, p->heap);
+		mt_live_maps_free(p->maps);
+		p->heap = NULL;
+		p->maps = NULL;
+		mt_live_regions_forget(l, p->pid);
 		if (i != --l->n) {
 			*p = l->v[l->n];
 			if ((ix = mt_map64_get(&l->ix, (uint64_t)p->pid)))
@@ -221,6 +230,7 @@ void mt_live_tick(struct mt_session *s)
 	if (!l || (now = mt_now_ns()) - l->last < PERIOD_NS)
 		return;
 	l->last = now;
+	mt_live_wss_roll(l, now);
 	forget_gone(l, now);
 	publish(s, l, now);
 }
@@ -233,6 +243,9 @@ void mt_live_close(struct mt_session *s)
 		return;
 	mt_writer_tap(s->w, 0, NULL, NULL);
 	unlink(l->path);
+	for (size_t i = 0; i < l->n; i++)
+		mt_live_heap_free(l, l->v[i].heap);
+	mt_live_regions_release(l);
 	mt_map64_release(&l->ix);
 	free(l->v);
 	free(l);

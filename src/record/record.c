@@ -53,6 +53,7 @@ void mt_record_opts_init(struct mt_record_opts *o)
 	o->output = "memtap.mtap";
 	o->follow = MT_FOLLOW_AUTO;
 	o->mmaps = true;
+	o->live = true;
 	o->ring_pages = 64;
 	o->flush_ns = 1000000000ull;
 	o->alloc = true;
@@ -429,7 +430,8 @@ void mt_rec_open_collectors(struct mt_session *s)
 	write_first_records(s, kvs);
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		mt_kv_release(&kvs[i]);
-	mt_live_open(s);
+	if (s->o->live)
+		mt_live_open(s);
 }
 
 static int start(struct mt_session *s, struct launch *l, int *sigfd)

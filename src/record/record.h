@@ -23,6 +23,7 @@ struct mt_record_opts {
 	bool force; /* replace an existing output */
 	unsigned mode; /* the trace's permissions before the umask; 0: 0600 */
 	bool quiet; /* no summary on stderr */
+	bool live; /* publish live figures for memtap top (record/live.c) */
 	char **argv; /* the command, NULL-terminated; NULL with attach_pid */
 	pid_t attach_pid; /* record --pid: attach to this running process instead */
 	pid_t attach_pids[MT_MAX_ATTACH]; /* --pid A,B,...: attach_pid is the first */

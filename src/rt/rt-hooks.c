@@ -140,6 +140,13 @@ static RT_INLINE void commit(struct rt_thread *t, unsigned words)
 		rt_side_drain(t);
 }
 
+/* Hands an old slot over (RT_SLOT_AGE_NS), at a timed row. */
+static RT_INLINE void aged(struct rt_thread *t, uint64_t time)
+{
+	if (RT_UNLIKELY(time - t->slot_t0 > rt_cfg.age_ticks) && time && t->slot)
+		rt_slot_finish(t);
+}
+
 /* Moves the rows nested hooks left in the side buffer into the slot, after the
  * interrupted hook committed its own row. */
 RT_COLD void rt_side_drain(struct rt_thread *t)
@@ -242,6 +249,7 @@ static RT_INLINE void put_alloc(struct rt_thread *t, unsigned kind, void *p, siz
 	if (kind == MT_RT_REALLOC || kind == MT_RT_REALLOCARRAY)
 		wput(&w[n++], (uint64_t)old);
 	commit(t, n);
+	aged(t, time);
 	if (RT_UNLIKELY(size >= rt_wp_min) && p)
 		rt_wp_auto((uint64_t)p, size); /* a large block: its page writes, exactly */
 }
@@ -258,6 +266,7 @@ static RT_INLINE void put_free(struct rt_thread *t, void *p)
 	if (time)
 		wput(&w[1], time);
 	commit(t, time ? 2 : 1);
+	aged(t, time);
 }
 
 /* Mapping rows: addr, then size (length, or the old break), [ea, eb], the stack. */

@@ -113,6 +113,7 @@ struct rt_thread {
 	uint32_t span_depth;
 	uint32_t span_over; /* begins refused beyond MT_RT_SPAN_DEPTH, their ends to come */
 	uint32_t epoch; /* the connection (rt_live) its slot belongs to; 2: none */
+	uint64_t slot_t0; /* when the slot was taken (rt_now()) */
 };
 
 struct rt_config {
@@ -125,6 +126,7 @@ struct rt_config {
 	bool python; /* Python frames in the stacks (rt-python.c) */
 	uint64_t pw_min; /* blocks and writable mappings this large are page-write tracked */
 	uint64_t gap_ticks; /* RT_GAP_NS in clock ticks */
+	uint64_t age_ticks; /* RT_SLOT_AGE_NS in clock ticks */
 	unsigned trie_bits; /* the trie index's largest size, 2^bits (tests shrink it) */
 	unsigned nodes_cap; /* the shared node ring's size, a power of two */
 	char sock[108];
@@ -298,6 +300,10 @@ struct rt_free {
 /* The arena's reservation (rt-mem.c), and the gap after which a busy thread's clock reads
  * go back to every event (rt-hooks.c, "Event times"). */
 #define RT_GAP_NS 2000u
+/* A slot older than this is handed over at the thread's next timed event, however empty:
+ * a thread that allocates now and then reaches the trace, and memtap top, within about
+ * this long, not once 64 KiB of rows have piled up. */
+#define RT_SLOT_AGE_NS 200000000ull
 #define RT_ARENA_SIZE (1ull << 30)
 
 #define SLOT_WORDS 8184u /* 64-byte header + 8184 words = 64 KiB */

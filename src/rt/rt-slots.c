@@ -122,6 +122,7 @@ static bool slot_try_acquire(struct rt_thread *t)
 			t->slot = s;
 			t->cnt = 0;
 			t->until = 1; /* a slot's first row is stamped */
+			t->slot_t0 = rt_now();
 			slot_first_use(i);
 			return true;
 		}

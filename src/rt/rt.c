@@ -154,6 +154,7 @@ static bool parse_config(const char *s)
 	}
 	/* TSC ticks per RT_GAP_NS: a nominal 3 GHz is close enough for a density test. */
 	rt_cfg.gap_ticks = rt_cfg.tsc ? RT_GAP_NS * 3 : RT_GAP_NS;
+	rt_cfg.age_ticks = rt_cfg.tsc ? RT_SLOT_AGE_NS * 3 : RT_SLOT_AGE_NS;
 	return have_sock && have_key;
 }
 

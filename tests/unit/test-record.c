@@ -1,13 +1,20 @@
 /* SPDX-License-Identifier: MIT */
-/* Unit tests of src/record that need no perf events: /proc parsing, build-ids, probe control. */
+/* Unit tests of src/record that need no perf events: /proc parsing, build-ids, probe control,
+ * the live figures' joins. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include <memtap/trace-format.h>
+
+#include "format/block.h"
 #include "record/buildid.h"
+#include "record/live-internal.h"
+#include "record/live.h"
 #include "record/probe.h"
 #include "record/procfs.h"
+#include "record/session.h"
 #include "mt-test.h"
 
 MT_TEST_MAIN()
@@ -141,4 +148,75 @@ TEST(probe_can_be_disabled)
 		ASSERT_TRUE(mt_feat_id((enum mt_feat)f)[0] != '?');
 		ASSERT_TRUE(mt_probe((enum mt_feat)f)->detail[0] != 0);
 	}
+}
+
+/* One ALLOC row into b. */
+static void alloc_row(struct mt_block *b, unsigned kind, uint64_t addr, uint64_t size,
+		      uint64_t usable, uint64_t old, uint64_t stack)
+{
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	row[MT_F_PID] = 42;
+	row[MT_F_ALLOC_KIND] = kind;
+	row[MT_F_ALLOC_ADDR] = addr;
+	row[MT_F_ALLOC_SIZE] = size;
+	row[MT_F_ALLOC_USABLE] = usable;
+	row[MT_F_ALLOC_OLD] = old;
+	row[MT_F_ALLOC_STACK] = stack;
+	ASSERT_EQ(mt_block_add(b, row), 0);
+}
+
+/* memtap top's heap in use joins each free and realloc to its block: known answers for a
+ * sequence with a realloc that moves, one in place, a free of a block never seen (allocated
+ * before the runtime came in), realloc(p, 0), and an exec (a new stream starts afresh). */
+TEST(live_heap_joins_frees_to_blocks)
+{
+	struct mt_session s = { 0 };
+	struct mt_live *l = calloc(1, sizeof(*l));
+	struct mt_block b;
+	struct live_heap *h;
+
+	ASSERT_TRUE(l != NULL);
+	mt_map64_init(&l->ix);
+	s.livefig = l;
+	ASSERT_EQ(mt_block_init(&b, MT_EV_ALLOC, 64), 0);
+	alloc_row(&b, MT_ALLOC_MALLOC, 0x1000, 100, 112, 0, 1);
+	alloc_row(&b, MT_ALLOC_MALLOC, 0x2000, 4096, 4104, 0, 2);
+	alloc_row(&b, MT_ALLOC_REALLOC, 0x3000, 200, 208, 0x1000, 1); /* moves */
+	alloc_row(&b, MT_ALLOC_REALLOC, 0x3000, 150, 208, 0x3000, 1); /* in place */
+	alloc_row(&b, MT_ALLOC_FREE, 0x9000, 0, 0, 0, 0); /* never seen: ignored */
+	mt_live_allocs(&s, 42, 7, &b, 0);
+	h = mt_live_proc(l, 42)->heap;
+	ASSERT_TRUE(h != NULL);
+	ASSERT_EQ_U(h->live, 4104 + 208);
+	ASSERT_EQ_U(h->nlive, 2);
+	ASSERT_EQ_U(h->calls, 4);
+	ASSERT_EQ_U(h->bytes, 100 + 4096 + 200 + 150);
+	ASSERT_EQ_U(h->nsites, 2);
+	ASSERT_EQ_U(h->sites[0].live, 208); /* stack 1: the moved and resized block */
+	ASSERT_EQ_U(h->sites[0].calls, 3);
+	ASSERT_EQ_U(h->sites[1].live, 4104);
+	/* rows from 5 on only: the first five were seen */
+	alloc_row(&b, MT_ALLOC_FREE, 0x2000, 0, 0, 0, 0);
+	alloc_row(&b, MT_ALLOC_REALLOC, 0, 0, 0, 0x3000, 1); /* realloc(p, 0) frees p */
+	mt_live_allocs(&s, 42, 7, &b, 5);
+	ASSERT_EQ_U(h->live, 0);
+	ASSERT_EQ_U(h->nlive, 0);
+	ASSERT_EQ_U(h->sites[1].live, 0);
+	ASSERT_EQ_U(l->blocks, 0);
+	/* an exec: the new image's stream starts from nothing */
+	b.count = 0;
+	alloc_row(&b, MT_ALLOC_MALLOC, 0x1000, 10, 24, 0, 1);
+	mt_live_allocs(&s, 42, 8, &b, 0);
+	h = mt_live_proc(l, 42)->heap;
+	ASSERT_EQ_U(h->calls, 1);
+	ASSERT_EQ_U(h->live, 24);
+	ASSERT_EQ_U(l->sites, 1);
+	mt_live_heap_free(l, h);
+	ASSERT_EQ_U(l->blocks, 0);
+	ASSERT_EQ_U(l->sites, 0);
+	mt_map64_release(&l->ix);
+	free(l->v);
+	free(l);
+	mt_block_release(&b);
 }
