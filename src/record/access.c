@@ -27,6 +27,7 @@
 #include "format/chunk.h"
 #include "format/schema.h"
 #include "format/writer.h"
+#include "record/calibrate.h"
 #include "record/perf.h"
 #include "record/probe.h"
 #include "record/session.h"
@@ -75,6 +76,7 @@ struct mt_access_state {
 	uint64_t period, freq;
 	bool ptrace_seg;
 	double cost_ns; /* measured cost of one sample, 0 when not calibrated */
+	uint64_t cost_age_ns; /* how long ago it was measured (0: by this recording) */
 	const char *rate_from; /* how the rate was chosen */
 
 	uint64_t samples, resolved, unresolved[_MT_UNRES_MAX], accesses;
@@ -135,95 +137,15 @@ int mt_access_choose(enum mt_access_mode mode, char *why, size_t size)
 	return -1;
 }
 
-#define CAL_FREQ 10000 /* samples/s during calibration */
 /*
  * The default rate of decoded samples, the same on every run and machine, so that two runs'
  * sample-based figures (working sets, retention, intervals) compare: 1 kHz per thread of CPU
- * time, a 1 ms cpu-clock period. The calibration only measures what that costs here, and
- * warns above CAL_BUDGET; --access-freq or --access-period set another rate.
+ * time, a 1 ms cpu-clock period. The calibration (record/calibrate.c) only measures what
+ * that costs here, and warns above CAL_BUDGET; --access-freq or --access-period set another
+ * rate.
  */
 #define DEFAULT_FREQ 1000
 #define CAL_BUDGET 0.05
-#define CAL_WINDOW_NS 5000000ull
-#define CAL_BYTES (8u << 20)
-
-static volatile uint64_t cal_sink;
-
-/* Random reads over buf for one window; returns the reads done per millisecond. */
-static double cal_run(const uint64_t *buf, size_t n)
-{
-	uint64_t x = 88172645463325252ull, s = 0, it = 0, t0 = mt_now_ns(), t;
-
-	do {
-		for (int k = 0; k < 256; k++) {
-			x ^= x << 13;
-			x ^= x >> 7;
-			x ^= x << 17;
-			s += buf[x & (n - 1)];
-		}
-		it += 256;
-		t = mt_now_ns();
-	} while (t - t0 < CAL_WINDOW_NS);
-	cal_sink = s;
-	return (double)it * 1e6 / (double)(t - t0);
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/*
- * What one sample costs the sampled thread on this machine, in ns: a memory-bound loop of
- * the recorder's own runs in alternating windows without and with the same kind of event
- * at CAL_FREQ, and the median slowdown gives the cost. In VMs it varies by two orders of
- * magnitude (a timer interrupt that exits to the hypervisor may flush caches and TLB):
- * ~4 us on one host of this VM type, 100-300 us on another. Returns 0 if it cannot tell.
- */
-static double calibrate(const struct perf_event_attr *model)
-{
-	struct perf_event_attr at = *model;
-	double slow[4], on, off;
-	uint64_t *buf;
-	size_t n = CAL_BYTES / sizeof(uint64_t);
-	int fd;
-
-	at.inherit = 0;
-	at.enable_on_exec = 0;
-	at.disabled = 1;
-	at.freq = 0;
-	at.sample_period = at.type == PERF_TYPE_SOFTWARE ? 1000000000ull / CAL_FREQ : 0;
-	if (!at.sample_period) {
-		at.freq = 1;
-		at.sample_freq = CAL_FREQ;
-	}
-	fd = mt_perf_open(&at, 0, -1, -1);
-	if (fd < 0)
-		return 0;
-	buf = malloc(CAL_BYTES);
-	if (!buf) {
-		close(fd);
-		return 0;
-	}
-	for (size_t i = 0; i < n; i++)
-		buf[i] = i;
-	/* No ring is mapped: the kernel takes each sample and finds nowhere to put it, which
-	 * is the interrupt's cost without the copy (a few hundred ns). */
-	for (int r = 0; r < 4; r++) {
-		off = cal_run(buf, n);
-		ioctl(fd, PERF_EVENT_IOC_ENABLE, 0);
-		on = cal_run(buf, n);
-		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
-		slow[r] = on > 0 ? off / on : 1;
-	}
-	close(fd);
-	free(buf);
-	mt_qsort(slow, 4, sizeof(slow[0]), cmp_double);
-	on = (slow[1] + slow[2]) / 2;
-	return on > 1 ? (on - 1) * 1e9 / CAL_FREQ : 1;
-}
 
 /* Builds the attr of mechanism mech; returns 0 or -ENOTSUP. */
 static int make_attr(struct mt_session *s, struct mt_access_state *a, struct perf_event_attr *at)
@@ -377,7 +299,7 @@ int mt_access_open(struct mt_session *s, int mech)
 	a->rate_from = s->o->access_freq || s->o->access_period ? "option" : "default";
 	if (mech == MT_MECH_TIMER || mech == MT_MECH_REGS) {
 		/* What the rate costs here, said when it is much; the rate itself never moves. */
-		a->cost_ns = calibrate(&at);
+		a->cost_ns = mt_calibrate_sample(&at, &a->cost_age_ns);
 		if (a->cost_ns > 0) {
 			double hz = at.freq ? (double)at.sample_freq
 					    : 1e9 / (double)at.sample_period;
@@ -725,6 +647,8 @@ void mt_access_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add(kv, "rate", a->rate_from);
 	if (a->cost_ns > 0)
 		mt_kv_add_u64(kv, "calibrated_ns_per_sample", (uint64_t)a->cost_ns);
+	if (a->cost_ns > 0)
+		mt_kv_add_u64(kv, "calibrated_ms_ago", a->cost_age_ns / 1000000);
 	mt_kv_add_u64(kv, "samples", a->samples);
 	mt_kv_add_u64(kv, "resolved", a->resolved);
 	mt_kv_add_u64(kv, "accesses", a->accesses);

@@ -474,6 +474,41 @@ static int cmp_seq(const void *a, const void *b)
  * process is gone); with dead_tid, also the FILLING slots of that exited thread. Returns the
  * number of slots drained.
  */
+/*
+ * Rare (a process or thread gone): the rows a thread could not hand over. Only the slots
+ * the free bitmap says are taken are looked at: reading a never-used slot's header would
+ * make the kernel give the memfd a page for it (a shmem read fault allocates), 1024 pages
+ * per process.
+ */
+static unsigned drain_taken(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid)
+{
+	const uint64_t *fb = (const uint64_t *)((char *)c->region + c->free_off);
+	unsigned n = 0;
+
+	for (uint32_t w = 0; w < (c->nslots + 63) / 64; w++) {
+		uint64_t taken = ~__atomic_load_n(&fb[w], __ATOMIC_ACQUIRE);
+
+		for (; taken; taken &= taken - 1) {
+			uint32_t i = w * 64 + (uint32_t)__builtin_ctzll(taken);
+			struct mt_rt_slot *sl;
+			uint32_t st;
+
+			if (i >= c->nslots)
+				break;
+			sl = mt_ac_slot_at(c, i);
+			st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
+			/* READY slots are the ready bitmap's, except when the process is gone. */
+			if ((st == MT_RT_SLOT_READY && all) ||
+			    (st == MT_RT_SLOT_FILLING && (all || sl->tid == dead_tid))) {
+				mt_ac_drain_slot(s, c, sl);
+				mt_ac_slot_release(c, sl);
+				n++;
+			}
+		}
+	}
+	return n;
+}
+
 unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid)
 {
 	uint64_t *bits;
@@ -515,21 +550,8 @@ unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32
 	}
 	if (n)
 		mt_ac_live_feed(s, c);
-	if (all || dead_tid) {
-		/* Rare: scan every slot for rows a thread could not hand over. */
-		for (uint32_t i = 0; i < c->nslots; i++) {
-			struct mt_rt_slot *sl = mt_ac_slot_at(c, i);
-			uint32_t st = __atomic_load_n(&sl->state, __ATOMIC_ACQUIRE);
-
-			/* READY slots are the bitmap's, except when the process is gone. */
-			if ((st == MT_RT_SLOT_READY && all) ||
-			    (st == MT_RT_SLOT_FILLING && (all || sl->tid == dead_tid))) {
-				mt_ac_drain_slot(s, c, sl);
-				mt_ac_slot_release(c, sl);
-				n++;
-			}
-		}
-	}
+	if (all || dead_tid)
+		n += drain_taken(s, c, all, dead_tid);
 	mt_ac_send_nodes(s, c);
 	return n;
 }

@@ -99,6 +99,34 @@ static int try_open(struct perf_event_attr *a, int cpu)
 	return fd < 0 ? fd : 0;
 }
 
+/*
+ * A tracepoint's probe event is held open (disabled) until mt_probe_release(): closing the
+ * last event of a tracepoint unregisters it, which waits for RCU grace periods (30-60 ms
+ * in this VM), and the collector that asked opens the same tracepoint right after. Closed
+ * once the collectors hold their own, the release costs nothing.
+ */
+static int held[16];
+static unsigned nheld;
+
+static int try_open_held(struct perf_event_attr *a)
+{
+	int fd = mt_perf_open(a, 0, -1, -1);
+
+	if (fd < 0)
+		return fd;
+	if (nheld < sizeof(held) / sizeof(held[0]))
+		held[nheld++] = fd;
+	else
+		close(fd);
+	return 0;
+}
+
+void mt_probe_release(void)
+{
+	while (nheld)
+		close(held[--nheld]);
+}
+
 static void probe_perf(struct mt_probe_result *res)
 {
 	struct perf_event_attr a;
@@ -470,7 +498,7 @@ static void probe_tracepoints(struct mt_probe_result *res, const char *const *tp
 		a.sample_period = 1;
 		a.sample_type = PERF_SAMPLE_RAW | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 		a.disabled = 1;
-		r = try_open(&a, -1);
+		r = try_open_held(&a);
 		if (r < 0) {
 			char what[96];
 

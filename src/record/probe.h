@@ -50,6 +50,8 @@ const char *mt_feat_name(enum mt_feat f);
  * unavailable without probing, so tests can force every fallback path.
  */
 const struct mt_probe_result *mt_probe(enum mt_feat f);
+/* Closes the tracepoint events the probes held open (probe.c says why). */
+void mt_probe_release(void);
 static inline bool mt_feat_ok(enum mt_feat f)
 {
 	return mt_probe(f)->available;

@@ -430,6 +430,7 @@ void mt_rec_open_collectors(struct mt_session *s)
 	write_first_records(s, kvs);
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++)
 		mt_kv_release(&kvs[i]);
+	mt_probe_release(); /* the collectors hold their tracepoints now */
 	if (s->o->live)
 		mt_live_open(s);
 }
