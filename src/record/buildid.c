@@ -82,13 +82,31 @@ out:
 	return r;
 }
 
+/* The cache's key of a file: device, inode and modification time. */
+static uint64_t file_key(const struct stat *st)
+{
+	uint64_t key[3] = { st->st_dev, st->st_ino,
+			    (uint64_t)st->st_mtim.tv_sec * 1000000000ull +
+				    (uint64_t)st->st_mtim.tv_nsec };
+
+	return mt_hash64(key, sizeof(key), 0x6275696c64) & ~1ull; /* never MT_MAP64_EMPTY */
+}
+
 int mt_buildid_of_file(const char *path, char *hex, size_t size)
 {
 	struct stat st;
-	uint64_t key[3], h, *slot;
+	uint64_t h, *slot;
 	char id[64] = "";
 	int fd, r;
 
+	/* A file seen before costs one stat (each exec maps the same few libraries). */
+	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (slot = mt_map64_get(&cache, file_key(&st)))) {
+		if (!*slot)
+			return -ENOENT;
+		mt_strlcpy(hex, ids[*slot - 1], size);
+		return 0;
+	}
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
@@ -96,18 +114,7 @@ int mt_buildid_of_file(const char *path, char *hex, size_t size)
 		close(fd);
 		return -ENOENT;
 	}
-	key[0] = st.st_dev;
-	key[1] = st.st_ino;
-	key[2] = (uint64_t)st.st_mtim.tv_sec * 1000000000ull + (uint64_t)st.st_mtim.tv_nsec;
-	h = mt_hash64(key, sizeof(key), 0x6275696c64) & ~1ull; /* never MT_MAP64_EMPTY */
-	slot = mt_map64_get(&cache, h);
-	if (slot) {
-		close(fd);
-		if (!*slot)
-			return -ENOENT;
-		mt_strlcpy(hex, ids[*slot - 1], size);
-		return 0;
-	}
+	h = file_key(&st);
 	r = read_buildid(fd, id, sizeof(id));
 	close(fd);
 	if (mt_map64_put(&cache, h, &slot) == 0) {

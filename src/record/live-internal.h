@@ -82,6 +82,7 @@ struct live_proc {
 	char comm[20];
 	uint64_t minor, major, syscalls, samples, rss[4]; /* file anon shmem swap */
 	int gone;
+	bool comm_stale; /* comm is read again when next published */
 	uint64_t gone_ns; /* when it exited: shown so a while (GONE_SHOWN_NS), then dropped */
 	uint64_t wss_cur, wss_last; /* distinct pages of this window, of the last full one */
 	bool wss_seen; /* a full window passed since its first page */

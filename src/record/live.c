@@ -55,8 +55,8 @@ struct live_proc *mt_live_proc(struct mt_live *l, pid_t pid)
 	*ix = l->n;
 	memset(&l->v[l->n], 0, sizeof(l->v[0]));
 	l->v[l->n].pid = pid;
-	if (mt_procfs_comm(pid, l->v[l->n].comm, sizeof(l->v[0].comm)) < 0)
-		snprintf(l->v[l->n].comm, sizeof(l->v[0].comm), "?");
+	l->v[l->n].comm_stale = true; /* read when published: most short processes never are */
+	snprintf(l->v[l->n].comm, sizeof(l->v[0].comm), "?");
 	return &l->v[l->n++];
 }
 
@@ -95,10 +95,10 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 	case MT_EV_TASK_EXEC:
 		mt_live_maps_free(p->maps); /* a new image: its mappings are read afresh */
 		p->maps = NULL;
-		(void)mt_procfs_comm(p->pid, p->comm, sizeof(p->comm));
+		p->comm_stale = true;
 		break;
 	case MT_EV_TASK_COMM:
-		(void)mt_procfs_comm(p->pid, p->comm, sizeof(p->comm));
+		p->comm_stale = true;
 		break;
 	case MT_EV_TASK_EXIT:
 		if (row[MT_F_EXIT_KIND] == MT_TASK_PROCESS) {
@@ -179,7 +179,11 @@ static void publish(struct mt_session *s, struct mt_live *l, uint64_t now)
 	fprintf(f, "have %d %d %d\n", s->faults != NULL, s->syscalls != NULL && !s->syscalls_bpf,
 		s->access != NULL);
 	fprintf(f, "wss %" PRIu64 " %d\n", (uint64_t)LIVE_WSS_NS, l->wss_partial_last ? 1 : 0);
-	for (size_t i = 0; i < n; i++)
+	for (size_t i = 0; i < n; i++) {
+		if (v[i].comm_stale && !v[i].gone) {
+			(void)mt_procfs_comm(v[i].pid, v[i].comm, sizeof(v[i].comm));
+			v[i].comm_stale = false;
+		}
 		fprintf(f,
 			"proc %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
 			" %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRId64 " %" PRIu64 " %d %s\n",
@@ -187,6 +191,7 @@ static void publish(struct mt_session *s, struct mt_live *l, uint64_t now)
 			v[i].rss[0], v[i].rss[1], v[i].rss[2], v[i].rss[3],
 			v[i].wss_seen ? (int64_t)v[i].wss_last : -1, v[i].unplaced, v[i].gone,
 			v[i].comm);
+	}
 	mt_live_heap_print(l, f);
 	mt_live_regions_print(l, f);
 	if (fclose(f) != 0 || rename(tmp, l->path) < 0)

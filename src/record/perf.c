@@ -262,9 +262,15 @@ int mt_perf_ring_drain(struct mt_perf_ring *ring, mt_perf_record_fn fn, void *ct
 
 int mt_perf_ncpus(void)
 {
-	long n = sysconf(_SC_NPROCESSORS_CONF);
+	/* glibc reads /sys/devices/system/cpu/possible on each call: the loop asks every round */
+	static int ncpus;
 
-	return n > 0 ? (int)n : 1;
+	if (!ncpus) {
+		long n = sysconf(_SC_NPROCESSORS_CONF);
+
+		ncpus = n > 0 ? (int)n : 1;
+	}
+	return ncpus;
 }
 
 int mt_perf_rings_pollfds(const struct mt_perf_ring *rings, int n, struct pollfd *fds, int max)
