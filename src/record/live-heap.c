@@ -285,18 +285,15 @@ void mt_live_nodes(struct mt_session *s, pid_t pid, uint32_t stream, uint64_t fi
 	struct live_heap *h;
 	size_t cap;
 
-	if (!l || !n || !(h = heap_of(l, pid, stream)) || first != h->nnodes + 1)
-		return; /* ids are consecutive from 1: a gap (a bound) leaves the rest unnamed */
-	if (l->nodes + n > LIVE_NODES_MAX) {
-		h->partial = true;
+	/* Ids are consecutive from 1: past the bound (or a gap) the sites of newer stacks are
+	 * published without frames, said so (print_site); the heap figures stay exact. */
+	if (!l || !n || !(h = heap_of(l, pid, stream)) || first != h->nnodes + 1 ||
+	    l->nodes + n > LIVE_NODES_MAX)
 		return;
-	}
 	cap = h->nodes_cap;
 	if (mt_grow_array(&h->ip, &cap, h->nnodes + n, sizeof(*h->ip)) < 0 ||
-	    mt_grow_array(&h->parent, &h->nodes_cap, h->nnodes + n, sizeof(*h->parent)) < 0) {
-		h->partial = true;
+	    mt_grow_array(&h->parent, &h->nodes_cap, h->nnodes + n, sizeof(*h->parent)) < 0)
 		return;
-	}
 	for (size_t i = 0; i < n; i++) {
 		h->parent[h->nnodes + i] = (uint32_t)parents[i];
 		h->ip[h->nnodes + i] = ips[i];
@@ -368,6 +365,8 @@ static void print_site(FILE *f, pid_t pid, const struct live_heap *h, const stru
 			break; /* deep native stacks: no Python frame near */
 		id = h->parent[id - 1];
 	}
+	if (st->stack > h->nnodes)
+		snprintf(py, sizeof(py), "(frames beyond the live view's bound)");
 	for (char *c = py; *c; c++)
 		if (*c == '\n' || *c == '\r')
 			*c = ' ';
