@@ -13,6 +13,7 @@
 #include "record/access.h"
 #include "record/alloc.h"
 #include "record/attach.h"
+#include "record/perf.h"
 #include "record/record.h"
 
 static struct {
@@ -432,6 +433,8 @@ int cmd_record(int argc, char **argv)
 		return r;
 	if ((o.pid || o.all) && (r = attach_opts(&ro)) != 0)
 		return r;
+	mt_perf_defer_closes(true); /* the kernel's teardown of the events off the clock */
 	r = mt_record(&ro);
+	mt_perf_reap_deferred();
 	return r < 0 ? 1 : r;
 }

@@ -3,6 +3,7 @@
 #include "perf.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -148,19 +149,99 @@ size_t mt_perf_copy_ids(int fd, const uint64_t **ids)
 	return e ? e->n : 0;
 }
 
+/*
+ * Closing the last perf event of a tracepoint unregisters it, which waits for RCU grace
+ * periods: ~30 ms at the end of every recording here, the larger part of a short
+ * recording's cost. With mt_perf_defer_closes(true) the events are kept open (disabled by
+ * their collectors' close already, their rings unmapped) and mt_perf_reap_deferred() hands
+ * the last references to a short-lived child that closes them after the recorder is done.
+ */
+static struct {
+	bool on;
+	int *fd;
+	size_t n, cap;
+} deferred;
+
+void mt_perf_defer_closes(bool on)
+{
+	deferred.on = on;
+}
+
+static void close_event(int fd)
+{
+	if (deferred.on &&
+	    mt_grow_array(&deferred.fd, &deferred.cap, deferred.n + 1, sizeof(*deferred.fd)) == 0) {
+		ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+		deferred.fd[deferred.n++] = fd;
+		return;
+	}
+	close(fd);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return (*(const int *)a > *(const int *)b) - (*(const int *)a < *(const int *)b);
+}
+
+void mt_perf_reap_deferred(void)
+{
+	int go[2] = { -1, -1 };
+	pid_t child;
+	char c = 0;
+
+	deferred.on = false;
+	if (!deferred.n)
+		return;
+	mt_qsort(deferred.fd, deferred.n, sizeof(*deferred.fd), cmp_int);
+	if (pipe2(go, O_CLOEXEC) < 0 || (child = fork()) < 0) {
+		child = -1;
+	} else if (child == 0) {
+		/* The reaper: nothing but the events (no terminal, no trace, no socket) and
+		 * the pipe, moved above them; it closes them once the recorder has let go of
+		 * its copies. */
+		unsigned lo = 0, last = (unsigned)deferred.fd[deferred.n - 1];
+		int r = fcntl(go[0], F_DUPFD_CLOEXEC, (int)last + 1);
+
+		for (size_t i = 0; i < deferred.n; i++) {
+			if ((unsigned)deferred.fd[i] > lo)
+				syscall(SYS_close_range, lo, (unsigned)deferred.fd[i] - 1, 0);
+			lo = (unsigned)deferred.fd[i] + 1;
+		}
+		if (r < 0)
+			_exit(0); /* the descriptors close as the process ends */
+		if ((unsigned)r > lo)
+			syscall(SYS_close_range, lo, (unsigned)r - 1, 0);
+		syscall(SYS_close_range, (unsigned)r + 1, ~0u, 0);
+		go[0] = r;
+		(void)read(go[0], &c, 1); /* EOF: the recorder closed them (or exited) */
+		for (size_t i = 0; i < deferred.n; i++)
+			close(deferred.fd[i]);
+		_exit(0);
+	}
+	for (size_t i = 0; i < deferred.n; i++)
+		close(deferred.fd[i]); /* cheap while the reaper holds them; the cost if no reaper */
+	if (go[0] >= 0)
+		close(go[0]);
+	if (go[1] >= 0)
+		close(go[1]);
+	(void)child;
+	free(deferred.fd);
+	memset(&deferred, 0, sizeof(deferred));
+}
+
 void mt_perf_close(int fd)
 {
 	struct att_event *e = fd >= 0 && att.root ? att_find(fd) : NULL;
 
 	if (e) {
 		for (size_t i = 0; i < e->n; i++)
-			close(e->copies[i]);
+			close_event(e->copies[i]);
 		free(e->copies);
 		free(e->ids);
 		*e = att.ev[--att.nev];
 	}
 	if (fd >= 0)
-		close(fd);
+		close_event(fd);
 }
 
 int mt_perf_open(struct perf_event_attr *attr, pid_t pid, int cpu, int group)

@@ -4,6 +4,7 @@
 #define MEMTAP_RECORD_PERF_H
 
 #include <linux/perf_event.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
@@ -98,5 +99,10 @@ uint64_t mt_perf_attach_failed(void);
 /* The ids (PERF_EVENT_IOC_ID) of the copies of event fd: how many. */
 size_t mt_perf_copy_ids(int fd, const uint64_t **ids);
 void mt_perf_close(int fd);
+
+/* Keep closed events open until mt_perf_reap_deferred() (perf.c says why); for the end of
+ * a memtap record process only. */
+void mt_perf_defer_closes(bool on);
+void mt_perf_reap_deferred(void);
 
 #endif
