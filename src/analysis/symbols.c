@@ -286,9 +286,7 @@ int mt_sym_pass(struct mt_reader *r, struct mt_symbolizer **ret, struct mt_pass 
 
 struct mt_symbolizer *mt_sym_new_live(void)
 {
-	struct mt_symbolizer *s = calloc(1, sizeof(*s)); /* maps empty, no reader */
-
-	return s; /* its maps (all zero-initialised) come from mt_sym_add_map() */
+	return calloc(1, sizeof(struct mt_symbolizer)); /* no reader; empty maps are zeroes */
 }
 
 int mt_sym_add_map(struct mt_symbolizer *s, uint32_t pid, uint64_t addr, uint64_t len,
