@@ -194,6 +194,9 @@ void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *s
 		uint64_t w0 = w[pos];
 		unsigned len = mt_rt_row_words(w0);
 
+		/* The slot was written on another core: its lines come over one by one unless
+		 * asked for ahead (a row is 1-6 words, a line 8). */
+		__builtin_prefetch(&w[pos + 64]);
 		if (!len || pos + len > count) {
 			c->bad_rows++; /* a row we cannot delimit: the rest of the slot is lost */
 			break;
