@@ -309,8 +309,10 @@ enum {
 };
 
 /* MT_RSS_MEMTAP: not the process's total but the part of it that is memtap's own (its
- * runtime's region as shmem, its arena as anon), measured from /proc/PID/pagemap. */
-enum mt_rss_source { MT_RSS_TRACEPOINT = 0, MT_RSS_STATM = 1, MT_RSS_MEMTAP = 2 };
+ * runtime's region as shmem, its arena as anon), measured from /proc/PID/pagemap.
+ * MT_RSS_HWM: at the process's exit, its values then and as peak the kernel's high-water
+ * mark (VmHWM), when records were lost or polled: the peak is exact, its time unknown. */
+enum mt_rss_source { MT_RSS_TRACEPOINT = 0, MT_RSS_STATM = 1, MT_RSS_MEMTAP = 2, MT_RSS_HWM = 3 };
 
 /* MT_EV_SYSCALL: one per call (raw_syscalls enter + exit paired by thread); the time is
  * the entry's. */

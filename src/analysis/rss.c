@@ -74,7 +74,15 @@ static int rss_event(void *ctx, const struct mt_event *ev)
 		v[1] = v[1] > p->own[0] ? v[1] - p->own[0] : 0;
 		v[2] = v[2] > p->own[1] ? v[2] - p->own[1] : 0;
 		peak = ev->v[MT_F_RSS_PEAK] > own ? ev->v[MT_F_RSS_PEAK] - own : 0;
-		if (peak > p->peak) {
+		if (ev->v[MT_F_RSS_SOURCE] == MT_RSS_HWM) {
+			/* the kernel's high-water mark at the exit: the peak, at a time not known
+			 * (records were lost); it says nothing of the processes together */
+			if (peak > p->peak) {
+				p->peak = peak;
+				p->peak_ns = 0;
+			}
+			peak = 0;
+		} else if (peak > p->peak) {
 			p->peak = peak;
 			p->peak_ns = t;
 		}

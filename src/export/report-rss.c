@@ -33,10 +33,17 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 	if (ckv(rr, "interval_ns"))
 		mt_json_kv_u64(j, "interval_ns", strtoull(ckv(rr, "interval_ns"), NULL, 10));
 	mt_json_kv_u64(j, "peak_bytes", top ? top->peak : 0);
-	mt_json_kv_u64(j, "peak_ns", top ? top->peak_ns : 0);
-	mt_json_kv_u64(j, "peak_offset_ns",
-		       top && top->peak_ns > rep->run.start_ns ? top->peak_ns - rep->run.start_ns
-							       : 0);
+	/* A peak from the kernel's high-water mark (records were lost) has no time: null. */
+	if (top && top->peak && !top->peak_ns) {
+		mt_json_kv_null(j, "peak_ns");
+		mt_json_kv_null(j, "peak_offset_ns");
+	} else {
+		mt_json_kv_u64(j, "peak_ns", top ? top->peak_ns : 0);
+		mt_json_kv_u64(j, "peak_offset_ns",
+			       top && top->peak_ns > rep->run.start_ns
+				       ? top->peak_ns - rep->run.start_ns
+				       : 0);
+	}
 	if (top)
 		mt_json_kv_u64(j, "peak_pid", top->pid);
 	mt_json_kv_u64(j, "tree_peak_bytes", st->tree_peak);
@@ -54,7 +61,10 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "pid", p->pid);
 		mt_json_kv_u64(j, "peak_bytes", p->peak);
-		mt_json_kv_u64(j, "peak_ns", p->peak_ns);
+		if (p->peak && !p->peak_ns)
+			mt_json_kv_null(j, "peak_ns");
+		else
+			mt_json_kv_u64(j, "peak_ns", p->peak_ns);
 		for (unsigned k = 0; k < 4; k++) {
 			snprintf(key, sizeof(key), "peak_%s_bytes", type_names[k]);
 			mt_json_kv_u64(j, key, p->max[k]);
@@ -87,12 +97,18 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 	if (st->nprocs) {
 		const struct mt_rss_proc *top = &st->procs[st->peak_proc];
 
-		mt_summary_row(f, md, "peak (one process)", "%s in pid %" PRIu32 " at +%s",
-			       mt_fmt_bytes(top->peak, b[0], 64), top->pid,
-			       mt_fmt_duration(top->peak_ns > rep->run.start_ns
-						       ? top->peak_ns - rep->run.start_ns
-						       : 0,
-					       b[1], 64));
+		if (top->peak && !top->peak_ns)
+			mt_summary_row(f, md, "peak (one process)",
+				       "%s in pid %" PRIu32 " (the kernel's high-water mark at its "
+				       "exit: records were lost, the time is not known)",
+				       mt_fmt_bytes(top->peak, b[0], 64), top->pid);
+		else
+			mt_summary_row(f, md, "peak (one process)", "%s in pid %" PRIu32 " at +%s",
+				       mt_fmt_bytes(top->peak, b[0], 64), top->pid,
+				       mt_fmt_duration(top->peak_ns > rep->run.start_ns
+							       ? top->peak_ns - rep->run.start_ns
+							       : 0,
+						       b[1], 64));
 		mt_summary_row(f, md, "peak (processes together)", "%s",
 			       mt_fmt_bytes(st->tree_peak, b[0], 64));
 		if (st->own_measured)
@@ -109,11 +125,14 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 
 		mt_table_addf(&t, "%" PRIu32, p->pid);
 		mt_table_add(&t, mt_fmt_bytes(p->peak, b[0], 64));
-		mt_table_addf(&t, "+%s",
-			      mt_fmt_duration(p->peak_ns > rep->run.start_ns
-						      ? p->peak_ns - rep->run.start_ns
-						      : 0,
-					      b[1], 64));
+		if (p->peak && !p->peak_ns)
+			mt_table_add(&t, "? (hwm)");
+		else
+			mt_table_addf(&t, "+%s",
+				      mt_fmt_duration(p->peak_ns > rep->run.start_ns
+							      ? p->peak_ns - rep->run.start_ns
+							      : 0,
+						      b[1], 64));
 		mt_table_add(&t, mt_fmt_bytes(p->max[1], b[2], 64));
 		mt_table_add(&t, mt_fmt_bytes(p->max[0], b[3], 64));
 		mt_table_add(&t, mt_fmt_bytes(p->max[2], b[4], 64));

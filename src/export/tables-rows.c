@@ -301,7 +301,7 @@ enum { RS_PID, RS_PEAK, RS_PEAK_NS, RS_FILE, RS_ANON, RS_SHMEM, RS_SWAP, RS_EVEN
 static const struct mt_col rss_cols[] = {
 	[RS_PID] = { "pid", MT_COL_I64, false },
 	[RS_PEAK] = { "peak_bytes", MT_COL_I64, false },
-	[RS_PEAK_NS] = { "peak_ns", MT_COL_I64, false },
+	[RS_PEAK_NS] = { "peak_ns", MT_COL_I64, true }, /* null: the kernel's high-water mark */
 	[RS_FILE] = { "file_max_bytes", MT_COL_I64, false },
 	[RS_ANON] = { "anon_max_bytes", MT_COL_I64, false },
 	[RS_SHMEM] = { "shmem_max_bytes", MT_COL_I64, false },
@@ -327,7 +327,7 @@ static int rss_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
 
 	mt_sink_i64(s, RS_PID, p->pid);
 	mt_sink_i64(s, RS_PEAK, (int64_t)p->peak);
-	mt_sink_i64(s, RS_PEAK_NS, (int64_t)p->peak_ns);
+	mt_sink_ns(s, RS_PEAK_NS, p->peak_ns);
 	sink_amounts(s, RS_FILE, p->max);
 	mt_sink_i64(s, RS_EVENTS, (int64_t)p->events);
 	return 1;

@@ -11,7 +11,8 @@
 #include "export/sink.h"
 
 #define MT_EXPORT_SCHEMA_VERSION \
-	"1.4" /* 1.2: the spans table; 1.3: processes' figures; 1.4: their cgroup */
+	"1.5" /* 1.2: the spans table; 1.3: processes' figures; 1.4: their cgroup; 1.5: rss
+	       * peak_ns nullable (a peak from the kernel's high-water mark has no time) */
 
 enum mt_export_layout {
 	MT_LAYOUT_FLAT, /* the tables in OUT */

@@ -59,6 +59,7 @@ struct mt_rss_state {
 	struct proc_rss *procs;
 	size_t nprocs, cap;
 	uint64_t records, events, foreign, lost, malformed, polls;
+	uint64_t hwm; /* peaks taken from the kernel's high-water mark at an exit */
 };
 
 static const uint64_t sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
@@ -78,7 +79,7 @@ static struct proc_rss *proc_of(struct mt_rss_state *r, pid_t pid)
 	return &r->procs[r->nprocs++];
 }
 
-static void emit(struct mt_session *s, struct proc_rss *p, uint64_t t)
+static void emit_as(struct mt_session *s, struct proc_rss *p, uint64_t t, unsigned source)
 {
 	struct mt_rss_state *r = s->rss;
 	uint64_t row[_MT_F_RSS_MAX];
@@ -90,7 +91,7 @@ static void emit(struct mt_session *s, struct proc_rss *p, uint64_t t)
 	row[MT_F_RSS_SWAP] = p->v[2];
 	row[MT_F_RSS_SHMEM] = p->v[3];
 	row[MT_F_RSS_PEAK] = p->peak;
-	row[MT_F_RSS_SOURCE] = r->polling ? MT_RSS_STATM : MT_RSS_TRACEPOINT;
+	row[MT_F_RSS_SOURCE] = source;
 	if (mt_writer_event(s->w, MT_EV_RSS, row) == 0) {
 		s->rss_coll.events++;
 		r->events++;
@@ -98,6 +99,11 @@ static void emit(struct mt_session *s, struct proc_rss *p, uint64_t t)
 	p->peak = p->v[0] + p->v[1] + p->v[3];
 	p->pending = false;
 	p->last_emit = t;
+}
+
+static void emit(struct mt_session *s, struct proc_rss *p, uint64_t t)
+{
+	emit_as(s, p, t, s->rss->polling ? MT_RSS_STATM : MT_RSS_TRACEPOINT);
 }
 
 static void update(struct mt_session *s, struct proc_rss *p, uint64_t t)
@@ -283,6 +289,45 @@ static void poll_statm(struct mt_session *s, uint64_t now)
 	}
 }
 
+/*
+ * At a thread's exit stop (the process's memory still there): when records were lost (a
+ * full ring) or values are polled, the records may have missed the peak; the kernel's
+ * high-water mark has it. One HWM record: the values now and VmHWM as peak (its time is not
+ * known; the analysis says so).
+ */
+void mt_rss_exit_stop(struct mt_session *s, pid_t pid)
+{
+	static const char *const keys[5] = { "RssFile:", "RssAnon:", "VmSwap:", "RssShmem:",
+					     "VmHWM:" };
+	struct mt_rss_state *r = s->rss;
+	uint64_t v[5] = { 0 };
+	char path[64], line[256];
+	struct proc_rss *p;
+	int found = 0;
+	FILE *f;
+
+	if (!r || (!r->lost && !r->polling))
+		return;
+	mt_rss_drain(s); /* the records still in the rings first: they may hold the peak */
+	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
+	if (!(f = fopen(path, "re")))
+		return;
+	while (fgets(line, sizeof(line), f))
+		for (int k = 0; k < 5; k++)
+			if (!strncmp(line, keys[k], strlen(keys[k]))) {
+				v[k] = strtoull(line + strlen(keys[k]), NULL, 10) * 1024;
+				found++;
+			}
+	fclose(f);
+	if (found != 5 || !(p = proc_of(r, pid)) || v[4] <= p->peak)
+		return;
+	for (int k = 0; k < 4; k++)
+		p->v[k] = v[k];
+	p->peak = v[4];
+	r->hwm++;
+	emit_as(s, p, mt_now_ns(), MT_RSS_HWM);
+}
+
 void mt_rss_on_exit(struct mt_session *s, pid_t pid, uint64_t t)
 {
 	/* Made if it is not there yet: a short process's counter records can be drained after
@@ -362,6 +407,7 @@ void mt_rss_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "foreign_changes", r->foreign);
 	mt_kv_add_u64(kv, "polls", r->polls);
 	mt_kv_add_u64(kv, "malformed", r->malformed);
+	mt_kv_add_u64(kv, "peaks_from_hwm", r->hwm);
 	s->rss_coll.lost = r->lost;
 	free_state(r);
 	s->rss = NULL;

@@ -23,6 +23,9 @@ void mt_rss_seed(struct mt_session *s, pid_t pid);
 /* Process pid exited at t: its state goes a while later (records still in the rings), so
  * that a long recording's memory does not grow with the processes it saw. */
 void mt_rss_on_exit(struct mt_session *s, pid_t pid, uint64_t t);
+/* A thread of pid stopped at its exit, its memory still there: when records were lost or
+ * polled, a peak they missed is taken from the kernel's high-water mark (rss.c). */
+void mt_rss_exit_stop(struct mt_session *s, pid_t pid);
 void mt_rss_close(struct mt_session *s, struct mt_kv *kv);
 
 #endif

@@ -16,6 +16,7 @@
 #include "record/access.h"
 #include "record/alloc.h"
 #include "record/procfs.h"
+#include "record/rss.h"
 #include "record/session.h"
 
 /*
@@ -214,6 +215,7 @@ void mt_tracer_handle(struct mt_session *s, pid_t tid, int status)
 				mt_alloc_read_messages(s, tid); /* its last labels included */
 				mt_pagewrites_exit(s, tid);
 			}
+			mt_rss_exit_stop(s, k ? k->pid : tid);
 		}
 		resume(tid, 0);
 		break;

@@ -22,7 +22,7 @@ files = {f["path"].split("/")[-1]: f for f in map(json.loads, open("pq.jsonl"))}
 rm, lc = files["region_map.parquet"], files["kv_block_lifecycle.parquet"]
 tr, me = files["trace.parquet"], files["metrics.parquet"]
 for f in (rm, lc, tr, me):
-    assert f["kv"]["memtap_schema_version"] == "1.4", f["kv"]
+    assert f["kv"]["memtap_schema_version"] == "1.5", f["kv"]
     assert f["kv"]["run_id"] == info["run_id"], (f["kv"], info["run_id"])
     assert f["kv"]["memtap_version"] == r["memtap_version"]
     assert f["created_by"].startswith("memtap ")
@@ -110,7 +110,7 @@ check_json d1.json "j[0]['n'] == '41' and j[0]['w'] == '41' and j[0]['t'] == 'UB
 	"DuckDB: not 41 rows of weight 1 with UBIGINT addresses: $(cat d1.json)"
 duck "select decode(key) k, decode(value) v from parquet_kv_metadata('out/metrics.parquet')" >d2.json ||
 	fail "DuckDB cannot read the key/value metadata"
-check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.4'" "DuckDB: no schema version: $(cat d2.json)"
+check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.5'" "DuckDB: no schema version: $(cat d2.json)"
 # --layout hive names the directories: the repetition is the first number not taken; three
 # runs (run ids differ), and the same run again is refused (--force replaces it in place).
 for rep in 1 2 3; do
@@ -138,7 +138,7 @@ for t in trace region_map kv_block_lifecycle metrics; do
 done
 python3 - <<'PY'
 d = open("out/metrics.parquet", "rb").read()
-open("v2.parquet", "wb").write(d.replace(b"memtap_schema_version\x18\x031.4", b"memtap_schema_version\x18\x032.0"))
+open("v2.parquet", "wb").write(d.replace(b"memtap_schema_version\x18\x031.5", b"memtap_schema_version\x18\x032.0"))
 open("cut.parquet", "wb").write(d[: len(d) // 2])
 PY
 "$MEMTAP" check-schema v2.parquet metrics 2>cs.err && fail "schema major 2 accepted"
