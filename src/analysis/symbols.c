@@ -771,31 +771,3 @@ int mt_sym_resolve(struct mt_symbolizer *s, uint32_t pid, uint64_t t, uint64_t i
 	*frames = &s->frames[first];
 	return (int)n;
 }
-
-const char *mt_frame_py_name(const struct mt_frame *f, char *buf, size_t size)
-{
-	const char *base = f->file ? strrchr(f->file, '/') : NULL;
-
-	snprintf(buf, size, "%s (%s:%u)", f->function ? f->function : "?",
-		 base	   ? base + 1
-		 : f->file ? f->file
-			   : "?",
-		 f->line);
-	return buf;
-}
-
-const char *mt_frame_name(const struct mt_frame *f, char *buf, size_t size)
-{
-	const char *mod = f->module ? strrchr(f->module, '/') : NULL;
-
-	mod = mod ? mod + 1 : f->module;
-	if (f->function && f->file)
-		snprintf(buf, size, "%s (%s:%u)", f->function, f->file, f->line);
-	else if (f->function)
-		snprintf(buf, size, "%s (%s)", f->function, mod ? mod : "?");
-	else if (mod)
-		snprintf(buf, size, "%s+0x%" PRIx64, mod, f->offset);
-	else
-		snprintf(buf, size, "0x%" PRIx64, f->ip);
-	return buf;
-}

@@ -118,31 +118,41 @@ static void update(struct mt_session *s, struct proc_rss *p, uint64_t t)
 		emit(s, p, t);
 }
 
-void mt_rss_seed(struct mt_session *s, pid_t pid)
+/* The counters /proc/PID/status gives, in bytes, into v (file anon swap shmem, then VmHWM);
+ * returns a bit per one found. */
+static unsigned read_status(pid_t pid, uint64_t v[5])
 {
-	static const char *const keys[4] = { "RssFile:", "RssAnon:", "VmSwap:", "RssShmem:" };
-	struct mt_rss_state *r = s->rss;
+	static const char *const keys[5] = { "RssFile:", "RssAnon:", "VmSwap:", "RssShmem:",
+					     "VmHWM:" };
 	char path[64], line[256];
-	struct proc_rss *p;
-	int found = 0;
+	unsigned found = 0;
 	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!r || !(p = proc_of(r, pid)) || !(f = fopen(path, "re")))
-		return;
+	if (!(f = fopen(path, "re")))
+		return 0;
 	while (fgets(line, sizeof(line), f))
-		for (int k = 0; k < 4; k++)
+		for (int k = 0; k < 5; k++)
 			if (!strncmp(line, keys[k], strlen(keys[k]))) {
-				p->v[k] = strtoull(line + strlen(keys[k]), NULL, 10) * 1024;
-				found++;
+				v[k] = strtoull(line + strlen(keys[k]), NULL, 10) * 1024;
+				found |= 1u << k;
 			}
 	fclose(f);
-	if (found == 4) {
-		uint64_t now = mt_now_ns();
+	return found;
+}
 
-		p->peak = p->v[0] + p->v[1] + p->v[3];
-		emit(s, p, now);
-	}
+void mt_rss_seed(struct mt_session *s, pid_t pid)
+{
+	struct mt_rss_state *r = s->rss;
+	struct proc_rss *p;
+	uint64_t v[5];
+
+	if (!r || !(p = proc_of(r, pid)) || (read_status(pid, v) & 15) != 15)
+		return;
+	for (int k = 0; k < 4; k++)
+		p->v[k] = v[k];
+	p->peak = p->v[0] + p->v[1] + p->v[3];
+	emit(s, p, mt_now_ns());
 }
 
 static int read_format(struct mt_rss_state *r)
@@ -297,29 +307,14 @@ static void poll_statm(struct mt_session *s, uint64_t now)
  */
 void mt_rss_exit_stop(struct mt_session *s, pid_t pid)
 {
-	static const char *const keys[5] = { "RssFile:", "RssAnon:", "VmSwap:", "RssShmem:",
-					     "VmHWM:" };
 	struct mt_rss_state *r = s->rss;
-	uint64_t v[5] = { 0 };
-	char path[64], line[256];
 	struct proc_rss *p;
-	int found = 0;
-	FILE *f;
+	uint64_t v[5];
 
 	if (!r || (!r->lost && !r->polling))
 		return;
 	mt_rss_drain(s); /* the records still in the rings first: they may hold the peak */
-	snprintf(path, sizeof(path), "/proc/%d/status", (int)pid);
-	if (!(f = fopen(path, "re")))
-		return;
-	while (fgets(line, sizeof(line), f))
-		for (int k = 0; k < 5; k++)
-			if (!strncmp(line, keys[k], strlen(keys[k]))) {
-				v[k] = strtoull(line + strlen(keys[k]), NULL, 10) * 1024;
-				found++;
-			}
-	fclose(f);
-	if (found != 5 || !(p = proc_of(r, pid)) || v[4] <= p->peak)
+	if (read_status(pid, v) != 31 || !(p = proc_of(r, pid)) || v[4] <= p->peak)
 		return;
 	for (int k = 0; k < 4; k++)
 		p->v[k] = v[k];
