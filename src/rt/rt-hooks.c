@@ -204,7 +204,7 @@ static RT_INLINE uint32_t capture(struct rt_thread *t, uint64_t sp, uint64_t bp,
 	}
 	if (!rt_cfg.depth)
 		return 0;
-	if (RT_UNLIKELY(rt_py_on) && py)
+	if (rt_py_on && py)
 		return rt_py_merge(t, rt_capture(t, sp, bp, flags));
 	return rt_capture(t, sp, bp, flags);
 }
