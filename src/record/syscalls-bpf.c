@@ -28,8 +28,9 @@
 #include "sysrec.skel.h" /* generated: src/record/bpf/sysrec.bpf.c */
 
 /*
- * Measured on this VM type (research/bpf-syscall-summary.md): exact against strace -f -c,
- * 2.0x on dd bs=1 and 1.2x on find, where two perf records per call cost 21x and 8x.
+ * Measured on a 2-core Firecracker VM: exact against strace -f -c, 2.0x on dd bs=1 and
+ * 1.2x on find, where two perf records per call cost 21x and 8x (bench/perf.sh measures
+ * the summary against perf stat's floor).
  */
 
 #define NR_SLOTS 1024

@@ -18,8 +18,9 @@
 /* The hot path is inlined into each hook; what runs once per slot or rarer stays out.
  * Out, not cold: gcc took every path that can reach a cold function's call (each row's
  * commit can finish its slot) for unlikely and moved the whole recording of a row into the
- * hook's .cold part, the clock read called rather than inlined (py_alloc.py 2.54x -> 2.47x
- * with the change). The rare branches keep their RT_UNLIKELY. */
+ * hook's .cold part, the clock read called rather than inlined (on py_alloc.py the
+ * difference is within the noise of wall time here). The rare branches keep their
+ * RT_UNLIKELY. */
 #define RT_INLINE inline __attribute__((always_inline))
 #define RT_COLD __attribute__((noinline))
 
@@ -66,6 +67,38 @@ enum rt_walk_end {
 	RT_END_DEPTH, /* --stack-depth reached */
 };
 
+/*
+ * The inner paths (unwind-path.h): the frames a walk stepped over from a hook's entry
+ * until it joined the memo, kept per entry (return address, sp), so that the next call
+ * from the same place re-verifies them instead of looking up their rules and trie ids. A
+ * frame's sp and saved-rbp slot are offsets from the entry sp.
+ */
+#define RT_PATH_MAX 6
+#define RT_PATHS 256 /* direct-mapped */
+
+struct rt_path_frame {
+	uint64_t ip;
+	uint64_t bp; /* rbp in this frame (past the first frame that saves it) */
+	uint32_t spoff;
+	uint32_t slotoff; /* where its step read its caller's rbp; 0: it does not */
+	uint32_t id; /* trie id of the stack from here outward, under parent */
+	uint8_t flags; /* RF_CFA_RBP, RF_SAVES_RBP */
+	uint8_t pad[3];
+};
+
+struct rt_path {
+	uint64_t sp0; /* the entry sp; 0: empty */
+	uint64_t end_ip; /* the state the last step reached: the frame the walk joined at */
+	uint64_t end_bp;
+	uint32_t end_spoff;
+	uint32_t parent; /* the trie id of that frame when the ids were interned; 0: none */
+	uint32_t gen; /* rt_path_gen when stored: CFI rules flushed since make it stale */
+	uint8_t k; /* frames, innermost first */
+	uint8_t saver; /* the first frame that saves rbp, or k */
+	bool bp0; /* the entry rbp matters (a frame up to the saver finds its CFA from rbp) */
+	struct rt_path_frame f[RT_PATH_MAX];
+};
+
 struct rt_memo {
 	unsigned n; /* frames, outermost first: f[0] is the outermost */
 	bool valid; /* a complete, signal-free stack that can be re-verified */
@@ -78,6 +111,7 @@ struct rt_memo {
 	struct rt_check checks[2 * RT_MAX_DEPTH + 2];
 	struct rt_frame scratch[RT_MAX_DEPTH];
 	struct rt_icache_ent icache[RT_ICACHE];
+	struct rt_path paths[RT_PATHS];
 };
 
 /* What a hook does for the calling thread, decided by one TLS byte on the fast path. */

@@ -11,15 +11,18 @@
 
 #include "rt/cfi.h"
 #include "rt/rt-internal.h"
+#include "rt/unwind-path.h"
 
 /*
- * The design is the one research/fast-unwinding.md measured (1.35-1.43x on CPython with every
- * stack): the stubs hand us the user's return address; each frame costs one lookup in a
+ * The stubs hand us the user's return address; each frame costs one lookup in a
  * per-return-address cache of CFA rules (built from .eh_frame on a miss) and two loads; and
  * a per-thread memo of the previous stack lets the walk stop as soon as it reaches a frame
  * whose whole outer part is provably unchanged. "Provably": the memo re-reads every stack
  * word the full walk would read from there (return-address slots, saved-rbp slots), so it
  * can never return a stale stack; it only saves the rule lookups and the trie interning.
+ * The frames below the join, when the same entry was walked before, come the same way
+ * from the thread's inner paths (unwind-path.h): on CPython 3.1 M allocations walked 8.1 M
+ * frames without them, 0.22 M with them.
  *
  * Every load stays inside the current thread's stack, between the hook's entry sp and the
  * thread's stack top: bad unwind information yields a short or wrong stack, never a fault.
@@ -138,10 +141,15 @@ static uint64_t rule_of(uint64_t key, struct mt_rt_region *reg)
 	return rule;
 }
 
+/* Bumped when the rules are flushed or the trie starts afresh in a fork child: every
+ * thread's inner paths stored before are stale. */
+static uint32_t path_gen;
+
 void rt_unwind_flush_rules(void)
 {
 	struct rule_table *n;
 
+	__atomic_add_fetch(&path_gen, 1, __ATOMIC_RELEASE);
 	if (!rules)
 		return;
 	n = rule_table_new(RULE_BITS_MIN);
@@ -360,6 +368,7 @@ void rt_unwind_fork_child(void)
 	if (!trie)
 		rt_cfg.depth = 0;
 	rt_self.cap1_ok = false;
+	path_gen++;
 	if (rt_self.memo) {
 		rt_self.memo->n = 0;
 		rt_self.memo->valid = false;
@@ -548,19 +557,24 @@ static RT_INLINE bool step_signal(uint64_t hi, uint64_t *ip, uint64_t *sp, uint6
  * new inner frames are linked and interned. */
 static RT_INLINE uint32_t memo_join(struct rt_thread *t, struct rt_memo *m,
 				    const struct rt_frame *scratch, unsigned n, unsigned join,
-				    bool crossed, uint8_t *flags)
+				    bool crossed, uint8_t *flags, const struct rt_path *path)
 {
-	unsigned base = join + 1;
+	unsigned base = join + 1, pk = path ? path->k : 0;
 	uint32_t parent = m->f[join].id, nc = m->cstart[base];
+	bool ids = false;
 
 	t->c_memo_hits++;
 	t->c_reused += base;
 	for (unsigned k = 0; k < n; k++) {
 		struct rt_frame *f = &m->f[base + k];
+		unsigned i = n - 1 - k; /* its place in scratch, innermost first */
 
-		frame_copy(f, &scratch[n - 1 - k]);
+		frame_copy(f, &scratch[i]);
 		memo_link(m, base + k, &nc);
-		f->id = parent ? intern_cached(m, parent, f->ip) : 0;
+		/* the replayed path's ids hold under the parent they were interned under */
+		if (i + 1 == pk)
+			ids = parent && parent == path->parent;
+		f->id = ids ? path->f[i].id : parent ? intern_cached(m, parent, f->ip) : 0;
 		parent = f->id;
 	}
 	m->n = base + n;
@@ -621,7 +635,9 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 {
 	struct rt_memo *m = t->memo;
 	struct rt_frame *scratch;
+	struct rt_path *path, *replayed = NULL;
 	uint64_t ip, sp, hi, zero_slot = 0;
+	uint32_t gen, id;
 	unsigned n = 0, depth = rt_cfg.depth;
 	int p, limit, join = -1;
 	bool exact = false, crossed = false;
@@ -651,6 +667,18 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 	sp = entry_sp + 8;
 	p = m->valid ? (int)m->n - 1 : -1;
 	limit = p + 1;
+	gen = __atomic_load_n(&path_gen, __ATOMIC_ACQUIRE);
+	path = path_slot(m, entry_sp, ip);
+	if (path_replay(path, ip, entry_sp, bp, gen, depth, scratch)) {
+		n = path->k;
+		ip = path->end_ip;
+		sp = entry_sp + path->end_spoff;
+		if (path->saver < n)
+			bp = path->end_bp;
+		zero_slot = sp - 8;
+		replayed = path;
+		t->c_reused += n;
+	}
 	while (n < depth) {
 		uint64_t rule, cfa;
 		struct rt_frame *f;
@@ -729,8 +757,20 @@ uint32_t rt_capture(struct rt_thread *t, uint64_t entry_sp, uint64_t bp, uint8_t
 	if (end == END_NONE && join < 0)
 		end = END_DEPTH;
 walked:
-	if (join >= 0)
-		return memo_join(t, m, scratch, n, (unsigned)join, crossed, flags);
+	if (join >= 0) {
+		unsigned k = n < RT_PATH_MAX ? n : RT_PATH_MAX, top = (unsigned)join + n;
+		struct rt_frame at = { .ip = ip, .sp = sp, .bp = bp }; /* the join's state */
+
+		id = memo_join(t, m, scratch, n, (unsigned)join, crossed, flags, replayed);
+		/* The path from this entry, kept or refreshed: the frame at its end may have
+		 * another id now (its ids are refreshed), or the walk may have gone past it. */
+		if (replayed)
+			k = replayed->k;
+		if (!crossed && id && k && (!replayed || replayed->parent != m->f[top - k].id))
+			path_store(path, m, top, scratch, k, k < n ? &scratch[k] : &at, entry_sp,
+				   gen);
+		return id;
+	}
 full:
 	return memo_full(t, m, scratch, n, end, why, zero_slot, crossed, flags);
 }

@@ -95,6 +95,21 @@ static __attribute__((noinline)) void deep_then_jump(int depth)
 	__asm__ volatile("" ::: "memory");
 }
 
+/* Two callers with the same frame, called in turn from one place: the malloc is made at
+ * the same sp from the same return address, the frames above differ in one return address
+ * (the runtime's cached inner path from that entry must be refused every other call). */
+static __attribute__((noinline)) void via_a(void)
+{
+	traced_alloc();
+	__asm__ volatile("" ::: "memory");
+}
+
+static __attribute__((noinline)) void via_b(void)
+{
+	traced_alloc();
+	__asm__ volatile("" ::: "memory");
+}
+
 static void *thread_main(void *arg)
 {
 	long id = (long)arg;
@@ -118,6 +133,8 @@ int main(int argc, char **argv)
 		if (i % 25 == 0 && !setjmp(jb))
 			deep_then_jump(i % 30);
 	}
+	for (int i = 0; i < 200; i++)
+		(i % 3 ? via_a : via_b)();
 	for (long i = 0; i < 2; i++)
 		pthread_create(&t[i], NULL, thread_main, (void *)i);
 	for (int i = 0; i < 2; i++)
