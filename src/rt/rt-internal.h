@@ -230,6 +230,14 @@ RT_HIDDEN void rt_unwind_flush_rules(void);
 RT_HIDDEN void rt_unwind_thread_exit(struct rt_thread *t);
 /* The trie id of (parent, ip), through the thread's cache; 0 when the trie had no room. */
 RT_HIDDEN uint32_t rt_intern_cached(struct rt_memo *m, uint32_t parent, uint64_t ip);
+/* trie.c: the stack trie. The ids of a run of frames into f[k].id, f[0] under parent (0:
+ * a root) and each next one under the one before, made if new (together: one wait for
+ * memory for the run); returns the last id, 0 when the node ring stayed full (the ids
+ * from there on 0). Each id found or made goes into the thread's cache. */
+RT_HIDDEN uint32_t rt_trie_run(struct rt_memo *m, uint32_t parent, struct rt_frame *f, unsigned n);
+RT_HIDDEN uint32_t rt_trie_intern(struct rt_memo *m, uint32_t parent, uint64_t ip);
+RT_HIDDEN bool rt_trie_init(void); /* false: no memory for the table */
+RT_HIDDEN bool rt_trie_fork_child(void); /* a new, empty trie; false: no memory */
 
 /* rt-wp.c: page-write tracking. rt_wp_min: blocks and anonymous writable mappings of at
  * least this many bytes are tracked (UINT64_MAX: none); rt_wp_live: ranges tracked so. */

@@ -393,12 +393,14 @@ static uint32_t py_leaf(struct rt_memo *m, struct rt_py *p, unsigned from, uint3
 	struct py_leaf_ent *e =
 		&p->leaf[rt_hash64((uint64_t)parent << 32 | native) & (PY_LEAF - 1)];
 
-	uint32_t id = parent;
+	uint32_t id;
 
 	if (e->id && e->parent == parent && e->native == native)
 		return e->id;
-	for (unsigned j = from; j < m->n && id; j++)
-		id = rt_intern_cached(m, id, m->f[j].ip);
+	/* in the scratch frames, free after the walk: the memo's frames keep their native ids */
+	for (unsigned j = from; j < m->n; j++)
+		m->scratch[j - from].ip = m->f[j].ip;
+	id = rt_trie_run(m, parent, m->scratch, m->n - from);
 	if (id)
 		*e = (struct py_leaf_ent){ .parent = parent, .native = native, .id = id };
 	return id;

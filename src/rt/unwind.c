@@ -160,212 +160,18 @@ void rt_unwind_flush_rules(void)
 	rt_spin_unlock(&rules_lock);
 }
 
-/* ---- the stack trie ---- */
-
-/*
- * (parent, ip) -> id. Ids and nodes live in the shared region, where the recorder reads
- * them; this private hash table only finds existing ids. Lookups are lock-free; insertion
- * takes a spinlock (about 2.5 new frames per event on CPython, far fewer once warm).
- *
- * Memory stays bounded however many distinct stacks a program has (a PyTorch import makes
- * over two million nodes): when the largest table is half full it is emptied in place and
- * interning starts afresh with new ids. An id is a fact ("node id is ip under parent")
- * that stays true in the trace, so ids handed out before, in the threads' caches and
- * memos, remain valid parents; the same stack may just get a second id, which the reader
- * folds back into one (format/reader.c). Readers check a generation counter around their
- * lookup (a seqlock): one that raced with the emptying looks again.
- */
-struct trie_ent {
-	uint64_t ip; /* published last; 0 = empty */
-	uint32_t parent;
-	uint32_t id;
-};
-
-struct trie_table {
-	uint32_t bits;
-	uint32_t used;
-	struct trie_ent e[];
-};
-
-#define TRIE_BITS_MIN 14 /* at most rt_cfg.trie_bits: 21 (32 MiB), emptied at 1 Mi entries */
-static struct trie_table *trie;
-static int trie_lock;
-static uint32_t trie_gen; /* odd while the table is being emptied */
-
-static struct trie_table *trie_table_new(uint32_t bits)
-{
-	struct trie_table *t = rt_mmap_anon(sizeof(*t) + (sizeof(struct trie_ent) << bits));
-
-	if (t)
-		t->bits = bits;
-	return t;
-}
-
-static inline uint32_t trie_hash(uint32_t parent, uint64_t ip)
-{
-	return (uint32_t)hash64(ip * 31 + parent);
-}
-
-/* Looks (parent, ip) up in t; returns its slot, or the empty slot where it would go. The
- * probe ends: a table is never more than half full. */
-static inline uint32_t trie_find(const struct trie_table *t, uint32_t parent, uint64_t ip,
-				 bool *found)
-{
-	uint32_t mask = (1u << t->bits) - 1, i = trie_hash(parent, ip) & mask;
-
-	for (uint32_t n = 0; n <= mask; n++, i = (i + 1) & mask) {
-		uint64_t k = __atomic_load_n(&t->e[i].ip, __ATOMIC_ACQUIRE);
-
-		if (!k) {
-			*found = false;
-			return i;
-		}
-		if (k == ip && t->e[i].parent == parent) {
-			*found = true;
-			return i;
-		}
-	}
-	*found = false; /* only a reader racing with the emptying gets here */
-	return 0;
-}
-
-static void trie_put(struct trie_table *t, uint32_t slot, uint32_t parent, uint64_t ip, uint32_t id)
-{
-	t->e[slot].parent = parent;
-	t->e[slot].id = id;
-	__atomic_store_n(&t->e[slot].ip, ip, __ATOMIC_RELEASE);
-	t->used++;
-}
-
-/* Under the lock: makes the generation odd (a change begins) or even again (it is done). */
-static void trie_gen_bump(void)
-{
-	__atomic_store_n(&trie_gen, trie_gen + 1, __ATOMIC_RELEASE);
-	__atomic_thread_fence(__ATOMIC_SEQ_CST);
-}
-
-/* Under the lock: a table with room for one more entry, grown or emptied. */
-static struct trie_table *trie_room(void)
-{
-	struct trie_table *t = trie;
-
-	if ((t->used + 1) * 2 <= (1u << t->bits))
-		return t;
-	if (t->bits < rt_cfg.trie_bits) {
-		struct trie_table *n = trie_table_new(t->bits + 1);
-		bool found;
-
-		if (n) {
-			for (uint32_t k = 0; k < (1u << t->bits); k++)
-				if (t->e[k].ip)
-					trie_put(n,
-						 trie_find(n, t->e[k].parent, t->e[k].ip, &found),
-						 t->e[k].parent, t->e[k].ip, t->e[k].id);
-			__atomic_store_n(&trie, n, __ATOMIC_RELEASE);
-			/* The old table's pages go back (readers still in it look again: the
-			 * generation changes around it); its address range stays reserved. */
-			trie_gen_bump();
-			rt_arena_drop(t, sizeof(*t) + (sizeof(struct trie_ent) << t->bits));
-			trie_gen_bump();
-			return n;
-		}
-	}
-	/* Empty it in place (its pages stay memtap's, resident: rt-proto.h, mt_rt_own). */
-	trie_gen_bump();
-	memset(t->e, 0, sizeof(struct trie_ent) << t->bits);
-	t->used = 0;
-	trie_gen_bump();
-	__atomic_add_fetch(&rt_region->trie_resets, 1, __ATOMIC_RELAXED);
-	return t;
-}
-
-/*
- * Room in the shared node ring for id: the recorder must have written the node cap ids
- * before it. Waits for it (telling it so), at most a second. Caller holds the trie lock.
- */
-static bool node_room(struct mt_rt_region *r, uint64_t id)
-{
-	struct timespec nap = { 0, 50000 };
-
-	if (RT_LIKELY(id - __atomic_load_n(&r->nodes_done, __ATOMIC_ACQUIRE) < r->nodes_cap))
-		return true;
-	__atomic_add_fetch(&r->node_waits, 1, __ATOMIC_RELAXED);
-	for (int i = 0; i < 20000; i++) {
-		rt_notify_recorder();
-		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
-		if (id - __atomic_load_n(&r->nodes_done, __ATOMIC_ACQUIRE) < r->nodes_cap)
-			return true;
-		if (!__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
-			break;
-	}
-	return false;
-}
-
-/* The id of (parent, ip), interned if new; 0 when it cannot be (the ring stayed full). */
-static uint32_t intern(uint32_t parent, uint64_t ip)
-{
-	struct mt_rt_region *r = rt_region;
-	struct mt_rt_node *nodes = (struct mt_rt_node *)((char *)r + r->nodes_off), *nd;
-	struct trie_table *t;
-	uint32_t i, id, g;
-	bool found;
-
-	for (;;) {
-		g = __atomic_load_n(&trie_gen, __ATOMIC_ACQUIRE);
-		if (g & 1)
-			break; /* being emptied: take the lock and wait for it */
-		t = __atomic_load_n(&trie, __ATOMIC_ACQUIRE);
-		i = trie_find(t, parent, ip, &found);
-		id = found ? t->e[i].id : 0;
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&trie_gen, __ATOMIC_RELAXED) != g)
-			continue;
-		if (found)
-			return id;
-		break;
-	}
-	rt_spin_lock(&trie_lock);
-	t = trie_room();
-	i = trie_find(t, parent, ip, &found); /* another thread may have inserted it */
-	if (found) {
-		id = t->e[i].id;
-		rt_spin_unlock(&trie_lock);
-		return id;
-	}
-	if (r->nodes_next > UINT32_MAX || !node_room(r, r->nodes_next)) {
-		rt_spin_unlock(&trie_lock);
-		__atomic_add_fetch(&r->trie_full, 1, __ATOMIC_RELAXED);
-		return 0;
-	}
-	id = (uint32_t)r->nodes_next++;
-	if (!(id & 4095))
-		rt_own_ring(id); /* the ring's next stretch becomes memtap's */
-	nd = &nodes[id % r->nodes_cap];
-	nd->parent = parent;
-	nd->ip = ip;
-	__atomic_store_n(&nd->id, id, __ATOMIC_RELEASE);
-	trie_put(t, i, parent, ip, id);
-	rt_spin_unlock(&trie_lock);
-	return id;
-}
-
 void rt_unwind_init(void)
 {
 	rules = rule_table_new(RULE_BITS_MIN);
-	trie = trie_table_new(rt_cfg.trie_bits < TRIE_BITS_MIN ? rt_cfg.trie_bits : TRIE_BITS_MIN);
-	if (!rules || !trie)
+	if (!rules || !rt_trie_init())
 		rt_cfg.depth = 0; /* no memory for stacks: record without them */
 }
 
 void rt_unwind_fork_child(void)
 {
-	/* The parent's trie ids mean nothing in the child's new stream. The parent's tables
-	 * are simply abandoned (copy-on-write pages the child never touches again). */
-	trie = trie_table_new(rt_cfg.trie_bits < TRIE_BITS_MIN ? rt_cfg.trie_bits : TRIE_BITS_MIN);
-	trie_lock = 0;
-	trie_gen = 0;
+	/* The parent's trie ids mean nothing in the child's new stream. */
 	rules_lock = 0; /* a thread that died in fork may have held it; the rules stay valid */
-	if (!trie)
+	if (!rt_trie_fork_child())
 		rt_cfg.depth = 0;
 	rt_self.cap1_ok = false;
 	path_gen++;
@@ -421,22 +227,41 @@ static inline uint64_t load64(uint64_t addr)
 static inline uint32_t intern_cached(struct rt_memo *m, uint32_t parent, uint64_t ip)
 {
 	struct rt_icache_ent *e = rt_icache_slot(m, parent, ip);
-	uint32_t id;
 
 	if (e->ip == ip && e->parent == parent)
 		return e->id;
-	id = intern(parent, ip);
-	if (id) {
-		e->ip = ip;
-		e->parent = parent;
-		e->id = id;
-	}
-	return id;
+	return rt_trie_intern(m, parent, ip);
+}
+
+static inline void no_ids(struct rt_frame *f, unsigned n)
+{
+	for (unsigned k = 0; k < n; k++)
+		f[k].id = 0;
 }
 
 uint32_t rt_intern_cached(struct rt_memo *m, uint32_t parent, uint64_t ip)
 {
 	return intern_cached(m, parent, ip);
+}
+
+/* The ids of memo frames f[0 .. n), each under the one before, f[0] under parent (0: f[0]
+ * is a root); the last one's, 0 when the trie had no room (the rest 0 too). Cached ones
+ * inline; from the first miss on, the trie makes the rest as one run. */
+static inline uint32_t intern_frames(struct rt_memo *m, uint32_t parent, struct rt_frame *f,
+				     unsigned n)
+{
+	unsigned k = 0;
+
+	for (; k < n; k++) {
+		const struct rt_icache_ent *e = rt_icache_slot(m, parent, f[k].ip);
+
+		if (e->ip != f[k].ip || e->parent != parent)
+			break;
+		parent = f[k].id = e->id;
+	}
+	if (k == n)
+		return parent;
+	return rt_trie_run(m, parent, f + k, n - k);
 }
 
 /*
@@ -559,23 +384,29 @@ static RT_INLINE uint32_t memo_join(struct rt_thread *t, struct rt_memo *m,
 				    const struct rt_frame *scratch, unsigned n, unsigned join,
 				    bool crossed, uint8_t *flags, const struct rt_path *path)
 {
-	unsigned base = join + 1, pk = path ? path->k : 0;
+	unsigned base = join + 1, pk = path ? path->k : 0, outer = n - pk;
 	uint32_t parent = m->f[join].id, nc = m->cstart[base];
-	bool ids = false;
 
 	t->c_memo_hits++;
 	t->c_reused += base;
 	for (unsigned k = 0; k < n; k++) {
-		struct rt_frame *f = &m->f[base + k];
-		unsigned i = n - 1 - k; /* its place in scratch, innermost first */
-
-		frame_copy(f, &scratch[i]);
+		frame_copy(&m->f[base + k], &scratch[n - 1 - k]);
 		memo_link(m, base + k, &nc);
-		/* the replayed path's ids hold under the parent they were interned under */
-		if (i + 1 == pk)
-			ids = parent && parent == path->parent;
-		f->id = ids ? path->f[i].id : parent ? intern_cached(m, parent, f->ip) : 0;
-		parent = f->id;
+	}
+	/* The new frames outside the replayed path, then the path's own: their ids hold under
+	 * the parent they were interned under. */
+	if (parent)
+		parent = intern_frames(m, parent, &m->f[base], outer);
+	else
+		no_ids(&m->f[base], outer);
+	if (pk && parent && parent == path->parent) {
+		for (unsigned q = 0; q < pk; q++)
+			m->f[base + outer + q].id = path->f[pk - 1 - q].id;
+		parent = path->f[0].id;
+	} else if (pk && parent) {
+		parent = intern_frames(m, parent, &m->f[base + outer], pk);
+	} else {
+		no_ids(&m->f[base + outer], pk); /* under a frame without one: none either */
 	}
 	m->n = base + n;
 	m->cstart[m->n] = nc;
@@ -610,11 +441,8 @@ static RT_INLINE uint32_t memo_full(struct rt_thread *t, struct rt_memo *m,
 			else
 				f->flags &= (uint8_t)~RF_BP_MATTERS;
 		}
-		f->id = intern_cached(m, parent, f->ip);
-		parent = f->id;
-		if (!parent)
-			break;
 	}
+	parent = intern_frames(m, 0, m->f, n);
 	m->n = n;
 	m->cstart[n] = nc;
 	m->end = (uint8_t)end;
