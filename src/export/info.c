@@ -43,6 +43,16 @@ static void json_integrity(struct mt_json *j, const struct mt_integrity *in)
 	mt_json_end_object(j);
 }
 
+/* Every event of the trace, of every type. */
+static uint64_t total_events(struct mt_reader *r)
+{
+	uint64_t total = 0;
+
+	for (unsigned t = 0; t < _MT_EV_MAX; t++)
+		total += mt_reader_event_count(r, t);
+	return total;
+}
+
 int mt_info_json(const char *path, struct mt_reader *r, const struct mt_run *run,
 		 const struct mt_procs *ps, FILE *f)
 {
@@ -84,7 +94,15 @@ int mt_info_json(const char *path, struct mt_reader *r, const struct mt_run *run
 	mt_json_key(&j, "recorder");
 	if (run->has_recorder_cost) {
 		mt_json_begin_object(&j);
+		uint64_t events = total_events(r);
+
 		mt_json_kv_u64(&j, "cpu_ns", run->recorder_cpu_ns);
+		/* the recorder's cost per event it wrote (its CPU time over the trace's events) */
+		if (events)
+			mt_json_kv_double(&j, "cpu_ns_per_event",
+					  (double)run->recorder_cpu_ns / (double)events);
+		else
+			mt_json_kv_null(&j, "cpu_ns_per_event");
 		mt_json_kv_u64(&j, "max_rss_bytes", run->recorder_max_rss);
 		if (run->command_wall_ns) {
 			mt_json_kv_u64(&j, "cpu_while_command_ran_ns", run->recorder_run_cpu_ns);
@@ -144,10 +162,7 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 	const struct mt_integrity *in = mt_reader_integrity(r);
 	const char *host = mt_reader_meta(r, "hostname"), *kern = mt_reader_meta(r, "kernel");
 	char a[64], b[64], c[64], e[8192];
-	uint64_t total = 0;
-
-	for (unsigned t = 0; t < _MT_EV_MAX; t++)
-		total += mt_reader_event_count(r, t);
+	uint64_t total = total_events(r);
 	fprintf(f, "%-12s %s (%s, format %u.%u, written by %s)\n", "trace",
 		mt_escape_ctl(path, e, sizeof(e)), mt_fmt_bytes(fi->file_size, a, sizeof(a)),
 		fi->major, fi->minor, fi->writer);
@@ -174,6 +189,9 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 				mt_fmt_duration(run->recorder_run_cpu_ns, a, sizeof(a)),
 				100.0 * (double)run->recorder_run_cpu_ns /
 					(double)run->command_wall_ns);
+		if (total)
+			fprintf(f, ", %.1f ns per event",
+				(double)run->recorder_cpu_ns / (double)total);
 		fprintf(f, ", peak RSS %s (memtap's own process, apart from the workload)\n",
 			mt_fmt_bytes(run->recorder_max_rss, b, sizeof(b)));
 	}
