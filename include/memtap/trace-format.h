@@ -14,7 +14,7 @@
  */
 
 #define MT_FORMAT_MAJOR 1
-#define MT_FORMAT_MINOR 1 /* 1: app events (MT_EV_APP), the alloc span field */
+#define MT_FORMAT_MINOR 2 /* 1: app events (MT_EV_APP), the alloc span field; 2: HEAP_ADDR */
 
 /* File header: 96 bytes at offset 0. */
 #define MT_FILE_MAGIC "\x89MTAP\r\n\x1a"
@@ -56,6 +56,7 @@ enum mt_col_encoding {
 	MT_ENC_VARINT = 1, /* one varint per row */
 	MT_ENC_ZIGZAG = 2, /* one zigzag varint per row (the value as a signed 64-bit integer) */
 	MT_ENC_DELTA = 3, /* varint first value, then zigzag varints of row-to-row differences */
+	MT_ENC_HEAP_ADDR = 4, /* ALLOC's addr only: varint codes of an allocator model (1.2) */
 };
 
 /* Hard limits every reader enforces before allocating. */

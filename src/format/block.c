@@ -10,6 +10,7 @@
 #include "common/buf.h"
 #include "common/error.h"
 #include "common/varint.h"
+#include "format/heap-addr.h"
 #include "format/schema.h"
 
 int mt_block_init(struct mt_block *b, unsigned type, uint32_t cap)
@@ -196,14 +197,21 @@ size_t mt_block_encode_to(const struct mt_block *b, uint8_t *out, size_t cap)
 	for (unsigned f = 0; f < b->nfields; f++) {
 		unsigned enc = b->count ? pick_encoding(b->col[f], b->count) : MT_ENC_VARINT;
 		uint8_t *data, *dend;
-		size_t len, plen;
+		size_t len, plen, heap = 0;
 
 		p += mt_varint_put(p, f);
+		/* Data first, after the encoding byte and room for the longest length prefix;
+		 * then the prefix, and the data moved down next to it. */
+		data = p + 1 + MT_VARINT_MAX;
+		if (b->type == MT_EV_ALLOC && f == MT_F_ALLOC_ADDR && b->count)
+			heap = mt_heap_addr_encode(b, data); /* the model's codes, if it can */
+		if (heap)
+			enc = MT_ENC_HEAP_ADDR;
 		*p++ = (uint8_t)enc;
-		/* Data first, after room for the longest length prefix; then the prefix, and the
-		 * data moved down next to it. */
-		data = p + MT_VARINT_MAX;
-		dend = b->count ? encode_col(data, b->col[f], b->count, enc) : data;
+		if (heap)
+			dend = data + heap;
+		else
+			dend = b->count ? encode_col(data, b->col[f], b->count, enc) : data;
 		len = (size_t)(dend - data);
 		plen = mt_varint_put(p, len);
 		memmove(p + plen, data, len);
@@ -239,6 +247,7 @@ static int decode_col(uint64_t *c, unsigned enc, const uint8_t *p, const uint8_t
 		break;
 	case MT_ENC_VARINT:
 	case MT_ENC_ZIGZAG:
+	case MT_ENC_HEAP_ADDR: /* codes, turned into addresses once every column is in */
 		for (uint32_t i = 0; i < n; i++) {
 			if (mt_varint_get(&p, end, &v) < 0)
 				return -MT_ERR_CORRUPT;
@@ -253,7 +262,7 @@ static int decode_col(uint64_t *c, unsigned enc, const uint8_t *p, const uint8_t
 		}
 		break;
 	default:
-		return -MT_ERR_CORRUPT;
+		return -MT_ERR_VERSION; /* an encoding a newer memtap wrote */
 	}
 	/* A column must be exactly as long as it says. */
 	return p == end ? 0 : -MT_ERR_CORRUPT;
@@ -264,6 +273,7 @@ int mt_block_decode(struct mt_block *b, const uint8_t *p, size_t n, uint32_t cou
 	const uint8_t *end = p + n;
 	uint32_t seen = 0; /* bit f: column f decoded */
 	uint64_t ncols;
+	bool heap = false;
 
 	if (count > b->cap)
 		return -MT_ERR_LIMIT;
@@ -284,11 +294,15 @@ int mt_block_decode(struct mt_block *b, const uint8_t *p, size_t n, uint32_t cou
 			if (seen & (1u << field))
 				return -MT_ERR_CORRUPT;
 			seen |= 1u << field;
+			if (enc == MT_ENC_HEAP_ADDR &&
+			    (b->type != MT_EV_ALLOC || field != MT_F_ALLOC_ADDR))
+				return -MT_ERR_CORRUPT;
+			heap |= enc == MT_ENC_HEAP_ADDR;
 			r = decode_col(b->col[field], enc, p, p + len, count);
 			if (r < 0)
 				return r;
-		} else if (enc > MT_ENC_DELTA) {
-			return -MT_ERR_CORRUPT;
+		} else if (enc > MT_ENC_HEAP_ADDR) {
+			return -MT_ERR_VERSION;
 		}
 		p += len;
 	}
@@ -302,5 +316,13 @@ int mt_block_decode(struct mt_block *b, const uint8_t *p, size_t n, uint32_t cou
 		if (b->col[MT_F_TIME][i] < b->col[MT_F_TIME][i - 1])
 			return -MT_ERR_CORRUPT;
 	b->count = count;
+	if (heap) { /* the addresses, from the model's codes and the other columns */
+		int r = mt_heap_addr_decode(b);
+
+		if (r < 0) {
+			b->count = 0;
+			return r;
+		}
+	}
 	return 0;
 }
