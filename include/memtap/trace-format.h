@@ -3,6 +3,8 @@
 #ifndef MEMTAP_TRACE_FORMAT_H
 #define MEMTAP_TRACE_FORMAT_H
 
+#include <stdint.h>
+
 /*
  * docs/trace-format.md is the specification; this header is its machine-readable half.
  * All multi-byte fixed-width integers are little-endian. Event payloads use LEB128 varints.
@@ -43,6 +45,7 @@ enum mt_chunk_type {
 	MT_CHUNK_COLLECTOR = 5, /* key/value: one collector's mechanism, settings and totals */
 	MT_CHUNK_STREAM = 6, /* key/value: declares a producer stream */
 	MT_CHUNK_END = 7, /* key/value: the recording ended cleanly; always last */
+	MT_CHUNK_STACKS2 = 8, /* stack trie nodes, ips delta-coded per kind (1.2) */
 };
 
 enum mt_compression {
@@ -392,9 +395,14 @@ enum {
 
 /*
  * MT_EV_PY_FUNC: what a Python frame of the process's stacks means. A stack frame whose ip
- * has bit 63 set is a Python frame: bits 24-62 are this event's id, bits 0-23 the line
+ * has bit 63 set is a Python frame: bits 24-61 are this event's id, bits 0-23 the line
  * (0: unknown). Ids are the process's own; a fork child also uses its parent's ids given
  * before the fork.
+ *
+ * A stack node whose ip has bits 63 and 62 set (1.2) stands for several frames: the
+ * innermost count (bits 0-23) frames of the stack whose node id is bits 24-55 — the native
+ * frames the innermost Python call made, shared by every Python stack above them. The
+ * reader expands it (mt_reader_stack); it is never a frame of its own.
  */
 enum {
 	MT_F_PYFN_ID = 3, /* the code object's id in the process */
@@ -406,6 +414,15 @@ enum {
 
 #define MT_PY_FRAME_BIT (1ull << 63)
 #define MT_PY_FRAME_LINE_BITS 24
+#define MT_STACK_REF_TAG (3ull << 62)
+#define MT_STACK_REF(node, count) \
+	(MT_STACK_REF_TAG | ((uint64_t)(node)&0xffffffffu) << 24 | ((uint64_t)(count)&0xffffff))
+#define MT_STACK_REF_NODE(ip) (((ip) >> 24) & 0xffffffffu)
+#define MT_STACK_REF_COUNT(ip) ((unsigned)((ip)&0xffffff))
+static inline int mt_stack_is_ref(uint64_t ip)
+{
+	return (ip & MT_STACK_REF_TAG) == MT_STACK_REF_TAG;
+}
 
 /* MT_EV_PW_RANGE: the runtime registered a heap block or writable anonymous mapping of at
  * least --page-writes-min bytes for page-write tracking at its allocation (no label). */

@@ -186,10 +186,34 @@ const char *mt_kvlist_get(const struct mt_kvlist *l, const char *key)
 	return NULL;
 }
 
-int mt_stacks_encode(uint64_t first_id, size_t n, const uint64_t *parents, const uint64_t *ips,
-		     struct mt_buf *out)
+/* The kind of a node's ip whose previous ip of the same kind it is coded against. */
+static inline unsigned ip_kind(uint64_t ip)
 {
-	uint64_t prev = 0;
+	return mt_stack_is_ref(ip) ? 2 : ip >> 63 ? 1 : 0;
+}
+
+uint64_t mt_stacks2_stored(uint64_t id, uint64_t ip)
+{
+	/* a reference by its distance back: the stack it names was mostly made just before */
+	if (mt_stack_is_ref(ip) && MT_STACK_REF_NODE(ip) < id &&
+	    id - MT_STACK_REF_NODE(ip) < 1ull << 32)
+		return MT_STACK_REF(id - MT_STACK_REF_NODE(ip), MT_STACK_REF_COUNT(ip));
+	return mt_stack_is_ref(ip) ? MT_STACK_REF(0, MT_STACK_REF_COUNT(ip)) : ip;
+}
+
+uint64_t mt_stacks2_ip(uint64_t id, uint64_t stored)
+{
+	uint64_t back = MT_STACK_REF_NODE(stored);
+
+	if (!mt_stack_is_ref(stored))
+		return stored;
+	return MT_STACK_REF(back && back < id ? id - back : 0, MT_STACK_REF_COUNT(stored));
+}
+
+int mt_stacks2_encode(uint64_t first_id, size_t n, const uint64_t *parents, const uint64_t *ips,
+		      struct mt_buf *out)
+{
+	uint64_t prev[3] = { 0, 0, 0 };
 	int r;
 
 	if (!first_id)
@@ -205,10 +229,18 @@ int mt_stacks_encode(uint64_t first_id, size_t n, const uint64_t *parents, const
 			return r;
 	}
 	for (size_t i = 0; i < n; i++) {
-		r = mt_buf_put_varint(out, mt_zigzag((int64_t)(ips[i] - prev)));
+		uint64_t v = mt_stacks2_stored(first_id + i, ips[i]);
+		unsigned k = ip_kind(v);
+
+		/* the kind in the low two bits: zigzag(difference) << 2 | kind (a difference too
+		 * large for that is not coded against the previous one: kind 3, the value) */
+		if (mt_zigzag((int64_t)(v - prev[k])) >> 62)
+			r = mt_buf_put_varint(out, 3) < 0 ? -ENOMEM : mt_buf_put_varint(out, v);
+		else
+			r = mt_buf_put_varint(out, mt_zigzag((int64_t)(v - prev[k])) << 2 | k);
 		if (r < 0)
 			return r;
-		prev = ips[i];
+		prev[k] = v;
 	}
 	return 0;
 }

@@ -34,12 +34,18 @@ void mt_chunk_hdr_pack(const struct mt_chunk_hdr *h, uint8_t out[MT_CHUNK_HEADER
 int mt_chunk_hdr_unpack(const uint8_t in[MT_CHUNK_HEADER_SIZE], struct mt_chunk_hdr *h);
 
 /*
- * Encodes n stack-trie nodes with ids first_id, first_id + 1, ... as a STACKS payload,
- * appending to out. parents[i] is the parent node id (0 for a root) and must be smaller
- * than the node's own id; ips[i] the frame's instruction pointer. -EINVAL otherwise.
+ * Encodes n stack-trie nodes with ids first_id, first_id + 1, ... as a STACKS2 payload
+ * (format 1.2: each ip coded against the previous ip of its kind, native, Python or
+ * reference; a reference names its stack by the distance back from its own id,
+ * mt_stacks2_stored, which mt_stacks2_ip undoes), appending to out. parents[i] is the
+ * parent node id (0 for a root) and must be smaller than the node's own id; ips[i] the
+ * frame's instruction pointer. -EINVAL otherwise. (STACKS chunks of older traces are read,
+ * never written.)
  */
-int mt_stacks_encode(uint64_t first_id, size_t n, const uint64_t *parents, const uint64_t *ips,
-		     struct mt_buf *out);
+int mt_stacks2_encode(uint64_t first_id, size_t n, const uint64_t *parents, const uint64_t *ips,
+		      struct mt_buf *out);
+uint64_t mt_stacks2_stored(uint64_t id, uint64_t ip);
+uint64_t mt_stacks2_ip(uint64_t id, uint64_t stored);
 
 /*
  * Key/value payloads (META, COLLECTOR, STREAM, END chunks): varint n, then n times

@@ -83,7 +83,7 @@ int mt_reader_load_strings(struct mt_reader *r, const struct mt_chunk_hdr *h, co
 			   size_t n);
 void mt_reader_canon_strs(struct mt_reader *r, struct mt_event *ev);
 struct mt_stream *mt_stream_get(struct mt_reader *r, uint32_t id, bool create);
-/* reader-stacks.c: a STACKS chunk's payload into its stream's table; after the last chunk,
+/* reader-stacks.c: a STACKS or STACKS2 chunk's payload into its stream's table; after the last chunk,
  * each node's canonical id (the first id with the same frames). */
 int mt_reader_load_stacks(struct mt_reader *r, const struct mt_chunk_hdr *h, const uint8_t *p,
 			  size_t n);

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* The reader's stack tables: STACKS chunks loaded per stream, canonical ids, lookups. */
+/* The reader's stack tables: STACKS and STACKS2 chunks loaded per stream, canonical ids,
+ * references expanded, lookups. */
 #include <errno.h>
 #include <stdlib.h>
 
@@ -7,6 +8,7 @@
 #include "common/error.h"
 #include "common/hash.h"
 #include "common/varint.h"
+#include "format/chunk.h"
 #include "format/reader-internal.h"
 #include "format/reader.h"
 
@@ -17,8 +19,8 @@ int mt_reader_load_stacks(struct mt_reader *r, const struct mt_chunk_hdr *h, con
 {
 	const uint8_t *end = p + n;
 	struct mt_stream *s = mt_stream_get(r, h->stream, true);
-	uint64_t first, cnt, ip = 0;
-	bool dense;
+	uint64_t first, cnt, ip = 0, prev[3] = { 0, 0, 0 };
+	bool dense, kinds = h->type == MT_CHUNK_STACKS2;
 
 	if (!s)
 		return -ENOMEM;
@@ -47,7 +49,22 @@ int mt_reader_load_stacks(struct mt_reader *r, const struct mt_chunk_hdr *h, con
 
 		if (mt_varint_get(&p, end, &d) < 0)
 			return -MT_ERR_CORRUPT;
-		ip += (uint64_t)mt_unzigzag(d);
+		if (kinds) { /* zigzag(difference from the previous of its kind) << 2 | kind */
+			unsigned k = (unsigned)(d & 3);
+			uint64_t v;
+
+			if (k == 3) { /* the value itself, of the kind it has */
+				if (mt_varint_get(&p, end, &v) < 0)
+					return -MT_ERR_CORRUPT;
+				k = mt_stack_is_ref(v) ? 2 : (unsigned)(v >> 63);
+			} else {
+				v = prev[k] + (uint64_t)mt_unzigzag(d >> 2);
+			}
+			prev[k] = v;
+			ip = mt_stacks2_ip(first + i, v);
+		} else {
+			ip += (uint64_t)mt_unzigzag(d);
+		}
 		s->stk_ip[s->nstk + i] = ip;
 		s->stk_id[s->nstk + i] = first + i;
 		if (dense)
@@ -79,6 +96,20 @@ static size_t stk_index(const struct mt_stream *s, uint64_t id)
  * (canonical parent, ip), so that a stack's id is one value per distinct chain of frames.
  * Parents come before their children (smaller ids, loaded in file order).
  */
+/* A node's ip for comparing chains: a reference names its stack by canonical id. Only
+ * nodes before k have one. */
+static uint64_t canon_ip(const struct mt_stream *s, size_t k, uint64_t ip)
+{
+	size_t ni;
+
+	if (!mt_stack_is_ref(ip))
+		return ip;
+	ni = stk_index(s, MT_STACK_REF_NODE(ip));
+	if (ni >= k)
+		return ip;
+	return MT_STACK_REF(s->stk_canon[ni], MT_STACK_REF_COUNT(ip));
+}
+
 int mt_reader_canon_stacks(struct mt_stream *s)
 {
 	size_t cap = 16, mask;
@@ -96,7 +127,7 @@ int mt_reader_canon_stacks(struct mt_stream *s)
 		return -ENOMEM;
 	}
 	for (size_t k = 0; k < s->nstk; k++) {
-		uint64_t p = s->stk_parent[k], ip = s->stk_ip[k], id = 0;
+		uint64_t p = s->stk_parent[k], ip = canon_ip(s, k, s->stk_ip[k]), id = 0;
 		size_t pi = stk_index(s, p), i;
 		/* a parent not loaded (a lost chunk) stands for itself */
 		uint64_t cp = pi < k ? s->stk_canon[pi] : p;
@@ -105,7 +136,7 @@ int mt_reader_canon_stacks(struct mt_stream *s)
 			size_t j = tab[i] - 1, pj = stk_index(s, s->stk_parent[j]);
 			uint64_t cpj = pj < j ? s->stk_canon[pj] : s->stk_parent[j];
 
-			if (s->stk_ip[j] == ip && cpj == cp) {
+			if (canon_ip(s, j, s->stk_ip[j]) == ip && cpj == cp) {
 				id = s->stk_canon[j];
 				break;
 			}
@@ -140,11 +171,27 @@ int mt_reader_stack(const struct mt_reader *r, uint32_t stream, uint64_t id, uin
 	 * so that a file with one very long chain costs each lookup max steps, not the chain. */
 	while (id && depth < max) {
 		size_t ix = stk_index(s, id);
+		uint64_t ip;
 
 		if (ix == SIZE_MAX)
 			return depth ? (int)depth : -1;
-		ips[depth++] = s->stk_ip[ix];
+		ip = s->stk_ip[ix];
 		id = s->stk_parent[ix];
+		if (!mt_stack_is_ref(ip)) {
+			ips[depth++] = ip;
+			continue;
+		}
+		/* The innermost frames of another stack, at most count of them: an older node
+		 * (a smaller id), whose frames are frames, never references again. */
+		for (uint64_t n = MT_STACK_REF_NODE(ip), c = MT_STACK_REF_COUNT(ip);
+		     c && n && n < s->stk_id[ix] && depth < max; c--) {
+			size_t nx = stk_index(s, n);
+
+			if (nx == SIZE_MAX || mt_stack_is_ref(s->stk_ip[nx]))
+				break;
+			ips[depth++] = s->stk_ip[nx];
+			n = s->stk_parent[nx];
+		}
 	}
 	return (int)depth;
 }

@@ -163,6 +163,7 @@ static int load_chunk(struct mt_reader *r, uint64_t off, const struct mt_chunk_h
 	case MT_CHUNK_STRINGS:
 		return mt_reader_load_strings(r, h, r->raw.data, r->raw.len);
 	case MT_CHUNK_STACKS:
+	case MT_CHUNK_STACKS2:
 		return mt_reader_load_stacks(r, h, r->raw.data, r->raw.len);
 	case MT_CHUNK_META:
 	case MT_CHUNK_COLLECTOR:

@@ -150,7 +150,7 @@ struct mt_rt_pycode {
 #define MT_RT_PY_FILE_MAX 1023
 #define MT_RT_PY_BIT MT_PY_FRAME_BIT /* include/memtap/trace-format.h */
 #define MT_RT_PY_LINE_BITS MT_PY_FRAME_LINE_BITS
-#define MT_RT_PY_ID_MAX ((1ull << (63 - MT_RT_PY_LINE_BITS)) - 1)
+#define MT_RT_PY_ID_MAX ((1ull << (62 - MT_RT_PY_LINE_BITS)) - 1) /* bit 62: MT_STACK_REF_TAG */
 #define MT_RT_PY_IP(id, line)                                  \
 	(MT_RT_PY_BIT | (uint64_t)(id) << MT_RT_PY_LINE_BITS | \
 	 ((uint64_t)(line) & ((1ull << MT_RT_PY_LINE_BITS) - 1)))

@@ -475,7 +475,7 @@ uint64_t mt_writer_excluded(const struct mt_writer *w)
 int mt_writer_stacks(struct mt_writer *w, uint32_t stream, uint64_t first_id, size_t n,
 		     const uint64_t *parents, const uint64_t *ips)
 {
-	struct mt_chunk_hdr h = { .type = MT_CHUNK_STACKS, .stream = stream };
+	struct mt_chunk_hdr h = { .type = MT_CHUNK_STACKS2, .stream = stream };
 	int r;
 
 	if (w->err)
@@ -483,7 +483,7 @@ int mt_writer_stacks(struct mt_writer *w, uint32_t stream, uint64_t first_id, si
 	if (n > UINT32_MAX)
 		return -EINVAL;
 	mt_buf_reset(&w->raw);
-	r = mt_stacks_encode(first_id, n, parents, ips, &w->raw);
+	r = mt_stacks2_encode(first_id, n, parents, ips, &w->raw);
 	if (r == -EINVAL)
 		return r;
 	if (r < 0)

@@ -52,7 +52,7 @@ uint32_t mt_writer_str(struct mt_writer *w, const char *s);
 uint32_t mt_writer_strn(struct mt_writer *w, const char *s, size_t len);
 
 /*
- * Writes a STACKS chunk defining n stack-trie nodes of the writer's stream (see
+ * Writes a STACKS2 chunk defining n stack-trie nodes of the writer's stream (see
  * mt_stacks_encode()). Stack ids are allocated by the producer, which keeps the trie.
  */
 int mt_writer_stacks(struct mt_writer *w, uint32_t stream, uint64_t first_id, size_t n,

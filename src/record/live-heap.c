@@ -355,7 +355,15 @@ static void print_site(FILE *f, pid_t pid, const struct live_heap *h, const stru
 	for (int walk = 0; id && id <= h->nnodes && walk < WALK_MAX; walk++) {
 		uint64_t x = h->ip[id - 1];
 
-		if (x & MT_PY_FRAME_BIT) {
+		if (mt_stack_is_ref(x)) { /* the innermost native frames of another stack */
+			uint64_t n = MT_STACK_REF_NODE(x);
+
+			for (unsigned c = MT_STACK_REF_COUNT(x); c && n && n < id && native < 2;
+			     c--) {
+				ip[native++] = h->ip[n - 1];
+				n = h->parent[n - 1];
+			}
+		} else if (x & MT_PY_FRAME_BIT) {
 			if (py_label(h, x, py, sizeof(py))[0])
 				break;
 		} else if (native < 2) {

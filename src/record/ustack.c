@@ -22,7 +22,7 @@
  * after they changed. The Dwfl unwinds from the sampled registers (ip, sp, bp) with the
  * files' CFI, reading stack words from the copy perf made at the syscall's entry; a frame
  * outside the copy or without CFI ends the walk. Frames are interned into one trie for the
- * recorder's stream (0), written in STACKS chunks like the runtime's.
+ * recorder's stream (0), written in STACKS2 chunks like the runtime's.
  */
 
 #define MAX_FRAMES 64

@@ -386,7 +386,8 @@ static inline bool py_token(struct rt_memo *m, struct rt_py *p, unsigned i, uint
 
 /* The merged id of the native frames inside the innermost eval call: the native leaf id
  * names them all (its whole path), so (merged id of the Python part, native leaf id) is
- * the key; interned frame by frame on a miss. 0 when the trie had no room. */
+ * the key; interned on a miss as one node that refers to them (MT_STACK_REF). 0 when the
+ * trie had no room. */
 static uint32_t py_leaf(struct rt_memo *m, struct rt_py *p, unsigned from, uint32_t parent,
 			uint32_t native)
 {
@@ -397,10 +398,9 @@ static uint32_t py_leaf(struct rt_memo *m, struct rt_py *p, unsigned from, uint3
 
 	if (e->id && e->parent == parent && e->native == native)
 		return e->id;
-	/* in the scratch frames, free after the walk: the memo's frames keep their native ids */
-	for (unsigned j = from; j < m->n; j++)
-		m->scratch[j - from].ip = m->f[j].ip;
-	id = rt_trie_run(m, parent, m->scratch, m->n - from);
+	/* One node for them all: the native stack's innermost frames, by reference (the reader
+	 * expands it), not a copy of each under every Python stack that makes them. */
+	id = rt_intern_cached(m, parent, MT_STACK_REF(native, m->n - from));
 	if (id)
 		*e = (struct py_leaf_ent){ .parent = parent, .native = native, .id = id };
 	return id;

@@ -14,35 +14,11 @@
 #include "format/schema.h"
 #include "format/writer.h"
 #include "mt-test.h"
+#include "mt-test-trace.h"
 
 MT_TEST_MAIN()
 
 static const uint8_t fixed_id[16] = { 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16 };
-
-static int memfd(const void *data, size_t n)
-{
-	int fd = memfd_create("trace", MFD_CLOEXEC);
-
-	if (fd < 0)
-		return -1;
-	if (n && write(fd, data, n) != (ssize_t)n) {
-		close(fd);
-		return -1;
-	}
-	return fd;
-}
-
-/* Reads all of fd into a malloc'd buffer. */
-static uint8_t *slurp(int fd, size_t *n)
-{
-	off_t size = lseek(fd, 0, SEEK_END);
-	uint8_t *p = malloc((size_t)size + 1);
-
-	if (!p || pread(fd, p, (size_t)size, 0) != size)
-		abort();
-	*n = (size_t)size;
-	return p;
-}
 
 /*
  * A small trace: 3 processes, interleaved out of order across two types, small blocks so
@@ -116,19 +92,6 @@ static uint8_t *make_trace(size_t *n, uint32_t block_events, bool finish)
 	p = slurp(fd, n);
 	close(fd);
 	return p;
-}
-
-static int open_bytes(const uint8_t *p, size_t n, struct mt_reader **r)
-{
-	int fd = memfd(p, n), rc;
-
-	rc = mt_reader_open_fd(fd, r);
-	if (rc < 0) {
-		close(fd);
-		return rc;
-	}
-	/* The reader does not own fd; the test leaks nothing because close happens in drain(). */
-	return fd;
 }
 
 /* Reads every event in order; checks ordering; returns the count. */
@@ -677,49 +640,6 @@ TEST(schema_is_consistent)
 	ASSERT_TRUE(mt_type_desc(0) == NULL);
 	ASSERT_TRUE(mt_type_desc(_MT_EV_MAX) == NULL);
 	ASSERT_EQ(mt_type_by_name("nope"), -1);
-}
-
-TEST(stack_table_round_trip)
-{
-	/* Two stacks sharing a prefix: main <- run <- {alloc_a, alloc_b}, across two chunks. */
-	const uint64_t p1[] = { 0, 1, 2 }, ip1[] = { 0x401000, 0x401200, 0x7f0000001000 };
-	const uint64_t p2[] = { 2 }, ip2[] = { 0x401100 };
-	const uint64_t bad_parent[] = { 9 };
-	struct mt_writer *w;
-	struct mt_reader *r;
-	uint64_t ips[8];
-	size_t n;
-	uint8_t *p;
-	int fd = memfd(NULL, 0);
-
-	ASSERT_EQ(mt_writer_open_fd(fd, NULL, &w), 0);
-	ASSERT_EQ(mt_writer_stacks(w, 0, 1, 3, p1, ip1), 0);
-	/* A later chunk may define ids out of order and refer to earlier nodes. */
-	ASSERT_EQ(mt_writer_stacks(w, 0, 4, 1, p2, ip2), 0);
-	/* A parent must have a smaller id: rejected before anything is written. */
-	ASSERT_EQ(mt_writer_stacks(w, 0, 5, 1, bad_parent, ip2), -EINVAL);
-	ASSERT_EQ(mt_writer_error(w), 0);
-	ASSERT_EQ(mt_writer_finish(w, NULL), 0);
-	mt_writer_free(w);
-	p = slurp(fd, &n);
-	close(fd);
-	fd = open_bytes(p, n, &r);
-	ASSERT_TRUE(fd >= 0);
-	ASSERT_EQ(mt_reader_stack(r, 0, 3, ips, 8), 3);
-	ASSERT_EQ_U(ips[0], 0x7f0000001000);
-	ASSERT_EQ_U(ips[1], 0x401200);
-	ASSERT_EQ_U(ips[2], 0x401000);
-	ASSERT_EQ(mt_reader_stack(r, 0, 4, ips, 8), 3);
-	ASSERT_EQ_U(ips[0], 0x401100);
-	ASSERT_EQ_U(ips[1], 0x401200);
-	/* Truncated output, unknown id, unknown stream, the empty stack. */
-	ASSERT_EQ(mt_reader_stack(r, 0, 4, ips, 1), 1);
-	ASSERT_EQ(mt_reader_stack(r, 0, 77, ips, 8), -1);
-	ASSERT_EQ(mt_reader_stack(r, 5, 1, ips, 8), -1);
-	ASSERT_EQ(mt_reader_stack(r, 0, 0, ips, 8), 0);
-	mt_reader_free(r);
-	close(fd);
-	free(p);
 }
 
 /* A trace of n events from three interleaved producers (types mmap and task_exit, two pids),
