@@ -11,32 +11,57 @@
 
 MT_TEST_MAIN()
 
+static struct mt_writer *new_writer(int *fd)
+{
+	struct mt_writer *w = NULL;
+
+	*fd = memfd(NULL, 0);
+	ASSERT_EQ(mt_writer_open_fd(*fd, NULL, &w), 0);
+	return w;
+}
+
+static void drop(struct mt_reader *r, int fd, uint8_t *bytes)
+{
+	mt_reader_free(r);
+	close(fd);
+	free(bytes);
+}
+
+/* Finishes w (writing to wfd) and opens what it wrote: the reader, its fd in *rfd and the
+ * bytes in *bytes (the caller frees all three). */
+static struct mt_reader *reread(struct mt_writer *w, int wfd, int *rfd, uint8_t **bytes)
+{
+	struct mt_reader *r = NULL;
+	size_t n;
+
+	ASSERT_EQ(mt_writer_finish(w, NULL), 0);
+	mt_writer_free(w);
+	*bytes = slurp(wfd, &n);
+	close(wfd);
+	*rfd = open_bytes(*bytes, n, &r);
+	ASSERT_TRUE(*rfd >= 0);
+	return r;
+}
+
 TEST(stack_table_round_trip)
 {
 	/* Two stacks sharing a prefix: main <- run <- {alloc_a, alloc_b}, across two chunks. */
 	const uint64_t p1[] = { 0, 1, 2 }, ip1[] = { 0x401000, 0x401200, 0x7f0000001000 };
 	const uint64_t p2[] = { 2 }, ip2[] = { 0x401100 };
 	const uint64_t bad_parent[] = { 9 };
-	struct mt_writer *w;
-	struct mt_reader *r;
 	uint64_t ips[8];
-	size_t n;
 	uint8_t *p;
-	int fd = memfd(NULL, 0);
+	int fd;
+	struct mt_writer *w = new_writer(&fd);
+	struct mt_reader *r;
 
-	ASSERT_EQ(mt_writer_open_fd(fd, NULL, &w), 0);
 	ASSERT_EQ(mt_writer_stacks(w, 0, 1, 3, p1, ip1), 0);
 	/* A later chunk may define ids out of order and refer to earlier nodes. */
 	ASSERT_EQ(mt_writer_stacks(w, 0, 4, 1, p2, ip2), 0);
 	/* A parent must have a smaller id: rejected before anything is written. */
 	ASSERT_EQ(mt_writer_stacks(w, 0, 5, 1, bad_parent, ip2), -EINVAL);
 	ASSERT_EQ(mt_writer_error(w), 0);
-	ASSERT_EQ(mt_writer_finish(w, NULL), 0);
-	mt_writer_free(w);
-	p = slurp(fd, &n);
-	close(fd);
-	fd = open_bytes(p, n, &r);
-	ASSERT_TRUE(fd >= 0);
+	r = reread(w, fd, &fd, &p);
 	ASSERT_EQ(mt_reader_stack(r, 0, 3, ips, 8), 3);
 	ASSERT_EQ_U(ips[0], 0x7f0000001000);
 	ASSERT_EQ_U(ips[1], 0x401200);
@@ -49,9 +74,7 @@ TEST(stack_table_round_trip)
 	ASSERT_EQ(mt_reader_stack(r, 0, 77, ips, 8), -1);
 	ASSERT_EQ(mt_reader_stack(r, 5, 1, ips, 8), -1);
 	ASSERT_EQ(mt_reader_stack(r, 0, 0, ips, 8), 0);
-	mt_reader_free(r);
-	close(fd);
-	free(p);
+	drop(r, fd, p);
 }
 
 /*
@@ -72,21 +95,14 @@ TEST(stack_references_expand_in_place)
 		0x401000,	    0x402000,		0x403000, 0x404000, py, MT_STACK_REF(10, 2),
 		MT_STACK_REF(4, 9), MT_STACK_REF(13, 1)
 	};
-	struct mt_writer *w;
+	int fd;
+	struct mt_writer *w = new_writer(&fd);
 	struct mt_reader *r;
 	uint64_t ips[8];
-	size_t n;
 	uint8_t *p;
-	int fd = memfd(NULL, 0);
 
-	ASSERT_EQ(mt_writer_open_fd(fd, NULL, &w), 0);
 	ASSERT_EQ(mt_writer_stacks(w, 0, 1, 14, par, ip), 0);
-	ASSERT_EQ(mt_writer_finish(w, NULL), 0);
-	mt_writer_free(w);
-	p = slurp(fd, &n);
-	close(fd);
-	fd = open_bytes(p, n, &r);
-	ASSERT_TRUE(fd >= 0);
+	r = reread(w, fd, &fd, &p);
 	ASSERT_EQ(mt_reader_stack(r, 0, 6, ips, 8), 4);
 	ASSERT_EQ_U(ips[0], 0x404000);
 	ASSERT_EQ_U(ips[1], 0x403000);
@@ -105,7 +121,5 @@ TEST(stack_references_expand_in_place)
 	/* the same chain with other ids, and its reference, fold into one canonical id */
 	ASSERT_EQ_U(mt_reader_stack_canon(r, 0, 10), mt_reader_stack_canon(r, 0, 4));
 	ASSERT_EQ_U(mt_reader_stack_canon(r, 0, 12), mt_reader_stack_canon(r, 0, 6));
-	mt_reader_free(r);
-	close(fd);
-	free(p);
+	drop(r, fd, p);
 }
