@@ -20,6 +20,12 @@ struct mt_rss_proc {
 	uint64_t own[2], own_peak, own_peak_ns, own_events;
 };
 
+/* A peak taken from the kernel's high-water mark (records were lost): its time not known. */
+static inline bool mt_rss_peak_untimed(const struct mt_rss_proc *p)
+{
+	return p->peak && !p->peak_ns;
+}
+
 struct mt_rss_stats {
 	bool present;
 	uint64_t events;

@@ -93,9 +93,9 @@ int mt_info_json(const char *path, struct mt_reader *r, const struct mt_run *run
 	mt_json_kv_u64(&j, "lost_events", run->lost_events);
 	mt_json_key(&j, "recorder");
 	if (run->has_recorder_cost) {
-		mt_json_begin_object(&j);
 		uint64_t events = total_events(r);
 
+		mt_json_begin_object(&j);
 		mt_json_kv_u64(&j, "cpu_ns", run->recorder_cpu_ns);
 		/* the recorder's cost per event it wrote (its CPU time over the trace's events) */
 		if (events)

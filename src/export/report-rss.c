@@ -34,7 +34,7 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "interval_ns", strtoull(ckv(rr, "interval_ns"), NULL, 10));
 	mt_json_kv_u64(j, "peak_bytes", top ? top->peak : 0);
 	/* A peak from the kernel's high-water mark (records were lost) has no time: null. */
-	if (top && top->peak && !top->peak_ns) {
+	if (top && mt_rss_peak_untimed(top)) {
 		mt_json_kv_null(j, "peak_ns");
 		mt_json_kv_null(j, "peak_offset_ns");
 	} else {
@@ -61,7 +61,7 @@ void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "pid", p->pid);
 		mt_json_kv_u64(j, "peak_bytes", p->peak);
-		if (p->peak && !p->peak_ns)
+		if (mt_rss_peak_untimed(p))
 			mt_json_kv_null(j, "peak_ns");
 		else
 			mt_json_kv_u64(j, "peak_ns", p->peak_ns);
@@ -97,7 +97,7 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 	if (st->nprocs) {
 		const struct mt_rss_proc *top = &st->procs[st->peak_proc];
 
-		if (top->peak && !top->peak_ns)
+		if (mt_rss_peak_untimed(top))
 			mt_summary_row(f, md, "peak (one process)",
 				       "%s in pid %" PRIu32 " (the kernel's high-water mark at its "
 				       "exit: records were lost, the time is not known)",
@@ -125,7 +125,7 @@ void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f)
 
 		mt_table_addf(&t, "%" PRIu32, p->pid);
 		mt_table_add(&t, mt_fmt_bytes(p->peak, b[0], 64));
-		if (p->peak && !p->peak_ns)
+		if (mt_rss_peak_untimed(p))
 			mt_table_add(&t, "? (hwm)");
 		else
 			mt_table_addf(&t, "+%s",

@@ -186,12 +186,6 @@ const char *mt_kvlist_get(const struct mt_kvlist *l, const char *key)
 	return NULL;
 }
 
-/* The kind of a node's ip whose previous ip of the same kind it is coded against. */
-static inline unsigned ip_kind(uint64_t ip)
-{
-	return mt_stack_is_ref(ip) ? 2 : ip >> 63 ? 1 : 0;
-}
-
 uint64_t mt_stacks2_stored(uint64_t id, uint64_t ip)
 {
 	/* a reference by its distance back: the stack it names was mostly made just before */
@@ -230,7 +224,7 @@ int mt_stacks2_encode(uint64_t first_id, size_t n, const uint64_t *parents, cons
 	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v = mt_stacks2_stored(first_id + i, ips[i]);
-		unsigned k = ip_kind(v);
+		unsigned k = mt_stacks2_kind(v);
 
 		/* the kind in the low two bits: zigzag(difference) << 2 | kind (a difference too
 		 * large for that is not coded against the previous one: kind 3, the value) */

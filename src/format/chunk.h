@@ -45,6 +45,11 @@ int mt_chunk_hdr_unpack(const uint8_t in[MT_CHUNK_HEADER_SIZE], struct mt_chunk_
 int mt_stacks2_encode(uint64_t first_id, size_t n, const uint64_t *parents, const uint64_t *ips,
 		      struct mt_buf *out);
 uint64_t mt_stacks2_stored(uint64_t id, uint64_t ip);
+/* A stored ip's kind in STACKS2: 0 native, 1 Python, 2 reference. */
+static inline unsigned mt_stacks2_kind(uint64_t ip)
+{
+	return mt_stack_is_ref(ip) ? 2 : (unsigned)(ip >> 63);
+}
 uint64_t mt_stacks2_ip(uint64_t id, uint64_t stored);
 
 /*

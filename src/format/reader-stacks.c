@@ -56,7 +56,7 @@ int mt_reader_load_stacks(struct mt_reader *r, const struct mt_chunk_hdr *h, con
 			if (k == 3) { /* the value itself, of the kind it has */
 				if (mt_varint_get(&p, end, &v) < 0)
 					return -MT_ERR_CORRUPT;
-				k = mt_stack_is_ref(v) ? 2 : (unsigned)(v >> 63);
+				k = mt_stacks2_kind(v);
 			} else {
 				v = prev[k] + (uint64_t)mt_unzigzag(d >> 2);
 			}
