@@ -54,7 +54,8 @@ x = lambda a, b: "%.2fx" % (a / b)
 
 print("== CPython py_alloc.py (PYTHONMALLOC=malloc), %d rounds" % rounds, file=sys.stderr)
 py = "/usr/bin/python3 " + PYW
-v = {"bare": py, "defaults": rec("d.mtap") + " " + py, "alloc": rec("a.mtap", ONLY_ALLOC) + " " + py}
+v = {"bare": py, "defaults": rec("d.mtap") + " " + py, "alloc": rec("a.mtap", ONLY_ALLOC) + " " + py,
+     "sites": rec("s.mtap", ONLY_ALLOC + " --alloc=sites") + " " + py}
 if have("heaptrack"):
     v["heaptrack"] = "heaptrack -o %s/ht %s" % (T, py)
 m = interleave(v, {"PYTHONMALLOC": "malloc"})
@@ -71,6 +72,11 @@ if os.path.exists(os.path.join(T, "ht.zst")):
     if calls:
         peer = "heaptrack %.3f B/call" % (os.path.getsize(os.path.join(T, "ht.zst")) / int(calls))
 row("trace bytes per allocation event", "%.3f B" % (size / ev), "<= 0.7 B", peer)
+ssize = os.path.getsize(os.path.join(T, "s.mtap"))
+row("--alloc=sites trace bytes per allocation event", "%.3f B" % (ssize / ev),
+    "<= heaptrack", peer)
+row("allocation tracing alone: events / sites mode", "%s / %s" % (x(m["alloc"], m["bare"]),
+    x(m["sites"], m["bare"])), "")
 
 print("== alloc-threads: 1 thread vs 2, %d rounds" % rounds, file=sys.stderr)
 at = os.path.join(WL, "alloc-threads")

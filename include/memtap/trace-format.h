@@ -16,7 +16,9 @@
  */
 
 #define MT_FORMAT_MAJOR 1
-#define MT_FORMAT_MINOR 2 /* 1: app events (MT_EV_APP), the alloc span field; 2: HEAP_ADDR */
+#define MT_FORMAT_MINOR \
+	3 /* 1: app events (MT_EV_APP), the alloc span field; 2: HEAP_ADDR; \
+			    * 3: --alloc=sites (MT_EV_ALLOC_SITE, MT_EV_HEAP_WINDOW) */
 
 /* File header: 96 bytes at offset 0. */
 #define MT_FILE_MAGIC "\x89MTAP\r\n\x1a"
@@ -93,6 +95,8 @@ enum mt_ev_type {
 	MT_EV_PY_FUNC = 20, /* a Python function that frames of this process's stacks name */
 	MT_EV_PW_RANGE = 21, /* a large block or writable mapping put under page-write tracking */
 	MT_EV_APP = 22, /* the workload's own event, or a span's begin or end (memtap_span_*) */
+	MT_EV_ALLOC_SITE = 23, /* --alloc=sites: one site's allocations and frees in a window */
+	MT_EV_HEAP_WINDOW = 24, /* --alloc=sites: one process's heap over a window */
 	_MT_EV_MAX,
 };
 
@@ -450,6 +454,48 @@ enum {
 	MT_F_APP_NAME, /* string: the name given (an end repeats its begin's) */
 	MT_F_APP_FIELDS, /* string: the JSON object given, "" when none (an end: "") */
 	_MT_F_APP_MAX,
+};
+
+/*
+ * --alloc=sites (compact allocation recording): the recorder folds each process's
+ * allocation rows into windows of about MT_SITES_WINDOW_NS of event time instead of writing
+ * them. Rows of a process are folded in the order the recorder drains them: each thread's
+ * in call order, threads interleaved by the hand-over of their buffers. A window ends at
+ * the first row whose time is MT_SITES_WINDOW_NS or more past the window's first; the time
+ * of both types is the window's last event, `since` its first: every event a row counts
+ * lies in [since, time].
+ *
+ * MT_EV_ALLOC_SITE: per (stack, function, size class) that had an allocation, or whose
+ * blocks were released, in the window. Releases (free, realloc's move, realloc(p, 0)) count
+ * under the key of the block's allocation, so per key calls - frees is what is live.
+ */
+#define MT_SITES_WINDOW_NS 10000000ull
+enum {
+	MT_F_ASITE_SINCE = 3, /* the window's first event */
+	MT_F_ASITE_STACK, /* stack id, 0 if none */
+	MT_F_ASITE_KIND, /* enum mt_alloc_kind of the allocations (not FREE) */
+	MT_F_ASITE_SIZE_CLASS, /* 0: 0 bytes; k: 2^(k-1) to 2^k - 1 bytes requested */
+	MT_F_ASITE_CALLS, /* successful allocation calls */
+	MT_F_ASITE_BYTES, /* their requested bytes */
+	MT_F_ASITE_SLACK, /* their usable - requested bytes */
+	MT_F_ASITE_FREES, /* blocks of this key released */
+	MT_F_ASITE_FREED_BYTES, /* their requested bytes */
+	_MT_F_ASITE_MAX,
+};
+
+/* MT_EV_HEAP_WINDOW: the process's heap (requested bytes of live blocks) over the window. */
+enum {
+	MT_F_HWIN_SINCE = 3, /* the window's first event */
+	MT_F_HWIN_LIVE_BYTES, /* at its last event */
+	MT_F_HWIN_LIVE_BLOCKS,
+	MT_F_HWIN_PEAK_BYTES, /* the largest value live bytes took in the window */
+	MT_F_HWIN_PEAK_NS, /* the time of the event that made it */
+	MT_F_HWIN_CALLS, /* allocation calls */
+	MT_F_HWIN_FREES, /* free() calls and realloc(p, 0) */
+	MT_F_HWIN_UNTRACKED, /* releases of blocks the recorder never saw allocated */
+	MT_F_HWIN_REORDERED, /* frees folded after their address was allocated again */
+	MT_F_HWIN_EVENTS, /* allocation rows folded, frees included */
+	_MT_F_HWIN_MAX,
 };
 
 /* MT_EV_LOST */

@@ -465,6 +465,21 @@ static void leak_stream(struct pass *p, struct stream_state *s)
 {
 	struct mt_alloc_stats *st = p->st;
 
+	if (st->sites_mode) { /* no blocks: the sites' live counts */
+		uint32_t stream = st->procs[s->proc].stream;
+
+		for (size_t i = 0; i < st->nsites; i++) {
+			struct mt_alloc_site *site = &st->sites[i];
+
+			if (site->stream != stream)
+				continue;
+			site->leaked_bytes += site->live_bytes;
+			site->leaked_blocks += site->live_blocks;
+			site->live_bytes = site->live_blocks = 0;
+		}
+		return;
+	}
+
 	for (size_t k = 0; k < s->live.cap; k++) {
 		struct block *b;
 		struct mt_alloc_site *site;
@@ -503,12 +518,95 @@ static void end_streams(struct pass *p, uint32_t pid)
 	leak_stream(p, s);
 }
 
+/* --alloc=sites: one site key's window onto its site and the totals. */
+static int on_alloc_site(struct pass *p, const struct mt_event *ev)
+{
+	struct mt_alloc_stats *st = p->st;
+	const uint64_t *v = ev->v;
+	struct stream_state *s = stream_get(p, ev->stream, (uint32_t)v[MT_F_PID]);
+	unsigned kind = (unsigned)v[MT_F_ASITE_KIND], cls = (unsigned)v[MT_F_ASITE_SIZE_CLASS];
+	uint64_t calls = v[MT_F_ASITE_CALLS], bytes = v[MT_F_ASITE_BYTES];
+	uint64_t frees = v[MT_F_ASITE_FREES], freed = v[MT_F_ASITE_FREED_BYTES];
+	struct mt_alloc_proc *pr;
+	struct mt_alloc_site *site;
+	uint32_t si;
+
+	if (!s)
+		return -ENOMEM;
+	if (kind >= MT_ALLOC_FREE || cls > 64)
+		return 0; /* from a newer format: not understood, not guessed at */
+	pr = &st->procs[s->proc];
+	if (!pr->first_ns || v[MT_F_ASITE_SINCE] < pr->first_ns)
+		pr->first_ns = v[MT_F_ASITE_SINCE];
+	site = site_get(p, ev->stream, s->pid, v[MT_F_ASITE_STACK], v[MT_F_ASITE_SINCE], &si);
+	if (!site)
+		return -ENOMEM;
+	site->calls += calls;
+	site->bytes += bytes;
+	site->slack += v[MT_F_ASITE_SLACK];
+	site->frees += frees;
+	/* calls - frees of a key is what is live: an order of windows that puts frees first
+	 * wraps and comes back (unsigned) */
+	if (s->ended) {
+		site->leaked_bytes += bytes - freed;
+		site->leaked_blocks += calls - frees;
+	} else {
+		site->live_bytes += bytes - freed;
+		site->live_blocks += calls - frees;
+	}
+	st->calls += calls;
+	st->by_kind[kind] += calls;
+	st->bytes += bytes;
+	st->slack += v[MT_F_ASITE_SLACK];
+	st->size_hist[cls] += calls;
+	if (!v[MT_F_ASITE_STACK])
+		st->no_frames += calls;
+	pr->bytes += bytes;
+	pr->slack += v[MT_F_ASITE_SLACK];
+	return 0;
+}
+
+/* --alloc=sites: one process's heap over a window. */
+static int on_heap_window(struct pass *p, const struct mt_event *ev)
+{
+	struct mt_alloc_stats *st = p->st;
+	const uint64_t *v = ev->v;
+	struct stream_state *s = stream_get(p, ev->stream, (uint32_t)v[MT_F_PID]);
+	struct mt_alloc_proc *pr;
+
+	if (!s)
+		return -ENOMEM;
+	pr = &st->procs[s->proc];
+	if (!pr->first_ns || v[MT_F_HWIN_SINCE] < pr->first_ns)
+		pr->first_ns = v[MT_F_HWIN_SINCE];
+	pr->calls += v[MT_F_HWIN_CALLS];
+	pr->frees += v[MT_F_HWIN_FREES];
+	pr->untracked_frees += v[MT_F_HWIN_UNTRACKED];
+	st->frees += v[MT_F_HWIN_FREES];
+	st->untracked_frees += v[MT_F_HWIN_UNTRACKED];
+	st->reordered_frees += v[MT_F_HWIN_REORDERED];
+	st->events += v[MT_F_HWIN_EVENTS];
+	if (v[MT_F_HWIN_PEAK_BYTES] > pr->peak_bytes) {
+		pr->peak_bytes = v[MT_F_HWIN_PEAK_BYTES];
+		pr->peak_ns = v[MT_F_HWIN_PEAK_NS];
+	}
+	if (!s->ended) { /* after the end (clock skew): the end's figures stand */
+		pr->live_bytes = v[MT_F_HWIN_LIVE_BYTES];
+		pr->live_blocks = v[MT_F_HWIN_LIVE_BLOCKS];
+	}
+	return 0;
+}
+
 static int alloc_event(void *ctx, const struct mt_event *ev)
 {
 	struct pass *p = ctx;
 
 	if (ev->type == MT_EV_ALLOC)
 		return on_alloc(p, ev);
+	if (ev->type == MT_EV_ALLOC_SITE)
+		return on_alloc_site(p, ev);
+	if (ev->type == MT_EV_HEAP_WINDOW)
+		return on_heap_window(p, ev);
 	if (ev->type == MT_EV_TASK_NEW) {
 		if (ev->v[MT_F_NEW_KIND] == MT_TASK_PROCESS)
 			return on_fork(p, (uint32_t)ev->v[MT_F_PID],
@@ -531,10 +629,28 @@ static int alloc_finish(void *ctx, int rc)
 		if (p.ss[i].used && !p.ss[i].ended)
 			leak_stream(&p, &p.ss[i]);
 	/* Sites' values at the overall peak. */
-	for (size_t i = 0; i < st->nsites; i++) {
+	for (size_t i = 0; i < st->nsites && !st->sites_mode; i++) {
 		struct mt_alloc_site *s = &st->sites[i];
 
 		s->peak_bytes = s->saved_epoch == p.gen ? s->saved_live : s->live_bytes;
+	}
+	if (st->sites_mode) {
+		/* One image's peak is the peak; several images' heaps add up at moments the
+		 * windows do not pin down. */
+		size_t n = 0;
+
+		for (size_t i = 0; i < st->nprocs; i++) {
+			if (!st->procs[i].calls)
+				continue;
+			n++;
+			st->peak_bytes = st->procs[i].peak_bytes;
+			st->peak_ns = st->procs[i].peak_ns;
+		}
+		st->peak_known = n <= 1;
+		if (!st->peak_known)
+			st->peak_bytes = st->peak_ns = 0;
+	} else {
+		st->peak_known = true;
 	}
 	for (size_t i = 0; i < st->nprocs; i++) {
 		st->leaked_bytes += st->procs[i].live_bytes;
@@ -572,7 +688,8 @@ int mt_alloc_pass(struct mt_reader *r, struct mt_alloc_stats *st, struct mt_pass
 	mt_sketch_family_init(&st->life_overall, SIZE_MAX);
 	mt_sketch_family_init(&st->life_family, LIFE_BUDGET_PAIRS);
 	*pass = (struct mt_pass){ .name = "alloc" };
-	st->present = mt_reader_event_count(r, MT_EV_ALLOC) > 0;
+	st->sites_mode = mt_reader_event_count(r, MT_EV_HEAP_WINDOW) > 0;
+	st->present = mt_reader_event_count(r, MT_EV_ALLOC) > 0 || st->sites_mode;
 	if (!st->present)
 		return 0;
 	p = calloc(1, sizeof(*p));
@@ -584,7 +701,8 @@ int mt_alloc_pass(struct mt_reader *r, struct mt_alloc_stats *st, struct mt_pass
 	mt_map64_init(&p->stream_ix);
 	mt_map64_init(&p->fork_of);
 	*pass = (struct mt_pass){ .name = "alloc",
-				  .types = 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_EXIT |
+				  .types = 1ull << MT_EV_ALLOC | 1ull << MT_EV_ALLOC_SITE |
+					   1ull << MT_EV_HEAP_WINDOW | 1ull << MT_EV_TASK_EXIT |
 					   1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_TASK_NEW,
 				  .ctx = p,
 				  .event = alloc_event,

@@ -46,6 +46,10 @@ struct mt_alloc_proc {
 
 struct mt_alloc_stats {
 	bool present; /* the trace has allocation events */
+	/* recorded with --alloc=sites: per-site windows, no blocks. Lifetimes, temporary
+	 * allocations, the sites' heap at the peak, per-event flags and times are unknown; the
+	 * overall peak is known (peak_known) when one process image allocated */
+	bool sites_mode, peak_known;
 	uint64_t calls, frees, bytes, temporary, slack;
 	/* heaptrack 1.4 counts a free as temporary when the process's previous allocation had
 	 * the same call stack and size, whichever block it frees; kept for comparisons */

@@ -73,17 +73,22 @@ static int parse_types(uint64_t *mask)
 	if (!list)
 		return 1;
 	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		uint64_t m = 0;
+		uint64_t m = 0, group = 0;
 		size_t n = strlen(tok);
 
+		/* A type's own name is that type; another name is a group and matches every type
+		 * named "group_..." (task: task_new, task_exec, ...). */
+		for (unsigned t = 0; t < _MT_EV_MAX; t++)
+			if (mt_type_desc(t) && !strcmp(mt_type_desc(t)->name, tok))
+				m |= 1ull << t;
 		for (unsigned t = 0; t < _MT_EV_MAX; t++) {
 			const struct mt_type_desc *d = mt_type_desc(t);
 
-			/* A group name matches every type named "group_..." */
-			if (d && (!strcmp(d->name, tok) ||
-				  (!strncmp(d->name, tok, n) && d->name[n] == '_')))
-				m |= 1ull << t;
+			if (d && !strncmp(d->name, tok, n) && d->name[n] == '_')
+				group |= 1ull << t;
 		}
+		if (!m)
+			m = group;
 		if (!m) {
 			char names[512] = "";
 			size_t len = 0;

@@ -202,6 +202,10 @@ static int export_folded(const char *path)
 		mt_err("'%s' has no allocation events to fold (recorded with --no-alloc, or no "
 		       "process could be traced)",
 		       path);
+	else if (rc == -EOPNOTSUPP)
+		mt_err("'%s' was recorded with --alloc=sites, which keeps no heap blocks: no "
+		       "weight %s (calls, bytes and leaked are kept)",
+		       path, weights[o.weight]);
 	else if (rc < 0)
 		mt_err_code(rc, "cannot export '%s' to '%s'", path, o.output);
 	else

@@ -24,7 +24,8 @@ static struct {
 	const char *syscalls;
 	struct mt_optlist events;
 	bool syscall_stacks;
-	bool alloc, python_frames;
+	bool python_frames;
+	int alloc; /* index into alloc_choices; -1: --no-alloc */
 	int access;
 	uint64_t access_period, access_freq;
 	bool faults, rss;
@@ -39,7 +40,7 @@ static struct {
 	.stack_depth = 128,
 	.rt_slots = 1024,
 	.time_every = 1,
-	.alloc = true,
+	.alloc = 0,
 	.python_frames = true,
 	.faults = true,
 	.rss = true,
@@ -48,6 +49,7 @@ static struct {
 	.page_writes_ms = 100,
 	.zstd_level = 1 };
 
+static const char *const alloc_choices[] = { "events", "sites", NULL };
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
 /* In enum mt_access_mode order. */
 static const char *const access_choices[] = { "auto", "pebs",  "ibs", "spe",
@@ -74,9 +76,12 @@ static const struct mt_option options[] = {
 	  "data pages per per-CPU perf ring, a power of two (default 64)" },
 	{ "flush-ms", 0, MT_OPT_U64, &o.flush_ms, "MS",
 	  "write buffered events at least every MS milliseconds (default 1000)" },
-	{ "alloc", 0, MT_OPT_FLAG, &o.alloc, NULL,
-	  "trace heap allocations through the preload runtime (default on)", NULL,
-	  MT_OPTF_NEGATABLE },
+	{ "alloc", 0, MT_OPT_CHOICE, &o.alloc, "HOW",
+	  "trace heap allocations through the preload runtime: events records every call "
+	  "(time, address, size, stack); sites keeps per-site counts and bytes by size class "
+	  "and the heap every 10 ms, no addresses or per-call times (the report says which "
+	  "figures that cannot give); --no-alloc: not at all",
+	  alloc_choices, MT_OPTF_OPTIONAL_ARG | MT_OPTF_NEGATABLE },
 	{ "stack-depth", 0, MT_OPT_U64, &o.stack_depth, "N",
 	  "frames per allocation stack, at most 256; 0 records no stacks (default 128)" },
 	{ "python-frames", 0, MT_OPT_FLAG, &o.python_frames, NULL,
@@ -415,7 +420,8 @@ int cmd_record(int argc, char **argv)
 				      "--syscalls=summary");
 	ro.events = o.events.v;
 	ro.nevents = o.events.n;
-	ro.alloc = o.alloc;
+	ro.alloc = o.alloc >= 0;
+	ro.alloc_sites = o.alloc == 1;
 	ro.stack_depth = (unsigned)o.stack_depth;
 	ro.python_frames = o.python_frames;
 	ro.rt_slots = (unsigned)o.rt_slots;

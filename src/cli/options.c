@@ -63,6 +63,10 @@ static int set_value(const struct mt_command_spec *spec, const struct mt_option 
 		break;
 	}
 	case MT_OPT_CHOICE:
+		if (!arg) { /* --name alone (MT_OPTF_OPTIONAL_ARG): the first choice */
+			*(int *)o->dest = 0;
+			break;
+		}
 		for (int i = 0; o->choices[i]; i++) {
 			if (!strcmp(o->choices[i], arg)) {
 				*(int *)o->dest = i;
@@ -136,7 +140,10 @@ int mt_opts_parse(const struct mt_command_spec *spec, int argc, char **argv, int
 				if (eq)
 					return mt_usage_error(
 						spec, "option '--no-%s' takes no value", o->name);
-				*(bool *)o->dest = false;
+				if (o->type == MT_OPT_CHOICE)
+					*(int *)o->dest = -1; /* --no-name: none of the choices */
+				else
+					*(bool *)o->dest = false;
 				if (o->seen)
 					*o->seen = true;
 				continue;
@@ -216,7 +223,9 @@ void mt_opts_help(const struct mt_command_spec *spec, FILE *f)
 	for (o = spec->opts; o->name; o++) {
 		char left[128];
 
-		if (o->flags & MT_OPTF_OPTIONAL_ARG)
+		if ((o->flags & MT_OPTF_OPTIONAL_ARG) && (o->flags & MT_OPTF_NEGATABLE))
+			snprintf(left, sizeof(left), "[no-]%s[=%s]", o->name, o->arg);
+		else if (o->flags & MT_OPTF_OPTIONAL_ARG)
 			snprintf(left, sizeof(left), "%s[=%s]", o->name, o->arg);
 		else if (o->flags & MT_OPTF_NEGATABLE)
 			snprintf(left, sizeof(left), "[no-]%s", o->name);
@@ -232,7 +241,8 @@ void mt_opts_help(const struct mt_command_spec *spec, FILE *f)
 			char list[256];
 
 			choices_str(o, list, sizeof(list));
-			fprintf(f, " (%s; default %s)", list, o->choices[*(int *)o->dest]);
+			fprintf(f, " (%s; default %s)", list,
+				*(int *)o->dest >= 0 ? o->choices[*(int *)o->dest] : "none");
 		}
 		if (o->type == MT_OPT_LIST)
 			fprintf(f, " (repeatable, up to %d)", MT_OPTLIST_MAX);

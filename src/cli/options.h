@@ -24,8 +24,9 @@ struct mt_optlist {
 };
 
 enum {
-	MT_OPTF_OPTIONAL_ARG = 1 << 0, /* --name or --name=value (STRING: value NULL -> "") */
-	MT_OPTF_NEGATABLE = 1 << 1, /* FLAG: --no-name also accepted */
+	MT_OPTF_OPTIONAL_ARG = 1 << 0, /* --name or --name=value (STRING: value NULL -> "";
+					* CHOICE: the first choice) */
+	MT_OPTF_NEGATABLE = 1 << 1, /* FLAG: --no-name also accepted (CHOICE: sets -1) */
 };
 
 struct mt_option {

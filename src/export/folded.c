@@ -191,11 +191,15 @@ int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 	struct mt_folded_lines lines = { 0 };
 	struct mt_passes ps;
 	struct mt_pass p;
+	bool sites;
 	int rc;
 
 	memset(stats, 0, sizeof(*stats));
-	if (!mt_reader_event_count(r, MT_EV_ALLOC))
+	sites = mt_reader_event_count(r, MT_EV_HEAP_WINDOW) > 0;
+	if (!mt_reader_event_count(r, MT_EV_ALLOC) && !sites)
 		return -ENODATA;
+	if (sites && (w == MT_FOLD_PEAK || w == MT_FOLD_TEMPORARY))
+		return -EOPNOTSUPP; /* --alloc=sites keeps no blocks: unknown, not 0 */
 	/* one read: the allocations, the process tree and the symbolizer's index */
 	mt_passes_init(&ps);
 	mt_passes_add(&ps, mt_alloc_pass(r, &st, &p), &p);

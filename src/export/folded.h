@@ -42,7 +42,8 @@ struct mt_folded_stats {
 /*
  * Writes one line per allocation site with a non-zero weight: the process ("comm pid")
  * as the root frame, then the call stack outermost first; inlined frames are marked
- * "_[i]" as flamegraph.pl expects. -errno on failure (-ENODATA: no allocation events).
+ * "_[i]" as flamegraph.pl expects. -errno on failure (-ENODATA: no allocation events;
+ * -EOPNOTSUPP: a weight a trace recorded with --alloc=sites cannot give).
  */
 int mt_export_folded(struct mt_reader *r, enum mt_folded_weight w, FILE *out,
 		     struct mt_folded_stats *stats);

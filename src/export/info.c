@@ -53,6 +53,21 @@ static uint64_t total_events(struct mt_reader *r)
 	return total;
 }
 
+/* The events the recorder handled: the trace's, but with --alloc=sites the allocation
+ * calls it folded (the alloc collector's count) in place of the windows it wrote. */
+static uint64_t handled_events(struct mt_reader *r, const struct mt_run *run)
+{
+	uint64_t folded = mt_reader_event_count(r, MT_EV_ALLOC_SITE) +
+			  mt_reader_event_count(r, MT_EV_HEAP_WINDOW);
+
+	if (!folded)
+		return total_events(r);
+	for (size_t i = 0; i < run->ncollectors; i++)
+		if (!strcmp(run->collectors[i].name, "alloc"))
+			return total_events(r) - folded + run->collectors[i].events;
+	return total_events(r);
+}
+
 int mt_info_json(const char *path, struct mt_reader *r, const struct mt_run *run,
 		 const struct mt_procs *ps, FILE *f)
 {
@@ -93,11 +108,11 @@ int mt_info_json(const char *path, struct mt_reader *r, const struct mt_run *run
 	mt_json_kv_u64(&j, "lost_events", run->lost_events);
 	mt_json_key(&j, "recorder");
 	if (run->has_recorder_cost) {
-		uint64_t events = total_events(r);
+		uint64_t events = handled_events(r, run);
 
 		mt_json_begin_object(&j);
 		mt_json_kv_u64(&j, "cpu_ns", run->recorder_cpu_ns);
-		/* the recorder's cost per event it wrote (its CPU time over the trace's events) */
+		/* the recorder's cost per event it handled (its CPU time over them) */
 		if (events)
 			mt_json_kv_double(&j, "cpu_ns_per_event",
 					  (double)run->recorder_cpu_ns / (double)events);
@@ -189,9 +204,9 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 				mt_fmt_duration(run->recorder_run_cpu_ns, a, sizeof(a)),
 				100.0 * (double)run->recorder_run_cpu_ns /
 					(double)run->command_wall_ns);
-		if (total)
+		if (handled_events(r, run))
 			fprintf(f, ", %.1f ns per event",
-				(double)run->recorder_cpu_ns / (double)total);
+				(double)run->recorder_cpu_ns / (double)handled_events(r, run));
 		fprintf(f, ", peak RSS %s (memtap's own process, apart from the workload)\n",
 			mt_fmt_bytes(run->recorder_max_rss, b, sizeof(b)));
 	}

@@ -266,12 +266,26 @@ void mt_json_kv_bool(struct mt_json *j, const char *key, bool v)
 	mt_json_bool(j, v);
 }
 
+static bool listed(const char *const *keys, const char *key)
+{
+	for (; keys && *keys; keys++)
+		if (!strcmp(*keys, key))
+			return true;
+	return false;
+}
+
 void mt_json_kv_u64s(struct mt_json *j, const void *base, const struct mt_json_u64 *f, size_t n)
+{
+	mt_json_kv_u64s_but(j, base, f, n, NULL);
+}
+
+void mt_json_kv_u64s_but(struct mt_json *j, const void *base, const struct mt_json_u64 *f, size_t n,
+			 const char *const *nulls)
 {
 	for (size_t i = 0; i < n; i++) {
 		uint64_t v;
 
-		if (!base) { /* not measured: every figure null */
+		if (!base || listed(nulls, f[i].key)) { /* not measured: null */
 			mt_json_kv_null(j, f[i].key);
 			continue;
 		}

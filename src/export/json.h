@@ -59,6 +59,11 @@ struct mt_json_u64 {
 void mt_json_kv_u64s(struct mt_json *j, const void *base, const struct mt_json_u64 *f, size_t n);
 #define MT_JSON_KV_U64S(j, base, fields) \
 	mt_json_kv_u64s(j, base, fields, sizeof(fields) / sizeof((fields)[0]))
+/* The same, with null for the keys in nulls (NULL-terminated; NULL: none). */
+void mt_json_kv_u64s_but(struct mt_json *j, const void *base, const struct mt_json_u64 *f, size_t n,
+			 const char *const *nulls);
+#define MT_JSON_KV_U64S_BUT(j, base, fields, nulls) \
+	mt_json_kv_u64s_but(j, base, fields, sizeof(fields) / sizeof((fields)[0]), nulls)
 
 /* Writes s as a JSON string literal (with quotes) to f. */
 void mt_json_write_string(FILE *f, const char *s, size_t n, bool html_safe);

@@ -26,6 +26,20 @@ static const char *const rank_titles[MT_NRANKS] = { "calls", "heap at the peak",
 
 /* ---- shared pieces ---- */
 
+/* What --alloc=sites does not record (JSON keys; the text says it in words). */
+static const char *const sites_nulls[] = {
+	"temporary",	     "temporary_heaptrack",	 "peak_blocks",
+	"peak_usable_bytes", "inherited_frees",		 "max_live_bytes",
+	"lifetime_ns",	     "events_time_interpolated", NULL
+};
+/* ... and with several process images, each image's peak only */
+static const char *const peak_nulls[] = { "peak_bytes", NULL };
+
+static const char *const *nulls(const struct mt_alloc_stats *st)
+{
+	return st->sites_mode ? sites_nulls : NULL;
+}
+
 static const char *kv(const struct mt_report_alloc *a, const char *key)
 {
 	return a->coll && a->coll->kv ? mt_kvlist_get(a->coll->kv, key) : NULL;
@@ -167,7 +181,7 @@ static void json_procs(const struct mt_report *rep, struct mt_json *j)
 		mt_json_begin_object(j);
 		mt_json_kv_u64(j, "pid", p->pid);
 		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, p->pid, p->first_ns));
-		MT_JSON_KV_U64S(j, p, proc_figures);
+		MT_JSON_KV_U64S_BUT(j, p, proc_figures, nulls(st));
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
@@ -179,12 +193,12 @@ static const struct mt_json_u64 site_figures[] = {
 	SI("bytes", bytes),
 	SI("frees", frees),
 	SI("temporary", temporary),
-	SI("peak_bytes", peak_bytes),
 	SI("max_live_bytes", max_live_bytes),
 	SI("leaked_bytes", leaked_bytes),
 	SI("leaked_blocks", leaked_blocks),
 	SI("slack_bytes", slack),
 };
+static const struct mt_json_u64 site_peak[] = { SI("peak_bytes", peak_bytes) };
 #undef SI
 
 /* alloc.top_sites: every site that made a ranking, with its ranks and frames. */
@@ -203,8 +217,12 @@ static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "site_id", rs->site);
 		mt_json_kv_u64(j, "pid", s->pid);
 		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns));
-		MT_JSON_KV_U64S(j, s, site_figures);
-		json_life(j, "lifetime_ns", &a->st.life_family, &s->life);
+		MT_JSON_KV_U64S_BUT(j, s, site_figures, nulls(st));
+		MT_JSON_KV_U64S_BUT(j, s, site_peak, st->sites_mode ? peak_nulls : NULL);
+		if (st->sites_mode)
+			mt_json_kv_null(j, "lifetime_ns");
+		else
+			json_life(j, "lifetime_ns", &a->st.life_family, &s->life);
 		mt_json_key(j, "ranks");
 		mt_json_begin_object(j);
 		for (int r = 0; r < MT_NRANKS; r++)
@@ -264,6 +282,7 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_begin_object(j);
 	mt_json_kv_str(j, "mechanism", a->coll ? a->coll->mechanism : "preload");
 	if (!recorded(a)) {
+		mt_json_kv_null(j, "mode");
 		mt_json_kv_str(j, "status", a->coll->status);
 		mt_json_kv_str(j, "reason", a->coll->reason ? a->coll->reason : "");
 		MT_JSON_KV_U64S(j, NULL, totals);
@@ -273,24 +292,36 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_end_object(j);
 		return;
 	}
+	/* events: every call recorded; sites: --alloc=sites, per-site windows */
+	mt_json_kv_str(j, "mode", st->sites_mode ? "sites" : "events");
 	mt_json_kv_u64(j, "stack_depth", kv_u64(a, "stack_depth"));
-	MT_JSON_KV_U64S(j, st, totals);
-	if (st->peak_bytes) {
+	MT_JSON_KV_U64S_BUT(j, st, totals, st->peak_known ? NULL : peak_nulls);
+	if (st->peak_bytes && st->peak_known) {
 		mt_json_kv_u64(j, "peak_ns", st->peak_ns);
 		mt_json_kv_u64(j, "peak_offset_ns", st->peak_ns > t0 ? st->peak_ns - t0 : 0);
 	} else {
 		mt_json_kv_null(j, "peak_ns");
 		mt_json_kv_null(j, "peak_offset_ns");
 	}
-	MT_JSON_KV_U64S(j, st, at_peak);
+	MT_JSON_KV_U64S_BUT(j, st, at_peak, nulls(st));
+	mt_json_key(j, "not_recorded"); /* figures the recording mode cannot give */
+	mt_json_begin_array(j);
+	for (size_t k = 0; st->sites_mode && sites_nulls[k]; k++)
+		mt_json_str(j, sites_nulls[k]);
+	mt_json_end_array(j);
 	mt_json_key(j, "calls_by_function");
 	mt_json_begin_object(j);
 	for (int k = 0; k < MT_ALLOC_FREE; k++)
 		mt_json_kv_u64(j, kind_names[k], st->by_kind[k]);
 	mt_json_end_object(j);
-	json_life(j, "lifetime_ns", &st->life_overall, &st->life);
-	/* frees whose lifetime found no memory: counted, so that a gap is never silent */
-	mt_json_kv_u64(j, "lifetimes_not_kept", st->life_lost);
+	if (st->sites_mode) {
+		mt_json_kv_null(j, "lifetime_ns");
+		mt_json_kv_null(j, "lifetimes_not_kept");
+	} else {
+		json_life(j, "lifetime_ns", &st->life_overall, &st->life);
+		/* frees whose lifetime found no memory: counted, so a gap is never silent */
+		mt_json_kv_u64(j, "lifetimes_not_kept", st->life_lost);
+	}
 	mt_json_key(j, "size_histogram");
 	mt_json_begin_array(j);
 	for (int k = 0; k < 65; k++) {
@@ -303,7 +334,15 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
-	MT_JSON_KV_U64S(j, st, event_counts);
+	if (st->sites_mode) { /* no per-event flags: the runtime's own counts */
+		mt_json_kv_u64(j, "events", st->events);
+		mt_json_kv_null(j, "events_time_interpolated");
+		mt_json_kv_u64(j, "events_without_stack_nested",
+			       kv_u64(a, "events_without_stack_nested"));
+		mt_json_kv_u64(j, "stacks_truncated", kv_u64(a, "stacks_truncated"));
+	} else {
+		MT_JSON_KV_U64S(j, st, event_counts);
+	}
 	mt_json_key(j, "stacks_truncated_by_reason");
 	mt_json_begin_object(j);
 	for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {
@@ -337,6 +376,10 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_begin_object(j);
 	for (int r = 0; r < MT_NRANKS; r++) {
 		mt_json_key(j, rank_keys[r]);
+		if (st->sites_mode && (r == MT_RANK_PEAK || r == MT_RANK_TEMPORARY)) {
+			mt_json_null(j); /* not recorded in this mode */
+			continue;
+		}
 		mt_json_begin_array(j);
 		for (size_t q = 0; q < a->nrank[r]; q++)
 			mt_json_u64(j, a->sel[a->rank[r][q]].site);
@@ -410,9 +453,13 @@ static void print_sites_ranking(const struct mt_report *rep, int r, bool md, FIL
 		mt_table_addf(&t, "#%zu", rs->site);
 		mt_table_add(&t, mt_fmt_count(s->calls, b1, sizeof(b1)));
 		mt_table_add(&t, mt_fmt_bytes(s->bytes, b1, sizeof(b1)));
-		mt_table_add(&t, mt_fmt_bytes(s->peak_bytes, b1, sizeof(b1)));
+		mt_table_add(&t,
+			     a->st.sites_mode ? "-" : mt_fmt_bytes(s->peak_bytes, b1, sizeof(b1)));
 		mt_table_add(&t, mt_fmt_bytes(s->leaked_bytes, b1, sizeof(b1)));
-		mt_table_addf(&t, "%.1f%%", pct(s->temporary, s->calls));
+		if (a->st.sites_mode)
+			mt_table_add(&t, "-");
+		else
+			mt_table_addf(&t, "%.1f%%", pct(s->temporary, s->calls));
 		mt_table_add(&t, s->life.n ? mt_fmt_duration(mt_sketch_quantile(&a->st.life_family,
 										&s->life, 0.5),
 							     b1, sizeof(b1))
@@ -432,15 +479,29 @@ static void print_sites_ranking(const struct mt_report *rep, int r, bool md, FIL
 	mt_table_release(&t);
 }
 
+static void print_frames(const struct mt_report_alloc *a, const struct mt_report_site *rs, bool md,
+			 FILE *f);
+
 static void print_site_detail(const struct mt_report *rep, const struct mt_report_site *rs, bool md,
 			      FILE *f)
 {
 	const struct mt_report_alloc *a = &rep->alloc;
 	const struct mt_alloc_site *s = &a->st.sites[rs->site];
-	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32], name[768];
+	char b1[32], b2[32], b3[32], b4[32], b5[32], b6[32], b7[32];
 
 	fprintf(f, md ? "#### Site #%zu (%s %u)\n\n" : "  site #%zu (%s %u)\n", rs->site,
 		mt_procs_comm_at(&rep->procs, s->pid, s->first_ns), s->pid);
+	if (a->st.sites_mode) {
+		fprintf(f, "%s%s calls, %s, %s freed, leaked %s in %s blocks, slack %s\n",
+			md ? "" : "    ", mt_fmt_count(s->calls, b1, sizeof(b1)),
+			mt_fmt_bytes(s->bytes, b2, sizeof(b2)),
+			mt_fmt_count(s->frees, b3, sizeof(b3)),
+			mt_fmt_bytes(s->leaked_bytes, b4, sizeof(b4)),
+			mt_fmt_count(s->leaked_blocks, b5, sizeof(b5)),
+			mt_fmt_bytes(s->slack, b6, sizeof(b6)));
+		print_frames(a, rs, md, f);
+		return;
+	}
 	fprintf(f, "%s%s calls, %s, %s freed, peak %s (own max %s), leaked %s in %s blocks\n",
 		md ? "" : "    ", mt_fmt_count(s->calls, b1, sizeof(b1)),
 		mt_fmt_bytes(s->bytes, b2, sizeof(b2)), mt_fmt_count(s->frees, b3, sizeof(b3)),
@@ -461,7 +522,17 @@ static void print_site_detail(const struct mt_report *rep, const struct mt_repor
 					sizeof(b3)),
 			mt_fmt_duration(mt_sketch_quantile(&a->st.life_family, &s->life, 0.99), b4,
 					sizeof(b4)));
-	fputs(md ? "\n\n```\n" : "\n", f);
+	fputc('\n', f);
+	print_frames(a, rs, md, f);
+}
+
+static void print_frames(const struct mt_report_alloc *a, const struct mt_report_site *rs, bool md,
+			 FILE *f)
+{
+	const struct mt_alloc_site *s = &a->st.sites[rs->site];
+	char name[768];
+
+	fputs(md ? "\n```\n" : "", f);
 	if (!s->stack)
 		fprintf(f, "%s(no stack recorded: --stack-depth 0, or a nested call)\n",
 			md ? "" : "      ");
@@ -496,7 +567,7 @@ static void print_procs_table(const struct mt_report *rep, bool md, FILE *f)
 		mt_table_add(&t, mt_fmt_bytes(p->bytes, b1, sizeof(b1)));
 		mt_table_add(&t, mt_fmt_bytes(p->peak_bytes, b1, sizeof(b1)));
 		mt_table_add(&t, mt_fmt_bytes(p->live_bytes, b1, sizeof(b1)));
-		mt_table_add(&t, mt_fmt_count(p->temporary, b1, sizeof(b1)));
+		mt_table_add(&t, st->sites_mode ? "-" : mt_fmt_count(p->temporary, b1, sizeof(b1)));
 	}
 	if (md) {
 		fprintf(f, "### Allocations per process\n\n");
@@ -545,8 +616,11 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 			a->coll->reason ? a->coll->reason : a->coll->status);
 		return;
 	}
-	fprintf(f, "%s%s%s\n", md ? "" : "  ", a->coll ? a->coll->mechanism : "preload runtime",
-		md ? " (every call is recorded)\n" : " (every call is recorded)");
+	fprintf(f, "%s%s%s%s\n", md ? "" : "  ", a->coll ? a->coll->mechanism : "preload runtime",
+		st->sites_mode ? " (--alloc=sites: every call counted by site and size class, the "
+				 "heap in 10 ms windows; no addresses or per-call times)"
+			       : " (every call is recorded)",
+		md ? "\n" : "");
 	if (md)
 		fprintf(f, "| | |\n|---|---|\n");
 	for (int k = 0; k < MT_ALLOC_FREE; k++) {
@@ -566,7 +640,16 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 	ROW("bytes allocated", "%s, allocator slack %s (%.1f%%)",
 	    mt_fmt_bytes(st->bytes, b1, sizeof(b1)), mt_fmt_bytes(st->slack, b2, sizeof(b2)),
 	    pct(st->slack, st->bytes));
-	if (st->peak_bytes)
+	if (st->sites_mode && !st->peak_known)
+		ROW("peak heap", "not known: several processes allocated and --alloc=sites keeps "
+				 "each one's own peak (in the table below)");
+	else if (st->sites_mode && st->peak_bytes)
+		ROW("peak heap",
+		    "%s at +%s (after every call, in the recorder's order: each "
+		    "thread's calls in order)",
+		    mt_fmt_bytes(st->peak_bytes, b1, sizeof(b1)),
+		    mt_fmt_duration(st->peak_ns > t0 ? st->peak_ns - t0 : 0, b3, sizeof(b3)));
+	else if (st->peak_bytes)
 		ROW("peak heap", "%s in %s blocks at +%s (usable %s)",
 		    mt_fmt_bytes(st->peak_bytes, b1, sizeof(b1)),
 		    mt_fmt_count(st->peak_blocks, b2, sizeof(b2)),
@@ -587,8 +670,14 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 						      : "leaked (live at exit)",
 	    "%s in %s blocks", mt_fmt_bytes(st->leaked_bytes, b1, sizeof(b1)),
 	    mt_fmt_count(st->leaked_blocks, b2, sizeof(b2)));
-	ROW("temporary allocations", "%s (%.1f%% of calls)",
-	    mt_fmt_count(st->temporary, b1, sizeof(b1)), pct(st->temporary, st->calls));
+	if (st->sites_mode)
+		ROW("not recorded (--alloc=sites)",
+		    "lifetimes, temporary allocations, each site's heap at the peak and its own "
+		    "maximum, heap blocks (so faults, access samples and page writes are not "
+		    "joined to allocation sites)");
+	else
+		ROW("temporary allocations", "%s (%.1f%% of calls)",
+		    mt_fmt_count(st->temporary, b1, sizeof(b1)), pct(st->temporary, st->calls));
 	if (life_n)
 		ROW("lifetime of freed blocks",
 		    "p50 %s, p90 %s, p99 %s (every free; within %.1f%%, per site within %.1f%%)",
@@ -607,7 +696,12 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		ROW("frees of unseen blocks",
 		    "%s (allocated before tracing, or by an unhooked path)",
 		    mt_fmt_count(st->untracked_frees, b1, sizeof(b1)));
-	if (st->events && st->time_estimated)
+	if (st->sites_mode)
+		ROW("event times", "windows of %s of event time (each window's first and last)",
+		    kv(a, "sites_window_ns")
+			    ? mt_fmt_duration(kv_u64(a, "sites_window_ns"), b1, sizeof(b1))
+			    : "?");
+	else if (st->events && st->time_estimated)
 		ROW("event times",
 		    "%.1f%% interpolated between clock reads (--time-every %s): not bounded across "
 		    "idle gaps",
@@ -623,8 +717,10 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		ROW("stacks",
 		    "up to %s frames; %s truncated%s (frames walked kept), %s cut at the depth "
 		    "(innermost kept), %s without any frame",
-		    kv(a, "stack_depth"), mt_fmt_count(st->truncated, b1, sizeof(b1)), why,
-		    mt_fmt_count(kv_u64(a, "stacks_depth_limited"), b2, sizeof(b2)),
+		    kv(a, "stack_depth"),
+		    mt_fmt_count(st->sites_mode ? kv_u64(a, "stacks_truncated") : st->truncated, b1,
+				 sizeof(b1)),
+		    why, mt_fmt_count(kv_u64(a, "stacks_depth_limited"), b2, sizeof(b2)),
 		    mt_fmt_count(st->no_frames, b3, sizeof(b3)));
 	}
 	if (a->sym.addresses)
@@ -680,8 +776,13 @@ void mt_report_alloc_sites_table(const struct mt_report *rep, struct mt_table *t
 		mt_table_addf(t, "%" PRIu64, s->calls);
 		mt_table_addf(t, "%" PRIu64, s->bytes);
 		mt_table_addf(t, "%" PRIu64, s->frees);
-		mt_table_addf(t, "%" PRIu64, s->temporary);
-		mt_table_addf(t, "%" PRIu64, s->peak_bytes);
+		if (a->st.sites_mode) { /* not recorded: empty, as a null */
+			mt_table_add(t, "");
+			mt_table_add(t, "");
+		} else {
+			mt_table_addf(t, "%" PRIu64, s->temporary);
+			mt_table_addf(t, "%" PRIu64, s->peak_bytes);
+		}
 		mt_table_addf(t, "%" PRIu64, s->leaked_bytes);
 		mt_table_addf(t, "%" PRIu64, s->leaked_blocks);
 		mt_table_addf(t, "%" PRIu64, s->slack);

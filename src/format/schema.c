@@ -259,6 +259,34 @@ static const struct mt_field_desc app_fields[] = {
 	{ "fields", MT_FK_STR, NULL, 0, "the JSON object given by the workload" },
 };
 
+static const struct mt_field_desc alloc_site_fields[] = {
+	COMMON_FIELDS,
+	{ "since", MT_FK_U64, NULL, 0, "the window's first event" },
+	{ "stack", MT_FK_STACK, NULL, 0, "call stack" },
+	{ "kind", MT_FK_ENUM, alloc_kinds, 10, "the allocation function" },
+	{ "size_class", MT_FK_U64, NULL, 0, "0: 0 bytes; k: 2^(k-1) to 2^k-1 bytes" },
+	{ "calls", MT_FK_U64, NULL, 0, "successful allocation calls" },
+	{ "bytes", MT_FK_U64, NULL, 0, "their requested bytes" },
+	{ "slack", MT_FK_U64, NULL, 0, "their usable minus requested bytes" },
+	{ "frees", MT_FK_U64, NULL, 0, "blocks of this key released" },
+	{ "freed_bytes", MT_FK_U64, NULL, 0, "their requested bytes" },
+};
+
+static const struct mt_field_desc heap_window_fields[] = {
+	COMMON_FIELDS,
+	{ "since", MT_FK_U64, NULL, 0, "the window's first event" },
+	{ "live_bytes", MT_FK_U64, NULL, 0, "requested bytes live at the window's last event" },
+	{ "live_blocks", MT_FK_U64, NULL, 0, "blocks live then" },
+	{ "peak_bytes", MT_FK_U64, NULL, 0, "the largest live bytes in the window" },
+	{ "peak_ns", MT_FK_U64, NULL, 0, "when it was reached" },
+	{ "calls", MT_FK_U64, NULL, 0, "allocation calls" },
+	{ "frees", MT_FK_U64, NULL, 0, "free() calls and realloc(p, 0)" },
+	{ "untracked_frees", MT_FK_U64, NULL, 0, "releases of blocks never seen allocated" },
+	{ "reordered_frees", MT_FK_U64, NULL, 0,
+	  "frees folded after their address was allocated again" },
+	{ "events", MT_FK_U64, NULL, 0, "allocation rows folded" },
+};
+
 #define TYPE(t, n, f, d) [t] = { n, MT_ARRAY_SIZE_(f), f, d }
 #define MT_ARRAY_SIZE_(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -288,7 +316,13 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	TYPE(MT_EV_PW_RANGE, "page_write_range", pw_range_fields,
 	     "a large block or writable mapping under page-write tracking"),
 	TYPE(MT_EV_APP, "app", app_fields, "the workload's own event or span (memtap.h)"),
+	TYPE(MT_EV_ALLOC_SITE, "alloc_site", alloc_site_fields,
+	     "--alloc=sites: a site's allocations and frees in a window"),
+	TYPE(MT_EV_HEAP_WINDOW, "heap_window", heap_window_fields,
+	     "--alloc=sites: a process's heap over a window"),
 };
+_Static_assert(MT_ARRAY_SIZE_(alloc_site_fields) == _MT_F_ASITE_MAX, "alloc_site fields");
+_Static_assert(MT_ARRAY_SIZE_(heap_window_fields) == _MT_F_HWIN_MAX, "heap_window fields");
 
 _Static_assert(MT_ARRAY_SIZE_(task_new_fields) == _MT_F_NEW_MAX, "task_new fields");
 _Static_assert(MT_ARRAY_SIZE_(task_exec_fields) == _MT_F_EXEC_MAX, "task_exec fields");

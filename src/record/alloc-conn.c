@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Runtime connections: the hello, the shared region's geometry, labels, draining and closing. */
 #include "record/alloc-internal.h"
+#include "record/alloc-sites.h"
 
 #include "common/array.h"
 #include "alloc.h"
@@ -573,6 +574,11 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 	if (r) {
 		mt_ac_conn_drain(s, c, true, 0);
 		mt_ac_conn_flush(s, c);
+		mt_ac_sites_close(s, c);
+		a->sites_lost += c->sites_lost;
+		if (c->sites_lost)
+			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, c->sites_lost,
+				     "--alloc=sites: no memory to fold allocation rows");
 		mt_debug("runtime stream %u of %d closed: %llu events", c->stream, (int)c->pid,
 			 (unsigned long long)c->events);
 		a->events += c->events;

@@ -58,6 +58,8 @@ struct conn {
 	struct mt_map64 span_cur;
 	struct ready_ent *ready; /* scratch: the READY slots of one round, nslots entries */
 	struct row_ref *evs; /* scratch: the rows of the slot being drained */
+	struct mt_ac_sites *sites; /* --alloc=sites: the fold's state (record/alloc-sites.c) */
+	uint64_t sites_lost; /* rows the fold could not count (no memory) */
 };
 
 /* Per-process record of whether the runtime came up after the last exec. */
@@ -131,6 +133,8 @@ struct mt_alloc_state {
 	unsigned fd_limit; /* RLIMIT_NOFILE's soft limit the recorder runs with */
 	unsigned interval_ms; /* the next collection round, while connections are open */
 	uint64_t time_est; /* rows whose time was interpolated */
+	bool sites; /* --alloc=sites: rows folded into per-site windows, not written */
+	uint64_t sites_lost; /* over closed connections */
 };
 
 /* TSC to CLOCK_MONOTONIC: linear between the bracketing calibration pairs. A time past the

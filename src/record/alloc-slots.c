@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Rows of the runtime's shared slots into trace events, their TSC times into CLOCK_MONOTONIC. */
 #include "record/alloc-internal.h"
+#include "record/alloc-sites.h"
 
 #include "common/array.h"
 #include "alloc.h"
@@ -104,6 +105,16 @@ void mt_ac_write_block(struct mt_session *s, struct conn *c, int b)
 {
 	if (b == B_ALLOC)
 		mt_ac_live_feed(s, c);
+	if (b == B_ALLOC && s->alloc->sites) {
+		uint32_t n = c->blocks[b].count;
+
+		if (mt_ac_sites_fold(s, c, &c->blocks[b]) < 0) {
+			c->sites_lost += n;
+			c->blocks[b].count = 0;
+		}
+		c->live_seen = 0;
+		return;
+	}
 	mt_writer_block(s->w, c->stream, &c->blocks[b]);
 	if (b == B_ALLOC)
 		c->live_seen = c->blocks[B_ALLOC].count; /* 0, unless the writer failed */

@@ -177,6 +177,7 @@ int mt_alloc_open(struct mt_session *s)
 		       a->lib, ver[0] ? ver : "not a memtap runtime", RT_VERSION);
 		return -EINVAL;
 	}
+	a->sites = s->o->alloc_sites;
 	a->tsc = tsc_usable();
 	if (getrandom(a->key, sizeof(a->key), 0) != (ssize_t)sizeof(a->key))
 		return mt_err_code(-EIO, "cannot draw the recording's key (getrandom)");
@@ -718,6 +719,12 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 	}
 	if (kv) {
 		mt_kv_add(kv, "runtime", a->lib);
+		/* events: every call a row; sites: rows folded into per-site windows */
+		mt_kv_add(kv, "mode", a->sites ? "sites" : "events");
+		if (a->sites) {
+			mt_kv_add_u64(kv, "sites_window_ns", MT_SITES_WINDOW_NS);
+			mt_kv_add_u64(kv, "sites_rows_lost", a->sites_lost);
+		}
 		mt_kv_add(kv, "time",
 			  a->tsc ? "tsc (converted to CLOCK_MONOTONIC by the recorder)"
 				 : "CLOCK_MONOTONIC");

@@ -27,92 +27,6 @@
 #define PREFETCH_AHEAD 8
 #define WALK_MAX 512 /* nodes walked to find a site's innermost Python frame */
 
-/* ---- the blocks: address -> value, open addressing with linear probing ---- */
-
-/*
- * A block's home slot: its 4 KiB page picks a window of 256 slots (Fibonacci hashing), its
- * offset in 16-byte units the slot in it. The blocks of one page share the table's cache
- * lines as they share the heap's, so a run of allocations and frees close together in the
- * heap (most of them) touches a few lines, not one random line of a large table each.
- */
-static inline size_t blk_home(const struct live_blocks *t, uint64_t addr)
-{
-	uint64_t window = ((addr >> 12) * 0x9e3779b97f4a7c15ull) >> (64 - (t->bits - 8));
-
-	return (size_t)(window << 8 | ((addr >> 4) & 255));
-}
-
-static size_t blk_find(const struct live_blocks *t, uint64_t addr)
-{
-	size_t mask, i;
-
-	if (!t->v)
-		return SIZE_MAX;
-	mask = ((size_t)1 << t->bits) - 1;
-	for (i = blk_home(t, addr); t->v[i].addr; i = (i + 1) & mask)
-		if (t->v[i].addr == addr)
-			return i;
-	return SIZE_MAX;
-}
-
-/* Backward-shift deletion: later members of the probe run move into the hole. */
-static void blk_del_at(struct live_blocks *t, size_t i)
-{
-	size_t mask = ((size_t)1 << t->bits) - 1;
-
-	for (size_t j = (i + 1) & mask; t->v[j].addr; j = (j + 1) & mask) {
-		size_t k = blk_home(t, t->v[j].addr);
-
-		if ((j > i && (k <= i || k > j)) || (j < i && k <= i && k > j)) {
-			t->v[i] = t->v[j];
-			i = j;
-		}
-	}
-	t->v[i].addr = 0;
-	t->len--;
-}
-
-static int blk_grow(struct live_blocks *t)
-{
-	struct live_blocks n = { .bits = t->bits ? t->bits + 1 : 12, .len = t->len };
-	size_t cap = (size_t)1 << t->bits, mask;
-
-	if (!(n.v = calloc((size_t)1 << n.bits, sizeof(*n.v))))
-		return -1;
-	mask = ((size_t)1 << n.bits) - 1;
-	for (size_t i = 0; t->v && i < cap; i++) {
-		size_t k;
-
-		if (!t->v[i].addr)
-			continue;
-		for (k = blk_home(&n, t->v[i].addr); n.v[k].addr; k = (k + 1) & mask)
-			;
-		n.v[k] = t->v[i];
-	}
-	free(t->v);
-	*t = n;
-	return 0;
-}
-
-/* addr's value, made (0) when new (*fresh); NULL when out of memory. Grows at 3/4 full. */
-static uint64_t *blk_put(struct live_blocks *t, uint64_t addr, bool *fresh)
-{
-	size_t mask, i;
-
-	if ((!t->v || (t->len + 1) * 4 > ((size_t)3 << t->bits)) && blk_grow(t) < 0)
-		return NULL;
-	mask = ((size_t)1 << t->bits) - 1;
-	for (i = blk_home(t, addr); t->v[i].addr; i = (i + 1) & mask)
-		if (t->v[i].addr == addr) {
-			*fresh = false;
-			return &t->v[i].val;
-		}
-	t->v[i] = (struct live_blk){ addr, 0 };
-	t->len++;
-	*fresh = true;
-	return &t->v[i].val;
-}
-
 /* ---- a process's heap ---- */
 
 void mt_live_heap_free(struct mt_live *l, struct live_heap *h)
@@ -123,7 +37,7 @@ void mt_live_heap_free(struct mt_live *l, struct live_heap *h)
 	l->sites -= h->nsites;
 	l->nodes -= h->nnodes;
 	l->pystr -= h->pylen;
-	free(h->blocks.v);
+	mt_addr_release(&h->blocks);
 	free(h->site_by_stack);
 	mt_map64_release(&h->site_ix);
 	mt_map64_release(&h->pyfn);
@@ -208,12 +122,12 @@ static void block_drop(struct live_heap *h, uint64_t v)
 
 static void block_gone(struct mt_live *l, struct live_heap *h, uint64_t addr)
 {
-	size_t i = addr ? blk_find(&h->blocks, addr) : SIZE_MAX;
+	size_t i = addr ? mt_addr_find(&h->blocks, addr) : SIZE_MAX;
 
 	if (i == SIZE_MAX)
 		return; /* allocated before the runtime came up, or past the bound */
 	block_drop(h, h->blocks.v[i].val);
-	blk_del_at(&h->blocks, i);
+	mt_addr_del_at(&h->blocks, i);
 	l->blocks--;
 }
 
@@ -225,7 +139,7 @@ static void block_new(struct mt_live *l, struct live_heap *h, uint64_t addr, uin
 
 	if (usable > USABLE_MASK)
 		usable = USABLE_MASK;
-	if (l->blocks >= LIVE_BLOCKS_MAX || !(v = blk_put(&h->blocks, addr, &fresh))) {
+	if (l->blocks >= LIVE_BLOCKS_MAX || !(v = mt_addr_put(&h->blocks, addr, &fresh))) {
 		h->partial = true;
 		return;
 	}
@@ -256,9 +170,8 @@ void mt_live_allocs(struct mt_session *s, pid_t pid, uint32_t stream, const stru
 
 		/* The table is larger than the caches: its line for a row a few ahead is
 		 * fetched while this one is done. */
-		if (k + PREFETCH_AHEAD < b->count && h->blocks.v)
-			__builtin_prefetch(&h->blocks.v[blk_home(
-				&h->blocks, b->col[MT_F_ALLOC_ADDR][k + PREFETCH_AHEAD])]);
+		if (k + PREFETCH_AHEAD < b->count)
+			mt_addr_prefetch(&h->blocks, b->col[MT_F_ALLOC_ADDR][k + PREFETCH_AHEAD]);
 
 		if (kind == MT_ALLOC_FREE) {
 			block_gone(l, h, addr);

@@ -10,6 +10,7 @@
 #include <sys/types.h>
 
 #include "common/hash.h"
+#include "record/addr-table.h"
 
 /*
  * Bounds on what the live figures keep, whatever the workload does: a recording's memory
@@ -31,21 +32,10 @@ struct live_site {
 	uint64_t calls, bytes, live, nlive;
 };
 
-/* The blocks live: address (never 0) -> site << 40 | usable bytes (live-heap.c). */
-struct live_blk {
-	uint64_t addr, val;
-};
-
-struct live_blocks {
-	struct live_blk *v; /* 2^bits entries, addr 0: empty */
-	unsigned bits;
-	size_t len;
-};
-
 /* A process's heap as its runtime reports it (NULL until the first allocation event). */
 struct live_heap {
 	uint32_t stream; /* the connection these ids and blocks belong to (a new one on exec) */
-	struct live_blocks blocks;
+	struct mt_addr_table blocks; /* live: address -> site << 40 | usable bytes */
 	uint32_t *site_by_stack; /* stack id -> site index + 1 (0: none yet), ids below
 				  * LIVE_NODES_MAX */
 	size_t sbs_cap;

@@ -39,6 +39,7 @@ struct mt_record_opts {
 	const char *const *events; /* --event SUBSYS:NAME, nevents of them (checked already) */
 	size_t nevents;
 	bool alloc; /* preload the allocation runtime */
+	bool alloc_sites; /* --alloc=sites: per-site windows instead of every call's row */
 	unsigned stack_depth; /* frames per allocation stack; 0: none */
 	bool python_frames; /* CPython's frames in the stacks (3.11) */
 	unsigned rt_slots; /* shared-memory slots per traced process */

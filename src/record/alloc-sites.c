@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * --alloc=sites: a process's allocation rows folded into windows of per-site counts
+ * (MT_EV_ALLOC_SITE) and heap figures (MT_EV_HEAP_WINDOW) instead of written one by one.
+ *
+ * The fold keeps what the rows say and the trace then lacks: each live block's key (stack,
+ * function, size class) and size, so that a free counts under the allocation it releases,
+ * and the process's live heap after every row, so that its peak is exact in the fold's
+ * order (each thread's rows in call order; threads interleaved by buffer hand-over).
+ */
+#include "record/alloc-sites.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <memtap/trace-format.h>
+
+#include "common/array.h"
+#include "format/block.h"
+#include "format/writer.h"
+#include "record/addr-table.h"
+#include "record/alloc-internal.h"
+#include "record/session.h"
+
+struct site_key {
+	uint64_t stack;
+	uint32_t kind, cls;
+	/* this window's counts */
+	uint64_t calls, bytes, slack, frees, freed;
+	bool touched;
+};
+
+/* A live block's value: key << 40 | requested size; a size of SIZE_BIG or more is in big. */
+#define SIZE_BITS 40
+#define SIZE_BIG ((1ull << SIZE_BITS) - 1)
+#define KEYS_MAX ((1u << 24) - 1)
+#define KEY_CACHE_MAX (1u << 22) /* stack ids with a direct slot (ids are dense from 1) */
+#define PREFETCH_AHEAD 8
+
+struct mt_ac_sites {
+	struct site_key *keys;
+	size_t nkeys, keys_cap;
+	struct mt_map64 key_of; /* (stack, kind, class) hashed -> key index + 1 */
+	uint32_t *key_by_stack; /* stack id -> the last key index + 1 it had (a cache) */
+	size_t kbs_cap;
+	uint32_t *touched; /* keys counted in this window */
+	size_t ntouched, touched_cap;
+	struct mt_addr_table live; /* address -> key << 40 | size */
+	struct mt_map64 big; /* address -> size of live blocks of SIZE_BIG bytes or more */
+	struct mt_map64 displaced; /* address -> value of a block allocated over (live's) */
+	struct mt_map64 dbig; /* address -> size of such a block of SIZE_BIG bytes or more */
+	uint64_t live_bytes, live_blocks;
+	/* the window */
+	bool open;
+	uint64_t since, last, peak, peak_ns, calls, frees, untracked, reordered, events;
+	struct mt_block out_site, out_heap;
+};
+
+static unsigned size_class(uint64_t size)
+{
+	return size ? 64u - (unsigned)__builtin_clzll(size) : 0;
+}
+
+static struct site_key *touch(struct mt_ac_sites *f, uint32_t k)
+{
+	struct site_key *sk = &f->keys[k];
+
+	if (!sk->touched) {
+		if (mt_grow_array(&f->touched, &f->touched_cap, f->ntouched + 1,
+				  sizeof(*f->touched)) < 0)
+			return NULL;
+		f->touched[f->ntouched++] = k;
+		sk->touched = true;
+	}
+	return sk;
+}
+
+static int key_find(struct mt_ac_sites *f, uint64_t stack, unsigned kind, unsigned cls, uint32_t *k)
+{
+	/* stack ids are below 2^40 (MT_F_ALLOC_STACK's range the reader accepts), kind below 16,
+	 * class below 65: one 64-bit key, probed until the entry's own fields match */
+	uint64_t h = stack << 12 | (uint64_t)kind << 7 | cls, *v;
+
+	for (;; h = mt_hash_u64(h) | 1ull << 63) {
+		if (h == MT_MAP64_EMPTY)
+			h--;
+		if (mt_map64_put(&f->key_of, h, &v) < 0)
+			return -ENOMEM;
+		if (!*v)
+			break;
+		if (f->keys[*v - 1].stack == stack && f->keys[*v - 1].kind == kind &&
+		    f->keys[*v - 1].cls == cls) {
+			*k = (uint32_t)(*v - 1);
+			return 0;
+		}
+	}
+	if (mt_grow_array(&f->keys, &f->keys_cap, f->nkeys + 1, sizeof(*f->keys)) < 0) {
+		mt_map64_del(&f->key_of, h);
+		return -ENOMEM;
+	}
+	if (f->nkeys >= KEYS_MAX) {
+		mt_map64_del(&f->key_of, h);
+		return -ENOMEM;
+	}
+	f->keys[f->nkeys] = (struct site_key){ .stack = stack, .kind = kind, .cls = cls };
+	*v = f->nkeys + 1;
+	*k = (uint32_t)f->nkeys++;
+	return 0;
+}
+
+/* The key of (stack, kind, class): most calls repeat their stack's last one. */
+static int key_get(struct mt_ac_sites *f, uint64_t stack, unsigned kind, unsigned cls, uint32_t *k)
+{
+	uint32_t *slot = NULL;
+
+	if (stack < KEY_CACHE_MAX) {
+		size_t had = f->kbs_cap;
+
+		if (stack >= f->kbs_cap) {
+			if (mt_grow_array(&f->key_by_stack, &f->kbs_cap, (size_t)stack + 1,
+					  sizeof(*f->key_by_stack)) < 0)
+				return -ENOMEM;
+			memset(f->key_by_stack + had, 0,
+			       (f->kbs_cap - had) * sizeof(*f->key_by_stack));
+		}
+		slot = &f->key_by_stack[stack];
+		if (*slot && f->keys[*slot - 1].kind == kind && f->keys[*slot - 1].cls == cls) {
+			*k = *slot - 1;
+			return 0;
+		}
+	}
+	if (key_find(f, stack, kind, cls, k) < 0)
+		return -ENOMEM;
+	if (slot)
+		*slot = *k + 1;
+	return 0;
+}
+
+static void out_row(struct mt_session *s, struct conn *c, struct mt_block *b, unsigned type,
+		    const uint64_t *row)
+{
+	if (!b->cap && mt_block_init(b, type, 4096) < 0)
+		return;
+	if (b->count == b->cap)
+		mt_writer_block(s->w, c->stream, b);
+	if (b->count < b->cap)
+		mt_block_add(b, row);
+}
+
+/* The window's rows into the trace's blocks; the next window starts empty. */
+static void window_close(struct mt_session *s, struct conn *c)
+{
+	struct mt_ac_sites *f = c->sites;
+	uint64_t row[MT_MAX_FIELDS];
+
+	if (!f->open)
+		return;
+	memset(row, 0, sizeof(row));
+	row[MT_F_TIME] = f->last;
+	row[MT_F_PID] = (uint64_t)c->pid;
+	row[MT_F_ASITE_SINCE] = f->since;
+	for (size_t i = 0; i < f->ntouched; i++) {
+		struct site_key *sk = &f->keys[f->touched[i]];
+
+		row[MT_F_ASITE_STACK] = sk->stack;
+		row[MT_F_ASITE_KIND] = sk->kind;
+		row[MT_F_ASITE_SIZE_CLASS] = sk->cls;
+		row[MT_F_ASITE_CALLS] = sk->calls;
+		row[MT_F_ASITE_BYTES] = sk->bytes;
+		row[MT_F_ASITE_SLACK] = sk->slack;
+		row[MT_F_ASITE_FREES] = sk->frees;
+		row[MT_F_ASITE_FREED_BYTES] = sk->freed;
+		out_row(s, c, &f->out_site, MT_EV_ALLOC_SITE, row);
+		sk->calls = sk->bytes = sk->slack = sk->frees = sk->freed = 0;
+		sk->touched = false;
+	}
+	f->ntouched = 0;
+	memset(row + MT_F_COMMON_MAX, 0, sizeof(row) - MT_F_COMMON_MAX * sizeof(row[0]));
+	row[MT_F_HWIN_SINCE] = f->since;
+	row[MT_F_HWIN_LIVE_BYTES] = f->live_bytes;
+	row[MT_F_HWIN_LIVE_BLOCKS] = f->live_blocks;
+	row[MT_F_HWIN_PEAK_BYTES] = f->peak;
+	row[MT_F_HWIN_PEAK_NS] = f->peak_ns;
+	row[MT_F_HWIN_CALLS] = f->calls;
+	row[MT_F_HWIN_FREES] = f->frees;
+	row[MT_F_HWIN_UNTRACKED] = f->untracked;
+	row[MT_F_HWIN_REORDERED] = f->reordered;
+	row[MT_F_HWIN_EVENTS] = f->events;
+	out_row(s, c, &f->out_heap, MT_EV_HEAP_WINDOW, row);
+	f->open = false;
+}
+
+/* A block's value (its size's big entry in big) onto its key's frees. */
+static void count_free(struct mt_ac_sites *f, struct mt_map64 *big, uint64_t addr, uint64_t val)
+{
+	uint64_t size = val & SIZE_BIG;
+	struct site_key *sk;
+
+	if (size == SIZE_BIG) {
+		uint64_t *b = mt_map64_get(big, addr);
+
+		size = b ? *b : SIZE_BIG;
+		mt_map64_del(big, addr);
+	}
+	sk = touch(f, (uint32_t)(val >> SIZE_BITS));
+	if (sk) {
+		sk->frees++;
+		sk->freed += size;
+	}
+}
+
+static uint64_t val_size(struct mt_ac_sites *f, uint64_t addr, uint64_t val)
+{
+	uint64_t *b;
+
+	if ((val & SIZE_BIG) != SIZE_BIG)
+		return val & SIZE_BIG;
+	b = mt_map64_get(&f->big, addr);
+	return b ? *b : SIZE_BIG;
+}
+
+/* Releases the block at addr; false when the recorder never saw it allocated. */
+static bool release(struct mt_ac_sites *f, uint64_t addr)
+{
+	uint64_t *dv;
+	size_t i;
+
+	if (f->displaced.len && (dv = mt_map64_get(&f->displaced, addr))) {
+		/* its free comes after another allocation took its address (another thread's,
+		 * folded first): the old block's, already off the live heap */
+		uint64_t val = *dv;
+
+		mt_map64_del(&f->displaced, addr);
+		f->reordered++;
+		count_free(f, &f->dbig, addr, val);
+		return true;
+	}
+	i = mt_addr_find(&f->live, addr);
+	if (i == SIZE_MAX)
+		return false;
+	f->live_bytes -= val_size(f, addr, f->live.v[i].val);
+	f->live_blocks--;
+	count_free(f, &f->big, addr, f->live.v[i].val);
+	mt_addr_del_at(&f->live, i);
+	return true;
+}
+
+static int allocate(struct mt_ac_sites *f, uint64_t addr, uint64_t size, uint64_t usable,
+		    uint64_t stack, unsigned kind)
+{
+	uint32_t k;
+	uint64_t *v, *bv;
+	struct site_key *sk;
+	bool fresh;
+
+	if (key_get(f, stack, kind, size_class(size), &k) < 0 || !(sk = touch(f, k)))
+		return -ENOMEM;
+	sk->calls++;
+	sk->bytes += size;
+	sk->slack += usable > size ? usable - size : 0;
+	f->calls++;
+	if (!(v = mt_addr_put(&f->live, addr, &fresh)))
+		return -ENOMEM;
+	if (!fresh) {
+		/* Allocated again while live: its free is in a buffer not folded yet. The
+		 * old block leaves the heap now; its free is matched to it (release). A big
+		 * old block's size stays in big until then. */
+		uint64_t *dv, old = val_size(f, addr, *v);
+
+		f->live_bytes -= old;
+		f->live_blocks--;
+		if (mt_map64_put(&f->displaced, addr, &dv) < 0)
+			return -ENOMEM;
+		*dv = *v; /* an older one that never got its free is replaced */
+		if (old >= SIZE_BIG) {
+			if (mt_map64_put(&f->dbig, addr, &dv) < 0)
+				return -ENOMEM;
+			*dv = old;
+			mt_map64_del(&f->big, addr);
+		}
+	}
+	if (size >= SIZE_BIG) {
+		if (mt_map64_put(&f->big, addr, &bv) < 0)
+			return -ENOMEM;
+		*bv = size;
+		*v = (uint64_t)k << SIZE_BITS | SIZE_BIG;
+	} else {
+		*v = (uint64_t)k << SIZE_BITS | size;
+	}
+	f->live_bytes += size;
+	f->live_blocks++;
+	return 0;
+}
+
+/* One allocation row (the columns of MT_EV_ALLOC) into the open window. */
+static void fold_row(struct mt_session *s, struct conn *c, const struct mt_block *b, uint32_t i)
+{
+	struct mt_ac_sites *f = c->sites;
+	uint64_t t = b->col[MT_F_TIME][i], addr = b->col[MT_F_ALLOC_ADDR][i];
+	uint64_t old = b->col[MT_F_ALLOC_OLD][i];
+	unsigned kind = (unsigned)b->col[MT_F_ALLOC_KIND][i];
+
+	if (f->open && t >= f->since + MT_SITES_WINDOW_NS)
+		window_close(s, c);
+	if (!f->open) {
+		f->open = true;
+		f->since = f->last = t;
+		f->peak = f->live_bytes;
+		f->peak_ns = t;
+		f->calls = f->frees = f->untracked = f->reordered = f->events = 0;
+	}
+	if (t > f->last)
+		f->last = t;
+	if (t < f->since)
+		f->since = t;
+	f->events++;
+	if (kind == MT_ALLOC_FREE) {
+		f->frees++;
+		if (!release(f, addr))
+			f->untracked++;
+		return;
+	}
+	if ((kind == MT_ALLOC_REALLOC || kind == MT_ALLOC_REALLOCARRAY) && old) {
+		if (!release(f, old))
+			f->untracked++;
+		if (!addr)
+			f->frees++; /* realloc(p, 0) freed p */
+	}
+	if (addr && allocate(f, addr, b->col[MT_F_ALLOC_SIZE][i], b->col[MT_F_ALLOC_USABLE][i],
+			     b->col[MT_F_ALLOC_STACK][i], kind) < 0)
+		c->sites_lost++;
+	if (f->live_bytes > f->peak) {
+		f->peak = f->live_bytes;
+		f->peak_ns = t;
+	}
+}
+
+int mt_ac_sites_fold(struct mt_session *s, struct conn *c, struct mt_block *b)
+{
+	if (!c->sites) {
+		c->sites = calloc(1, sizeof(*c->sites));
+		if (!c->sites)
+			return -ENOMEM;
+		mt_map64_init(&c->sites->key_of);
+		mt_map64_init(&c->sites->big);
+		mt_map64_init(&c->sites->dbig);
+		mt_map64_init(&c->sites->displaced);
+	}
+	for (uint32_t i = 0; i < b->count; i++) {
+		if (i + PREFETCH_AHEAD < b->count)
+			mt_addr_prefetch(&c->sites->live,
+					 b->col[MT_F_ALLOC_ADDR][i + PREFETCH_AHEAD]);
+		fold_row(s, c, b, i);
+	}
+	b->count = 0;
+	return 0;
+}
+
+void mt_ac_sites_close(struct mt_session *s, struct conn *c)
+{
+	struct mt_ac_sites *f = c->sites;
+
+	if (!f)
+		return;
+	window_close(s, c);
+	if (f->out_site.count)
+		mt_writer_block(s->w, c->stream, &f->out_site);
+	if (f->out_heap.count)
+		mt_writer_block(s->w, c->stream, &f->out_heap);
+	mt_block_release(&f->out_site);
+	mt_block_release(&f->out_heap);
+	mt_map64_release(&f->key_of);
+	mt_addr_release(&f->live);
+	mt_map64_release(&f->big);
+	mt_map64_release(&f->displaced);
+	mt_map64_release(&f->dbig);
+	free(f->keys);
+	free(f->key_by_stack);
+	free(f->touched);
+	free(f);
+	c->sites = NULL;
+}
