@@ -17,6 +17,7 @@
 
 /* One compared thing: its key, and per measure its value in A and in B. */
 #define DIFF_MAX_MEASURES 4
+#define UNKNOWN UINT64_MAX /* a figure that run's recording cannot give (--alloc=sites) */
 
 struct pair {
 	const char *key; /* the stack, the region type, the syscall name */
@@ -116,6 +117,11 @@ static int sites(const struct mt_diff_side *a, const struct mt_diff_side *b, str
 			p->a[m] = la ? la->w[w[m]] : 0;
 			p->b[m] = lb ? lb->w[w[m]] : 0;
 		}
+		/* a site's heap at the peak: not kept by --alloc=sites */
+		if (a->rep->alloc.st.sites_mode)
+			p->a[2] = UNKNOWN;
+		if (b->rep->alloc.st.sites_mode)
+			p->b[2] = UNKNOWN;
 	}
 	return 0;
 }
@@ -177,10 +183,14 @@ static int totals(const struct mt_report *ra, const struct mt_report *rb, struct
 					     "rss_peak_bytes", "syscalls" };
 	for (int side = 0; side < 2; side++) {
 		const struct mt_report *r = side ? rb : ra;
-		uint64_t v[] = { r->alloc.st.calls,	    r->alloc.st.bytes,
-				 r->alloc.st.peak_bytes,    r->alloc.st.leaked_bytes,
-				 r->access.st.faults_minor, r->access.st.faults_major,
-				 r->rss.st.tree_peak,	    r->syscalls.st.work.calls };
+		uint64_t v[] = { r->alloc.st.calls,
+				 r->alloc.st.bytes,
+				 r->alloc.st.peak_known ? r->alloc.st.peak_bytes : UNKNOWN,
+				 r->alloc.st.leaked_bytes,
+				 r->access.st.faults_minor,
+				 r->access.st.faults_major,
+				 r->rss.st.tree_peak,
+				 r->syscalls.st.work.calls };
 
 		for (size_t i = 0; i < sizeof(v) / sizeof(v[0]); i++) {
 			struct pair *p = side ? &sec->v[i] : add(sec, names[i]);
@@ -197,6 +207,14 @@ static void jmeasure(struct mt_json *j, const char *name, uint64_t a, uint64_t b
 {
 	mt_json_key(j, name);
 	mt_json_begin_object(j);
+	if (a == UNKNOWN || b == UNKNOWN) {
+		a == UNKNOWN ? mt_json_kv_null(j, "a") : mt_json_kv_u64(j, "a", a);
+		b == UNKNOWN ? mt_json_kv_null(j, "b") : mt_json_kv_u64(j, "b", b);
+		mt_json_kv_null(j, "delta");
+		mt_json_kv_null(j, "ratio");
+		mt_json_end_object(j);
+		return;
+	}
 	mt_json_kv_u64(j, "a", a);
 	mt_json_kv_u64(j, "b", b);
 	mt_json_kv_i64(j, "delta", (int64_t)(b - a));
@@ -276,6 +294,13 @@ static void people_section(const struct section *s, const char *title, bool byte
 		int64_t d = (int64_t)(p->b[0] - p->a[0]);
 
 		mt_table_add(&t, s->name[0] == 's' && s->name[1] == 'i' ? leaf(p->key) : p->key);
+		if (p->a[0] == UNKNOWN || p->b[0] == UNKNOWN) {
+			mt_table_add(&t, p->a[0] == UNKNOWN ? "unknown" : "");
+			mt_table_add(&t, p->b[0] == UNKNOWN ? "unknown" : "");
+			mt_table_add(&t, "-");
+			mt_table_add(&t, "-");
+			continue;
+		}
 		if (!bytes) {
 			snprintf(x, sizeof(x), "%" PRIu64, p->a[0]);
 			snprintf(y, sizeof(y), "%" PRIu64, p->b[0]);
@@ -340,7 +365,14 @@ int mt_diff_print(const struct mt_diff_side *a, const struct mt_diff_side *b,
 		for (size_t i = 0; i < st.n; i++) {
 			mt_csv_cell(f, st.v[i].key, strlen(st.v[i].key), true);
 			for (unsigned m = 0; m < 4; m++)
-				fprintf(f, ",%" PRIu64 ",%" PRIu64, st.v[i].a[m], st.v[i].b[m]);
+				for (int side = 0; side < 2; side++) {
+					uint64_t v = side ? st.v[i].b[m] : st.v[i].a[m];
+
+					if (v == UNKNOWN)
+						fputc(',', f); /* empty: unknown */
+					else
+						fprintf(f, ",%" PRIu64, v);
+				}
 			fputc('\n', f);
 		}
 	} else {

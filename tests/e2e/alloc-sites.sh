@@ -104,3 +104,10 @@ ok "--alloc=bogus is refused with the choices"
 [ $? -eq 1 ] && grep -q "alloc=sites, which keeps no heap blocks" err.txt ||
 	fail "folded -w peak of a sites trace: $(cat err.txt)"
 ok "a weight the mode cannot give is refused in one line, not exported as zeros"
+
+# memtap diff of a full and a compact run: the sites' heap at the peak is unknown on the
+# compact side (null), every kept figure equal.
+"$MEMTAP" diff e2.mtap s2.mtap --format json >d.json || fail "diff failed"
+check_json d.json 'all(s["peak_bytes"]["b"] is None and s["peak_bytes"]["delta"] is None and s["calls"]["delta"] == 0 and s["bytes"]["delta"] == 0 for s in j["sites"]) and [t for t in j["totals"] if t["figure"] == "alloc_calls"][0]["value"]["delta"] == 0' \
+	"diff: a compact run's site peaks must be null, its calls and bytes equal"
+ok "memtap diff: the compact side's site peaks null, calls and bytes equal"
