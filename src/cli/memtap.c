@@ -6,8 +6,13 @@
 
 #include <memtap/trace-format.h>
 
+#include <limits.h>
+
 #include "cli/commands.h"
 #include "common/log.h"
+#include "export/sink.h"
+#include "record/alloc.h"
+#include "record/record.h"
 
 struct mt_cmd {
 	const char *name;
@@ -42,6 +47,30 @@ static const struct mt_cmd *find(const char *name)
 		if (!strcmp(commands[i].name, name))
 			return &commands[i];
 	return NULL;
+}
+
+/* memtap --version: what this binary is, what it was built with, where its runtime is. */
+static void version(void)
+{
+	char lib[PATH_MAX];
+	const char *san = MEMTAP_SANITIZERS;
+
+	printf("memtap %s (trace format %d.%d)\n", MEMTAP_VERSION, MT_FORMAT_MAJOR,
+	       MT_FORMAT_MINOR);
+	printf("commit    %s\n", mt_record_build());
+	printf("build     %s, %s %s, sanitizers: %s\n",
+	       *MEMTAP_BUILD_TYPE ? MEMTAP_BUILD_TYPE : "-",
+#ifdef __clang__
+	       "clang",
+#else
+	       "gcc",
+#endif
+	       __VERSION__, *san ? san : "none");
+	printf("features  %s sqlite=%s heap-placement=%s\n", mt_record_features(),
+	       mt_sink_sqlite_version(),
+	       mt_find_lib("libmemtap-heap.so", lib, sizeof(lib)) == 0 ? "yes" : "no");
+	printf("runtime   %s\n",
+	       mt_find_lib("libmemtap-rt.so", lib, sizeof(lib)) == 0 ? lib : "not found");
 }
 
 static void usage(FILE *f)
@@ -95,8 +124,7 @@ int main(int argc, char **argv)
 		return finish_output(0);
 	}
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
-		printf("memtap %s (trace format %d.%d)\n", MEMTAP_VERSION, MT_FORMAT_MAJOR,
-		       MT_FORMAT_MINOR);
+		version();
 		return finish_output(0);
 	}
 	if (!strcmp(argv[1], "help")) {

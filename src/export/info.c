@@ -176,11 +176,12 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 	const struct mt_file_info *fi = mt_reader_file(r);
 	const struct mt_integrity *in = mt_reader_integrity(r);
 	const char *host = mt_reader_meta(r, "hostname"), *kern = mt_reader_meta(r, "kernel");
+	const char *commit = mt_reader_meta(r, "memtap_commit");
 	char a[64], b[64], c[64], e[8192];
 	uint64_t total = total_events(r);
-	fprintf(f, "%-12s %s (%s, format %u.%u, written by %s)\n", "trace",
+	fprintf(f, "%-12s %s (%s, format %u.%u, written by %s%s%s)\n", "trace",
 		mt_escape_ctl(path, e, sizeof(e)), mt_fmt_bytes(fi->file_size, a, sizeof(a)),
-		fi->major, fi->minor, fi->writer);
+		fi->major, fi->minor, fi->writer, commit ? ", commit " : "", commit ? commit : "");
 	fprintf(f, "%-12s %s\n", "run id", mt_fmt_uuid(fi->run_id, a, sizeof(a)));
 	fprintf(f, "%-12s %s", "recorded", mt_fmt_realtime(fi->realtime_ns, a, sizeof(a)));
 	if (host)

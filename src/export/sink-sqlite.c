@@ -278,3 +278,8 @@ int mt_sink_sqlite_open(struct sqlite3 *db, const char *run_id, const char *tabl
 	*ret = &q->s;
 	return 0;
 }
+
+const char *mt_sink_sqlite_version(void)
+{
+	return sqlite3_libversion();
+}

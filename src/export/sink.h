@@ -108,6 +108,8 @@ int mt_sink_open(const struct mt_sink_set *set, const char *table, const struct 
 /* The message of an SQLite failure behind the last -EPROTO or -EIO of the SQLite sink; note
  * sets it. */
 const char *mt_sink_sqlite_error(void);
+/* The SQLite library's version (the sqlite export). */
+const char *mt_sink_sqlite_version(void);
 void mt_sink_sqlite_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Backends (sink-text.c, sink-sqlite.c; Parquet: parquet.c). */

@@ -9,6 +9,10 @@
 
 #include <memtap/trace-format.h>
 
+#include <Zydis/Zydis.h>
+#include <elfutils/libdwfl.h>
+
+#include "mt-build-info.h"
 #include "common/strutil.h"
 #include "format/chunk.h"
 #include "format/writer.h"
@@ -93,6 +97,31 @@ int mt_rec_write_collector(struct mt_session *s, const struct mt_coll *c, bool f
 	return r;
 }
 
+const char *mt_record_build(void)
+{
+	return MEMTAP_GIT_COMMIT;
+}
+
+const char *mt_record_features(void)
+{
+	static char buf[256];
+
+	if (!buf[0]) {
+		uint64_t z = ZYDIS_VERSION;
+
+		snprintf(buf, sizeof(buf),
+			 "bpf-syscalls=%s zydis=%u.%u.%u libdw=%s page-writes=uffd-wp",
+#ifdef MEMTAP_BPF
+			 "yes",
+#else
+			 "no",
+#endif
+			 (unsigned)ZYDIS_VERSION_MAJOR(z), (unsigned)ZYDIS_VERSION_MINOR(z),
+			 (unsigned)ZYDIS_VERSION_PATCH(z), dwfl_version(NULL));
+	}
+	return buf;
+}
+
 int mt_rec_write_meta(struct mt_session *s, char *const *argv)
 {
 	struct mt_kv kv;
@@ -101,6 +130,9 @@ int mt_rec_write_meta(struct mt_session *s, char *const *argv)
 
 	mt_kv_init(&kv);
 	mt_kv_add(&kv, "memtap_version", MEMTAP_VERSION);
+	mt_kv_add(&kv, "memtap_commit", MEMTAP_GIT_COMMIT);
+	mt_kv_add(&kv, "memtap_build", MEMTAP_BUILD_TYPE);
+	mt_kv_add(&kv, "memtap_features", mt_record_features());
 	mt_kv_addf(&kv, "format_version", "%d.%d", MT_FORMAT_MAJOR, MT_FORMAT_MINOR);
 	quote_argv(argv, buf, sizeof(buf));
 	mt_kv_add(&kv, "command", buf);

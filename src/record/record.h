@@ -68,4 +68,10 @@ void mt_record_opts_init(struct mt_record_opts *o);
  */
 int mt_record(const struct mt_record_opts *o);
 
+/* The git commit this memtap was built from ("unknown" outside a checkout; "... with local
+ * changes" from a modified tree), and the features compiled into the recorder, as
+ * "name=value" words: bpf-syscalls, zydis, libdw, page-writes. Both go into every trace. */
+const char *mt_record_build(void);
+const char *mt_record_features(void);
+
 #endif

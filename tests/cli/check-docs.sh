@@ -33,5 +33,13 @@ for c in $cmds; do
 		fi
 	fi
 done
+# memtap(1): its synopsis is `memtap --help`
+"$MEMTAP" --help >/tmp/check-docs.$$.help
+awk '/^## Synopsis/{s=1; next} s && /^```/{if (inb) exit; inb=1; next} inb{print}' \
+	"$DIR/memtap.md" >/tmp/check-docs.$$.doc 2>/dev/null
+if ! diff -u /tmp/check-docs.$$.doc /tmp/check-docs.$$.help; then
+	echo "$DIR/memtap.md is out of step with 'memtap --help'"
+	fail=1
+fi
 rm -f /tmp/check-docs.$$.help /tmp/check-docs.$$.doc
 exit $fail

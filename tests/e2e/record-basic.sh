@@ -65,3 +65,16 @@ head -1 mmap.csv | grep -q '^time_ns,type,pid,tid,addr,len,pgoff,prot,flags' || 
 grep -q ',/usr/bin/ls,' mmap.csv || fail "no mapping of /usr/bin/ls"
 grep -q 'libc.so.6' mmap.csv || fail "no mapping of libc"
 ok "mappings of every process recorded"
+
+# The build that wrote the trace: memtap --version's commit, in every trace's metadata.
+commit=$("$MEMTAP" --version | sed -n 's/^commit *//p')
+[ -n "$commit" ] || fail "memtap --version names no commit"
+if git -C "$(dirname "$0")" rev-parse --short=12 HEAD >/dev/null 2>&1; then
+	case "$commit" in
+	"$(git -C "$(dirname "$0")" rev-parse --short=12 HEAD)"*) ;;
+	*) fail "memtap --version says commit '$commit', the checkout is at $(git -C "$(dirname "$0")" rev-parse --short=12 HEAD)" ;;
+	esac
+fi
+check_json info.json "j['machine']['memtap_commit'] == '$commit' and 'bpf-syscalls=' in j['machine']['memtap_features']" \
+	"the trace does not name the commit and features of the memtap that wrote it"
+ok "memtap --version and the trace name the build (commit $commit)"
