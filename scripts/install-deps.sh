@@ -11,14 +11,16 @@ set -eu
 # browser tests, gnuplot for memtap plot's PNG output; the real inference engines of the
 # engine tests: PyTorch (python3-torch) and node for llama.cpp (node-llama-cpp comes from npm,
 # installed by the test itself); python3.11-dev's headers, against which a unit test checks
-# the runtime's CPython 3.11 frame offsets.
+# the runtime's CPython 3.11 frame offsets. Install: pandoc makes the manual pages, dpkg-dev's
+# dpkg-shlibdeps the package's dependencies; zsh checks its completion script.
 PKGS="gcc clang libzydis-dev libclang-rt-14-dev cmake ninja-build pkg-config make git
 zlib1g-dev libzstd-dev libelf-dev libdw-dev libyaml-dev libsqlite3-dev libunwind-dev libbpf-dev bpftool
 libmemkind-dev
 python3 python3-pandas procps clang-format perl linux-perf time
 heaptrack sqlite3 redis-server redis-tools chromium gnuplot-nox stress-ng iperf3 strace tmux
 slurmctld slurmd slurm-client munge
-python3-numpy python3-torch nodejs python3.11-dev"
+python3-numpy python3-torch nodejs python3.11-dev
+pandoc zsh dpkg-dev"
 
 missing=""
 for p in $PKGS; do

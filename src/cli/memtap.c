@@ -9,6 +9,7 @@
 #include <limits.h>
 
 #include "cli/commands.h"
+#include "cli/complete.h"
 #include "common/log.h"
 #include "export/sink.h"
 #include "record/alloc.h"
@@ -126,6 +127,14 @@ int main(int argc, char **argv)
 	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		version();
 		return finish_output(0);
+	}
+	if (!strcmp(argv[1], "__complete")) { /* the completion scripts' question */
+		const struct mt_command_spec *specs[sizeof(commands) / sizeof(commands[0])];
+
+		for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+			specs[i] = commands[i].spec;
+		return finish_output(
+			mt_complete(specs, sizeof(specs) / sizeof(specs[0]), argc - 2, argv + 2));
 	}
 	if (!strcmp(argv[1], "help")) {
 		if (argc < 3) {

@@ -121,8 +121,14 @@ int mt_find_lib(const char *name, char *path, size_t size)
 	if (access(path, R_OK) == 0)
 		return 0;
 	snprintf(path, size, "%s/../lib/memtap/%s", exe, name);
-	if (access(path, R_OK) == 0)
+	if (access(path, R_OK) == 0) {
+		char real[PATH_MAX];
+
+		/* PREFIX/lib/memtap/..., not PREFIX/bin/../lib/memtap/... */
+		if (realpath(path, real) && strlen(real) < size)
+			memcpy(path, real, strlen(real) + 1);
 		return 0;
+	}
 	snprintf(path, size, "%s/%s", exe, name);
 	return -ENOENT;
 }
