@@ -12,6 +12,7 @@
 #include "export/table.h"
 #include "export/folded.h"
 #include "export/perfetto.h"
+#include "export/profile.h"
 #include "export/tables.h"
 #include "format/reader.h"
 
@@ -28,9 +29,9 @@ static struct {
 	uint64_t min_alloc, min_syscall_us;
 } o = { .window_ms = 100, .min_alloc = 1u << 20, .min_syscall_us = 1000 };
 
-enum { TO_FOLDED, TO_PARQUET, TO_SQLITE, TO_CSV, TO_JSONL, TO_PERFETTO };
-static const char *const formats[] = { "folded", "parquet",  "sqlite", "csv",
-				       "jsonl",	 "perfetto", NULL };
+enum { TO_FOLDED, TO_PARQUET, TO_SQLITE, TO_CSV, TO_JSONL, TO_PERFETTO, TO_PPROF, TO_SPEEDSCOPE };
+static const char *const formats[] = { "folded",   "parquet", "sqlite",	    "csv", "jsonl",
+				       "perfetto", "pprof",   "speedscope", NULL };
 static const char *const weights[] = { "bytes", "calls", "peak", "leaked", "temporary", NULL };
 static const char *const layouts[] = { "flat", "mrm", "hive", NULL };
 
@@ -41,7 +42,7 @@ static const struct mt_option options[] = {
 	  "that a spreadsheet never evaluates them)" },
 	{ "output", 'o', MT_OPT_STRING, &o.output, "OUT",
 	  "write to OUT: a directory for parquet, csv and jsonl, the database for sqlite, a file "
-	  "for folded and perfetto ('-': standard output)" },
+	  "for folded, pprof, speedscope and perfetto ('-': standard output)" },
 	{ "force", 'f', MT_OPT_FLAG, &o.force, NULL, "overwrite existing files" },
 	{ "layout", 0, MT_OPT_CHOICE, &o.layout, "LAYOUT",
 	  "parquet, csv, jsonl: the tables in OUT; mrm-trace's run directory (+ metrics.csv, "
@@ -67,7 +68,8 @@ static const struct mt_option options[] = {
 const struct mt_command_spec mt_export_spec = {
 	.name = "export",
 	.usage = "FILE [--to FORMAT] -o OUT [options]",
-	.summary = "convert a trace for other tools (Parquet, SQLite, CSV, Perfetto, folded)",
+	.summary = "convert a trace for other tools (Parquet, SQLite, CSV, Perfetto, pprof, "
+		   "speedscope, folded)",
 	.description =
 		"parquet, csv, jsonl: one file per table in the directory OUT: runs, collectors,\n"
 		"processes, trace (every access sample, page fault and allocation call with its\n"
@@ -86,6 +88,12 @@ const struct mt_command_spec mt_export_spec = {
 		"bytes, working set and faults as counter tracks, large allocations and major\n"
 		"faults as instants, phases and long system calls as slices, process and thread\n"
 		"names.\n"
+		"pprof: the allocation sites as a gzipped pprof profile (go tool pprof, pprof's\n"
+		"web UI): sample types alloc_objects, alloc_space, inuse_objects and inuse_space\n"
+		"(in use: live when the recording ended), functions, files and lines, inlined\n"
+		"frames, labels pid and comm; every call recorded (period 1).\n"
+		"speedscope: the allocation sites as a speedscope file, one profile per weight\n"
+		"(allocated bytes, calls, leaked bytes, the heap at the peak).\n"
 		"folded: one line per allocation site, \"process;outermost;...;innermost weight\",\n"
 		"for flamegraph.pl, inferno and speedscope. The weight is the site's allocated\n"
 		"bytes, allocation calls, bytes live at the heap peak, bytes leaked, or temporary\n"
@@ -167,9 +175,11 @@ static int export_tables(const char *path)
 	return rc < 0 ? 1 : 0;
 }
 
-static int export_folded(const char *path)
+/* folded, pprof, speedscope: an allocation profile into one file or standard output. */
+static int export_profile(const char *path)
 {
 	struct mt_folded_stats fs;
+	struct mt_profile_stats pst;
 	struct mt_outfile of;
 	struct mt_reader *r;
 	FILE *out;
@@ -192,16 +202,20 @@ static int export_folded(const char *path)
 		return 1;
 	}
 	mt_cli_progress(r, "exporting");
-	rc = mt_export_folded(r, (enum mt_folded_weight)o.weight, out, &fs);
+	if (o.to == TO_FOLDED)
+		rc = mt_export_folded(r, (enum mt_folded_weight)o.weight, out, &fs);
+	else
+		rc = mt_export_profile(
+			r, o.to == TO_PPROF ? MT_PROFILE_PPROF : MT_PROFILE_SPEEDSCOPE, out, &pst);
 	mt_cli_progress_done();
 	if (!to_stdout && rc >= 0)
 		rc = ferror(out) ? -EIO : mt_outfile_commit(&of);
 	else if (!to_stdout)
 		mt_outfile_abort(&of);
 	if (rc == -ENODATA)
-		mt_err("'%s' has no allocation events to fold (recorded with --no-alloc, or no "
+		mt_err("'%s' has no allocation events to %s (recorded with --no-alloc, or no "
 		       "process could be traced)",
-		       path);
+		       path, o.to == TO_FOLDED ? "fold" : "profile");
 	else if (rc == -EOPNOTSUPP)
 		mt_err("'%s' was recorded with --alloc=sites, which keeps no heap blocks: no "
 		       "weight %s (calls, bytes and leaked are kept)",
@@ -260,7 +274,9 @@ int cmd_export(int argc, char **argv)
 				      "-o OUT is required ('-' for standard output)");
 	switch (o.to) {
 	case TO_FOLDED:
-		return export_folded(argv[0]);
+	case TO_PPROF:
+	case TO_SPEEDSCOPE:
+		return export_profile(argv[0]);
 	case TO_PERFETTO:
 		return export_perfetto(argv[0]);
 	default:

@@ -38,8 +38,18 @@ done
 awk '/^## Synopsis/{s=1; next} s && /^```/{if (inb) exit; inb=1; next} inb{print}' \
 	"$DIR/memtap.md" >/tmp/check-docs.$$.doc 2>/dev/null
 if ! diff -u /tmp/check-docs.$$.doc /tmp/check-docs.$$.help; then
-	echo "$DIR/memtap.md is out of step with 'memtap --help'"
-	fail=1
+	if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then
+		awk -v help=/tmp/check-docs.$$.help '
+			/^## Synopsis/ {print; s=1; next}
+			s == 1 && /^```/ {print; while ((getline l < help) > 0) print l; s=2; next}
+			s == 2 && /^```/ {print; s=3; next}
+			s == 2 {next}
+			{print}' "$DIR/memtap.md" >"$DIR/memtap.md.new" && mv "$DIR/memtap.md.new" "$DIR/memtap.md"
+		echo "updated $DIR/memtap.md"
+	else
+		echo "$DIR/memtap.md is out of step with 'memtap --help' (UPDATE_GOLDEN=1 rewrites it)"
+		fail=1
+	fi
 fi
 rm -f /tmp/check-docs.$$.help /tmp/check-docs.$$.doc
 exit $fail
