@@ -27,6 +27,7 @@ static struct {
 	const char *mrm;
 	const char *rules, *profiles;
 	uint64_t min_alloc, min_syscall_us;
+	bool perfetto_json;
 } o = { .window_ms = 100, .min_alloc = 1u << 20, .min_syscall_us = 1000 };
 
 enum { TO_FOLDED, TO_PARQUET, TO_SQLITE, TO_CSV, TO_JSONL, TO_PERFETTO, TO_PPROF, TO_SPEEDSCOPE };
@@ -59,6 +60,8 @@ static const struct mt_option options[] = {
 	  weights },
 	{ "min-alloc", 0, MT_OPT_U64, &o.min_alloc, "BYTES",
 	  "perfetto: allocations of at least BYTES are instant events (default 1048576)" },
+	{ "perfetto-json", 0, MT_OPT_FLAG, &o.perfetto_json, NULL,
+	  "perfetto: Chrome's Trace Event JSON instead of Perfetto's protobuf trace" },
 	{ "min-syscall-us", 0, MT_OPT_U64, &o.min_syscall_us, "US",
 	  "perfetto: system calls of at least US microseconds are slices (default 1000)" },
 	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.profiles, o.window_ms, o.mrm),
@@ -84,10 +87,10 @@ const struct mt_command_spec mt_export_spec = {
 		"sqlite: adds the run to the database OUT (created if missing), every table but\n"
 		"trace, each row with the run_id; a run added again replaces itself; one\n"
 		"transaction. docs/exports.md documents every table and column.\n"
-		"perfetto: a Chrome/Perfetto JSON timeline for ui.perfetto.dev: RSS by type, heap\n"
-		"bytes, working set and faults as counter tracks, large allocations and major\n"
-		"faults as instants, phases and long system calls as slices, process and thread\n"
-		"names.\n"
+		"perfetto: a timeline for ui.perfetto.dev, in Perfetto's own protobuf trace format\n"
+		"(--perfetto-json: Chrome's Trace Event JSON): RSS by type, heap bytes, working set\n"
+		"and faults as counter tracks, large allocations and major faults as instants,\n"
+		"phases and long system calls as slices, process and thread names.\n"
 		"pprof: the allocation sites as a gzipped pprof profile (go tool pprof, pprof's\n"
 		"web UI): sample types alloc_objects, alloc_space, inuse_objects and inuse_space\n"
 		"(in use: live when the recording ended), functions, files and lines, inlined\n"
@@ -232,7 +235,8 @@ static int export_perfetto(const char *path)
 {
 	struct mt_perfetto_opts po = { .min_alloc = o.min_alloc,
 				       .min_syscall_ns = o.min_syscall_us * 1000,
-				       .force = o.force };
+				       .force = o.force,
+				       .json = o.perfetto_json };
 	struct mt_access_opts ao = { 0 };
 	struct mt_rules rules = { 0 };
 	struct mt_perfetto_stats ps;

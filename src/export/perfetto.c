@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* The Chrome/Perfetto Trace Event JSON timeline, written in one pass over the events. */
-#include "export/perfetto.h"
+#include "export/perfetto-internal.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -23,38 +23,6 @@
 #include "analysis/pass.h"
 #include "format/reader.h"
 #include "format/schema.h"
-
-#define MAX_INSTANTS 100000
-#define HEAP_POINTS 20000 /* per process, at most */
-#define PHASE_TID_BASE 0x40000000u /* the "phases" pseudo-thread of process p: base + p */
-
-struct proc {
-	uint32_t pid;
-	uint64_t heap_live, heap_last_ns;
-	bool heap_pending;
-	uint64_t fwin; /* fault window + 1 (0: none yet) */
-	uint64_t fminor, fmajor;
-	uint32_t phase; /* string id + 1 in phase_stream, 0: none */
-	uint32_t phase_stream;
-	uint64_t phase_since;
-	bool phases_named;
-};
-
-struct pf {
-	FILE *f;
-	const struct mt_perfetto_opts *o;
-	struct mt_perfetto_stats *st;
-	struct mt_reader *r;
-	uint64_t t0, window_ns, heap_step;
-	struct proc *procs;
-	size_t nprocs, procs_cap;
-	struct mt_map64 proc_ix; /* pid -> index + 1 */
-	struct mt_heap_tracker heap;
-	struct mt_map64 thread_named; /* tid -> 1 */
-	struct mt_own own; /* memtap's own memory: out of the counters */
-	bool first;
-	uint64_t last; /* the time of the last event read */
-};
 
 /* A duration in microseconds with ns kept: "1234.567". */
 static void us(struct pf *p, const char *key, uint64_t ns)
@@ -85,11 +53,91 @@ static void name(struct pf *p, const char *s)
 
 static void meta(struct pf *p, const char *what, uint32_t pid, uint32_t tid, const char *value)
 {
+	if (p->proto) {
+		p->st->events++;
+		if (!strcmp(what, "process_name"))
+			mt_pf_pb_process(p, pid, value);
+		else
+			mt_pf_pb_thread(p, pid, tid, value);
+		return;
+	}
 	begin(p, 'M', pid, tid);
 	name(p, what);
 	fputs(",\"args\":{\"name\":", p->f);
 	mt_json_write_string(p->f, value, strlen(value), false);
 	fputs("}}", p->f);
+}
+
+static void args_json(struct pf *p, const struct pf_arg *a, int n)
+{
+	if (!n)
+		return;
+	fputs(",\"args\":{", p->f);
+	for (int i = 0; i < n; i++) {
+		fprintf(p->f, "%s\"%s\":", i ? "," : "", a[i].key);
+		if (a[i].kind == PF_U64)
+			fprintf(p->f, "%" PRIu64, a[i].u);
+		else if (a[i].kind == PF_I64)
+			fprintf(p->f, "%" PRId64, (int64_t)a[i].u);
+		else if (a[i].kind == PF_HEX)
+			fprintf(p->f, "\"0x%" PRIx64 "\"", a[i].u);
+		else
+			mt_json_write_string(p->f, a[i].s, strlen(a[i].s), false);
+	}
+	fputc('}', p->f);
+}
+
+/* A counter track's values at t: one JSON event with every value as an argument; in
+ * protobuf one counter track per value, "name key". */
+static void counter(struct pf *p, uint32_t pid, const char *nm, uint64_t t, const struct pf_arg *a,
+		    int n)
+{
+	p->st->counters++;
+	if (p->proto) {
+		p->st->events++;
+		mt_pf_pb_counter(p, pid, nm, t, a, n);
+		return;
+	}
+	begin(p, 'C', pid, pid);
+	name(p, nm);
+	ts(p, "ts", t);
+	args_json(p, a, n);
+	fputc('}', p->f);
+}
+
+static void instant(struct pf *p, uint32_t pid, uint32_t tid, const char *cat, const char *nm,
+		    uint64_t t, const struct pf_arg *a, int n)
+{
+	p->st->instants++;
+	if (p->proto) {
+		p->st->events++;
+		mt_pf_pb_instant(p, pid, tid, cat, nm, t, a, n);
+		return;
+	}
+	begin(p, 'i', pid, tid);
+	name(p, nm);
+	fprintf(p->f, ",\"cat\":\"%s\",\"s\":\"t\"", cat);
+	ts(p, "ts", t);
+	args_json(p, a, n);
+	fputc('}', p->f);
+}
+
+static void slice(struct pf *p, uint32_t pid, uint32_t tid, const char *cat, const char *nm,
+		  uint64_t t, uint64_t dur, const struct pf_arg *a, int n)
+{
+	p->st->slices++;
+	if (p->proto) {
+		p->st->events++;
+		mt_pf_pb_slice(p, pid, tid, cat, nm, t, dur, a, n);
+		return;
+	}
+	begin(p, 'X', pid, tid);
+	name(p, nm);
+	fprintf(p->f, ",\"cat\":\"%s\"", cat);
+	ts(p, "ts", t);
+	us(p, "dur", dur);
+	args_json(p, a, n);
+	fputc('}', p->f);
 }
 
 static struct proc *proc_of(struct pf *p, uint32_t pid)
@@ -116,11 +164,9 @@ static struct proc *proc_of(struct pf *p, uint32_t pid)
 
 static void heap_point(struct pf *p, struct proc *pr, uint64_t t)
 {
-	begin(p, 'C', pr->pid, pr->pid);
-	name(p, "heap");
-	ts(p, "ts", t);
-	fprintf(p->f, ",\"args\":{\"live_bytes\":%" PRIu64 "}}", pr->heap_live);
-	p->st->counters++;
+	struct pf_arg a = { "live_bytes", PF_U64, pr->heap_live, NULL };
+
+	counter(p, pr->pid, "heap", t, &a, 1);
 	pr->heap_last_ns = t;
 	pr->heap_pending = false;
 }
@@ -130,20 +176,15 @@ static void fault_flush(struct pf *p, struct proc *pr, uint64_t next_win)
 {
 	uint64_t w = pr->fwin - 1;
 
+	struct pf_arg a[2] = { { "minor", PF_U64, pr->fminor, NULL },
+			       { "major", PF_U64, pr->fmajor, NULL } };
+
 	if (!pr->fwin)
 		return;
-	begin(p, 'C', pr->pid, pr->pid);
-	name(p, "faults");
-	ts(p, "ts", p->t0 + w * p->window_ns);
-	fprintf(p->f, ",\"args\":{\"minor\":%" PRIu64 ",\"major\":%" PRIu64 "}}", pr->fminor,
-		pr->fmajor);
-	p->st->counters++;
+	counter(p, pr->pid, "faults", p->t0 + w * p->window_ns, a, 2);
 	if (next_win != w + 1) {
-		begin(p, 'C', pr->pid, pr->pid);
-		name(p, "faults");
-		ts(p, "ts", p->t0 + (w + 1) * p->window_ns);
-		fputs(",\"args\":{\"minor\":0,\"major\":0}}", p->f);
-		p->st->counters++;
+		a[0].u = a[1].u = 0;
+		counter(p, pr->pid, "faults", p->t0 + (w + 1) * p->window_ns, a, 2);
 	}
 	pr->fminor = pr->fmajor = 0;
 	pr->fwin = 0;
@@ -160,13 +201,8 @@ static void phase_end(struct pf *p, struct proc *pr, uint64_t t)
 		pr->phases_named = true;
 	}
 	s = mt_reader_str(p->r, pr->phase_stream, pr->phase - 1, NULL);
-	begin(p, 'X', pr->pid, PHASE_TID_BASE + pr->pid);
-	name(p, s ? s : "?");
-	fputs(",\"cat\":\"phase\"", p->f);
-	ts(p, "ts", pr->phase_since);
-	us(p, "dur", t > pr->phase_since ? t - pr->phase_since : 0);
-	fputs("}", p->f);
-	p->st->slices++;
+	slice(p, pr->pid, PHASE_TID_BASE + pr->pid, "phase", s ? s : "?", pr->phase_since,
+	      t > pr->phase_since ? t - pr->phase_since : 0, NULL, 0);
 	pr->phase = 0;
 }
 
@@ -185,18 +221,13 @@ static void on_alloc(struct pf *p, const struct mt_event *ev)
 
 		if (p->st->instants < MAX_INSTANTS) {
 			const struct mt_field_desc *fd = &ev->desc->fields[MT_F_ALLOC_KIND];
+			struct pf_arg a[3] = { { "size", PF_U64, ev->v[MT_F_ALLOC_SIZE], NULL },
+					       { "usable", PF_U64, usable, NULL },
+					       { "addr", PF_HEX, addr, NULL } };
 
 			snprintf(nm, sizeof(nm), "%s %s", mt_field_enum_name(fd, kind),
 				 mt_fmt_bytes(usable, b, sizeof(b)));
-			begin(p, 'i', pid, (uint32_t)ev->v[MT_F_TID]);
-			name(p, nm);
-			fputs(",\"cat\":\"alloc\",\"s\":\"t\"", p->f);
-			ts(p, "ts", t);
-			fprintf(p->f,
-				",\"args\":{\"size\":%" PRIu64 ",\"usable\":%" PRIu64
-				",\"addr\":\"0x%" PRIx64 "\"}}",
-				ev->v[MT_F_ALLOC_SIZE], usable, addr);
-			p->st->instants++;
+			instant(p, pid, (uint32_t)ev->v[MT_F_TID], "alloc", nm, t, a, 3);
 		} else {
 			p->st->instants_dropped++;
 		}
@@ -229,13 +260,12 @@ static void on_fault(struct pf *p, const struct mt_event *ev)
 		p->st->instants_dropped++;
 		return;
 	}
-	begin(p, 'i', pr->pid, (uint32_t)ev->v[MT_F_TID]);
-	name(p, "major fault");
-	fputs(",\"cat\":\"fault\",\"s\":\"t\"", p->f);
-	ts(p, "ts", t);
-	fprintf(p->f, ",\"args\":{\"addr\":\"0x%" PRIx64 "\",\"ip\":\"0x%" PRIx64 "\"}}",
-		ev->v[MT_F_FAULT_ADDR], ev->v[MT_F_FAULT_IP]);
-	p->st->instants++;
+	{
+		struct pf_arg a[2] = { { "addr", PF_HEX, ev->v[MT_F_FAULT_ADDR], NULL },
+				       { "ip", PF_HEX, ev->v[MT_F_FAULT_IP], NULL } };
+
+		instant(p, pr->pid, (uint32_t)ev->v[MT_F_TID], "fault", "major fault", t, a, 2);
+	}
 }
 
 static void on_syscall(struct pf *p, const struct mt_event *ev)
@@ -243,43 +273,35 @@ static void on_syscall(struct pf *p, const struct mt_event *ev)
 	uint64_t dur = ev->v[MT_F_SYSCALL_DURATION], flags = ev->v[MT_F_SYSCALL_FLAGS];
 	const char *path;
 	char nm[64], b[32];
+	struct pf_arg a[2] = { { "ret", PF_I64, ev->v[MT_F_SYSCALL_RET], NULL },
+			       { "path", PF_STR, 0, NULL } };
 
 	if (dur < p->o->min_syscall_ns || (flags & (MT_SYSCALL_NO_EXIT | MT_SYSCALL_NO_ENTRY)))
 		return;
 	snprintf(nm, sizeof(nm), "%s%s",
 		 mt_syscall_name((unsigned)ev->v[MT_F_SYSCALL_NR], b, sizeof(b)),
 		 flags & MT_SYSCALL_RUNTIME ? " [memtap-rt]" : "");
-	begin(p, 'X', (uint32_t)ev->v[MT_F_PID], (uint32_t)ev->v[MT_F_TID]);
-	name(p, nm);
-	fputs(",\"cat\":\"syscall\"", p->f);
-	ts(p, "ts", ev->v[MT_F_TIME]);
-	us(p, "dur", dur);
-	fprintf(p->f, ",\"args\":{\"ret\":%" PRId64, (int64_t)ev->v[MT_F_SYSCALL_RET]);
 	path = ev->v[MT_F_SYSCALL_PATH]
 		       ? mt_reader_str(p->r, ev->stream, ev->v[MT_F_SYSCALL_PATH], NULL)
 		       : NULL;
-	if (path) {
-		fputs(",\"path\":", p->f);
-		mt_json_write_string(p->f, path, strlen(path), false);
-	}
-	fputs("}}", p->f);
-	p->st->slices++;
+	a[1].s = path;
+	slice(p, (uint32_t)ev->v[MT_F_PID], (uint32_t)ev->v[MT_F_TID], "syscall", nm,
+	      ev->v[MT_F_TIME], dur, a, path ? 2 : 1);
 }
 
 static void on_rss(struct pf *p, const struct mt_event *ev)
 {
 	uint64_t v[4];
+	struct pf_arg a[4] = { { "file", PF_U64, 0, NULL },
+			       { "anon", PF_U64, 0, NULL },
+			       { "shmem", PF_U64, 0, NULL },
+			       { "swap", PF_U64, 0, NULL } };
 
 	if (!mt_own_rss(&p->own, ev, v))
 		return; /* memtap's own part, out of the counters that follow */
-	begin(p, 'C', (uint32_t)ev->v[MT_F_PID], (uint32_t)ev->v[MT_F_PID]);
-	name(p, "rss");
-	ts(p, "ts", ev->v[MT_F_TIME]);
-	fprintf(p->f,
-		",\"args\":{\"file\":%" PRIu64 ",\"anon\":%" PRIu64 ",\"shmem\":%" PRIu64
-		",\"swap\":%" PRIu64 "}}",
-		v[0], v[1], v[2], v[3]);
-	p->st->counters++;
+	for (int i = 0; i < 4; i++)
+		a[i].u = v[i];
+	counter(p, (uint32_t)ev->v[MT_F_PID], "rss", ev->v[MT_F_TIME], a, 4);
 }
 
 static void on_phase(struct pf *p, const struct mt_event *ev)
@@ -392,7 +414,7 @@ static int append_events(struct pf *p, FILE *events)
 	while ((n = fread(buf, 1, sizeof(buf), events)) > 0) {
 		const char *s = buf;
 
-		if (lead && p->first && buf[0] == ',')
+		if (lead && !p->proto && p->first && buf[0] == ',')
 			s++, n--;
 		lead = false;
 		if (n && fwrite(s, 1, n, p->f) != n)
@@ -404,7 +426,7 @@ static int append_events(struct pf *p, FILE *events)
 int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 		       const struct mt_perfetto_opts *o, struct mt_perfetto_stats *st)
 {
-	struct pf p = { .o = o, .st = st, .r = r };
+	struct pf p = { .o = o, .st = st, .r = r, .proto = !o->json };
 	struct mt_access_opts ao = o->ao ? *o->ao : (struct mt_access_opts){ 0 };
 	struct mt_access_stats as = { 0 };
 	struct mt_procs procs = { 0 };
@@ -429,6 +451,7 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	mt_map64_init(&p.proc_ix);
 	mt_heap_init(&p.heap);
 	mt_map64_init(&p.thread_named);
+	mt_pf_pb_init(&p);
 	/* One read: the process tree, the working set (the same figures as memtap report) and
 	 * the timeline's events, the last into a temporary file until the others are known. */
 	events = tmpfile();
@@ -468,15 +491,17 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 		}
 	}
 	p.first = true;
-	fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"memtap " MEMTAP_VERSION
-	      "\",\"trace\":",
-	      p.f);
-	mt_json_write_string(p.f, path, strlen(path), false);
-	fprintf(p.f,
-		",\"t0_monotonic_ns\":%" PRIu64 ",\"window_ns\":%" PRIu64
-		",\"min_alloc_bytes\":%" PRIu64 ",\"min_syscall_ns\":%" PRIu64
-		"},\"traceEvents\":[",
-		lo, p.window_ns, o->min_alloc, o->min_syscall_ns);
+	if (!p.proto) {
+		fputs("{\"displayTimeUnit\":\"ns\",\"otherData\":{\"producer\":\"memtap " MEMTAP_VERSION
+		      "\",\"trace\":",
+		      p.f);
+		mt_json_write_string(p.f, path, strlen(path), false);
+		fprintf(p.f,
+			",\"t0_monotonic_ns\":%" PRIu64 ",\"window_ns\":%" PRIu64
+			",\"min_alloc_bytes\":%" PRIu64 ",\"min_syscall_ns\":%" PRIu64
+			"},\"traceEvents\":[",
+			lo, p.window_ns, o->min_alloc, o->min_syscall_ns);
+	}
 	for (size_t i = 0; i < procs.n; i++) {
 		const struct mt_proc *pr = &procs.v[i];
 		char nm[300];
@@ -486,16 +511,17 @@ int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 	}
 	if (as.nwss) {
 		for (size_t i = 0; i < as.nwss; i++) {
-			begin(&p, 'C', root, root);
-			name(&p, "working set");
-			ts(&p, "ts", as.t0 + as.wss[i].t);
-			fprintf(p.f, ",\"args\":{\"pages\":%" PRIu64 "}}", as.wss[i].pages);
-			st->counters++;
+			struct pf_arg a = { "pages", PF_U64, as.wss[i].pages, NULL };
+
+			counter(&p, root, "working set", as.t0 + as.wss[i].t, &a, 1);
 		}
 	}
 	rc = append_events(&p, events);
-	fprintf(p.f, "\n],\"metadata\":{\"instants_dropped\":%" PRIu64 "}}\n",
-		st->instants_dropped);
+	if (!p.proto)
+		fprintf(p.f, "\n],\"metadata\":{\"instants_dropped\":%" PRIu64 "}}\n",
+			st->instants_dropped);
+	if (!rc && (ferror(p.f) || p.pb_failed))
+		rc = -EIO;
 	if (!to_stdout) {
 		if (rc)
 			mt_outfile_abort(&of);
@@ -510,6 +536,7 @@ out:
 	mt_map64_release(&p.proc_ix);
 	mt_heap_release(&p.heap);
 	mt_map64_release(&p.thread_named);
+	mt_pf_pb_release(&p);
 	free(p.procs);
 	mt_access_release(&as);
 	mt_procs_release(&procs);

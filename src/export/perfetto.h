@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* memtap export --to perfetto: a Chrome/Perfetto Trace Event JSON timeline. */
+/* memtap export --to perfetto: a Perfetto timeline, protobuf (Perfetto's own trace format)
+ * or Chrome's Trace Event JSON. */
 #ifndef MEMTAP_EXPORT_PERFETTO_H
 #define MEMTAP_EXPORT_PERFETTO_H
 
@@ -13,6 +14,7 @@ struct mt_perfetto_opts {
 	uint64_t min_alloc; /* allocations of at least this many bytes become instant events */
 	uint64_t min_syscall_ns; /* system calls at least this long become slices */
 	bool force; /* replace an existing file */
+	bool json; /* the Trace Event JSON form; else Perfetto's protobuf trace */
 	const struct mt_access_opts *ao; /* working-set window, rules (region types) */
 };
 
@@ -33,7 +35,11 @@ struct mt_perfetto_stats {
  *   instants: allocations of at least min_alloc bytes, major faults (at most 100000);
  *   slices: phases (on a "phases" track of their process) and system calls of at least
  *     min_syscall_ns (on their thread).
- * Timestamps are microseconds since the first event (3 decimals: ns exact). 0 or -errno.
+ * JSON: timestamps are microseconds since the first event (3 decimals: ns exact).
+ * Protobuf (a perfetto.protos.Trace): a track per process, thread, "phases" track and
+ *   counter series ("rss anon", "heap live_bytes", ...: one per JSON argument), TrackEvents
+ *   with their CLOCK_MONOTONIC ns times, instants' and slices' arguments as debug
+ *   annotations. 0 or -errno.
  */
 int mt_export_perfetto(struct mt_reader *r, const char *path, const char *out,
 		       const struct mt_perfetto_opts *o, struct mt_perfetto_stats *st);

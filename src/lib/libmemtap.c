@@ -255,9 +255,12 @@ API int memtap_export(memtap_trace *t, const char *format, const char *out, int 
 		if (!strcmp(format, tables[i].name))
 			return export_tables(t, tables[i].fmt, out, force);
 	if (!strcmp(format, "perfetto")) {
-		struct mt_perfetto_opts o = { .min_alloc = 1u << 20,
-					      .min_syscall_ns = 1000000,
-					      .force = force != 0 };
+		struct mt_perfetto_opts o = {
+			.min_alloc = 1u << 20,
+			.min_syscall_ns = 1000000,
+			.force = force != 0,
+			.json = true
+		}; /* libmemtap's "perfetto": the JSON form */
 		struct mt_perfetto_stats st;
 
 		return mt_export_perfetto(t->r, t->path, out, &o, &st);

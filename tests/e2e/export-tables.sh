@@ -131,7 +131,7 @@ ok "SQLite: three runs, a cross-run query, replacement, an incompatible database
 # Perfetto: structure, the tracks memtap promises, monotonic timestamps per track.
 "$MEMTAP" record -q -f --syscalls -o t.mtap -- "$(dirname "$MEMTAP")/examples/toy-llm" 1 >/dev/null 2>rec.err ||
 	fail "record toy-llm failed: $(cat rec.err)"
-"$MEMTAP" export t.mtap --to perfetto --min-syscall-us 0 --min-alloc 65536 -o t.json 2>e.txt ||
+"$MEMTAP" export t.mtap --to perfetto --perfetto-json --min-syscall-us 0 --min-alloc 65536 -o t.json 2>e.txt ||
 	fail "export perfetto failed: $(cat e.txt)"
 python3 - <<'PY' || fail "the Perfetto JSON is not valid"
 import json

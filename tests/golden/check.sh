@@ -41,7 +41,8 @@ for f in *.mtap; do
 		run "$t.$x" "$M" export "$f" --to "$x" -o "$out/$t.$x.d"
 	done
 	run "$t.sqlite" "$M" export "$f" --to sqlite -o "$out/$t.sqlite.db"
-	run "$t.perfetto" "$M" export "$f" --to perfetto -o -
+	run "$t.perfetto" "$M" export "$f" --to perfetto --perfetto-json -o -
+	run "$t.perfetto-pb" "$M" export "$f" --to perfetto -o -
 	run "$t.view" "$M" view "$f" -o "$out/$t.view.html"
 	# the output's path, named on stderr, is a new temporary directory each run
 	sed "s|$out/||" "$out/$t.view.err" >"$out/$t.view.err.tmp" && mv "$out/$t.view.err.tmp" "$out/$t.view.err"

@@ -52,7 +52,7 @@ a = json.load(open(sys.argv[1]))["alloc"]
 sys.exit(0 if a["calls"] >= 2000 else 1)' "$W/r.json" || fail "no allocations recorded"
 man memtap-report 2>/dev/null | grep -q "summarise a trace" || fail "man memtap-report failed"
 bash -c '. /usr/share/bash-completion/completions/memtap && COMP_LINE="memtap export --to p" &&
-	COMP_POINT=${#COMP_LINE} && _memtap && [ "${COMPREPLY[*]}" = "parquet perfetto" ]' ||
+	COMP_POINT=${#COMP_LINE} && _memtap && case " ${COMPREPLY[*]} " in *" parquet perfetto "*) ;; *) exit 1 ;; esac' ||
 	fail "bash completion of the installed package"
 USE
 unshare --mount sh -c 'cd "$3" && mount --make-rprivate / && mount -t tmpfs none "$1" &&
