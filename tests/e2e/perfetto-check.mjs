@@ -3,12 +3,15 @@
 // definitions (perfetto-trace.proto), checked for structure (every event on a described
 // track, slices balanced, nothing undecoded) and compared event by event with memtap's
 // own Trace Event JSON export of the same trace.
-// usage: node perfetto-check.mjs NODE_MODULES TRACE.pb TRACE.json PROTO
+// usage: node perfetto-check.mjs NODE_MODULES TRACE.pb TRACE.json PROTO [REPORT.json]
+// With memtap report's JSON of the trace: the protobuf's system-call slices (the workload's,
+// not the runtime's) against the report's calls and time, its RSS points against the RSS
+// collector's records.
 import { createRequire } from 'module';
 import { readFileSync } from 'fs';
 import path from 'path';
 
-const [nm, pbPath, jsonPath, protoPath] = process.argv.slice(2);
+const [nm, pbPath, jsonPath, protoPath, reportPath] = process.argv.slice(2);
 const require = createRequire(path.join(nm, 'x.js'));
 const protobuf = require('protobufjs');
 const fail = (m) => { console.error('FAIL: ' + m); process.exit(1); };
@@ -90,6 +93,18 @@ for (const k of ['C', 'i', 'X']) {
 	for (let n = 0; n < a.length; n++) if (a[n] !== b[n]) fail(`${k}: protobuf ${a[n]} / JSON ${b[n]}`);
 }
 for (const [pid, name] of jsonProc) if (procName.get(pid) !== name) fail(`process ${pid}: ${procName.get(pid)}, JSON ${name}`);
+if (reportPath) {
+	const rep = JSON.parse(readFileSync(reportPath));
+	const own = got.X.map((x) => x.split('|')).filter((x) => x[3] === 'syscall' && !x[2].endsWith('[memtap-rt]'));
+	const calls = rep.syscalls.reduce((a, x) => a + x.calls, 0);
+	const total = rep.syscalls.reduce((a, x) => a + x.total_ns, 0);
+	const dur = own.reduce((a, x) => a + Number(x[5]), 0);
+	if (own.length !== calls || dur !== total)
+		fail(`syscall slices: ${own.length} lasting ${dur} ns, memtap report ${calls} calls, ${total} ns`);
+	const rss = new Set(got.C.map((x) => x.split('|')).filter((x) => x[1].startsWith('rss ')).map((x) => x[0] + '|' + x[2]));
+	if (rss.size !== rep.rss.events) fail(`RSS points ${rss.size}, memtap report ${rep.rss.events} records`);
+	console.log(`ok: ${calls} system calls lasting ${total} ns and ${rss.size} RSS records, as memtap report says`);
+}
 console.log(`ok: ${trace.packet.length} packets decode against Perfetto's definitions (protobufjs), ` +
 	`nothing undecoded; ${got.C.length} counter values, ${got.i.length} instants, ${got.X.length} slices, ` +
 	`${procName.size} processes equal to the JSON export's`);
