@@ -117,6 +117,21 @@ int mt_map64_put(struct mt_map64 *m, uint64_t key, uint64_t **ret)
 	return 0;
 }
 
+int mt_map64_put_by(struct mt_map64 *m, uint64_t h, bool (*same)(const void *ctx, uint64_t value),
+		    const void *ctx, uint64_t **ret, uint64_t *key)
+{
+	for (;; h = mt_hash_u64(h)) {
+		if (h == MT_MAP64_EMPTY)
+			h--;
+		if (mt_map64_put(m, h, ret) < 0)
+			return -ENOMEM;
+		if (!**ret || same(ctx, **ret)) {
+			*key = h;
+			return 0;
+		}
+	}
+}
+
 bool mt_map64_del(struct mt_map64 *m, uint64_t key)
 {
 	size_t mask, i, j;

@@ -41,6 +41,14 @@ uint64_t *mt_map64_get(const struct mt_map64 *m, uint64_t key);
 int mt_map64_put(struct mt_map64 *m, uint64_t key, uint64_t **ret);
 /* Removes key; returns true if it was present. */
 bool mt_map64_del(struct mt_map64 *m, uint64_t key);
+/*
+ * Entries whose identity is more than 64 bits (a string, a tuple), kept by their hash h:
+ * finds the value slot of the entry for which same(ctx, value) holds, trying h, then its
+ * rehashes, or makes one (value 0, its key in *key for a removal) at the first free. The
+ * value must say which entry it is (an index + 1). -ENOMEM on failure.
+ */
+int mt_map64_put_by(struct mt_map64 *m, uint64_t h, bool (*same)(const void *ctx, uint64_t value),
+		    const void *ctx, uint64_t **ret, uint64_t *key);
 
 /* splitmix64 (Steele, Lea, Flood 2014): a fixed, portable stream of pseudo-random numbers
  * (experiment plans and bootstrap resampling are reproducible across machines). */

@@ -67,30 +67,37 @@ struct prof {
 
 static const char *own(struct prof *p, const char *s);
 
+struct str_want {
+	const struct strtab *t;
+	const char *s;
+};
+
+static bool str_same(const void *ctx, uint64_t v)
+{
+	const struct str_want *w = ctx;
+
+	return !strcmp(w->t->v[v - 1], w->s);
+}
+
 /* s's index in t; a new s is kept as is, or copied when owner is given (s is transient). */
 static int intern(struct prof *owner, struct strtab *t, const char *s, uint64_t *ix)
 {
-	uint64_t *v;
+	struct str_want w = { t, s };
+	uint64_t *v, h;
 
-	for (uint64_t h = mt_hash64(s, strlen(s), 0x5bd1e995);; h = mt_hash_u64(h)) {
-		if (h == MT_MAP64_EMPTY)
-			h--;
-		if (mt_map64_put(&t->ix, h, &v) < 0)
+	if (mt_map64_put_by(&t->ix, mt_hash64(s, strlen(s), 0x5bd1e995), str_same, &w, &v, &h) < 0)
+		return -ENOMEM;
+	if (!*v) {
+		if (mt_grow_array(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0 ||
+		    (owner && !(s = own(owner, s)))) {
+			mt_map64_del(&t->ix, h);
 			return -ENOMEM;
-		if (*v && strcmp(t->v[*v - 1], s))
-			continue;
-		if (!*v) {
-			if (mt_grow_array(&t->v, &t->cap, t->n + 1, sizeof(*t->v)) < 0 ||
-			    (owner && !(s = own(owner, s)))) {
-				mt_map64_del(&t->ix, h);
-				return -ENOMEM;
-			}
-			t->v[t->n] = s;
-			*v = ++t->n;
 		}
-		*ix = *v - 1;
-		return 0;
+		t->v[t->n] = s;
+		*v = ++t->n;
 	}
+	*ix = *v - 1;
+	return 0;
 }
 
 static int str_ix(struct strtab *t, const char *s, uint64_t *ix)
@@ -130,23 +137,31 @@ static const char *frame_name(const struct mt_frame *f, char *buf, size_t size)
 
 /* ---- the sites and their locations ---- */
 
+struct loc_want {
+	const struct prof *p;
+	uint32_t pid;
+	uint64_t ip;
+};
+
+static bool loc_same(const void *ctx, uint64_t v)
+{
+	const struct loc_want *w = ctx;
+
+	return w->p->locs[v - 1].pid == w->pid && w->p->locs[v - 1].ip == w->ip;
+}
+
 static int loc_get(struct prof *p, uint32_t pid, uint64_t ip, uint64_t t, uint32_t *idx)
 {
+	struct loc_want w = { p, pid, ip };
 	const struct mt_frame *fr;
-	uint64_t *v;
+	uint64_t *v, h;
 	int n;
 
-	for (uint64_t h = mt_hash_u64(ip ^ mt_hash_u64(pid));; h = mt_hash_u64(h)) {
-		if (h == MT_MAP64_EMPTY)
-			h--;
-		if (mt_map64_put(&p->loc_of, h, &v) < 0)
-			return -ENOMEM;
-		if (!*v)
-			break;
-		if (p->locs[*v - 1].pid == pid && p->locs[*v - 1].ip == ip) {
-			*idx = (uint32_t)(*v - 1);
-			return 0;
-		}
+	if (mt_map64_put_by(&p->loc_of, ip ^ mt_hash_u64(pid), loc_same, &w, &v, &h) < 0)
+		return -ENOMEM;
+	if (*v) {
+		*idx = (uint32_t)(*v - 1);
+		return 0;
 	}
 	n = mt_sym_resolve(p->sym, pid, t, ip, true, &fr);
 	if (n < 0)

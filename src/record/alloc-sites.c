@@ -76,30 +76,36 @@ static struct site_key *touch(struct mt_ac_sites *f, uint32_t k)
 	return sk;
 }
 
+struct key_want {
+	const struct mt_ac_sites *f;
+	uint64_t stack;
+	unsigned kind, cls;
+};
+
+static bool key_same(const void *ctx, uint64_t v)
+{
+	const struct key_want *w = ctx;
+	const struct site_key *k = &w->f->keys[v - 1];
+
+	return k->stack == w->stack && k->kind == w->kind && k->cls == w->cls;
+}
+
 static int key_find(struct mt_ac_sites *f, uint64_t stack, unsigned kind, unsigned cls, uint32_t *k)
 {
 	/* stack ids are below 2^40 (MT_F_ALLOC_STACK's range the reader accepts), kind below 16,
-	 * class below 65: one 64-bit key, probed until the entry's own fields match */
-	uint64_t h = stack << 12 | (uint64_t)kind << 7 | cls, *v;
+	 * class below 65: one 64-bit hash key, the entry's own fields telling collisions */
+	struct key_want w = { f, stack, kind, cls };
+	uint64_t *v, h;
 
-	for (;; h = mt_hash_u64(h) | 1ull << 63) {
-		if (h == MT_MAP64_EMPTY)
-			h--;
-		if (mt_map64_put(&f->key_of, h, &v) < 0)
-			return -ENOMEM;
-		if (!*v)
-			break;
-		if (f->keys[*v - 1].stack == stack && f->keys[*v - 1].kind == kind &&
-		    f->keys[*v - 1].cls == cls) {
-			*k = (uint32_t)(*v - 1);
-			return 0;
-		}
-	}
-	if (mt_grow_array(&f->keys, &f->keys_cap, f->nkeys + 1, sizeof(*f->keys)) < 0) {
-		mt_map64_del(&f->key_of, h);
+	if (mt_map64_put_by(&f->key_of, stack << 12 | (uint64_t)kind << 7 | cls, key_same, &w, &v,
+			    &h) < 0)
 		return -ENOMEM;
+	if (*v) {
+		*k = (uint32_t)(*v - 1);
+		return 0;
 	}
-	if (f->nkeys >= KEYS_MAX) {
+	if (f->nkeys >= KEYS_MAX ||
+	    mt_grow_array(&f->keys, &f->keys_cap, f->nkeys + 1, sizeof(*f->keys)) < 0) {
 		mt_map64_del(&f->key_of, h);
 		return -ENOMEM;
 	}
