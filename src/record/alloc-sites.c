@@ -270,8 +270,10 @@ static int allocate(struct mt_ac_sites *f, uint64_t addr, uint64_t size, uint64_
 		return -ENOMEM;
 	if (!fresh) {
 		/* Allocated again while live: its free is in a buffer not folded yet. The
-		 * old block leaves the heap now; its free is matched to it (release). A big
-		 * old block's size stays in big until then. */
+		 * old block leaves the heap now; its free is matched to it (release), a big
+		 * one's size kept in dbig until then. A third allocation there before that
+		 * free replaces it: the oldest then counts as live under its key (its free
+		 * was lost; the full mode drops it from its site's live bytes instead). */
 		uint64_t *dv, old = val_size(f, addr, *v);
 
 		f->live_bytes -= old;
