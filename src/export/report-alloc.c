@@ -32,8 +32,6 @@ static const char *const sites_nulls[] = {
 	"peak_usable_bytes", "inherited_frees",		 "max_live_bytes",
 	"lifetime_ns",	     "events_time_interpolated", NULL
 };
-/* ... and with several process images, each image's peak only */
-static const char *const peak_nulls[] = { "peak_bytes", NULL };
 
 static const char *const *nulls(const struct mt_alloc_stats *st)
 {
@@ -95,6 +93,10 @@ static size_t distinct_pids(const struct mt_alloc_stats *st)
 static void json_life(struct mt_json *j, const char *key, const struct mt_sketch_family *f,
 		      const struct mt_sketch *l)
 {
+	if (!l) { /* not recorded (--alloc=sites) */
+		mt_json_kv_null(j, key);
+		return;
+	}
 	mt_json_key(j, key);
 	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "count", l->n);
@@ -219,10 +221,7 @@ static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns));
 		MT_JSON_KV_U64S_BUT(j, s, site_figures, nulls(st));
 		MT_JSON_KV_U64S_BUT(j, s, site_peak, st->sites_mode ? peak_nulls : NULL);
-		if (st->sites_mode)
-			mt_json_kv_null(j, "lifetime_ns");
-		else
-			json_life(j, "lifetime_ns", &a->st.life_family, &s->life);
+		json_life(j, "lifetime_ns", &a->st.life_family, st->sites_mode ? NULL : &s->life);
 		mt_json_key(j, "ranks");
 		mt_json_begin_object(j);
 		for (int r = 0; r < MT_NRANKS; r++)
@@ -314,14 +313,12 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	for (int k = 0; k < MT_ALLOC_FREE; k++)
 		mt_json_kv_u64(j, kind_names[k], st->by_kind[k]);
 	mt_json_end_object(j);
-	if (st->sites_mode) {
-		mt_json_kv_null(j, "lifetime_ns");
+	json_life(j, "lifetime_ns", &st->life_overall, st->sites_mode ? NULL : &st->life);
+	/* frees whose lifetime found no memory: counted, so a gap is never silent */
+	if (st->sites_mode)
 		mt_json_kv_null(j, "lifetimes_not_kept");
-	} else {
-		json_life(j, "lifetime_ns", &st->life_overall, &st->life);
-		/* frees whose lifetime found no memory: counted, so a gap is never silent */
+	else
 		mt_json_kv_u64(j, "lifetimes_not_kept", st->life_lost);
-	}
 	mt_json_key(j, "size_histogram");
 	mt_json_begin_array(j);
 	for (int k = 0; k < 65; k++) {
