@@ -33,6 +33,9 @@ static const char *const sites_nulls[] = {
 	"lifetime_ns",	     "events_time_interpolated", NULL
 };
 
+/* ... and with several process images, each image's peak only */
+static const char *const peak_nulls[] = { "peak_bytes", NULL };
+
 static const char *const *nulls(const struct mt_alloc_stats *st)
 {
 	return st->sites_mode ? sites_nulls : NULL;
