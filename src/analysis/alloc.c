@@ -465,20 +465,8 @@ static void leak_stream(struct pass *p, struct stream_state *s)
 {
 	struct mt_alloc_stats *st = p->st;
 
-	if (st->sites_mode) { /* no blocks: the sites' live counts */
-		uint32_t stream = st->procs[s->proc].stream;
-
-		for (size_t i = 0; i < st->nsites; i++) {
-			struct mt_alloc_site *site = &st->sites[i];
-
-			if (site->stream != stream)
-				continue;
-			site->leaked_bytes += site->live_bytes;
-			site->leaked_blocks += site->live_blocks;
-			site->live_bytes = site->live_blocks = 0;
-		}
-		return;
-	}
+	if (st->sites_mode)
+		return; /* no blocks: every site's live counts leak at the finish, in one loop */
 
 	for (size_t k = 0; k < s->live.cap; k++) {
 		struct block *b;
@@ -618,6 +606,31 @@ static int alloc_event(void *ctx, const struct mt_event *ev)
 	return 0;
 }
 
+/* --alloc=sites at the end: what the sites still hold leaked (every image ended, or leaks
+ * at the recording's end; a window after its image's end counted as leaked already). One
+ * image's peak is the peak; several images' heaps add up at moments the windows do not pin
+ * down. */
+static void sites_finish(struct mt_alloc_stats *st)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < st->nsites; i++) {
+		st->sites[i].leaked_bytes += st->sites[i].live_bytes;
+		st->sites[i].leaked_blocks += st->sites[i].live_blocks;
+		st->sites[i].live_bytes = st->sites[i].live_blocks = 0;
+	}
+	for (size_t i = 0; i < st->nprocs; i++) {
+		if (!st->procs[i].calls)
+			continue;
+		n++;
+		st->peak_bytes = st->procs[i].peak_bytes;
+		st->peak_ns = st->procs[i].peak_ns;
+	}
+	st->peak_known = n <= 1;
+	if (!st->peak_known)
+		st->peak_bytes = st->peak_ns = 0;
+}
+
 static int alloc_finish(void *ctx, int rc)
 {
 	struct pass *pp = ctx, p = *pp;
@@ -634,24 +647,10 @@ static int alloc_finish(void *ctx, int rc)
 
 		s->peak_bytes = s->saved_epoch == p.gen ? s->saved_live : s->live_bytes;
 	}
-	if (st->sites_mode) {
-		/* One image's peak is the peak; several images' heaps add up at moments the
-		 * windows do not pin down. */
-		size_t n = 0;
-
-		for (size_t i = 0; i < st->nprocs; i++) {
-			if (!st->procs[i].calls)
-				continue;
-			n++;
-			st->peak_bytes = st->procs[i].peak_bytes;
-			st->peak_ns = st->procs[i].peak_ns;
-		}
-		st->peak_known = n <= 1;
-		if (!st->peak_known)
-			st->peak_bytes = st->peak_ns = 0;
-	} else {
+	if (st->sites_mode)
+		sites_finish(st);
+	else
 		st->peak_known = true;
-	}
 	for (size_t i = 0; i < st->nprocs; i++) {
 		st->leaked_bytes += st->procs[i].live_bytes;
 		st->leaked_blocks += st->procs[i].live_blocks;

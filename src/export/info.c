@@ -198,6 +198,8 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 	else
 		fprintf(f, "%-12s unknown (no end record)\n", "exit status");
 	if (run->has_recorder_cost) {
+		uint64_t handled = handled_events(r, run);
+
 		fprintf(f, "%-12s %s CPU", "recorder",
 			mt_fmt_duration(run->recorder_cpu_ns, a, sizeof(a)));
 		if (run->command_wall_ns)
@@ -205,9 +207,9 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 				mt_fmt_duration(run->recorder_run_cpu_ns, a, sizeof(a)),
 				100.0 * (double)run->recorder_run_cpu_ns /
 					(double)run->command_wall_ns);
-		if (handled_events(r, run))
+		if (handled)
 			fprintf(f, ", %.1f ns per event",
-				(double)run->recorder_cpu_ns / (double)handled_events(r, run));
+				(double)run->recorder_cpu_ns / (double)handled);
 		fprintf(f, ", peak RSS %s (memtap's own process, apart from the workload)\n",
 			mt_fmt_bytes(run->recorder_max_rss, b, sizeof(b)));
 	}

@@ -8,25 +8,8 @@ need ptrace
 "$MEMTAP" record -q -o a.mtap -- "$WORKLOADS/alloc-exact" >exp.json || fail "record failed"
 cmp -s bare.json exp.json || fail "the workload's output changed under memtap"
 "$MEMTAP" report a.mtap --format json >r.json || fail "report failed"
-python3 - exp.json r.json <<'PY' || fail "totals differ"
-import json, sys
-want = json.load(open(sys.argv[1]))
-a = json.load(open(sys.argv[2]))["alloc"]
-bad = [(k, a[k], want[k]) for k in ("calls", "frees", "leaked_bytes", "leaked_blocks",
-                                    "peak_bytes", "temporary") if a[k] != want[k]]
-for k, got, exp in bad:
-    print("%s: %d, expected %d" % (k, got, exp))
-kinds = a["calls_by_function"]
-for k in ("calloc", "posix_memalign", "aligned_alloc", "memalign", "valloc", "pvalloc",
-          "reallocarray"):
-    if kinds[k] != (10 if k == "calloc" else 1):
-        bad.append(k)
-        print("calls_by_function.%s = %d" % (k, kinds[k]))
-if a["untracked_frees"]:
-    bad.append("untracked")
-    print("untracked frees:", a["untracked_frees"])
-sys.exit(1 if bad or not want["realloc_null"] else 0)
-PY
+python3 "$SRC/tests/e2e/alloc-exact-check.py" exp.json r.json calls frees leaked_bytes \
+	leaked_blocks peak_bytes temporary || fail "totals differ"
 ok "calls, frees, peak, leaks, temporaries and calls per function are exact"
 
 # Symbolized from DWARF: the loop's site names mid_alloc in alloc-exact.c.
