@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A word the shell split at '=' (bash) arrives as "--name", "=", "value": "--name=value". */
+/* "--name" or "--name=value": name and its length; NULL for anything else. */
 static const char *opt_name(const char *w, size_t *len)
 {
 	const char *eq;
@@ -108,6 +108,16 @@ static void options(const struct mt_command_spec *spec, const char *cur)
 }
 
 /* Word cw of the subcommand spec's words w[1..] (w[0] is the subcommand's name). */
+/* Is word i the value of the option before it ("-o FILE", "--to FORMAT")? */
+static bool is_value(const struct mt_command_spec *spec, char **w, int i)
+{
+	const struct mt_option *o = i > 1 ? find_opt(spec, w[i - 1]) : NULL;
+
+	return o && takes_value(o) && !strchr(w[i - 1], '=');
+}
+
+/* Word cw of the subcommand spec's words w[1..] (w[0] is the subcommand's name); the
+ * scripts pass whole words ("--to=pa" is one). */
 static void sub(const struct mt_command_spec *spec, int cw, char **w)
 {
 	const char *cur = w[cw];
@@ -116,36 +126,23 @@ static void sub(const struct mt_command_spec *spec, int cw, char **w)
 
 	/* record: its first positional word is the command it runs, the rest that command's */
 	for (int i = 1; i < cw && (spec->flags & MT_CMD_STOP_AT_ARG); i++) {
-		if (!strcmp(w[i], "--") ||
-		    (w[i][0] != '-' && strcmp(w[i], "=") && !(i > 1 && !strcmp(w[i - 1], "=")) &&
-		     !((o = find_opt(spec, w[i - 1])) && takes_value(o) &&
-		       !strchr(w[i - 1], '=')))) {
-			int first = !strcmp(w[i], "--") ? i + 1 : i;
+		bool dashes = !strcmp(w[i], "--");
 
-			puts(cw == first ? "@commands" : "@files");
+		if (dashes || (w[i][0] != '-' && !is_value(spec, w, i))) {
+			puts(cw == (dashes ? i + 1 : i) ? "@commands" : "@files");
 			return;
 		}
-	}
-	/* bash split "--name=value" at the '=': the value of "--name" */
-	if (cw >= 2 && !strcmp(w[cw - 1], "=") && (o = find_opt(spec, w[cw - 2]))) {
-		values(o, "", cur);
-		return;
-	}
-	if (!strcmp(cur, "=") && (o = find_opt(spec, w[cw - 1]))) {
-		values(o, "=", cur); /* bash, with the '=' as the word itself */
-		return;
 	}
 	if (cur[0] == '-' && cur[1] == '-' && strchr(cur, '=') && (o = find_opt(spec, cur))) {
 		char prefix[160];
 
 		opt_name(cur, &n);
 		snprintf(prefix, sizeof(prefix), "--%.*s=", (int)n, cur + 2);
-		values(o, prefix, cur); /* zsh: the whole word */
+		values(o, prefix, cur); /* "--name=va": the values after "--name=" */
 		return;
 	}
-	if (cw >= 2 && (o = find_opt(spec, w[cw - 1])) && takes_value(o) &&
-	    !strchr(w[cw - 1], '=')) {
-		values(o, "", cur);
+	if (is_value(spec, w, cw)) {
+		values(find_opt(spec, w[cw - 1]), "", cur);
 		return;
 	}
 	if (cur[0] == '-') {
