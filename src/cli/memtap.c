@@ -70,8 +70,7 @@ static void version(void)
 	printf("features  %s sqlite=%s heap-placement=%s\n", mt_record_features(),
 	       mt_sink_sqlite_version(),
 	       mt_find_lib("libmemtap-heap.so", lib, sizeof(lib)) == 0 ? "yes" : "no");
-	printf("runtime   %s\n",
-	       mt_find_lib("libmemtap-rt.so", lib, sizeof(lib)) == 0 ? lib : "not found");
+	printf("runtime   %s\n", mt_find_rt_lib(lib, sizeof(lib)) == 0 ? lib : "not found");
 }
 
 static void usage(FILE *f)

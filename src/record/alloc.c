@@ -92,7 +92,7 @@ static int rt_lib_version(const char *path, char *buf, size_t size)
 	return r;
 }
 
-static int find_rt_lib(char *path, size_t size)
+int mt_find_rt_lib(char *path, size_t size)
 {
 	const char *env = getenv("MEMTAP_RT_LIB");
 
@@ -170,7 +170,7 @@ int mt_alloc_open(struct mt_session *s)
 	a->lsock = -1;
 	a->spare = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	s->alloc = a;
-	r = find_rt_lib(a->lib, sizeof(a->lib));
+	r = mt_find_rt_lib(a->lib, sizeof(a->lib));
 	if (r < 0 || access(a->lib, R_OK) < 0) {
 		mt_err("cannot find the allocation runtime '%s' (hint: set MEMTAP_RT_LIB, or record "
 		       "with --no-alloc)",

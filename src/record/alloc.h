@@ -54,5 +54,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv);
 /* A library of memtap's (libmemtap-rt.so, libmemtap-heap.so) next to the memtap binary (the
  * build tree), else in ../lib/memtap/ (installed): 0, or -ENOENT with path the first place. */
 int mt_find_lib(const char *name, char *path, size_t size);
+/* The runtime record preloads: $MEMTAP_RT_LIB when set, else libmemtap-rt.so as above. */
+int mt_find_rt_lib(char *path, size_t size);
 
 #endif
