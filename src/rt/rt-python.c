@@ -33,6 +33,15 @@
  * registry keyed by the code object and the identity of its name, file and line table;
  * each new id is sent to the recorder once (MT_RT_MSG_PYCODE). Lines are the interpreter's
  * own answer (PyCode_Addr2Line), cached per thread by (code object, instruction).
+ *
+ * Whole stacks are cached too, per thread: an allocation's merged stack is a function of
+ * its native stack (the trie id rt_capture returned) and of the Python frames collected,
+ * each a code object, an instruction and the native frame its eval call replaces. Those
+ * are compared exactly; the identity of each code object (its name, file and line table,
+ * as the line cache keys it) through a 64-bit digest, which matters only when a code
+ * object was freed and another allocated at its address. CPython allocates from a few
+ * sites per line in turn (a str, then a list, then a dict entry), so most allocations
+ * find their stack there and skip the line cache and the merge.
  */
 
 #define PY_DEPTH 256 /* Python frames kept per stack */
@@ -56,11 +65,37 @@ struct py_leaf_ent {
 	uint32_t parent, native, id;
 };
 
+#define PY_RC_BITS 7 /* per-thread cache of whole merged stacks, direct-mapped */
+#define PY_RC_FRAMES 6 /* Python frames of a stack it keeps; deeper ones are merged each time */
+
+/* A collected frame: its key, and its place (the native frame, a memo index, its eval call
+ * replaces; whether it is that call's innermost frame). */
+struct py_frame {
+	struct py_code_key k;
+	uint64_t pos;
+};
+
+#define PY_POS(k, start) ((uint64_t)(k) | (uint64_t)(start) << 32)
+
+/* A frame in the whole-stack cache: its code object and place exactly, the code object's
+ * identity (name, file, line table, first line) as a digest. */
+struct py_rc_frame {
+	uint64_t code, at, ident;
+};
+
+struct py_rc_ent {
+	uint32_t native, id; /* id 0: empty */
+	uint32_t np;
+	struct py_rc_frame f[PY_RC_FRAMES];
+};
+
 /* A thread's state, mapped when it first allocates with a Python frame chain. */
 struct rt_py {
+	struct py_rc_ent rc[1u << PY_RC_BITS];
 	struct py_line_ent lc[PY_LCACHE];
 	struct py_leaf_ent leaf[PY_LEAF];
-	uint64_t pip[PY_DEPTH]; /* this stack's Python frames, innermost first */
+	struct py_frame fr[PY_DEPTH]; /* this stack's Python frames, innermost first */
+	uint64_t pip[PY_DEPTH]; /* their trie ips */
 	uint32_t gstart[PY_DEPTH + 1]; /* group g (one eval call): pip[gstart[g] .. gstart[g+1]) */
 	uint32_t gk[PY_DEPTH]; /* the native frame (memo index) group g replaces */
 	/* The previous stack built, as tokens outermost first from native frame base_k on: a
@@ -274,55 +309,106 @@ static uint64_t py_code_id(const struct py_code_key *k)
 
 /* ---- frames ---- */
 
-/* The trie ip of a Python frame; 0 to leave it out (not yet started, or not a frame). */
-static inline uint64_t py_frame_ip(struct rt_py *p, uint64_t fr)
+/* A Python frame's key: false to leave it out (not yet started, or not a frame). */
+static inline bool py_frame_key(uint64_t fr, struct py_code_key *k)
 {
 	uint64_t code = load64(fr + PY311_FR_CODE), instr = load64(fr + PY311_FR_PREV_INSTR);
-	struct py_code_key k;
-	struct py_line_ent *e;
 	int64_t lasti;
-	int line;
 
 	if (!code || load64(code + PY311_OB_TYPE) != py_code_type)
-		return 0;
+		return false;
 	lasti = ((int64_t)instr - (int64_t)(code + PY311_CO_CODE)) / 2;
 	if (lasti >= (int64_t)load64(code + PY311_OB_SIZE))
-		return 0;
+		return false;
 	/* An incomplete frame (its prologue still running) is not shown, as CPython's own
 	 * tracebacks do not; a generator's frame always is. */
 	if (*(const uint8_t *)(fr + PY311_FR_OWNER) != PY311_OWNED_BY_GENERATOR &&
 	    lasti < (int32_t)load32(code + PY311_CO_FIRSTTRACEABLE))
-		return 0;
+		return false;
 	if (lasti < 0)
 		lasti = -1;
-	k.code = code;
-	k.qualname = load64(code + PY311_CO_QUALNAME);
-	k.filename = load64(code + PY311_CO_FILENAME);
-	k.linetable = load64(code + PY311_CO_LINETABLE);
-	k.first_line = (int32_t)load32(code + PY311_CO_FIRSTLINENO);
-	k.lasti = (uint32_t)lasti;
-	e = &p->lc[rt_hash64(code ^ (uint64_t)k.lasti * 0x9e3779b97f4a7c15ull) >> 40 &
-		   (PY_LCACHE - 1)];
-	if (RT_LIKELY(key_eq(&e->k, &k) && e->k.lasti == k.lasti && e->ip))
-		return e->ip;
-	line = py_addr2line((void *)code, lasti < 0 ? -1 : (int)(lasti * 2));
-	{
-		uint64_t id = py_code_id(&k);
+	k->code = code;
+	k->qualname = load64(code + PY311_CO_QUALNAME);
+	k->filename = load64(code + PY311_CO_FILENAME);
+	k->linetable = load64(code + PY311_CO_LINETABLE);
+	k->first_line = (int32_t)load32(code + PY311_CO_FIRSTLINENO);
+	k->lasti = (uint32_t)lasti;
+	return true;
+}
 
-		if (!id)
-			return 0;
-		e->k = k;
-		e->ip = MT_RT_PY_IP(id, line > 0 ? (unsigned)line : 0u);
-	}
+/* The trie ip of a frame by its key: from the line cache, or the interpreter's answer and
+ * the code registry's id; 0 when out of memory. */
+static inline uint64_t py_key_ip(struct rt_py *p, const struct py_code_key *k)
+{
+	struct py_line_ent *e =
+		&p->lc[rt_hash64(k->code ^ (uint64_t)k->lasti * 0x9e3779b97f4a7c15ull) >> 40 &
+		       (PY_LCACHE - 1)];
+	int32_t lasti = (int32_t)k->lasti;
+	uint64_t id;
+	int line;
+
+	if (RT_LIKELY(key_eq(&e->k, k) && e->k.lasti == k->lasti && e->ip))
+		return e->ip;
+	line = py_addr2line((void *)k->code, lasti < 0 ? -1 : lasti * 2);
+	id = py_code_id(k);
+	if (!id)
+		return 0;
+	e->k = *k;
+	e->ip = MT_RT_PY_IP(id, line > 0 ? (unsigned)line : 0u);
 	return e->ip;
 }
 
+/* A frame as the whole-stack cache keeps it. The digest's four products are independent,
+ * so that it adds little latency: this is on every allocation's path, and a program waits
+ * for what its hook does. */
+static inline struct py_rc_frame py_rc_frame(const struct py_frame *f)
+{
+	const struct py_code_key *k = &f->k;
+
+	return (struct py_rc_frame){
+		.code = k->code,
+		.at = (uint64_t)k->lasti | f->pos << 32,
+		.ident = k->qualname * 0x9e3779b97f4a7c15ull + k->filename * 0xff51afd7ed558ccdull +
+			 k->linetable * 0xc4ceb9fe1a85ec53ull +
+			 (uint64_t)(uint32_t)k->first_line * 0xd6e8feb86659fd93ull,
+	};
+}
+
+/* The whole-stack cache's entry for a stack under native whose innermost Python frame is
+ * f (one multiply). */
+static inline struct py_rc_ent *py_rc_slot(struct rt_py *p, uint32_t native,
+					   const struct py_frame *f)
+{
+	uint64_t x = ((uint64_t)native << 32 ^ f->k.code ^ (uint64_t)f->k.lasti << 20) *
+		     0x9e3779b97f4a7c15ull;
+
+	return &p->rc[x >> (64 - PY_RC_BITS)];
+}
+
+/* The entry holds this very stack: the same native stack and frames. */
+static inline bool py_rc_hit(const struct py_rc_ent *e, const struct rt_py *p, unsigned np,
+			     uint32_t native)
+{
+	if (e->native != native || e->np != np || !e->id)
+		return false;
+	for (unsigned i = 0; i < np; i++) {
+		struct py_rc_frame f = py_rc_frame(&p->fr[i]);
+
+		if (((e->f[i].code ^ f.code) | (e->f[i].at ^ f.at) | (e->f[i].ident ^ f.ident)) !=
+		    0)
+			return false;
+	}
+	return true;
+}
+
 /*
- * Collects the thread's Python frames by eval call, each placed at the captured native
- * frame its cframe lies in. Returns the number of groups; *unplaced: outer Python frames
- * were left out (beyond the captured native frames, --stack-depth, or past PY_DEPTH).
+ * Collects the thread's Python frames by eval call into fr[], each placed at the captured
+ * native frame its cframe lies in. Returns the number of groups; *npp the frames;
+ * *unplaced: outer Python frames were left out (beyond the captured native frames,
+ * --stack-depth, or past PY_DEPTH).
  */
-static unsigned py_collect(struct rt_thread *t, struct rt_py *p, uint64_t ts, bool *unplaced)
+static unsigned py_collect(struct rt_thread *t, struct rt_py *p, uint64_t ts, uint32_t native,
+			   unsigned *npp, bool *unplaced)
 {
 	const struct rt_memo *m = t->memo;
 	uint64_t cf = load64(ts + PY311_TS_CFRAME), lo = m->f[m->n - 1].sp;
@@ -348,10 +434,13 @@ static unsigned py_collect(struct rt_thread *t, struct rt_py *p, uint64_t ts, bo
 		stop = load64(prev + PY311_CF_CURRENT);
 		for (fr = load64(cf + PY311_CF_CURRENT); fr && fr != stop && np < PY_DEPTH;
 		     fr = load64(fr + PY311_FR_PREVIOUS)) {
-			uint64_t ip = py_frame_ip(p, fr);
-
-			if (ip)
-				p->pip[np++] = ip;
+			if (py_frame_key(fr, &p->fr[np].k)) {
+				p->fr[np].pos = PY_POS(k, np == start);
+				/* the whole-stack cache's entry, on its way while the walk goes on */
+				if (!np)
+					__builtin_prefetch(py_rc_slot(p, native, &p->fr[0]));
+				np++;
+			}
 			if (*(const uint8_t *)(fr + PY311_FR_IS_ENTRY))
 				break;
 		}
@@ -364,6 +453,7 @@ static unsigned py_collect(struct rt_thread *t, struct rt_py *p, uint64_t ts, bo
 		cf = prev;
 	}
 	p->gstart[ng] = np;
+	*npp = np;
 	return ng;
 }
 
@@ -406,33 +496,39 @@ static uint32_t py_leaf(struct rt_memo *m, struct rt_py *p, unsigned from, uint3
 	return id;
 }
 
-uint32_t rt_py_merge(struct rt_thread *t, uint32_t native)
+/* The trie ips of the np frames collected, into pip[]; a frame without one (the code
+ * registry out of memory) is left out, and a group left empty with it. Returns the
+ * number of groups. */
+static unsigned py_ips(struct rt_py *p, unsigned ng)
 {
-	struct rt_memo *m = t->memo;
-	struct rt_py *p = t->py;
-	unsigned ng, nt = 0, j;
-	uint32_t parent, base;
-	bool unplaced = false, same;
-	uint64_t ts;
-	int g, kmin;
+	unsigned n = 0, g2 = 0;
 
-	if (!native || !m || !m->n || !(ts = (uint64_t)py_tstate()))
-		return native;
-	if (RT_UNLIKELY(!p)) {
-		p = t->py = rt_mmap_anon(sizeof(*p));
-		if (!p)
-			return native;
+	for (unsigned g = 0; g < ng; g++) {
+		unsigned start = n;
+
+		for (uint32_t i = p->gstart[g]; i < p->gstart[g + 1]; i++) {
+			uint64_t ip = py_key_ip(p, &p->fr[i].k);
+
+			if (RT_LIKELY(ip))
+				p->pip[n++] = ip;
+		}
+		if (n > start) {
+			p->gstart[g2] = start;
+			p->gk[g2++] = p->gk[g];
+		}
 	}
-	ng = py_collect(t, p, ts, &unplaced);
-	if (RT_UNLIKELY(unplaced))
-		t->c_py_unplaced++;
-	if (!ng)
-		return native;
-	g = (int)ng - 1; /* the outermost group */
-	kmin = (int)p->gk[g];
-	base = kmin ? m->f[kmin - 1].id : 0;
-	same = p->ntok && p->base_k == kmin && p->base_id == base;
-	parent = base;
+	p->gstart[g2] = n;
+	return g2;
+}
+
+/* Merges the groups' Python frames (pip[], gstart[], gk[]) into the native stack. */
+static uint32_t py_merge(struct rt_memo *m, struct rt_py *p, unsigned ng, uint32_t native)
+{
+	unsigned nt = 0, j;
+	int g = (int)ng - 1, kmin = (int)p->gk[g]; /* the outermost group */
+	uint32_t base = kmin ? m->f[kmin - 1].id : 0, parent = base;
+	bool same = p->ntok && p->base_k == kmin && p->base_id == base;
+
 	/* Outermost first, up to the innermost eval call: against the previous stack's tokens. */
 	for (j = (unsigned)kmin; g >= 0; j++) {
 		if (p->gk[g] != j) {
@@ -451,12 +547,51 @@ uint32_t rt_py_merge(struct rt_thread *t, uint32_t native)
 	p->base_id = base;
 	/* the native frames the innermost eval call made, down to the hook */
 	if (j < m->n && !(parent = py_leaf(m, p, j, parent, native)))
-		return native;
-	t->c_py_stacks++;
+		return 0;
 	return parent;
 full:
 	p->ntok = 0;
-	return native;
+	return 0;
+}
+
+uint32_t rt_py_merge(struct rt_thread *t, uint32_t native)
+{
+	struct rt_memo *m = t->memo;
+	struct rt_py *p = t->py;
+	struct py_rc_ent *e;
+	unsigned ng, np;
+	bool unplaced = false;
+	uint32_t id;
+	uint64_t ts;
+
+	if (!native || !m || !m->n || !(ts = (uint64_t)py_tstate()))
+		return native;
+	if (RT_UNLIKELY(!p)) {
+		p = t->py = rt_mmap_anon(sizeof(*p));
+		if (!p)
+			return native;
+	}
+	ng = py_collect(t, p, ts, native, &np, &unplaced);
+	if (RT_UNLIKELY(unplaced))
+		t->c_py_unplaced++;
+	if (!ng)
+		return native;
+	e = py_rc_slot(p, native, &p->fr[0]);
+	if (py_rc_hit(e, p, np, native)) {
+		t->c_py_stacks++;
+		return e->id;
+	}
+	if (!(ng = py_ips(p, ng)) || !(id = py_merge(m, p, ng, native)))
+		return native;
+	if (np <= PY_RC_FRAMES) {
+		e->native = native;
+		e->id = id;
+		e->np = np;
+		for (unsigned i = 0; i < np; i++)
+			e->f[i] = py_rc_frame(&p->fr[i]);
+	}
+	t->c_py_stacks++;
+	return id;
 }
 
 /* ---- set-up ---- */
@@ -494,6 +629,7 @@ void rt_py_fork_child(void)
 		/* the child has a new trie: ids of the parent's mean nothing in it */
 		rt_self.py->ntok = 0;
 		memset(rt_self.py->leaf, 0, sizeof(rt_self.py->leaf));
+		memset(rt_self.py->rc, 0, sizeof(rt_self.py->rc));
 	}
 }
 

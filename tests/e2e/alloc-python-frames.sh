@@ -72,6 +72,22 @@ assert [f for f, _ in pyframes(w)][1:] == ["Thread.run", "Thread._bootstrap_inne
                                           "Thread._bootstrap"], pyframes(w)
 c = expect("child_work", [("child_work", at["child"]), ("<module>", at["child_call"])], 20)
 e = expect("after_exec", [("after_exec", at["exec"]), ("<module>", at["exec_call"])], 20)
+# the whole-stack cache: the same inner frames from two lines in turn, each line's 40 calls
+# its own; code objects compiled afresh (one may reuse the last one's address) named right
+alt = {}
+for s in alloc["top_sites"]:
+    f = pyframes(s)
+    if len(f) >= 3 and f[0] == ("leaf_alloc", at["leaf"]) and f[1] == ("via", at["via"]):
+        alt[f[2]] = alt.get(f[2], 0) + s["calls"]
+print("alternate:", alt)
+assert alt == {("alternate", at["alt_a"]): 40, ("alternate", at["alt_b"]): 40}, alt
+gen = {}
+for s in alloc["top_sites"]:
+    f = [(x["function"], x["file"].rsplit("/", 1)[-1]) for x in s["frames"] if x["python"]]
+    if f and f[0][0] in ("f_0", "f_1"):
+        gen[f[0]] = gen.get(f[0], 0) + s["calls"]
+print("recompiled:", gen)
+assert gen == {("f_0", "gen_0.py"): 20, ("f_1", "gen_1.py"): 20}, gen
 parent = find("inner")["pid"]
 assert c["pid"] != parent and e["pid"] == c["pid"], (parent, c["pid"], e["pid"])
 PY

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# Python frames in allocation stacks, with a known answer (tests/e2e/python-frames.sh):
+# Python frames in allocation stacks, with a known answer (tests/e2e/alloc-python-frames.sh):
 # each case allocates blocks of its own size from known lines; the lines marked "# at:NAME"
 # are where the test expects the frames.
 import os
@@ -46,6 +46,32 @@ def child_work():
         keep.append(bytearray(300_041))  # at:child
 
 
+def leaf_alloc(n):
+    keep.append(bytearray(n))  # at:leaf
+
+
+def via(n):
+    leaf_alloc(n)  # at:via
+
+
+def alternate():
+    # The same native stack and the same inner frames, reached from two lines in turn: the
+    # stacks differ in the outer frame only, and each line's calls must stay its own.
+    for i in range(40):
+        via(300_061)  # at:alt_a
+        via(300_061)  # at:alt_b
+
+
+def recompiled():
+    # A function compiled afresh in each round, named and filed in turn f_0 (gen_0.py) and
+    # f_1 (gen_1.py): each code object is freed before the next, which may take its address.
+    for i in range(40):
+        ns = {}
+        exec(compile("def f_%d(n):\n    keep.append(bytearray(n))\n" % (i % 2),
+                     "gen_%d.py" % (i % 2), "exec"), {"keep": keep}, ns)
+        ns["f_%d" % (i % 2)](300_071)
+
+
 def make_gen():
     yield 1
 
@@ -71,6 +97,8 @@ for d in range(400):
 outer(300_001)  # at:module
 sorted(range(30), key=key_alloc)  # at:sorted
 consume()  # at:consume_call
+alternate()
+recompiled()
 t = threading.Thread(target=worker)
 t.start()
 t.join()
