@@ -143,6 +143,16 @@ void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev)
 	    ps->pool.v[n].start == start && page_up(ps->pool.v[n].end) == page_up(end))
 		return;
 	type = mapping_type(path, ev->v[MT_F_MMAP_PROT], ev->v[MT_F_MMAP_ORIGIN]);
+	/* The loader's anonymous mapping over the runtime's image (its bss, mapped before the
+	 * runtime could announce the image; the kernel reports it merged with any anonymous
+	 * mapping right after it): the part in memtap's memory stays memtap's, the rest is a
+	 * new mapping (analysis/own.c: the same rule). */
+	while (type == MT_REGION_ANON && start < end &&
+	       (n = mt_rs_find(&ps->pool, pr->maps, start)) && ps->pool.v[n].a != NONE &&
+	       ps->st->regions[ps->pool.v[n].a].type == MT_REGION_MEMTAP)
+		start = ps->pool.v[n].end;
+	if (start >= end)
+		return;
 	/* A stack that grew down (the kernel reports the whole grown mapping): the same region. */
 	if (type == MT_REGION_STACK && (n = mt_rs_find(&ps->pool, pr->maps, end - 1)) &&
 	    ps->pool.v[n].end == end && ps->pool.v[n].start >= start &&

@@ -1,6 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* memtap's own memory in each traced process (its runtime's region and arena), followed
- * through the event stream, so that passes counting raw faults can leave it out. */
+/* memtap's own memory in each traced process (its runtime's image, region and arena),
+ * followed through the event stream, so that passes counting raw faults can leave it out.
+ * The same definition as the region model's `memtap` type (access-regions.c): mappings of
+ * origin MEMTAP or of the runtime's files, and the loader's anonymous mappings inside them
+ * (the runtime's bss), until unmapped or mapped over. */
 #ifndef MEMTAP_ANALYSIS_OWN_H
 #define MEMTAP_ANALYSIS_OWN_H
 
@@ -9,6 +12,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/rangeset.h"
 #include "common/hash.h"
 
 struct mt_event;
@@ -18,18 +22,20 @@ struct mt_own {
 	const struct mt_reader *r;
 	struct mt_map64 by_pid; /* pid -> index + 1 into v */
 	struct mt_own_proc {
-		uint64_t lo[4], hi[4];
-		unsigned n;
+		uint32_t ranges; /* the rangeset of memtap's memory in the process */
 		uint64_t anon, shmem; /* its resident part, as last measured */
 	} * v;
 	size_t nv, cap;
+	struct mt_rs_pool pool;
 };
 
 /* Is a mapping of this path memtap's own (its runtime's library, its shared memory)? */
 bool mt_own_path(const char *path);
 
-/* The event types mt_own_event follows (MMAP, TASK_NEW, TASK_EXEC). */
-#define MT_OWN_EVENTS (1ull << MT_EV_MMAP | 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC)
+/* The event types mt_own_event follows. */
+#define MT_OWN_EVENTS                                                       \
+	(1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP | 1ull << MT_EV_MREMAP | \
+	 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC)
 
 void mt_own_init(struct mt_own *o, const struct mt_reader *r);
 void mt_own_release(struct mt_own *o);

@@ -3,7 +3,7 @@
 # export --to perfetto writes Perfetto's protobuf trace: decoded by protobufjs (npm) against
 # Perfetto's message definitions with nothing left undecoded, every event on a described
 # track, slices balanced, and every counter value, instant and slice equal to the JSON
-# form's (--perfetto-json) of the same trace; its system calls and RSS records those of
+# form's (--perfetto-json) of the same trace; its system calls, RSS records and faults those of
 # memtap report.
 . "$(dirname "$0")/lib.sh"
 need ptrace

@@ -64,17 +64,29 @@ access_truth() {
 # need_npm PKG@VERSION...: the test readers and browser driver from npm, installed once into
 # NPM_DIR (beside the build); skips (77, saying why) only when npm cannot install them.
 NPM_DIR=${MEMTAP_NPM_DIR:-$(dirname "$MEMTAP")/npm-test}
-need_npm() {
+# Installs run one at a time (a lock in NPM_DIR): two npm installs into one directory at once
+# each rewrite package.json, and each prunes what the other added.
+npm_missing() {
 	missing=""
 	for p in "$@"; do
 		[ -d "$NPM_DIR/node_modules/${p%@*}" ] || missing="$missing $p"
 	done
+}
+need_npm() {
+	npm_missing "$@"
 	[ -z "$missing" ] && return 0
 	command -v npm >/dev/null || skip "npm is not installed"
-	mkdir -p "$NPM_DIR" && (cd "$NPM_DIR" && [ -f package.json ] || npm init -y >/dev/null 2>&1)
+	mkdir -p "$NPM_DIR" || skip "cannot make $NPM_DIR"
 	# shellcheck disable=SC2086
-	(cd "$NPM_DIR" && timeout 300 npm install --no-audit --no-fund --silent $missing >/dev/null 2>npm.err) ||
-		skip "npm could not install$missing: $(tail -1 "$NPM_DIR/npm.err" 2>/dev/null)"
+	(
+		flock 9 || exit 1
+		npm_missing "$@"
+		[ -z "$missing" ] && exit 0
+		cd "$NPM_DIR" && { [ -f package.json ] || npm init -y >/dev/null 2>&1; } &&
+			timeout 300 npm install --no-audit --no-fund --silent $missing >/dev/null 2>npm.err
+	) 9>"$NPM_DIR/.lock" || skip "npm could not install$missing: $(tail -1 "$NPM_DIR/npm.err" 2>/dev/null)"
+	npm_missing "$@"
+	[ -z "$missing" ] || fail "npm installed, yet$missing is missing from $NPM_DIR"
 }
 
 # need_node_llama: llama.cpp's prebuilt CPU libraries through npm's node-llama-cpp (pinned),
@@ -87,9 +99,14 @@ need_node_llama() {
 	[ -d "$NODE_LLAMA_DIR/node_modules/@node-llama-cpp/linux-x64" ] && return 0
 	command -v node >/dev/null || skip "node is not installed (apt-get install nodejs npm)"
 	command -v npm >/dev/null || skip "npm is not installed (apt-get install npm)"
-	mkdir -p "$NODE_LLAMA_DIR" && (cd "$NODE_LLAMA_DIR" && [ -f package.json ] || npm init -y >/dev/null 2>&1)
-	(cd "$NODE_LLAMA_DIR" && timeout 600 npm install --no-audit --no-fund --silent --omit=optional \
-		"node-llama-cpp@$NODE_LLAMA_VERSION" "@node-llama-cpp/linux-x64@$NODE_LLAMA_VERSION" >/dev/null 2>npm.err) ||
+	mkdir -p "$NODE_LLAMA_DIR" || skip "cannot make $NODE_LLAMA_DIR"
+	(
+		flock 9 || exit 1
+		[ -d "$NODE_LLAMA_DIR/node_modules/@node-llama-cpp/linux-x64" ] && exit 0
+		cd "$NODE_LLAMA_DIR" && { [ -f package.json ] || npm init -y >/dev/null 2>&1; } &&
+			timeout 600 npm install --no-audit --no-fund --silent --omit=optional \
+				"node-llama-cpp@$NODE_LLAMA_VERSION" "@node-llama-cpp/linux-x64@$NODE_LLAMA_VERSION" >/dev/null 2>npm.err
+	) 9>"$NODE_LLAMA_DIR/.lock" ||
 		skip "npm could not install node-llama-cpp@$NODE_LLAMA_VERSION: $(tail -1 "$NODE_LLAMA_DIR/npm.err" 2>/dev/null)"
 }
 

@@ -12,6 +12,7 @@ need ptrace perf-ring sw-faults
 "$MEMTAP" report t.mtap --format json >r.json || fail "report failed"
 "$MEMTAP" dump t.mtap --type rss >rss.jsonl || fail "dump failed"
 "$MEMTAP" dump t.mtap --type mmap >mm.jsonl || fail "dump (mmap) failed"
+"$MEMTAP" dump t.mtap --type fault >fault.jsonl || fail "dump (fault) failed"
 "$MEMTAP" info t.mtap --format json >i.json || fail "info failed"
 python3 - <<'PY' || fail "memtap's own memory is mixed with the workload's (above)"
 import json, os
@@ -22,6 +23,21 @@ own = [e for e in own if e["origin"] == "memtap"]
 assert {e["path"] for e in own} == {"[memtap-rt region]", "[memtap-rt arena]", "[memtap-rt image]"}, own
 print("faults: workload %d, memtap's own %d" % (f["minor"], f["memtap_own_minor"]))
 assert f["memtap_own_minor"] > 0
+# The known answer by address alone: a fault on the runtime's image (its code, data and bss,
+# from the loader's first mapping on), region or arena is memtap's, whenever it came; every
+# other fault is the workload's. (No exec here: each range holds for the process's life.)
+mine = {}
+for e in own:
+    mine.setdefault(e["pid"], []).append((int(e["addr"], 16), int(e["addr"], 16) + e["len"]))
+n_own = n_all = 0
+for l in open("fault.jsonl"):
+    e = json.loads(l)
+    a = int(e["addr"], 16)
+    n_all += 1
+    n_own += any(lo <= a < hi for lo, hi in mine.get(e["pid"], []))
+print("faults by address: %d of %d on memtap's own pages" % (n_own, n_all))
+assert n_own == f["memtap_own_minor"] + f["memtap_own_major"], (n_own, f)
+assert n_all - n_own == f["minor"] + f["major"], (n_all, n_own, f)
 for g in j["regions"]:
     assert g["region_type"] != "memtap" and "memtap-rt" not in g["label"] or not (g["samples"] or g["faults_minor"]), g
 raw = [json.loads(l) for l in open("rss.jsonl")]

@@ -6,7 +6,7 @@
 // usage: node perfetto-check.mjs NODE_MODULES TRACE.pb TRACE.json PROTO [REPORT.json]
 // With memtap report's JSON of the trace: the protobuf's system-call slices (the workload's,
 // not the runtime's) against the report's calls and time, its RSS points against the RSS
-// collector's records.
+// collector's records, its faults counters against the report's workload faults.
 import { createRequire } from 'module';
 import { readFileSync } from 'fs';
 import path from 'path';
@@ -103,7 +103,14 @@ if (reportPath) {
 		fail(`syscall slices: ${own.length} lasting ${dur} ns, memtap report ${calls} calls, ${total} ns`);
 	const rss = new Set(got.C.map((x) => x.split('|')).filter((x) => x[1].startsWith('rss ')).map((x) => x[0] + '|' + x[2]));
 	if (rss.size !== rep.rss.events) fail(`RSS points ${rss.size}, memtap report ${rep.rss.events} records`);
-	console.log(`ok: ${calls} system calls lasting ${total} ns and ${rss.size} RSS records, as memtap report says`);
+	// the workload's faults: memtap's own pages (the runtime's image, region and arena) apart
+	// in both, by one definition (analysis/own.c and the region map)
+	const faults = { minor: 0, major: 0 };
+	for (const x of got.C.map((c) => c.split('|')))
+		if (x[1] === 'faults minor' || x[1] === 'faults major') faults[x[1].slice(7)] += Number(x[3]);
+	if (faults.minor !== rep.faults.minor || faults.major !== rep.faults.major)
+		fail(`faults ${faults.minor} minor, ${faults.major} major; memtap report ${rep.faults.minor}, ${rep.faults.major}`);
+	console.log(`ok: ${calls} system calls lasting ${total} ns, ${rss.size} RSS records and ${faults.minor} minor faults, as memtap report says`);
 }
 console.log(`ok: ${trace.packet.length} packets decode against Perfetto's definitions (protobufjs), ` +
 	`nothing undecoded; ${got.C.length} counter values, ${got.i.length} instants, ${got.X.length} slices, ` +
