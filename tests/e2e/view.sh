@@ -4,7 +4,8 @@
 # policy that forbids loading), and in headless Chromium (Debian's, driven by playwright-core
 # from npm) it renders with no console error and no network request, shows every section,
 # and a zoom and a region subset change what is shown; a screenshot is kept in
-# build/Testing/artifacts. Hostile argv and labels (<script>, quotes) appear only escaped.
+# build/Testing/artifacts. Hostile argv and labels (<script>, quotes) appear only escaped. Its
+# timeline's faults are the report's.
 . "$(dirname "$0")/lib.sh"
 need perf-ring
 
@@ -15,7 +16,8 @@ grep -q "wrote .* to 't.html'" v.err || fail "view does not say what it wrote: $
 "$MEMTAP" view t.mtap -o t.html 2>v.err && fail "an existing page was overwritten"
 grep -q "already exists" v.err || fail "no clear message: $(cat v.err)"
 rm t.html && "$MEMTAP" view t.mtap 2>/dev/null && [ -s t.html ] || fail "the default output (t.html) is missing"
-python3 - <<'PY' || fail "the page is not self-contained"
+"$MEMTAP" report t.mtap --format json >r.json || fail "report failed"
+python3 - <<'PY' || fail "the page is not self-contained, or its figures are not the report's"
 import json, re
 h = open("t.html").read()
 assert "Content-Security-Policy" in h and "default-src 'none'" in h
@@ -26,6 +28,10 @@ assert d["run"]["command"].endswith("toy-llm 2") and d["address"]["drawn"] > 0
 assert {"weight", "kv_cache", "activation"} <= {r["region_type"] for r in d["regions"]}
 assert {p["name"] for p in d["timeline"]["phases"]} >= {"weight_load", "generation", "teardown"}
 assert d["syscalls"] and d["processes"] and d["timeline"]["rss_anon"] and d["timeline"]["heap"]
+# the timeline's faults are the report's workload faults (memtap's own pages apart in both)
+f = json.load(open("r.json"))["faults"]
+tl = d["timeline"]
+assert sum(tl["faults_minor"]) == f["minor"] and sum(tl["faults_major"]) == f["major"], (sum(tl["faults_minor"]), f["minor"])
 print("page", len(h), "bytes;", d["address"]["drawn"], "points,", len(d["address"]["segments"]), "bands")
 PY
 ok "the page is self-contained and holds the run's data"
