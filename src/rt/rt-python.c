@@ -403,12 +403,12 @@ static inline bool py_rc_hit(const struct py_rc_ent *e, const struct rt_py *p, u
 
 /*
  * Collects the thread's Python frames by eval call into fr[], each placed at the captured
- * native frame its cframe lies in. Returns the number of groups; *npp the frames;
- * *unplaced: outer Python frames were left out (beyond the captured native frames,
- * --stack-depth, or past PY_DEPTH).
+ * native frame its cframe lies in. Returns the number of groups; *npp the frames; *slot
+ * the whole-stack cache's entry for them (when there is a group); *unplaced: outer Python
+ * frames were left out (beyond the captured native frames, --stack-depth, or past PY_DEPTH).
  */
 static unsigned py_collect(struct rt_thread *t, struct rt_py *p, uint64_t ts, uint32_t native,
-			   unsigned *npp, bool *unplaced)
+			   unsigned *npp, struct py_rc_ent **slot, bool *unplaced)
 {
 	const struct rt_memo *m = t->memo;
 	uint64_t cf = load64(ts + PY311_TS_CFRAME), lo = m->f[m->n - 1].sp;
@@ -437,8 +437,10 @@ static unsigned py_collect(struct rt_thread *t, struct rt_py *p, uint64_t ts, ui
 			if (py_frame_key(fr, &p->fr[np].k)) {
 				p->fr[np].pos = PY_POS(k, np == start);
 				/* the whole-stack cache's entry, on its way while the walk goes on */
-				if (!np)
-					__builtin_prefetch(py_rc_slot(p, native, &p->fr[0]));
+				if (!np) {
+					*slot = py_rc_slot(p, native, &p->fr[0]);
+					__builtin_prefetch(*slot);
+				}
 				np++;
 			}
 			if (*(const uint8_t *)(fr + PY311_FR_IS_ENTRY))
@@ -558,7 +560,7 @@ uint32_t rt_py_merge(struct rt_thread *t, uint32_t native)
 {
 	struct rt_memo *m = t->memo;
 	struct rt_py *p = t->py;
-	struct py_rc_ent *e;
+	struct py_rc_ent *e = NULL;
 	unsigned ng, np;
 	bool unplaced = false;
 	uint32_t id;
@@ -571,12 +573,11 @@ uint32_t rt_py_merge(struct rt_thread *t, uint32_t native)
 		if (!p)
 			return native;
 	}
-	ng = py_collect(t, p, ts, native, &np, &unplaced);
+	ng = py_collect(t, p, ts, native, &np, &e, &unplaced);
 	if (RT_UNLIKELY(unplaced))
 		t->c_py_unplaced++;
 	if (!ng)
 		return native;
-	e = py_rc_slot(p, native, &p->fr[0]);
 	if (py_rc_hit(e, p, np, native)) {
 		t->c_py_stacks++;
 		return e->id;
