@@ -339,6 +339,11 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		    "idle gaps",
 		    pct(st->time_estimated, st->events),
 		    mt_ra_kv(a, "time_every") ? mt_ra_kv(a, "time_every") : "?");
+	else if (st->events && mt_ra_kv(a, "time_conversion_bound_ns"))
+		ROW("event times",
+		    "every event read the clock in its hook (TSC, converted to CLOCK_MONOTONIC "
+		    "within %s ns)",
+		    mt_ra_kv(a, "time_conversion_bound_ns"));
 	else if (st->events)
 		ROW("event times", "every event read the clock in its hook (%s)",
 		    mt_ra_kv(a, "time") && !strncmp(mt_ra_kv(a, "time"), "tsc", 3)

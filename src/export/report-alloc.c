@@ -336,6 +336,12 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	} else {
 		MT_JSON_KV_U64S(j, st, event_counts);
 	}
+	/* TSC times converted to CLOCK_MONOTONIC: within this of the clock (null: not stated) */
+	if (mt_ra_kv(a, "time_conversion_bound_ns"))
+		mt_json_kv_u64(j, "time_conversion_bound_ns",
+			       mt_ra_kv_u64(a, "time_conversion_bound_ns"));
+	else
+		mt_json_kv_null(j, "time_conversion_bound_ns");
 	mt_json_key(j, "stacks_truncated_by_reason");
 	mt_json_begin_object(j);
 	for (unsigned k = 0; k < MT_RT_TRUNC_MAX; k++) {

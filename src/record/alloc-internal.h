@@ -101,6 +101,7 @@ struct mt_alloc_state {
 	} * cal;
 	size_t ncal, cal_cap;
 	uint64_t cal_gen; /* changes with every pair taken or moved */
+	uint64_t cal_width_max; /* the widest pair taken, in TSC ticks: twice the error bound */
 	/* the segment last used by tsc_to_ns: [seg_tsc, seg_end) at seg_rate ns per tick */
 	uint64_t seg_tsc, seg_end, seg_ns;
 	double seg_rate;
@@ -149,7 +150,7 @@ struct mt_rt_slot *mt_ac_slot_at(struct conn *c, uint32_t i);
 void mt_ac_write_block(struct mt_session *s, struct conn *c, int b);
 void mt_ac_live_feed(struct mt_session *s, struct conn *c);
 void mt_ac_slot_release(struct conn *c, struct mt_rt_slot *sl);
-uint64_t mt_ac_tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t);
+uint64_t mt_ac_tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t); /* alloc-time.c */
 /* alloc-appev.c: memtap_event and memtap_span_* as MT_EV_APP events */
 void mt_ac_on_appev(struct mt_session *s, struct conn *c, const struct mt_rt_appev *h, size_t n);
 void mt_ac_appev_keys(struct mt_kv *kv, const struct mt_alloc_state *a);
@@ -168,7 +169,9 @@ void mt_ac_untraced(struct mt_alloc_state *a, pid_t pid, const char *why);
 void mt_ac_proc_greeted(struct mt_alloc_state *a, pid_t pid, uint64_t t);
 void mt_ac_read_conn(struct mt_session *s, struct conn *c);
 
-/* alloc.c */
+/* alloc-time.c */
 void mt_ac_calibrate(struct mt_alloc_state *a);
+/* Half the widest calibration pair taken, in ns: the stated bound of converted times (0: none). */
+uint64_t mt_ac_cal_bound_ns(const struct mt_alloc_state *a);
 
 #endif

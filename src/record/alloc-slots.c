@@ -23,11 +23,9 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include <memtap/trace-format.h>
 
-#include "common/clock.h"
 #include "common/hash.h"
 #include "common/log.h"
 #include "common/strutil.h"
@@ -51,38 +49,6 @@ static inline uint64_t tsc_to_ns(struct mt_alloc_state *a, uint64_t t)
 		return a->seg_ns +
 		       (uint64_t)(int64_t)((double)(int64_t)(t - a->seg_tsc) * a->seg_rate);
 	return mt_ac_tsc_to_ns_slow(a, t);
-}
-
-uint64_t mt_ac_tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t)
-{
-	size_t lo = 0, hi;
-	double rate;
-
-	if (a->ncal < 2 || t >= a->cal[a->ncal - 1].tsc)
-		mt_ac_calibrate(a);
-	if (a->ncal < 2) /* no memory for a second pair */
-		return a->ncal ? a->cal[0].ns : mt_now_ns();
-	hi = a->ncal;
-	while (hi - lo > 1) {
-		size_t mid = (lo + hi) / 2;
-
-		if (a->cal[mid].tsc <= t)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	if (lo + 1 >= a->ncal)
-		lo = a->ncal - 2;
-	rate = (double)(a->cal[lo + 1].ns - a->cal[lo].ns) /
-	       (double)(a->cal[lo + 1].tsc - a->cal[lo].tsc);
-	a->seg_tsc = a->cal[lo].tsc;
-	a->seg_ns = a->cal[lo].ns;
-	a->seg_rate = rate;
-	/* The last segment ends at its pair too: later times take a new one. A time before the
-	 * first pair (rows stamped as the recording began) extends the first segment back. */
-	a->seg_end = a->cal[lo + 1].tsc;
-	a->seg_gen = a->cal_gen;
-	return a->cal[lo].ns + (uint64_t)(int64_t)((double)(int64_t)(t - a->cal[lo].tsc) * rate);
 }
 
 /* ---- draining ---- */

@@ -24,7 +24,6 @@
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
-#include <x86intrin.h>
 
 #include <memtap/trace-format.h>
 
@@ -247,44 +246,6 @@ void mt_alloc_child_env(struct mt_session *s)
 {
 	setenv("LD_PRELOAD", s->alloc->env_preload, 1);
 	setenv(MT_RT_ENV, s->alloc->env_conf, 1);
-}
-
-/* ---- time ---- */
-
-/*
- * A calibration pair: the TSC around one CLOCK_MONOTONIC reading, the narrowest of three
- * tries (a pair is as exact as it is narrow: ~20 ns here). Pairs stay at least 50 ms apart
- * in the history; the newest one slides forward at every collection round instead, so
- * that every row drained was stamped before the last pair and is converted by
- * interpolation between two measured pairs, never by extrapolating a rate.
- */
-void mt_ac_calibrate(struct mt_alloc_state *a)
-{
-	struct cal best = { 0, 0 };
-	uint64_t width = UINT64_MAX;
-
-	for (int i = 0; i < 3; i++) {
-		uint64_t t0 = __rdtsc(), ns = mt_now_ns(), t1 = __rdtsc();
-
-		if (t1 - t0 < width) {
-			width = t1 - t0;
-			best = (struct cal){ .tsc = t0 + (t1 - t0) / 2, .ns = ns };
-		}
-	}
-	a->cal_gen++;
-	if (a->ncal >= 2 && a->cal[a->ncal - 1].ns - a->cal[a->ncal - 2].ns < 50000000ull) {
-		a->cal[a->ncal - 1] = best;
-		return;
-	}
-	if (mt_grow_array(&a->cal, &a->cal_cap, a->ncal + 1, sizeof(*a->cal)) < 0)
-		return;
-	a->cal[a->ncal++] = best;
-}
-
-void mt_alloc_calibrate(struct mt_session *s)
-{
-	if (s->alloc && s->alloc->tsc)
-		mt_ac_calibrate(s->alloc);
 }
 
 int mt_alloc_npollfds(struct mt_session *s)
@@ -767,6 +728,8 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "unwind_frames_reused", a->reused);
 		mt_kv_add_u64(kv, "unwind_memo_hits", a->memo_hits);
 		mt_kv_add_u64(kv, "time_every", s->o->time_every);
+		if (a->tsc && mt_ac_cal_bound_ns(a))
+			mt_kv_add_u64(kv, "time_conversion_bound_ns", mt_ac_cal_bound_ns(a));
 		mt_kv_add_u64(kv, "events_time_interpolated", a->time_est);
 		mt_kv_add_u64(kv, "runtime_stalls", a->stalls);
 		mt_kv_add_u64(kv, "runtime_wakeups", a->notifies);

@@ -5,7 +5,8 @@
 # trace's clock) around known work: one mmap of 8 pages, 8 first-touch faults, one munmap,
 # one getppid, one malloc of a known size and its free. Every iteration inside the trace's
 # exact window must show exactly that work (faults at its mapping's pages, its three calls),
-# and every iteration after the runtime was injected its malloc and free, as in a recording
+# and every iteration after the runtime was injected its malloc and free (their times within
+# the trace's stated TSC conversion bound of the iteration's), as in a recording
 # of the same program launched under memtap; the window's totals are the inside iterations'
 # plus at most one iteration per thread at each edge (an iteration the window's start or
 # end cuts in two). The runtime's own calls (flagged by it, and memtap's loading of it in
@@ -76,6 +77,9 @@ for t, a, b in inside:
 # Every iteration after the injection: its malloc of 1000 + 100 * thread + n % 16 bytes (the
 # leader is thread 0) and the free of that block, nothing else; and in [alo, hi] no malloc but
 # those of the iterations inside, and of at most one iteration per thread at each edge.
+# Allocation times are TSC readings converted to the clock within the trace's stated bound
+# (e2e/time-brackets): a free lies ~20 ns before the iteration's closing clock read.
+B = r["alloc"]["time_conversion_bound_ns"] or 0
 leader = r["processes"][0]["pid"] if launched else r["run"]["attached_pid"]
 seq = {}
 abad = ainside = aedge = 0
@@ -83,19 +87,31 @@ for t, a, b in its:
     n = seq[t] = seq.get(t, -1) + 1
     if a >= alo and b <= hi:
         ainside += 1
-        c = within(allocs.get(t, []), a, b)
+        c = within(allocs.get(t, []), a - B, b + B)
         want = 1000 + 100 * (t != leader) + n % 16
         if not (len(c) == 2 and c[0][1] == "malloc" and c[1][1] == "free" and
                 c[0][2] == c[1][2] and c[0][3] == want):
             abad += 1
             if abad <= 3:
                 print("  iteration %d of %d at %d: allocations %s" % (n, t, a, c))
+                # the thread's rows around it, and where this block's free went
+                for x in within(allocs.get(t, []), a - 3000000, b + 3000000):
+                    print("    %s %x %d at a%+d b%+d" % (x[1], x[2], x[3], x[0] - a, x[0] - b))
+                if c and c[0][1] == "malloc":
+                    fr = [(u, x) for u in tids for x in allocs.get(u, [])
+                          if x[1] == "free" and x[2] == c[0][2] and x[0] >= c[0][0]][:1]
+                    print("    its free: %s" % (["tid %d at b%+d" % (u, x[0] - b) for u, x in fr] or "none"))
     elif b >= alo and a <= hi:
         aedge += 1
 amallocs = sum(1 for t in tids for x in allocs.get(t, []) if x[1] == "malloc" and alo <= x[0] <= hi)
 print("  allocations: %d iterations from the injection on, each its malloc and free; %d wrong; "
       "%d mallocs in [%d, %d], %d at the edges" % (ainside, abad, amallocs, alo, hi, aedge))
 bad += abad
+if abad:
+    al = r["alloc"]
+    print("  alloc: calls %s frees %s reordered_frees %s not_recorded %s nested %s; lost events %s" % (
+          al["calls"], al["frees"], al["reordered_frees"], al["not_recorded"],
+          al["events_without_stack_nested"], r["run"]["lost_events"]))
 if ainside < 100 or (not launched and (not ainside <= amallocs <= ainside + aedge or aedge > 4)):
     bad += 1
 mmaps = sum(1 for t in tids for x in calls.get(t, []) if x[1] == "mmap" and lo <= x[0] <= hi)

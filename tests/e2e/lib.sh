@@ -6,7 +6,15 @@ trap 'rm -rf "$T"' EXIT
 cd "$T" || exit 1
 
 skip() { echo "SKIP: $*"; exit 77; }
-fail() { echo "FAIL: $*"; exit 1; }
+# A failed test's work directory is kept in $ARTIFACTS/NAME.fail (up to 200 MB) to be looked at.
+fail() {
+	echo "FAIL: $*"
+	if [ -n "${ARTIFACTS:-}" ] && [ "$(du -sm "$T" | cut -f1)" -le 200 ]; then
+		k="$ARTIFACTS/$(basename "$0" .sh).fail"
+		rm -rf "$k" && mkdir -p "$ARTIFACTS" && cp -r "$T" "$k" && echo "kept: $k"
+	fi
+	exit 1
+}
 ok() { echo "ok: $*"; }
 
 # Skips unless `memtap probe` reports every feature id given.
