@@ -18,6 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mono.h"
+
 #define PAGES 8
 #define MAXIT 200000
 
@@ -30,14 +32,6 @@ static struct it its[2][MAXIT];
 static int nits[2];
 static volatile sig_atomic_t stop;
 static pthread_barrier_t started;
-
-static unsigned long long now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
-}
 
 static void *loop(void *arg)
 {
@@ -53,7 +47,7 @@ static void *loop(void *arg)
 		char *p;
 
 		r->tid = tid;
-		r->t0 = now();
+		r->t0 = mono_ns();
 		p = mmap(NULL, PAGES * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
 			 -1, 0);
 		if (p == MAP_FAILED)
@@ -67,7 +61,7 @@ static void *loop(void *arg)
 			abort();
 		((volatile char *)p)[0] = 1;
 		free(p);
-		r->t1 = now();
+		r->t1 = mono_ns();
 		nits[k]++;
 		nanosleep(&nap, NULL);
 	}

@@ -16,6 +16,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "mono.h"
+
 struct it {
 	unsigned long long r0, r1;
 	void *p;
@@ -24,14 +26,6 @@ struct it {
 static int n;
 static struct it *its[2];
 static long tids[2];
-
-static unsigned long long now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
-}
 
 static void *loop(void *arg)
 {
@@ -43,13 +37,13 @@ static void *loop(void *arg)
 	for (int i = 0; i < n; i++) {
 		char *p;
 
-		r[i].r0 = now();
+		r[i].r0 = mono_ns();
 		p = malloc(100 + (size_t)(i % 16));
 		if (!p)
 			abort();
 		((volatile char *)p)[0] = 1;
 		free(p);
-		r[i].r1 = now();
+		r[i].r1 = mono_ns();
 		r[i].p = p;
 		if (i % 50 == 49)
 			nanosleep(&nap, NULL);
