@@ -46,10 +46,17 @@ struct page_region {
 #define USER_END 0x7ffffffff000ull /* x86-64 TASK_SIZE with 4-level paging */
 #define NVEC 512
 
+/* The ends of the last PW_ROUNDS scans of a process are kept: the runtime's own scans (of a
+ * block at its free) reach the recorder by datagram, sometimes after a later scan. */
+#define PW_ROUNDS 16
+
 struct proc {
 	pid_t pid;
 	int fd; /* /proc/PID/pagemap */
 	uint64_t since; /* the previous scan, or when tracking began */
+	uint64_t start; /* when tracking began */
+	uint64_t rounds[PW_ROUNDS]; /* a ring of scan ends; rounds[nrounds % PW_ROUNDS] next */
+	uint64_t nrounds;
 };
 
 struct mt_pagewrites_state {
@@ -57,7 +64,7 @@ struct mt_pagewrites_state {
 	struct proc *procs;
 	size_t nprocs, cap;
 	uint64_t scans, runs, pages, scan_ns, tracked_ranges, failed_ranges, scan_errors;
-	uint64_t final_scans, forgotten, final_runs;
+	uint64_t final_scans, forgotten, final_runs, final_late;
 	int last_failure, last_scan_error;
 	struct page_region vec[NVEC];
 };
@@ -151,7 +158,7 @@ void mt_pagewrites_track(struct mt_session *s, pid_t pid, uint64_t t)
 		close(fd);
 		return;
 	}
-	p->procs[p->nprocs++] = (struct proc){ .pid = pid, .fd = fd, .since = t };
+	p->procs[p->nprocs++] = (struct proc){ .pid = pid, .fd = fd, .since = t, .start = t };
 }
 
 void mt_pagewrites_failed(struct mt_session *s, int err)
@@ -198,7 +205,31 @@ static int scan(struct mt_session *s, struct proc *pr)
 	now = mt_now_ns();
 	p->scan_ns += now - t0;
 	pr->since = now;
+	pr->rounds[pr->nrounds++ % PW_ROUNDS] = now;
 	return rc;
+}
+
+/*
+ * The epoch a scan at t closed: from the last scan of the process that ended at or before t
+ * (its walk protected the pages again), else from when tracking began. A scan newer than
+ * the last one kept is the usual case; an older one is the runtime's scan at a free whose
+ * datagram came after the recorder's next scans: its writes still belong before the free.
+ */
+static uint64_t epoch_start(struct mt_pagewrites_state *p, const struct proc *pr, uint64_t t)
+{
+	uint64_t best = 0, kept = pr->nrounds < PW_ROUNDS ? pr->nrounds : PW_ROUNDS;
+	bool older = kept == PW_ROUNDS;
+
+	for (uint64_t k = 0; k < kept; k++) {
+		uint64_t r = pr->rounds[k];
+
+		if (r <= t && r > best)
+			best = r;
+		older = older && r > t;
+	}
+	if (older)
+		p->final_late++; /* older than every scan kept: the epoch widens to the start */
+	return best ? best : pr->start;
 }
 
 void mt_pagewrites_runs(struct mt_session *s, pid_t pid, uint64_t t, const uint64_t *runs,
@@ -206,20 +237,21 @@ void mt_pagewrites_runs(struct mt_session *s, pid_t pid, uint64_t t, const uint6
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
 	struct proc *pr = p ? find(p, pid) : NULL;
-	uint64_t row[MT_MAX_FIELDS] = { 0 };
+	uint64_t row[MT_MAX_FIELDS] = { 0 }, since;
 
 	if (!pr)
 		return;
+	since = epoch_start(p, pr, t);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t start = runs[3 * i], end = runs[3 * i + 1];
 
 		if (end <= start || end - start > (1ull << 47))
 			continue;
-		row[MT_F_TIME] = t > pr->since ? t : pr->since;
+		row[MT_F_TIME] = t > since ? t : since;
 		row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pid;
 		row[MT_F_PW_ADDR] = start;
 		row[MT_F_PW_LEN] = end - start;
-		row[MT_F_PW_SINCE] = pr->since;
+		row[MT_F_PW_SINCE] = since;
 		if (mt_writer_event(s->w, MT_EV_PAGE_WRITE, row) == 0) {
 			p->runs++;
 			p->final_runs++;
@@ -317,6 +349,8 @@ void mt_pagewrites_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add_u64(kv, "forgotten_at_exec", p->forgotten);
 	mt_kv_add_u64(kv, "runs", p->runs);
 	mt_kv_add_u64(kv, "runs_at_release", p->final_runs); /* scanned by the runtime itself */
+	/* of those scans, how many came after 16 later scans: their epoch starts at tracking */
+	mt_kv_add_u64(kv, "release_scans_late", p->final_late);
 	mt_kv_add_u64(kv, "pages", p->pages);
 	mt_kv_add_u64(kv, "min_bytes", s->o->page_writes_min);
 	mt_kv_add_u64(kv, "scan_ns", p->scan_ns);

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of src/record that need no perf events: /proc parsing, build-ids, probe control,
- * the live figures' joins. */
+ * the live figures' joins, page-write epochs. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/mman.h>
@@ -8,13 +8,18 @@
 
 #include <memtap/trace-format.h>
 
+#include "common/clock.h"
 #include "format/block.h"
+#include "format/chunk.h"
+#include "format/writer.h"
 #include "record/buildid.h"
 #include "record/live-internal.h"
 #include "record/live.h"
+#include "record/pagewrites.h"
 #include "record/probe.h"
 #include "record/procfs.h"
 #include "record/session.h"
+#include "mt-test-trace.h"
 #include "mt-test.h"
 
 MT_TEST_MAIN()
@@ -219,4 +224,69 @@ TEST(live_heap_joins_frees_to_blocks)
 	free(l->v);
 	free(l);
 	mt_block_release(&b);
+}
+
+/*
+ * The runtime scans a tracked block itself at its free and sends the runs by datagram; the
+ * recorder may read it only after its own next scans of the process. The runs belong to
+ * the epoch that was open at the runtime's scan, at its time (before the free), not to the
+ * recorder's later epoch: a CI run saw a block's rewrite land after its free (write-once
+ * 1.0 instead of 0.0). Known answer: two recorder scans after the runtime's scan.
+ */
+TEST(pagewrites_late_release_scan_keeps_its_epoch)
+{
+	struct mt_record_opts o = { .page_writes_ns = 1 }; /* every drain scans */
+	struct mt_session s = { .o = &o };
+	uint64_t t0, t_rt, t_late, runs[3] = { 0x10000, 0x12000, 2 }, got[2][2] = { { 0 } };
+	const char *why;
+	struct mt_reader *r;
+	struct mt_cursor *c;
+	struct mt_event ev;
+	struct mt_kv kv;
+	size_t n;
+	uint8_t *bytes;
+	int fd = memfd(NULL, 0), rfd, k = 0;
+
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(mt_writer_open_fd(fd, NULL, &s.w), 0);
+	if (mt_pagewrites_open(&s, &why) < 0 || !s.pagewrites) {
+		printf("  skipped: %s\n", why ? why : "page-write tracking is off");
+		mt_writer_free(s.w);
+		close(fd);
+		return;
+	}
+	t0 = mt_now_ns();
+	mt_pagewrites_track(&s, getpid(), t0);
+	t_rt = mt_now_ns(); /* the runtime's scan at a free */
+	usleep(1000);
+	mt_pagewrites_drain(&s); /* the recorder's scans, before it reads the datagram */
+	usleep(1000);
+	mt_pagewrites_drain(&s);
+	mt_pagewrites_runs(&s, getpid(), t_rt, runs, 1);
+	t_late = mt_now_ns(); /* a release scan after the recorder's scans */
+	mt_pagewrites_runs(&s, getpid(), t_late, runs, 1);
+	mt_kv_init(&kv);
+	mt_pagewrites_close(&s, &kv);
+	mt_kv_release(&kv);
+	ASSERT_EQ(mt_writer_finish(s.w, NULL), 0);
+	mt_writer_free(s.w);
+	bytes = slurp(fd, &n);
+	close(fd);
+	rfd = open_bytes(bytes, n, &r);
+	ASSERT_TRUE(rfd >= 0);
+	ASSERT_EQ(mt_cursor_new(r, NULL, &c), 0);
+	while (mt_cursor_next(c, &ev) == 1)
+		if (ev.type == MT_EV_PAGE_WRITE && k < 2) {
+			got[k][0] = ev.v[MT_F_TIME];
+			got[k++][1] = ev.v[MT_F_PW_SINCE];
+		}
+	ASSERT_EQ(k, 2);
+	ASSERT_EQ_U(got[0][0], t_rt); /* at its own time, before the recorder's scans */
+	ASSERT_EQ_U(got[0][1], t0); /* in the epoch from the start of tracking */
+	ASSERT_EQ_U(got[1][0], t_late);
+	ASSERT_TRUE(got[1][1] > t_rt + 1000000 && got[1][1] < t_late); /* the second scan's end */
+	mt_cursor_free(c);
+	mt_reader_free(r);
+	close(rfd);
+	free(bytes);
 }
