@@ -640,6 +640,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 {
 	struct mt_alloc_state *a = s->alloc;
 	char buf[64];
+	uint64_t bound;
 
 	if (!a)
 		return;
@@ -728,8 +729,8 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "unwind_frames_reused", a->reused);
 		mt_kv_add_u64(kv, "unwind_memo_hits", a->memo_hits);
 		mt_kv_add_u64(kv, "time_every", s->o->time_every);
-		if (a->tsc && mt_ac_cal_bound_ns(a))
-			mt_kv_add_u64(kv, "time_conversion_bound_ns", mt_ac_cal_bound_ns(a));
+		if (a->tsc && (bound = mt_ac_cal_bound_ns(a)))
+			mt_kv_add_u64(kv, "time_conversion_bound_ns", bound);
 		mt_kv_add_u64(kv, "events_time_interpolated", a->time_est);
 		mt_kv_add_u64(kv, "runtime_stalls", a->stalls);
 		mt_kv_add_u64(kv, "runtime_wakeups", a->notifies);

@@ -53,7 +53,6 @@ struct page_region {
 struct proc {
 	pid_t pid;
 	int fd; /* /proc/PID/pagemap */
-	uint64_t since; /* the previous scan, or when tracking began */
 	uint64_t start; /* when tracking began */
 	uint64_t rounds[PW_ROUNDS]; /* a ring of scan ends; rounds[nrounds % PW_ROUNDS] next */
 	uint64_t nrounds;
@@ -158,7 +157,7 @@ void mt_pagewrites_track(struct mt_session *s, pid_t pid, uint64_t t)
 		close(fd);
 		return;
 	}
-	p->procs[p->nprocs++] = (struct proc){ .pid = pid, .fd = fd, .since = t, .start = t };
+	p->procs[p->nprocs++] = (struct proc){ .pid = pid, .fd = fd, .start = t };
 }
 
 void mt_pagewrites_failed(struct mt_session *s, int err)
@@ -169,12 +168,19 @@ void mt_pagewrites_failed(struct mt_session *s, int err)
 	}
 }
 
+/* The start of the process's open epoch: its last scan's end, or when tracking began. */
+static uint64_t open_epoch(const struct proc *pr)
+{
+	return pr->nrounds ? pr->rounds[(pr->nrounds - 1) % PW_ROUNDS] : pr->start;
+}
+
 /* One epoch of one process: every run of written pages as a page_write event. -errno when
  * the scan failed (ESRCH: the process's memory is gone). */
 static int scan(struct mt_session *s, struct proc *pr)
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
-	uint64_t row[MT_MAX_FIELDS] = { 0 }, start = 0, we, t0 = mt_now_ns(), now;
+	uint64_t row[MT_MAX_FIELDS] = { 0 }, start = 0, we, t0 = mt_now_ns(), now,
+		 since = open_epoch(pr);
 	int n, rc = 0;
 
 	p->scans++;
@@ -192,7 +198,7 @@ static int scan(struct mt_session *s, struct proc *pr)
 			row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pr->pid;
 			row[MT_F_PW_ADDR] = p->vec[i].start;
 			row[MT_F_PW_LEN] = p->vec[i].end - p->vec[i].start;
-			row[MT_F_PW_SINCE] = pr->since;
+			row[MT_F_PW_SINCE] = since;
 			if (mt_writer_event(s->w, MT_EV_PAGE_WRITE, row) == 0) {
 				p->runs++;
 				p->pages += row[MT_F_PW_LEN] / 4096;
@@ -204,7 +210,6 @@ static int scan(struct mt_session *s, struct proc *pr)
 	}
 	now = mt_now_ns();
 	p->scan_ns += now - t0;
-	pr->since = now;
 	pr->rounds[pr->nrounds++ % PW_ROUNDS] = now;
 	return rc;
 }
