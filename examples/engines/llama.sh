@@ -4,12 +4,13 @@
 # npm) once into $MEMTAP_NODE_LLAMA_DIR (default ~/.cache/memtap/node-llama), writes a tiny
 # llama GGUF model with random weights, records a greedy generation with default options and
 # prints the MRM candidates.
-# usage: examples/engines/llama.sh [TOKENS] [MEMTAP]   (MEMTAP: default memtap on PATH, else build/memtap)
+# usage: examples/engines/llama.sh [TOKENS] [MEMTAP]   (MEMTAP: default memtap on PATH, else
+# the build of ./scripts/demo.sh or ./scripts/test.sh)
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOKENS=${1:-48}
-M=${2:-$(command -v memtap || echo "$HERE/../../build/memtap")}
-[ -x "$M" ] || { echo "llama.sh: no memtap at $M (build it, or pass its path)" >&2; exit 2; }
+. "$HERE/find-memtap.sh"
+find_memtap "${2:-}"
 command -v node >/dev/null && command -v npm >/dev/null ||
 	{ echo "llama.sh: node and npm are needed (apt-get install nodejs npm)" >&2; exit 2; }
 export NODE_LLAMA_DIR=${MEMTAP_NODE_LLAMA_DIR:-$HOME/.cache/memtap/node-llama}

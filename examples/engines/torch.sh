@@ -3,13 +3,14 @@
 # PyTorch under memtap in one command: records examples/engines/torch-decoder.py (weights
 # mapped from a .npy, greedy generation with a KV cache grown by torch.cat) with default
 # options and prints the MRM candidates.
-# usage: examples/engines/torch.sh [TOKENS] [dynamic|static] [MEMTAP]
+# usage: examples/engines/torch.sh [TOKENS] [dynamic|static] [MEMTAP]   (MEMTAP: default memtap
+# on PATH, else the build of ./scripts/demo.sh or ./scripts/test.sh)
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOKENS=${1:-48}
 CACHE=${2:-dynamic}
-M=${3:-$(command -v memtap || echo "$HERE/../../build/memtap")}
-[ -x "$M" ] || { echo "torch.sh: no memtap at $M (build it, or pass its path)" >&2; exit 2; }
+. "$HERE/find-memtap.sh"
+find_memtap "${3:-}"
 /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null ||
 	{ echo "torch.sh: PyTorch is needed (apt-get install python3-torch)" >&2; exit 2; }
 W=${TMPDIR:-/tmp}/memtap-torch

@@ -17,6 +17,7 @@ static const char *opt_name(const char *w, size_t *len)
 {
 	const char *eq;
 
+	*len = 0;
 	if (strncmp(w, "--", 2))
 		return NULL;
 	eq = strchr(w + 2, '=');

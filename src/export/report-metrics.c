@@ -549,6 +549,26 @@ static void print_table(struct mt_table *t, bool md, FILE *f)
 	mt_table_release(t);
 }
 
+/* Where the write-once figures come from, and, when page writes are not among them, why. */
+static const char *wo_source(const struct mt_report *rep, char *buf, size_t n)
+{
+	const struct mt_collector_info *pw = mt_report_collector(rep, "pagewrites");
+	const char *status = pw && pw->status ? pw->status : "";
+
+	if (rep->access.st.page_writes_present)
+		return "page-write epochs (exact: labelled ranges, blocks and mappings of "
+		       "--page-writes-min or more) and read-only mappings";
+	if (!strcmp(status, "active"))
+		return "read-only mappings (page writes were tracked, but no labelled range, "
+		       "block or mapping of --page-writes-min or more was written)";
+	if (!pw || !strcmp(status, "off") || !*status)
+		return "read-only mappings only (page-write tracking was off: record without "
+		       "--page-writes-ms 0 for the rest)";
+	snprintf(buf, n, "read-only mappings only (page-write tracking %s: %s)", status,
+		 pw->reason ? pw->reason : "no reason given");
+	return buf;
+}
+
 void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 {
 	static const char *const th[] = { "type",	   "regions",	    "samples",
@@ -567,11 +587,7 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 	fprintf(f,
 		"%sworking-set window %s; write-once from %s; retention and locality from "
 		"sampled accesses%s\n\n",
-		md ? "" : "  ", mt_fmt_duration(st->window_ns, b[0], 64),
-		st->page_writes_present
-			? "page-write epochs (exact: labelled ranges, blocks and mappings of "
-			  "--page-writes-min or more) and read-only mappings"
-			: "read-only mappings only (record with --page-writes-ms for the rest)",
+		md ? "" : "  ", mt_fmt_duration(st->window_ns, b[0], 64), wo_source(rep, b[1], 64),
 		md ? "." : "");
 	{
 		const struct mt_collector_info *a = mt_report_collector(rep, "access");
