@@ -17,8 +17,9 @@
 
 #define MT_FORMAT_MAJOR 1
 #define MT_FORMAT_MINOR \
-	3 /* 1: app events (MT_EV_APP), the alloc span field; 2: HEAP_ADDR; \
-			    * 3: --alloc=sites (MT_EV_ALLOC_SITE, MT_EV_HEAP_WINDOW) */
+	4 /* 1: app events (MT_EV_APP), the alloc span field; 2: HEAP_ADDR; \
+			    * 3: --alloc=sites (MT_EV_ALLOC_SITE, MT_EV_HEAP_WINDOW); \
+			    * 4: MT_EV_PAGE_TRACK, the page_write scan_ns and fault tracking fields */
 
 /* File header: 96 bytes at offset 0. */
 #define MT_FILE_MAGIC "\x89MTAP\r\n\x1a"
@@ -97,6 +98,7 @@ enum mt_ev_type {
 	MT_EV_APP = 22, /* the workload's own event, or a span's begin or end (memtap_span_*) */
 	MT_EV_ALLOC_SITE = 23, /* --alloc=sites: one site's allocations and frees in a window */
 	MT_EV_HEAP_WINDOW = 24, /* --alloc=sites: one process's heap over a window */
+	MT_EV_PAGE_TRACK = 25, /* what page-write tracking did to a range's protection */
 	_MT_EV_MAX,
 };
 
@@ -302,7 +304,19 @@ enum {
 	MT_F_FAULT_KIND = 3, /* enum mt_fault_kind */
 	MT_F_FAULT_IP, /* the faulting instruction (a kernel address: a fault in a syscall) */
 	MT_F_FAULT_ADDR, /* the faulting data address */
+	/* 1.4, enum mt_fault_tracking: whether page-write tracking's write protection caused
+	 * it. Never stored (0 in the file): the reader's cursor derives it from the page-write
+	 * events (format/pwfault.h) when the trace has them. */
+	MT_F_FAULT_TRACKING,
 	_MT_F_FAULT_MAX,
+};
+
+/* MT_F_FAULT_TRACKING bits. */
+enum mt_fault_tracking {
+	MT_FAULT_TRACKING = 1, /* memtap's: the first write to a page it had protected */
+	/* decided inside the walk that protected the page again, so the rule, not the order of
+	 * the two, decided it (docs/trace-format.md, "Which faults are tracking's") */
+	MT_FAULT_TRACKING_UNCERTAIN = 2,
 };
 
 /* MT_EV_RSS: a process's resident set at this time, in bytes (kernel counters). */
@@ -394,7 +408,38 @@ enum {
 	MT_F_PW_ADDR = 3, /* first page */
 	MT_F_PW_LEN, /* bytes (whole pages) */
 	MT_F_PW_SINCE, /* the previous scan of the process (or when tracking began) */
+	/* 1.4: the recorder's scans: the event's time is the start of the ioctl that found the
+	 * run, and it returned scan_ns later; every page of the run was protected again in
+	 * between. 0: a scan of the runtime's (a range that goes or is discarded). */
+	MT_F_PW_SCAN_NS,
 	_MT_F_PW_MAX,
+};
+
+/*
+ * MT_EV_PAGE_TRACK (1.4): what page-write tracking did to a tracked range's pages, beyond
+ * the scans of MT_EV_PAGE_WRITE; with those, enough to tell which faults the tracking caused.
+ */
+enum mt_page_track_op {
+	/* present pages write-protected as the range was registered: each takes one fault at
+	 * its next write (a page not present then is not protected: its first touch is the
+	 * workload's own fault, as without memtap) */
+	MT_PT_ARMED = 0,
+	/* pages on transparent huge pages: never protected, so they stay whole; not tracked */
+	MT_PT_HUGE = 1,
+	/* the workload discarded the pages (madvise): neither present nor protected now */
+	MT_PT_ZAPPED = 2,
+	/* the range went (free, realloc, munmap, mremap, mmap over it): unregistered */
+	MT_PT_RELEASED = 3,
+	/* the workload asked for huge pages over the range (madvise MADV_HUGEPAGE,
+	 * MADV_COLLAPSE): unregistered, so that its page size is what it would be bare */
+	MT_PT_UNTRACKED_HUGE = 4,
+};
+
+enum {
+	MT_F_PT_ADDR = 3, /* first page */
+	MT_F_PT_LEN, /* bytes (whole pages) */
+	MT_F_PT_OP, /* enum mt_page_track_op */
+	_MT_F_PT_MAX,
 };
 
 /*

@@ -319,8 +319,11 @@ void mt_acc_touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint
 	uint64_t pw = phase_window(ps, phase, t);
 	int32_t tix;
 
-	/* The common case, a page already counted in this window (and phase): nothing to do. */
-	if (pg->last_window == ps->window && pg->last_phase_window == pw && pg->last_phase == phase)
+	/* The common case, a page already counted in this window for this region (and phase):
+	 * nothing to do. A page can be touched through two regions in one window (a label made
+	 * over memory touched before it): each region counts it. */
+	if (pg->last_window == ps->window && pg->last_reg == reg + 1 &&
+	    pg->last_phase_window == pw && pg->last_phase == phase)
 		return;
 	tix = mt_acc_type_of(ps, reg);
 	b = &st->regions[reg].b;
@@ -330,9 +333,11 @@ void mt_acc_touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint
 		b->cur_pages = 0;
 		b->cur_window = ps->window;
 	}
-	if (pg->last_window != ps->window) {
+	if (pg->last_window != ps->window || pg->last_reg != reg + 1) {
+		if (pg->last_window != ps->window)
+			ps->cur_pages++; /* the process's working set counts each page once */
 		pg->last_window = ps->window;
-		ps->cur_pages++;
+		pg->last_reg = reg + 1;
 		b->cur_pages++;
 		if (tix >= 0)
 			st->types[tix].cur_pages++;
@@ -608,7 +613,6 @@ void mt_acc_on_page_write(struct pass *ps, const struct mt_event *ev)
 			continue;
 		}
 		st->page_write_pages++;
-		b->wp_faults++; /* async write-protect: one fault per page and epoch written */
 		if (!b->first_write_ns || b->first_write_ns > since)
 			b->first_write_ns = since > g->t_start ? since : g->t_start;
 		if (t > b->last_write_ns)

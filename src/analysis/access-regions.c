@@ -153,12 +153,21 @@ void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev)
 		start = ps->pool.v[n].end;
 	if (start >= end)
 		return;
-	/* A stack that grew down (the kernel reports the whole grown mapping): the same region. */
+	/* A stack that grew down (the kernel reports the whole grown mapping): the same region.
+	 * So is the brk heap that grew up (each growth is reported as the whole [heap] from its
+	 * start): one region that grows, never one per growth. */
 	if (type == MT_REGION_STACK && (n = mt_rs_find(&ps->pool, pr->maps, end - 1)) &&
 	    ps->pool.v[n].end == end && ps->pool.v[n].start >= start &&
 	    ps->st->regions[ps->pool.v[n].a].type == MT_REGION_STACK) {
 		reg = ps->pool.v[n].a;
 		ps->st->regions[reg].start = start;
+	} else if (type == MT_REGION_HEAP && (n = mt_rs_find(&ps->pool, pr->maps, start)) &&
+		   ps->pool.v[n].a != NONE &&
+		   ps->st->regions[ps->pool.v[n].a].type == MT_REGION_HEAP &&
+		   ps->st->regions[ps->pool.v[n].a].start == start) {
+		reg = ps->pool.v[n].a;
+		if (ps->st->regions[reg].end < end)
+			ps->st->regions[reg].end = end; /* its largest extent */
 	} else {
 		reg = new_region(ps, (uint32_t)ev->v[MT_F_PID], type, ev->stream, start, end,
 				 ev->v[MT_F_MMAP_PATH], -1, ev->v[MT_F_TIME]);
@@ -274,6 +283,8 @@ void mt_acc_on_brk(struct pass *ps, const struct mt_event *ev)
 	if (m && ps->st->regions[ps->pool.v[m].a].type == MT_REGION_HEAP) {
 		if (ps->pool.v[m].end < hi)
 			ps->pool.v[m].end = hi;
+		if (ps->st->regions[ps->pool.v[m].a].end < hi)
+			ps->st->regions[ps->pool.v[m].a].end = hi; /* the region grows with it */
 		return;
 	}
 	reg = new_region(ps, pid, MT_REGION_HEAP, ev->stream, lo, hi, 0, -1, ev->v[MT_F_TIME]);

@@ -36,6 +36,62 @@ void mt_acc_count(struct mt_access_counts *c, const struct mt_event *ev)
 		c->last_ns = t;
 }
 
+/* Was the faulting instruction the runtime's own (in its image, a region of type memtap)? */
+static bool runtime_ip(struct pass *ps, const struct mt_event *ev)
+{
+	int64_t site;
+	uint32_t reg;
+
+	if (ev->v[MT_F_FAULT_IP] >= 0x800000000000ull)
+		return false; /* a kernel address: a fault inside a syscall */
+	reg = mt_acc_region_at(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_FAULT_IP], &site);
+	return reg != NONE && ps->st->regions[reg].type == MT_REGION_MEMTAP;
+}
+
+/* The process's entry in fault_procs (made on first use), or NULL without memory. */
+static uint64_t *fault_proc(struct pass *ps, uint32_t pid)
+{
+	struct mt_access_stats *st = ps->st;
+	uint64_t *ix = mt_map64_get(&ps->fault_proc_ix, pid);
+
+	if (ix)
+		return ix;
+	if (mt_grow_array(&st->fault_procs, &ps->fault_procs_cap, st->nfault_procs + 1,
+			  sizeof(*st->fault_procs)) < 0 ||
+	    mt_map64_put(&ps->fault_proc_ix, pid, &ix) < 0)
+		return NULL;
+	*ix = st->nfault_procs;
+	st->fault_procs[st->nfault_procs++] = (struct mt_fault_proc){ .pid = pid };
+	return ix;
+}
+
+/* A write-protect fault of page-write tracking (memtap's): counted apart, by process, region
+ * and site, never as the workload's; its row says so (op fault_tracking). */
+static void on_tracking_fault(struct pass *ps, const struct mt_event *ev, uint32_t reg,
+			      int64_t site)
+{
+	struct mt_access_stats *st = ps->st;
+	uint64_t *ix = fault_proc(ps, (uint32_t)ev->v[MT_F_PID]);
+
+	st->tracking_faults++;
+	if (ev->v[MT_F_FAULT_TRACKING] & MT_FAULT_TRACKING_UNCERTAIN)
+		st->tracking_uncertain++;
+	if (ix)
+		st->fault_procs[*ix].tracking++;
+	if (reg == NONE)
+		return;
+	st->regions[reg].b.wp_faults++;
+	if (site >= 0)
+		st->sites[site].tracking_faults++;
+	if (ps->o.row) {
+		struct proc *pr = mt_acc_proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+
+		mt_acc_emit_row(ps, ev, "fault_tracking", ev->v[MT_F_FAULT_ADDR],
+				ev->v[MT_F_FAULT_IP], 1, reg, mt_acc_type_of(ps, reg), site,
+				pr ? pr->phase : 0);
+	}
+}
+
 static void on_fault(struct pass *ps, const struct mt_event *ev)
 {
 	struct mt_access_stats *st = ps->st;
@@ -46,12 +102,17 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 
 	st->faults_present = true;
 	reg = mt_acc_region_at(ps, pid, ev->v[MT_F_FAULT_ADDR], &site);
-	if (reg != NONE && st->regions[reg].type == MT_REGION_MEMTAP) {
-		/* memtap's own page: its runtime's slots or tables */
+	if ((reg != NONE && st->regions[reg].type == MT_REGION_MEMTAP) || runtime_ip(ps, ev)) {
+		/* memtap's own page (its runtime's slots or tables), or a fault its runtime's
+		 * code took (reading a library's unwind tables): analysis/own.h's definition */
 		if (kind)
 			st->memtap_faults_major++;
 		else
 			st->memtap_faults_minor++;
+		return;
+	}
+	if (ev->v[MT_F_FAULT_TRACKING] & MT_FAULT_TRACKING) {
+		on_tracking_fault(ps, ev, reg, site);
 		return;
 	}
 	if (kind)
@@ -60,15 +121,9 @@ static void on_fault(struct pass *ps, const struct mt_event *ev)
 		st->faults_minor++;
 	if (ev->v[MT_F_FAULT_IP] >= 0x800000000000ull)
 		st->faults_in_kernel++;
-	ix = mt_map64_get(&ps->fault_proc_ix, pid);
-	if (!ix) {
-		if (mt_grow_array(&st->fault_procs, &ps->fault_procs_cap, st->nfault_procs + 1,
-				  sizeof(*st->fault_procs)) < 0 ||
-		    mt_map64_put(&ps->fault_proc_ix, pid, &ix) < 0)
-			return;
-		*ix = st->nfault_procs;
-		st->fault_procs[st->nfault_procs++] = (struct mt_fault_proc){ .pid = pid };
-	}
+	ix = fault_proc(ps, pid);
+	if (!ix)
+		return;
 	if (kind)
 		st->fault_procs[*ix].major++;
 	else
@@ -338,6 +393,7 @@ int mt_access_pass(struct mt_reader *r, const struct mt_access_opts *o, struct m
 		ps->o.mrm = (struct mt_mrm_rule){ 0.8, 10.0, 0.5, 1.0 };
 	st->window_ns = ps->o.window_ns;
 	st->mrm_rule = ps->o.mrm;
+	st->tracking_basis = mt_reader_fault_tracking(r);
 	mt_map64_init(&ps->proc_ix);
 	mt_map64_init(&ps->site_ix);
 	mt_map64_init(&ps->fault_proc_ix);

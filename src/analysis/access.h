@@ -60,7 +60,7 @@ struct mt_region_behavior {
 	uint64_t wp_pages; /* whole pages under page-write tracking */
 	uint64_t wp_lo, wp_hi; /* those pages: [wp_lo, wp_hi) */
 	uint64_t pages_written, pages_rewritten; /* of which written in >= 1, >= 2 epochs */
-	uint64_t wp_faults; /* page-epochs written: page-write tracking's own faults in it */
+	uint64_t wp_faults; /* page-write tracking's own faults in it (MT_F_FAULT_TRACKING) */
 	uint64_t last_addr, strides, same_page; /* locality between consecutive samples */
 	struct mt_qs stride; /* |address - previous address| in bytes, while the region lives */
 	double stride_mean, stride_median; /* settled when it ends (its store freed) */
@@ -149,6 +149,7 @@ struct mt_access_site {
 	uint64_t first_ns; /* first allocation seen (for symbolizing) */
 	int64_t objects_region; /* its HEAP_OBJECTS region, or -1 */
 	uint64_t faults; /* page faults inside its live blocks */
+	uint64_t tracking_faults; /* page-write tracking's faults there (not in faults) */
 	uint64_t pages; /* distinct pages first touched (sample, fault, write) in its blocks */
 	const struct mt_rule *rule; /* the symbol rule its stack matched, or NULL */
 	bool rule_checked;
@@ -162,6 +163,7 @@ struct mt_access_page {
 	size_t region; /* region of the page's first sampled access */
 	struct mt_access_counts c;
 	uint64_t last_window; /* + 1: the last window it was counted in */
+	uint32_t last_reg; /* + 1: the region it was counted for then */
 	uint64_t last_phase_window; /* + 1, and last_phase: for the phases' working sets */
 	uint32_t last_phase;
 	int32_t site; /* allocation site of the block it was first touched in, or -1 */
@@ -173,6 +175,7 @@ struct mt_access_page {
 struct mt_fault_proc {
 	uint32_t pid;
 	uint64_t minor, major;
+	uint64_t tracking; /* page-write tracking's faults (memtap's): in neither */
 };
 
 /*
@@ -201,6 +204,11 @@ struct mt_access_stats {
 	uint64_t faults_in_kernel; /* taken in kernel mode (a syscall touching user memory) */
 	/* memtap's own memory (its runtime's region and arena): kept out of every other figure */
 	uint64_t memtap_faults_minor, memtap_faults_major, memtap_accesses;
+	/* page-write tracking's write-protect faults (memtap's, each fault event says:
+	 * MT_F_FAULT_TRACKING): in no workload figure; tracking_uncertain of them decided inside
+	 * the scan that protected their page; basis: enum mt_fault_tracking_basis */
+	uint64_t tracking_faults, tracking_uncertain;
+	unsigned tracking_basis;
 	uint64_t faults_by_type[MT_NREGION_TYPES][2]; /* [type][enum mt_fault_kind] */
 	struct mt_fault_proc *fault_procs;
 	size_t nfault_procs;

@@ -46,7 +46,8 @@ struct mt_spans_stats {
 	uint64_t allocs_attributed, allocs_unattributed; /* span id unknown or already closed */
 	uint64_t frees_unknown_size; /* a free in a span of a block allocated before the trace */
 	uint64_t faults_in_spans, samples_in_spans;
-	uint64_t faults_memtap; /* faults in spans on memtap's own memory: left out */
+	uint64_t faults_memtap; /* faults in spans on memtap's own memory or of its page-write
+				 * tracking: left out */
 	uint64_t rss_records; /* resident-memory records seen (0: no RSS figures) */
 };
 

@@ -143,6 +143,17 @@ void mt_own_event(struct mt_own *o, const struct mt_event *ev)
 	}
 }
 
+enum mt_fault_whose mt_own_fault(const struct mt_own *o, const struct mt_event *ev)
+{
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+
+	if (ev->v[MT_F_FAULT_TRACKING] & MT_FAULT_TRACKING)
+		return MT_FW_TRACKING;
+	if (mt_own_has(o, pid, ev->v[MT_F_FAULT_ADDR]) || mt_own_has(o, pid, ev->v[MT_F_FAULT_IP]))
+		return MT_FW_OWN;
+	return MT_FW_WORKLOAD;
+}
+
 bool mt_own_has(const struct mt_own *o, uint32_t pid, uint64_t addr)
 {
 	uint64_t *ix = o->nv ? mt_map64_get(&o->by_pid, pid) : NULL;

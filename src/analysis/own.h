@@ -43,6 +43,12 @@ void mt_own_release(struct mt_own *o);
 void mt_own_event(struct mt_own *o, const struct mt_event *ev);
 /* Is addr memtap's own memory in pid now? */
 bool mt_own_has(const struct mt_own *o, uint32_t pid, uint64_t addr);
+
+/* Whose a fault event is: the workload's, memtap's own (on its memory, or taken by its
+ * runtime's code: the instruction is in the runtime's image), or its page-write tracking's
+ * (MT_F_FAULT_TRACKING). Every pass that counts faults asks this one question. */
+enum mt_fault_whose { MT_FW_WORKLOAD, MT_FW_OWN, MT_FW_TRACKING };
+enum mt_fault_whose mt_own_fault(const struct mt_own *o, const struct mt_event *ev);
 /*
  * An RSS event: false for a measurement of memtap's own part (kept, to be taken out of what
  * follows); else true with v the workload's file, anon, shmem and swap bytes.

@@ -228,6 +228,8 @@ static int on_fault(struct state *st, const struct mt_event *ev)
 
 	if (!pm)
 		return -ENOMEM;
+	if (ev->v[MT_F_FAULT_TRACKING] & MT_FAULT_TRACKING)
+		return 0; /* page-write tracking's: no read of the file */
 	for (size_t i = pm->n; i-- > 0;) {
 		const struct map *m = &pm->v[i];
 		uint64_t lo, hi;

@@ -532,8 +532,9 @@ static int on_event(void *ctx, const struct mt_event *ev)
 			return 0;
 		if (!(top = mt_map64_get(&c->top, tid)) || !*top)
 			return 0;
-		if (ev->type == MT_EV_FAULT && mt_own_has(&c->own, pid, ev->v[MT_F_FAULT_ADDR])) {
-			c->st->faults_memtap++; /* the runtime's own pages, taken in the span */
+		if (ev->type == MT_EV_FAULT && mt_own_fault(&c->own, ev) != MT_FW_WORKLOAD) {
+			/* the runtime's own pages or page-write tracking's, taken in the span */
+			c->st->faults_memtap++;
 			return 0;
 		}
 		if (ev->type == MT_EV_FAULT) {

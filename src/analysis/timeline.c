@@ -247,15 +247,18 @@ static int tl_event(void *ctx, const struct mt_event *ev)
 			tl->heap_peak = q->heap.total;
 		tl->has_heap = true;
 		break;
-	case MT_EV_FAULT:
-		if (mt_own_has(&q->own, pid, ev->v[MT_F_FAULT_ADDR]))
-			break;
-		if (ev->v[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
+	case MT_EV_FAULT: { /* the workload's, page-write tracking's apart, memtap's own not */
+		enum mt_fault_whose w = mt_own_fault(&q->own, ev);
+
+		if (w == MT_FW_TRACKING)
+			b->faults_tracking++;
+		else if (w == MT_FW_WORKLOAD && ev->v[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
 			b->faults_major++;
-		else
+		else if (w == MT_FW_WORKLOAD)
 			b->faults_minor++;
-		tl->has_faults = true;
+		tl->has_faults = tl->has_faults || w != MT_FW_OWN;
 		break;
+	}
 	case MT_EV_APP:
 		rc = on_app(q, ev, pid, t);
 		break;

@@ -39,7 +39,8 @@ struct mt_tl_bucket {
 	uint64_t rss_max; /* the largest file + anon + shmem sum within the bucket */
 	uint64_t heap; /* live heap bytes, every process, at the bucket's end */
 	uint64_t heap_max; /* the largest within the bucket */
-	uint64_t faults_minor, faults_major; /* in the bucket */
+	uint64_t faults_minor, faults_major; /* in the bucket: the workload's */
+	uint64_t faults_tracking; /* page-write tracking's (memtap's), in neither */
 	bool rss_seen; /* an RSS record in or before it */
 	bool heap_seen; /* an allocation event in or before it */
 };

@@ -357,8 +357,8 @@ static int pf_event(void *ctx, const struct mt_event *ev)
 	case MT_EV_ALLOC:
 		on_alloc(p, ev);
 		break;
-	case MT_EV_FAULT:
-		if (!mt_own_has(&p->own, pid, ev->v[MT_F_FAULT_ADDR]))
+	case MT_EV_FAULT: /* the workload's: not memtap's own, not page-write tracking's */
+		if (mt_own_fault(&p->own, ev) == MT_FW_WORKLOAD)
 			on_fault(p, ev);
 		break;
 	case MT_EV_RSS:

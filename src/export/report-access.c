@@ -451,10 +451,14 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "minor", st->faults_minor);
 	mt_json_kv_u64(j, "major", st->faults_major);
 	mt_json_kv_u64(j, "in_syscalls", st->faults_in_kernel);
-	/* page-write tracking's own write-protect faults (one per tracked page and epoch
-	 * written), inside minor */
-	mt_json_kv_u64(j, "page_write_tracking_minor",
-		       st->page_write_pages + st->page_writes_unattributed);
+	/* page-write tracking's own write-protect faults (memtap's): in no figure above; null
+	 * for a trace that cannot tell them apart (before format 1.4: then inside minor) */
+	mt_json_key(j, "page_write_tracking_minor");
+	if (st->tracking_basis == MT_FTB_UNKNOWN)
+		mt_json_null(j);
+	else
+		mt_json_u64(j, st->tracking_faults);
+	mt_json_kv_u64(j, "page_write_tracking_uncertain", st->tracking_uncertain);
 	/* on memtap's own pages (its runtime's region and arena): in no figure above */
 	mt_json_kv_u64(j, "memtap_own_minor", st->memtap_faults_minor);
 	mt_json_kv_u64(j, "memtap_own_major", st->memtap_faults_major);
@@ -478,6 +482,7 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "pid", st->fault_procs[i].pid);
 		mt_json_kv_u64(j, "minor", st->fault_procs[i].minor);
 		mt_json_kv_u64(j, "major", st->fault_procs[i].major);
+		mt_json_kv_u64(j, "page_write_tracking", st->fault_procs[i].tracking);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
@@ -493,6 +498,7 @@ void mt_report_faults_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_str(j, "label", mt_report_region_label(rep, g, buf, sizeof(buf)));
 		mt_json_kv_u64(j, "minor", g->faults_minor);
 		mt_json_kv_u64(j, "major", g->faults_major);
+		mt_json_kv_u64(j, "page_write_tracking", g->b.wp_faults);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
@@ -503,6 +509,9 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 {
 	static const char *const heads[] = { "region", "pid",	"type", "bytes",
 					     "minor",  "major", "label" };
+	static const char *const heads_tr[] = { "region", "pid",   "type",	 "bytes",
+						"minor",  "major", "tracking", "label" };
+	bool tr;
 	const struct mt_report_access *ra = &rep->access;
 	const struct mt_access_stats *st = &ra->st;
 	char b1[64], b2[64], label[512];
@@ -519,11 +528,15 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 		       mt_fmt_count(st->faults_major, b2, sizeof(b2)));
 	mt_summary_row(f, md, "in syscalls (kernel mode)", "%s",
 		       mt_fmt_count(st->faults_in_kernel, b1, sizeof(b1)));
-	if (st->page_write_pages + st->page_writes_unattributed)
-		mt_summary_row(f, md, "of which page-write tracking's",
-			       "%s minor (write-protect: one per tracked page and epoch written)",
-			       mt_fmt_count(st->page_write_pages + st->page_writes_unattributed, b1,
-					    sizeof(b1)));
+	if (st->tracking_basis == MT_FTB_UNKNOWN)
+		mt_summary_row(f, md, "page-write tracking's",
+			       "inside minor, not told apart (a trace before format 1.4)");
+	else if (st->tracking_faults)
+		mt_summary_row(f, md, "page-write tracking's",
+			       "%s minor, memtap's write protection (%s decided inside the scan "
+			       "that protected the page): not counted above",
+			       mt_fmt_count(st->tracking_faults, b1, sizeof(b1)),
+			       mt_fmt_count(st->tracking_uncertain, b2, sizeof(b2)));
 	if (st->memtap_faults_minor || st->memtap_faults_major)
 		mt_summary_row(f, md, "on memtap's own pages",
 			       "%s minor, %" PRIu64 " major (its runtime's region and arena): "
@@ -538,7 +551,9 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 			       st->labels, st->labels_invalid, st->unlabels_unmatched);
 	if (!ra->nfault_regions)
 		return;
-	mt_table_init(&t, 7, heads);
+	/* memtap's tracking faults in their own column, when there are any */
+	tr = st->tracking_faults != 0;
+	mt_table_init(&t, 7 + tr, tr ? heads_tr : heads);
 	for (size_t k = 0; k < ra->nfault_regions && k < rep->top; k++) {
 		const struct mt_access_region *g = &st->regions[ra->fault_regions[k]];
 
@@ -548,6 +563,8 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 		mt_table_add(&t, g->end > g->start ? mt_fmt_bytes(g->end - g->start, b1, 64) : "-");
 		mt_table_add(&t, mt_fmt_count(g->faults_minor, b2, 64));
 		mt_table_add(&t, mt_fmt_count(g->faults_major, b1, 64));
+		if (tr)
+			mt_table_add(&t, mt_fmt_count(g->b.wp_faults, b1, 64));
 		mt_table_add(&t, mt_report_region_label(rep, g, label, sizeof(label)));
 	}
 	if (md) {

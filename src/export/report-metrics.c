@@ -77,7 +77,7 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 		mt_json_kv_u64(j, "pages_tracked", b->wp_pages);
 		mt_json_kv_u64(j, "pages_written", b->pages_written);
 		mt_json_kv_u64(j, "pages_rewritten", b->pages_rewritten);
-		/* faults of the tracking itself, inside faults_minor */
+		/* faults of the tracking itself (memtap's): not in faults_minor */
 		mt_json_kv_u64(j, "faults_write_protect", b->wp_faults);
 	}
 	mt_json_kv_u64(j, "total_reads", g->c.read_samples);
@@ -219,6 +219,8 @@ static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 			mt_json_kv_u64(j, "total_reads", s->c.read_samples);
 			mt_json_kv_u64(j, "total_writes", s->c.write_samples);
 			mt_json_kv_u64(j, "faults", s->faults);
+			/* page-write tracking's (memtap's), not in faults */
+			mt_json_kv_u64(j, "faults_write_protect", s->tracking_faults);
 			mt_json_kv_u64(j, "pages_touched", s->pages);
 			if (a) {
 				MT_JSON_KV_U64S(j, a, site_alloc_figures);

@@ -110,6 +110,9 @@ static void json_timeline(struct mt_json *j, const struct mt_timeline *tl,
 		    tl->has_faults);
 	json_series(j, "faults_major", tl, offsetof(struct mt_tl_bucket, faults_major),
 		    tl->has_faults);
+	/* memtap's page-write tracking: apart from the workload's two series */
+	json_series(j, "faults_tracking", tl, offsetof(struct mt_tl_bucket, faults_tracking),
+		    tl->has_faults);
 	mt_json_key(j, "wss"); /* [window start ns since t0, pages] */
 	mt_json_begin_array(j);
 	for (size_t i = 0; i < as->nwss; i++) {

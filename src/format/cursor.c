@@ -8,6 +8,7 @@
 
 #include "common/error.h"
 #include "format/block.h"
+#include "format/pwfault.h"
 #include "format/reader-internal.h"
 #include "format/schema.h"
 
@@ -63,6 +64,10 @@ struct mt_cursor {
 	unsigned head; /* the caller's next batch; the thread fills (head + filled) % NBATCH */
 	atomic_bool stop; /* the caller is done: the thread ends */
 	atomic_uint sleepers; /* threads waiting on cond */
+	/* Faults get MT_F_FAULT_TRACKING from the page-write events, which the merge then reads
+	 * too (pwfault.h); out_mask: the types the caller asked for. */
+	struct mt_pwf *pwf;
+	uint64_t out_mask;
 };
 
 /*
@@ -129,6 +134,42 @@ static void wake(struct mt_cursor *c)
 
 static int merge_next(struct mt_cursor *c, struct mt_event *ev);
 static int copy_run(struct mt_cursor *c, struct batch *b);
+
+/* The machine of pwfault.h over events in merge order: faults get their tracking bits. */
+static void classify(struct mt_cursor *c, struct mt_event *ev, uint32_t n)
+{
+	for (uint32_t i = 0; i < n; i++) {
+		unsigned t = mt_pwf_event(c->pwf, ev[i].type, ev[i].v);
+
+		if (ev[i].type == MT_EV_FAULT)
+			ev[i].v[MT_F_FAULT_TRACKING] = t;
+	}
+}
+
+enum mt_fault_tracking_basis mt_reader_fault_tracking(const struct mt_reader *r)
+{
+	if (!r->counts[MT_EV_PAGE_WRITE] && !r->counts[MT_EV_PW_RANGE] &&
+	    !r->counts[MT_EV_PAGE_TRACK])
+		return MT_FTB_NONE;
+	return r->file.minor >= 4 ? MT_FTB_DERIVED : MT_FTB_UNKNOWN;
+}
+
+/* The machine runs when the caller wants faults of a trace whose tracking it can follow. */
+static int setup_pwf(struct mt_cursor *c)
+{
+	uint64_t m = c->o.type_mask;
+
+	if ((m && !(m & (1ull << MT_EV_FAULT))) || !c->r->counts[MT_EV_FAULT] ||
+	    mt_reader_fault_tracking(c->r) != MT_FTB_DERIVED)
+		return 0;
+	c->pwf = mt_pwf_new();
+	if (!c->pwf)
+		return -ENOMEM;
+	c->out_mask = m ? m : ~0ull;
+	if (m)
+		c->o.type_mask = m | MT_PWF_TYPES;
+	return 0;
+}
 
 /* Fills a batch from the merge. */
 static void fill(struct mt_cursor *c, struct batch *b)
@@ -201,6 +242,10 @@ int mt_cursor_new(struct mt_reader *r, const struct mt_cursor_opts *opts, struct
 	c->r = r;
 	if (opts)
 		c->o = *opts;
+	if (setup_pwf(c) < 0) {
+		mt_cursor_free(c);
+		return -ENOMEM;
+	}
 	c->order = malloc((r->nchunks + 1) * sizeof(*c->order));
 	c->heap = malloc((r->nchunks + 1) * sizeof(*c->heap));
 	c->spare = malloc((r->nchunks + 1) * sizeof(*c->spare));
@@ -254,6 +299,7 @@ void mt_cursor_free(struct mt_cursor *c)
 	free(c->order);
 	free(c->heap);
 	free(c->spare);
+	mt_pwf_free(c->pwf);
 	free(c);
 }
 
@@ -402,7 +448,10 @@ static int copy_run(struct mt_cursor *c, struct batch *b)
 	for (unsigned f = top->b.nfields; f < nf; f++) /* fields the block lacks read as 0 */
 		for (uint32_t i = 0; i < n; i++)
 			ev[i].v[f] = 0;
-	b->n += n;
+	if (c->pwf)
+		classify(c, ev, n);
+	if (!c->pwf || ((c->out_mask >> top->b.type) & 1))
+		b->n += n;
 	top->row += n;
 	if (top->row == top->b.count) {
 		c->spare[c->nspare++] = top;
@@ -424,7 +473,7 @@ static int merge_next(struct mt_cursor *c, struct mt_event *ev)
 		if (!c->nheap)
 			return 0;
 		top = c->heap[0];
-		if (!c->o.by_pid || top->b.col[MT_F_PID][top->row] == c->o.pid) {
+		if (c->pwf || !c->o.by_pid || top->b.col[MT_F_PID][top->row] == c->o.pid) {
 			ev->type = top->b.type;
 			ev->stream = top->stream;
 			ev->desc = mt_type_desc(top->b.type);
@@ -437,6 +486,11 @@ static int merge_next(struct mt_cursor *c, struct mt_event *ev)
 			if (c->r->str_aliases) /* one id per text (writer.c: strtab) */
 				mt_reader_canon_strs(c->r, ev);
 			rc = 1;
+			if (c->pwf) { /* seen by the machine, handed out only when asked for */
+				classify(c, ev, 1);
+				rc = ((c->out_mask >> ev->type) & 1) &&
+				     (!c->o.by_pid || ev->v[MT_F_PID] == c->o.pid);
+			}
 		} else {
 			rc = 0;
 		}

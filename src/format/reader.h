@@ -114,6 +114,16 @@ int mt_reader_stack(const struct mt_reader *r, uint32_t stream, uint64_t id, uin
  * again after the runtime emptied its trie has a second id). id itself when unknown. */
 uint64_t mt_reader_stack_canon(const struct mt_reader *r, uint32_t stream, uint64_t id);
 
+/*
+ * Whether the trace's faults say which were page-write tracking's (MT_F_FAULT_TRACKING, which
+ * every cursor that returns faults derives: format/pwfault.h): NONE, the trace has no
+ * page-write tracking; DERIVED, it has and the field is set; UNKNOWN, it has but was written
+ * before format 1.4, whose tracking protected pages not present too (their first touch took
+ * two faults) and whose events cannot tell them apart.
+ */
+enum mt_fault_tracking_basis { MT_FTB_NONE, MT_FTB_DERIVED, MT_FTB_UNKNOWN };
+enum mt_fault_tracking_basis mt_reader_fault_tracking(const struct mt_reader *r);
+
 /* Event cursors: every event of the selected types in time order (ties in file order). */
 struct mt_cursor_opts {
 	uint64_t type_mask; /* bit t selects type t; 0 selects all */

@@ -35,8 +35,8 @@
  */
 
 #define MT_RT_ENV "MEMTAP_RT"
-#define MT_RT_PROTO_VERSION 4
-#define MT_RT_PROTO_STR "4" /* in memtap_rt_version, which the recorder checks */
+#define MT_RT_PROTO_VERSION 5
+#define MT_RT_PROTO_STR "5" /* in memtap_rt_version, which the recorder checks */
 #define MT_RT_KEY_BYTES 16 /* the recording's secret, in MEMTAP_RT as 32 hex digits */
 #define MT_RT_REGION_MAGIC 0x6d745254u /* "TRtm" */
 
@@ -100,9 +100,10 @@ struct mt_rt_label {
 #define MT_RT_WP_TRACKED 1
 
 /*
- * The writes of a tracked range's last epoch, scanned by the runtime itself just before the
- * range goes (free, realloc, munmap), then unregistered: followed by n runs of written
- * pages, the kernel's struct page_region.
+ * What the runtime did to a tracked range's protection, with the runs it concerns (the
+ * kernel's struct page_region): the writes a scan of its own found before the range goes or
+ * is discarded, the present pages it protected as it registered the range, or the range's
+ * end. The recorder writes PAGE_WRITE and PAGE_TRACK events from them.
  */
 struct mt_rt_run {
 	uint64_t start, end, categories;
@@ -110,12 +111,21 @@ struct mt_rt_run {
 
 #define MT_RT_PWRUNS_MAX 64
 
+enum mt_rt_pw_kind {
+	MT_RT_PW_WRITTEN = 0, /* runs written since the last scan; then RELEASED or ZAPPED */
+	MT_RT_PW_ARMED = 1, /* runs of present pages protected as [lo, hi) was registered */
+	MT_RT_PW_RELEASED = 2, /* [lo, hi) unregistered: it went; no runs */
+	MT_RT_PW_ZAPPED = 3, /* [lo, hi) discarded by the workload's madvise; no runs */
+	MT_RT_PW_UNTRACKED_HUGE = 4, /* [lo, hi) unregistered: huge pages asked for; no runs */
+};
+
 struct mt_rt_pwruns {
 	uint32_t type; /* MT_RT_MSG_PWRUNS */
 	uint32_t n;
 	uint64_t time_ns; /* CLOCK_MONOTONIC */
 	uint32_t tid;
-	uint32_t reserved;
+	uint32_t kind; /* enum mt_rt_pw_kind */
+	uint64_t lo, hi; /* the range concerned */
 };
 
 /*

@@ -135,6 +135,8 @@ static const struct mt_field_desc fault_fields[] = {
 	{ "kind", MT_FK_ENUM, fault_kinds, 2, "minor or major (needed I/O)" },
 	{ "ip", MT_FK_HEX, NULL, 0, "faulting instruction" },
 	{ "addr", MT_FK_HEX, NULL, 0, "faulting data address" },
+	{ "tracking", MT_FK_U64, NULL, 0,
+	  "1: page-write tracking caused it (memtap's); +2: decided inside a scan" },
 };
 
 static const char *const rss_sources[] = { "kmem:rss_stat", "statm", "memtap" };
@@ -230,6 +232,17 @@ static const struct mt_field_desc page_write_fields[] = {
 	{ "addr", MT_FK_HEX, NULL, 0, "first page written" },
 	{ "len", MT_FK_U64, NULL, 0, "bytes written to (whole pages)" },
 	{ "since", MT_FK_U64, NULL, 0, "start of the epoch: the previous scan (ns)" },
+	{ "scan_ns", MT_FK_U64, NULL, 0, "the scan's ioctl took this long from its time" },
+};
+
+static const char *const page_track_ops[] = { "armed", "huge", "zapped", "released",
+					      "untracked_huge" };
+
+static const struct mt_field_desc page_track_fields[] = {
+	COMMON_FIELDS,
+	{ "addr", MT_FK_HEX, NULL, 0, "first page" },
+	{ "len", MT_FK_U64, NULL, 0, "bytes (whole pages)" },
+	{ "op", MT_FK_ENUM, page_track_ops, 5, "what tracking did to the pages" },
 };
 
 static const struct mt_field_desc py_func_fields[] = {
@@ -320,7 +333,11 @@ static const struct mt_type_desc types[_MT_EV_MAX] = {
 	     "--alloc=sites: a site's allocations and frees in a window"),
 	TYPE(MT_EV_HEAP_WINDOW, "heap_window", heap_window_fields,
 	     "--alloc=sites: a process's heap over a window"),
+	TYPE(MT_EV_PAGE_TRACK, "page_track", page_track_fields,
+	     "what page-write tracking did to a range's protection"),
 };
+
+_Static_assert(MT_ARRAY_SIZE_(page_track_fields) == _MT_F_PT_MAX, "page_track fields");
 _Static_assert(MT_ARRAY_SIZE_(alloc_site_fields) == _MT_F_ASITE_MAX, "alloc_site fields");
 _Static_assert(MT_ARRAY_SIZE_(heap_window_fields) == _MT_F_HWIN_MAX, "heap_window fields");
 

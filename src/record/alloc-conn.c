@@ -759,8 +759,8 @@ void mt_ac_read_conn(struct mt_session *s, struct conn *c)
 		else if (r >= (ssize_t)sizeof(buf.pw) && buf.pw.type == MT_RT_MSG_PWRUNS &&
 			 buf.pw.n <= MT_RT_PWRUNS_MAX &&
 			 (size_t)r == sizeof(buf.pw) + buf.pw.n * sizeof(struct mt_rt_run))
-			mt_pagewrites_runs(s, c->pid, buf.pw.time_ns,
-					   (const uint64_t *)(const void *)(&buf.pw + 1), buf.pw.n);
+			mt_pagewrites_msg(s, c->pid, &buf.pw,
+					  (const uint64_t *)(const void *)(&buf.pw + 1));
 		if (r > 0)
 			continue;
 		if (r == 0 || (r < 0 && errno != EAGAIN && errno != EINTR))

@@ -39,6 +39,7 @@
 #include "record/procfs.h"
 #include "record/pagewrites.h"
 #include "record/session.h"
+#include "record/sysinfo.h"
 
 /* ---- the runtime library ---- */
 
@@ -215,11 +216,12 @@ int mt_alloc_open(struct mt_session *s)
 	 * them back into every exec'd image; without it they must stay visible to be inherited. */
 	snprintf(a->env_conf, sizeof(a->env_conf),
 		 "v=%d;sock=%s;key=%s;depth=%u;time=%s;tevery=%u;slots=%u;hide=%d;pw=%d;py=%d;"
-		 "pwmin=%llu",
+		 "pwmin=%llu;thp=%s",
 		 MT_RT_PROTO_VERSION, a->sockname, key, s->o->stack_depth, a->tsc ? "tsc" : "clock",
 		 s->o->time_every, s->o->rt_slots, s->follow == MT_FOLLOW_PTRACE,
 		 s->pagewrites != NULL, s->o->python_frames,
-		 (unsigned long long)s->o->page_writes_min);
+		 (unsigned long long)s->o->page_writes_min,
+		 mt_sys_thp_always() ? "always" : "other");
 	/* Tests shrink the runtime's tables to exercise their full paths (tbits=N;nodes=N). */
 	if (getenv("MEMTAP_RT_TEST")) {
 		size_t len = strlen(a->env_conf);

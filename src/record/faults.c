@@ -163,6 +163,7 @@ static void on_record(void *ctx, const struct perf_event_header *h)
 	}
 	row[MT_F_FAULT_IP] = ps.ip;
 	row[MT_F_FAULT_ADDR] = ps.addr;
+	row[MT_F_FAULT_TRACKING] = 0; /* the reader derives it (format/pwfault.h) */
 	if (row[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
 		f->major++;
 	else

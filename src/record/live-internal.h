@@ -67,6 +67,8 @@ struct live_maps {
 	uint64_t read_ns; /* 0: never read */
 };
 
+#define LIVE_OWN_MAX 4 /* the greeting names three: region, arena, image */
+
 struct live_proc {
 	pid_t pid;
 	char comm[20];
@@ -79,6 +81,12 @@ struct live_proc {
 	uint64_t unplaced; /* samples with an address no mapping read held */
 	struct live_heap *heap;
 	struct live_maps *maps;
+	/* memtap's own memory in it (its runtime's region, arena and image: the mappings of
+	 * origin MEMTAP), left out of every figure, as the report leaves it (analysis/own.h) */
+	struct live_own {
+		uint64_t lo, hi;
+	} own[LIVE_OWN_MAX];
+	unsigned nown;
 };
 
 /* A region that took samples: a process's mappings of one name, or one anonymous one. */
@@ -93,6 +101,7 @@ struct mt_live {
 	struct live_proc *v;
 	size_t n, cap;
 	struct mt_map64 ix; /* pid -> index */
+	struct mt_pwf *pwf; /* which faults page-write tracking caused (NULL: none tracked) */
 	uint64_t last;
 	/* heap */
 	size_t blocks, sites, nodes, pystr; /* totals against the LIVE_*_MAX bounds */

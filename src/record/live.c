@@ -34,6 +34,7 @@
 #include "common/hash.h"
 #include "common/livedir.h"
 #include "common/log.h"
+#include "format/pwfault.h"
 #include "format/writer.h"
 #include "record/procfs.h"
 #include "record/session.h"
@@ -60,15 +61,35 @@ struct live_proc *mt_live_proc(struct mt_live *l, pid_t pid)
 	return &l->v[l->n++];
 }
 
+static bool own(const struct live_proc *p, uint64_t addr)
+{
+	for (unsigned i = 0; i < p->nown; i++)
+		if (addr >= p->own[i].lo && addr < p->own[i].hi)
+			return true;
+	return false;
+}
+
 static void on_event(void *ctx, unsigned type, const uint64_t *row)
 {
 	struct mt_live *l = ctx;
 	struct live_proc *p = row[MT_F_PID] ? mt_live_proc(l, (pid_t)row[MT_F_PID]) : NULL;
+	/* the reader's rule for page-write tracking's faults, on events as they are written
+	 * (a scan's events before the faults of its walk, as in time order) */
+	unsigned tracking = l->pwf ? mt_pwf_event(l->pwf, type, row) : 0;
 
 	if (!p)
 		return;
 	switch (type) {
+	case MT_EV_MMAP:
+		if (row[MT_F_MMAP_ORIGIN] == MT_MMAP_MEMTAP && p->nown < LIVE_OWN_MAX)
+			p->own[p->nown++] = (struct live_own){
+				row[MT_F_MMAP_ADDR], row[MT_F_MMAP_ADDR] + row[MT_F_MMAP_LEN]
+			};
+		break;
 	case MT_EV_FAULT:
+		if ((tracking & MT_FAULT_TRACKING) || own(p, row[MT_F_FAULT_ADDR]) ||
+		    own(p, row[MT_F_FAULT_IP]))
+			break; /* memtap's write protection or own memory, not the workload's */
 		if (row[MT_F_FAULT_KIND] == MT_FAULT_MAJOR)
 			p->major++;
 		else
@@ -80,6 +101,8 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 			p->syscalls++;
 		break;
 	case MT_EV_ACCESS:
+		if (own(p, row[MT_F_ACCESS_ADDR]))
+			break; /* memtap's own memory: not the workload's hottest region */
 		p->samples++;
 		if (row[MT_F_ACCESS_ADDR]) {
 			mt_live_touch(l, p, row[MT_F_ACCESS_ADDR], row[MT_F_TIME]);
@@ -95,6 +118,7 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 	case MT_EV_TASK_EXEC:
 		mt_live_maps_free(p->maps); /* a new image: its mappings are read afresh */
 		p->maps = NULL;
+		p->nown = 0; /* its runtime greets again */
 		p->comm_stale = true;
 		break;
 	case MT_EV_TASK_COMM:
@@ -125,11 +149,14 @@ void mt_live_open(struct mt_session *s)
 		return;
 	snprintf(l->path, sizeof(l->path), "%s/%d.live", dir, (int)s->self);
 	mt_map64_init(&l->ix);
+	if (s->o->page_writes_ns)
+		l->pwf = mt_pwf_new(); /* without it, tracking's faults count as the workload's */
 	s->livefig = l;
 	mt_writer_tap(s->w,
 		      1u << MT_EV_FAULT | 1u << MT_EV_SYSCALL | 1u << MT_EV_ACCESS |
 			      1u << MT_EV_RSS | 1u << MT_EV_TASK_EXEC | 1u << MT_EV_TASK_COMM |
-			      1u << MT_EV_TASK_EXIT,
+			      1u << MT_EV_MMAP |
+			      1u << MT_EV_TASK_EXIT | (uint32_t)(l->pwf ? MT_PWF_TYPES : 0),
 		      on_event, l);
 }
 
@@ -252,6 +279,7 @@ void mt_live_close(struct mt_session *s)
 		mt_live_heap_free(l, l->v[i].heap);
 	mt_live_regions_release(l);
 	mt_map64_release(&l->ix);
+	mt_pwf_free(l->pwf);
 	free(l->v);
 	free(l);
 	s->livefig = NULL;

@@ -15,19 +15,25 @@
 
 #include "common/array.h"
 #include "common/clock.h"
+#include "common/hash.h"
 #include "format/chunk.h"
+#include "format/rt-proto.h"
 #include "format/writer.h"
 #include "record/session.h"
 
 /*
- * The preload runtime registers every range the workload labels (memtap_label) with a
- * userfaultfd in write-protect async mode and write-protects its pages. A write to such a
- * page is then resolved by the kernel on the spot and marks the page written. Once per
- * epoch this collector asks the kernel, through PAGEMAP_SCAN on /proc/PID/pagemap, for the
- * written pages of each tracked process, and write-protects them again in the same walk
- * (PM_SCAN_WP_MATCHING): every run of written pages becomes one page_write event covering
- * (since, now]. Memory that is not registered is skipped by the kernel. The cost to the
- * workload is one minor fault per page per epoch it writes; the kernel does the rest.
+ * The preload runtime registers every range the workload labels, and every block and writable
+ * mapping of --page-writes-min or more, with a userfaultfd in write-protect async mode, and
+ * protects the range's present pages. A write to such a page is then resolved by the kernel
+ * on the spot and marks the page written. Once per epoch this collector asks the kernel,
+ * through PAGEMAP_SCAN on /proc/PID/pagemap, for the written pages of each tracked process,
+ * and protects them again in the same walk (PM_SCAN_WP_MATCHING): every run of written pages
+ * becomes one page_write event covering (since, now]. Memory that is not registered is
+ * skipped by the kernel. The cost to the workload is one minor fault per protected page at
+ * its next write (the reader tells those faults apart: format/pwfault.h); the kernel does the
+ * rest. Neither walk protects a page that is not present, the zero page or a transparent huge
+ * page (rt-wp.c, arm_args): the workload's own faults and page sizes stay what they are bare.
+ * Huge pages in tracked ranges are said once per epoch in which they change (page_track huge).
  */
 
 /* The kernel's ABI (include/uapi/linux/fs.h, Linux 6.7); Debian 12's headers predate it. */
@@ -42,6 +48,10 @@ struct page_region {
 #define PM_SCAN_WP_MATCHING_ 1ull
 #define PAGE_IS_WPALLOWED_ (1ull << 0)
 #define PAGE_IS_WRITTEN_ (1ull << 1)
+#define PAGE_IS_PRESENT_ (1ull << 3)
+#define PAGE_IS_SWAPPED_ (1ull << 4)
+#define PAGE_IS_PFNZERO_ (1ull << 5)
+#define PAGE_IS_HUGE_ (1ull << 6)
 
 #define USER_END 0x7ffffffff000ull /* x86-64 TASK_SIZE with 4-level paging */
 #define NVEC 512
@@ -50,12 +60,17 @@ struct page_region {
  * block at its free) reach the recorder by datagram, sometimes after a later scan. */
 #define PW_ROUNDS 16
 
+struct round {
+	uint64_t start, end; /* the scan's first ioctl began, its last returned */
+};
+
 struct proc {
 	pid_t pid;
 	int fd; /* /proc/PID/pagemap */
 	uint64_t start; /* when tracking began */
-	uint64_t rounds[PW_ROUNDS]; /* a ring of scan ends; rounds[nrounds % PW_ROUNDS] next */
+	struct round rounds[PW_ROUNDS]; /* a ring of scans; rounds[nrounds % PW_ROUNDS] next */
 	uint64_t nrounds;
+	uint64_t huge_hash; /* of the huge runs the last scan found (0: none) */
 };
 
 struct mt_pagewrites_state {
@@ -64,22 +79,31 @@ struct mt_pagewrites_state {
 	size_t nprocs, cap;
 	uint64_t scans, runs, pages, scan_ns, tracked_ranges, failed_ranges, scan_errors;
 	uint64_t final_scans, forgotten, final_runs, final_late;
+	uint64_t armed_pages, huge_events, zapped, released, untracked_huge, bad_msgs;
 	int last_failure, last_scan_error;
 	struct page_region vec[NVEC];
 };
 
+/* One ioctl: huge: the huge pages of registered memory (reported, never protected); else the
+ * written pages, protected again (the categories of rt-wp.c's arm_args). */
 static int scan_fd(int fd, uint64_t start, uint64_t end, struct page_region *vec, size_t n,
-		   uint64_t *walk_end)
+		   uint64_t *walk_end, bool huge)
 {
 	struct pm_scan_arg a = {
 		.size = sizeof(a),
-		.flags = PM_SCAN_WP_MATCHING_,
+		.flags = huge ? 0 : PM_SCAN_WP_MATCHING_,
 		.start = start,
 		.end = end,
 		.vec = (uint64_t)(uintptr_t)vec,
 		.vec_len = n,
-		.category_mask = PAGE_IS_WRITTEN_ | PAGE_IS_WPALLOWED_,
-		.return_mask = PAGE_IS_WRITTEN_,
+		.category_inverted = huge ? 0 : PAGE_IS_PFNZERO_ | PAGE_IS_HUGE_,
+		.category_mask = PAGE_IS_WPALLOWED_ |
+				 (huge ? PAGE_IS_HUGE_
+				       : PAGE_IS_WRITTEN_ | PAGE_IS_PFNZERO_ | PAGE_IS_HUGE_),
+		/* present or swapped: without markers the kernel calls a page not present
+		 * "written" (it cannot be protected); such a page is never reported or protected */
+		.category_anyof_mask = PAGE_IS_PRESENT_ | PAGE_IS_SWAPPED_,
+		.return_mask = huge ? PAGE_IS_HUGE_ : PAGE_IS_WRITTEN_,
 	};
 	int r = ioctl(fd, PAGEMAP_SCAN_, &a);
 
@@ -103,7 +127,7 @@ int mt_pagewrites_open(struct mt_session *s, const char **why)
 		*why = "cannot open /proc/self/pagemap";
 		return -errno;
 	}
-	r = scan_fd(fd, 0, 4096, v, 1, &we);
+	r = scan_fd(fd, 0, 4096, v, 1, &we, false);
 	close(fd);
 	if (r < 0) {
 		*why = r == -ENOTTY || r == -EINVAL
@@ -168,24 +192,78 @@ void mt_pagewrites_failed(struct mt_session *s, int err)
 	}
 }
 
-/* The start of the process's open epoch: its last scan's end, or when tracking began. */
+/* The start of the process's open epoch: its last scan's start (every page that scan
+ * protected again, it protected after), or when tracking began. */
 static uint64_t open_epoch(const struct proc *pr)
 {
-	return pr->nrounds ? pr->rounds[(pr->nrounds - 1) % PW_ROUNDS] : pr->start;
+	return pr->nrounds ? pr->rounds[(pr->nrounds - 1) % PW_ROUNDS].start : pr->start;
 }
 
-/* One epoch of one process: every run of written pages as a page_write event. -errno when
- * the scan failed (ESRCH: the process's memory is gone). */
+static void track_event(struct mt_session *s, pid_t pid, uint64_t t, uint64_t lo, uint64_t hi,
+			unsigned op)
+{
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+
+	row[MT_F_TIME] = t;
+	row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pid;
+	row[MT_F_PT_ADDR] = lo;
+	row[MT_F_PT_LEN] = hi - lo;
+	row[MT_F_PT_OP] = op;
+	mt_writer_event(s->w, MT_EV_PAGE_TRACK, row);
+}
+
+/*
+ * The huge pages of the process's registered memory, said as page_track huge events when
+ * they differ from the last scan's: they are left unprotected (a protected one would be
+ * split), so the analysis knows which tracked pages it has no write epochs for.
+ */
+static void scan_huge(struct mt_session *s, struct proc *pr)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	uint64_t start = 0, we, h = 0, t = mt_now_ns();
+	size_t total = 0;
+	int n;
+
+	for (;;) { /* first pass: what they are (a hash of the runs) */
+		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we, true);
+		if (n <= 0)
+			break;
+		h = mt_hash64(p->vec, (size_t)n * sizeof(p->vec[0]), h);
+		total += (size_t)n;
+		if (n < NVEC || we >= USER_END || we <= start)
+			break;
+		start = we;
+	}
+	if (h == pr->huge_hash || (!total && !pr->huge_hash))
+		return;
+	pr->huge_hash = total ? h : 0;
+	start = 0;
+	for (;;) { /* changed: said (again, whole) */
+		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we, true);
+		if (n <= 0)
+			break;
+		for (int i = 0; i < n; i++)
+			track_event(s, pr->pid, t, p->vec[i].start, p->vec[i].end, MT_PT_HUGE);
+		p->huge_events += (uint64_t)n;
+		if (n < NVEC || we >= USER_END || we <= start)
+			break;
+		start = we;
+	}
+}
+
+/* One epoch of one process: every run of written pages as a page_write event at the start of
+ * the ioctl that found it (scan_ns: how long that ioctl took; each page was protected again
+ * within it). -errno when the scan failed (ESRCH: the process's memory is gone). */
 static int scan(struct mt_session *s, struct proc *pr)
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
-	uint64_t row[MT_MAX_FIELDS] = { 0 }, start = 0, we, t0 = mt_now_ns(), now,
+	uint64_t row[MT_MAX_FIELDS] = { 0 }, start = 0, we, t0 = mt_now_ns(), t, now,
 		 since = open_epoch(pr);
 	int n, rc = 0;
 
 	p->scans++;
-	for (;;) {
-		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we);
+	for (t = t0;; t = mt_now_ns()) {
+		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we, false);
 		if (n < 0) {
 			p->scan_errors++;
 			p->last_scan_error = -n;
@@ -194,11 +272,12 @@ static int scan(struct mt_session *s, struct proc *pr)
 		}
 		now = mt_now_ns();
 		for (int i = 0; i < n; i++) {
-			row[MT_F_TIME] = now;
+			row[MT_F_TIME] = t;
 			row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pr->pid;
 			row[MT_F_PW_ADDR] = p->vec[i].start;
 			row[MT_F_PW_LEN] = p->vec[i].end - p->vec[i].start;
 			row[MT_F_PW_SINCE] = since;
+			row[MT_F_PW_SCAN_NS] = now > t ? now - t : 1;
 			if (mt_writer_event(s->w, MT_EV_PAGE_WRITE, row) == 0) {
 				p->runs++;
 				p->pages += row[MT_F_PW_LEN] / 4096;
@@ -208,52 +287,54 @@ static int scan(struct mt_session *s, struct proc *pr)
 			break;
 		start = we; /* the vector filled up: go on where the walk stopped */
 	}
+	if (rc == 0)
+		scan_huge(s, pr);
 	now = mt_now_ns();
 	p->scan_ns += now - t0;
-	pr->rounds[pr->nrounds++ % PW_ROUNDS] = now;
+	pr->rounds[pr->nrounds++ % PW_ROUNDS] = (struct round){ t0, now };
 	return rc;
 }
 
 /*
- * The epoch a scan at t closed: from the last scan of the process that ended at or before t
- * (its walk protected the pages again), else from when tracking began. A scan newer than
- * the last one kept is the usual case; an older one is the runtime's scan at a free whose
- * datagram came after the recorder's next scans: its writes still belong before the free.
+ * The epoch a runtime's scan at t closed: from the start of the last scan of the process that
+ * ended at or before t (its walk protected the pages again), else from when tracking began. A
+ * scan newer than the last one kept is the usual case; an older one is the runtime's scan at
+ * a free whose datagram came after the recorder's next scans: its writes still belong before
+ * the free.
  */
 static uint64_t epoch_start(struct mt_pagewrites_state *p, const struct proc *pr, uint64_t t)
 {
-	uint64_t best = 0, kept = pr->nrounds < PW_ROUNDS ? pr->nrounds : PW_ROUNDS;
+	uint64_t best = 0, best_end = 0, kept = pr->nrounds < PW_ROUNDS ? pr->nrounds : PW_ROUNDS;
 	bool older = kept == PW_ROUNDS;
 
 	for (uint64_t k = 0; k < kept; k++) {
-		uint64_t r = pr->rounds[k];
+		const struct round *r = &pr->rounds[k];
 
-		if (r <= t && r > best)
-			best = r;
-		older = older && r > t;
+		if (r->end <= t && r->end > best_end) {
+			best_end = r->end;
+			best = r->start;
+		}
+		older = older && r->end > t;
 	}
 	if (older)
 		p->final_late++; /* older than every scan kept: the epoch widens to the start */
-	return best ? best : pr->start;
+	return best_end ? best : pr->start;
 }
 
-void mt_pagewrites_runs(struct mt_session *s, pid_t pid, uint64_t t, const uint64_t *runs,
-			unsigned n)
+/* The runs a runtime's scan found written (before a range went or was discarded). */
+static void written_runs(struct mt_session *s, struct proc *pr, uint64_t t, const uint64_t *runs,
+			 unsigned n)
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
-	struct proc *pr = p ? find(p, pid) : NULL;
-	uint64_t row[MT_MAX_FIELDS] = { 0 }, since;
+	uint64_t row[MT_MAX_FIELDS] = { 0 }, since = epoch_start(p, pr, t);
 
-	if (!pr)
-		return;
-	since = epoch_start(p, pr, t);
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t start = runs[3 * i], end = runs[3 * i + 1];
 
 		if (end <= start || end - start > (1ull << 47))
 			continue;
 		row[MT_F_TIME] = t > since ? t : since;
-		row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pid;
+		row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pr->pid;
 		row[MT_F_PW_ADDR] = start;
 		row[MT_F_PW_LEN] = end - start;
 		row[MT_F_PW_SINCE] = since;
@@ -262,6 +343,45 @@ void mt_pagewrites_runs(struct mt_session *s, pid_t pid, uint64_t t, const uint6
 			p->final_runs++;
 			p->pages += row[MT_F_PW_LEN] / 4096;
 		}
+	}
+}
+
+void mt_pagewrites_msg(struct mt_session *s, pid_t pid, const struct mt_rt_pwruns *h,
+		       const uint64_t *runs)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	struct proc *pr = p ? find(p, pid) : NULL;
+	static const unsigned ops[] = { [MT_RT_PW_RELEASED] = MT_PT_RELEASED,
+					[MT_RT_PW_ZAPPED] = MT_PT_ZAPPED,
+					[MT_RT_PW_UNTRACKED_HUGE] = MT_PT_UNTRACKED_HUGE };
+
+	if (!pr)
+		return;
+	/* the workload can scribble on anything it sends: ranges in user space only */
+	if (h->hi <= h->lo || h->hi > USER_END || h->kind > MT_RT_PW_UNTRACKED_HUGE) {
+		p->bad_msgs++;
+		return;
+	}
+	switch (h->kind) {
+	case MT_RT_PW_WRITTEN:
+		written_runs(s, pr, h->time_ns, runs, h->n);
+		break;
+	case MT_RT_PW_ARMED:
+		for (unsigned i = 0; i < h->n; i++) {
+			uint64_t a = runs[3 * i], b = runs[3 * i + 1];
+
+			if (a < h->lo || b > h->hi || b <= a)
+				continue;
+			track_event(s, pid, h->time_ns, a, b, MT_PT_ARMED);
+			p->armed_pages += (b - a) / 4096;
+		}
+		break;
+	default:
+		track_event(s, pid, h->time_ns, h->lo, h->hi, ops[h->kind]);
+		p->zapped += h->kind == MT_RT_PW_ZAPPED;
+		p->released += h->kind == MT_RT_PW_RELEASED;
+		p->untracked_huge += h->kind == MT_RT_PW_UNTRACKED_HUGE;
+		break;
 	}
 }
 
@@ -357,6 +477,15 @@ void mt_pagewrites_close(struct mt_session *s, struct mt_kv *kv)
 	/* of those scans, how many came after 16 later scans: their epoch starts at tracking */
 	mt_kv_add_u64(kv, "release_scans_late", p->final_late);
 	mt_kv_add_u64(kv, "pages", p->pages);
+	/* present pages protected as their ranges were registered (one fault each at its next
+	 * write, as every page a scan protects again) */
+	mt_kv_add_u64(kv, "armed_pages", p->armed_pages);
+	mt_kv_add_u64(kv, "huge_runs", p->huge_events); /* huge pages left whole, untracked */
+	mt_kv_add_u64(kv, "zapped_ranges", p->zapped); /* discarded by the workload's madvise */
+	mt_kv_add_u64(kv, "released_ranges", p->released);
+	/* the workload asked for huge pages over them: tracking ended there */
+	mt_kv_add_u64(kv, "untracked_for_huge_pages", p->untracked_huge);
+	mt_kv_add_u64(kv, "bad_messages", p->bad_msgs);
 	mt_kv_add_u64(kv, "min_bytes", s->o->page_writes_min);
 	mt_kv_add_u64(kv, "scan_ns", p->scan_ns);
 	mt_kv_add_u64(kv, "scan_errors", p->scan_errors);

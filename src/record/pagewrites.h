@@ -9,6 +9,7 @@
 
 struct mt_session;
 struct mt_kv;
+struct mt_rt_pwruns;
 
 /* Sets s->pagewrites when --page-writes-ms is not 0 and the kernel can do it; 0 or -errno
  * (the collector is then unavailable; *why says so). */
@@ -17,10 +18,12 @@ int mt_pagewrites_open(struct mt_session *s, const char **why);
 void mt_pagewrites_track(struct mt_session *s, pid_t pid, uint64_t t);
 /* A label could not be tracked: errno. */
 void mt_pagewrites_failed(struct mt_session *s, int err);
-/* The last epoch of a tracked range that goes (the runtime scanned it before the free or
- * unmap): n runs of {start, end, categories} words, as page_write events at time t. */
-void mt_pagewrites_runs(struct mt_session *s, pid_t pid, uint64_t t, const uint64_t *runs,
-			unsigned n);
+/* What the runtime of process pid did to a tracked range (format/rt-proto.h, mt_rt_pwruns):
+ * written runs it scanned before the range went or was discarded (page_write events), present
+ * pages it protected at the registration, the range's end or discard (page_track events);
+ * runs: h->n runs of {start, end, categories} words. */
+void mt_pagewrites_msg(struct mt_session *s, pid_t pid, const struct mt_rt_pwruns *h,
+		       const uint64_t *runs);
 /* Scans the processes whose epoch has ended. */
 void mt_pagewrites_drain(struct mt_session *s);
 /* How long the recorder may sleep before the next scan (-1: no limit). */

@@ -161,6 +161,15 @@ int mt_tracepoint_format(const char *tp, char **text)
 	return 0;
 }
 
+bool mt_sys_thp_always(void)
+{
+	char buf[256];
+
+	return mt_read_line_file("/sys/kernel/mm/transparent_hugepage/enabled", buf,
+				 sizeof(buf)) == 0 &&
+	       strstr(buf, "[always]");
+}
+
 static void add_file(struct mt_kv *kv, const char *key, const char *path)
 {
 	char buf[512];

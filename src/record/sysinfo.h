@@ -14,6 +14,8 @@ int mt_sysctl_int(const char *path, int def);
 void mt_sys_cpu_vendor(char *buf, size_t size);
 /* True when /proc/cpuinfo has the "hypervisor" flag (x86) or DMI names a hypervisor. */
 bool mt_sys_is_virtual(void);
+/* Whether transparent huge pages are always on (the kernel's [always] setting). */
+bool mt_sys_thp_always(void);
 /* The tracefs mount (mounting it at /sys/kernel/tracing when root and unmounted). */
 int mt_tracefs_path(char *buf, size_t size);
 /* The perf id of a tracepoint "system/name", or -errno. */

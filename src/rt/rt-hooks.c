@@ -251,7 +251,7 @@ static RT_INLINE void put_alloc(struct rt_thread *t, unsigned kind, void *p, siz
 	commit(t, n);
 	aged(t, time);
 	if (RT_UNLIKELY(size >= rt_wp_min) && p)
-		rt_wp_auto((uint64_t)p, size); /* a large block: its page writes, exactly */
+		rt_wp_auto((uint64_t)p, size, false); /* a large block: its page writes, exactly */
 }
 
 static RT_INLINE void put_free(struct rt_thread *t, void *p)
@@ -515,7 +515,7 @@ static inline void *realloc_common(void *old, size_t n, unsigned kind, uint64_t 
 	tracked = RT_UNLIKELY(rt_wp_live) && m == TM_READY && old && rt_wp_release((uint64_t)old);
 	p = rt_libc.realloc(old, n);
 	if (RT_UNLIKELY(tracked) && !p && n)
-		rt_wp_auto((uint64_t)old, usable_size(old)); /* it failed: tracked again */
+		rt_wp_auto((uint64_t)old, usable_size(old), false); /* it failed: tracked again */
 	/* A failed realloc changes nothing; realloc(p, 0) returning NULL freed p. */
 	if (m == TM_READY) {
 		if (p || (old && n == 0))
@@ -680,7 +680,7 @@ void *mt_rt_mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
 		int saved = errno;
 
 		t->mode = TM_BUSY;
-		rt_wp_auto((uint64_t)p, len);
+		rt_wp_auto((uint64_t)p, len, true);
 		t->mode = TM_READY;
 		errno = saved;
 	}
@@ -757,6 +757,26 @@ void *mt_rt_sbrk(intptr_t inc, uint64_t sp, uint64_t bp)
 	map_leave(t, m, p != (void *)-1 && inc, MT_RT_BRK, (uint64_t)p + (uint64_t)inc, (uint64_t)p,
 		  false, 0, 0, sp, bp);
 	return p;
+}
+
+/* Records nothing of its own: a discard of tracked pages, or huge pages asked for over them,
+ * changes their tracking (rt_wp_madvise) before the real call. */
+RT_EXPORT int madvise(void *addr, size_t len, int advice)
+{
+	struct rt_thread *t = &rt_self;
+
+	if (RT_UNLIKELY(!rt_libc.madvise))
+		return (int)syscall(SYS_madvise, addr, len, (long)advice);
+	if (RT_UNLIKELY(rt_wp_live)) {
+		int m = map_enter(t), saved = errno;
+
+		if (m == TM_READY) {
+			rt_wp_madvise((uint64_t)addr, len, advice);
+			t->mode = TM_READY;
+		}
+		errno = saved;
+	}
+	return rt_libc.madvise(addr, len, advice);
 }
 
 RT_EXPORT int dlclose(void *handle)

@@ -26,7 +26,7 @@
 static const char *const hooked[] = {
 	"malloc",	 "free",     "calloc", "realloc", "reallocarray", "posix_memalign",
 	"aligned_alloc", "memalign", "valloc", "pvalloc", "mmap",	  "mmap64",
-	"munmap",	 "mremap",   "brk",    "sbrk",	  "dlclose",
+	"munmap",	 "mremap",   "brk",    "sbrk",	  "dlclose",	  "madvise",
 };
 #define NHOOKED (sizeof(hooked) / sizeof(hooked[0]))
 

@@ -163,6 +163,7 @@ struct rt_config {
 	bool page_writes; /* track writes to labelled ranges (userfaultfd WP async) */
 	bool python; /* Python frames in the stacks (rt-python.c) */
 	uint64_t pw_min; /* blocks and writable mappings this large are page-write tracked */
+	bool thp_always; /* transparent huge pages are always on (the recorder read its setting) */
 	uint64_t gap_ticks; /* RT_GAP_NS in clock ticks */
 	uint64_t age_ticks; /* RT_SLOT_AGE_NS in clock ticks */
 	unsigned trie_bits; /* the trie index's largest size, 2^bits (tests shrink it) */
@@ -245,11 +246,16 @@ extern uint64_t rt_wp_min RT_HIDDEN;
 extern unsigned rt_wp_live RT_HIDDEN;
 /* 1 (MT_RT_WP_TRACKED) or -errno: [addr, addr + len)'s pages registered and protected. */
 RT_HIDDEN int rt_wp_track(const void *addr, size_t len);
-RT_HIDDEN void rt_wp_auto(uint64_t addr, uint64_t len);
+/* A block (mapping: false) or a writable anonymous mapping of its own (true). */
+RT_HIDDEN void rt_wp_auto(uint64_t addr, uint64_t len, bool mapping);
 /* Before a block at addr goes (free, realloc): its last writes reported, unregistered. */
 RT_HIDDEN bool rt_wp_release(uint64_t addr); /* false: it was not tracked */
 /* The same for every tracked range overlapping [start, start + len) (munmap, MAP_FIXED). */
 RT_HIDDEN void rt_wp_release_range(uint64_t start, uint64_t len);
+/* Before madvise(start, len, advice): a discard (MADV_DONTNEED, MADV_REMOVE) of tracked pages
+ * reports their last writes and says so; MADV_HUGEPAGE or MADV_COLLAPSE ends the tracking of
+ * the ranges it touches. */
+RT_HIDDEN void rt_wp_madvise(uint64_t start, uint64_t len, int advice);
 RT_HIDDEN void rt_wp_fork_child(void);
 
 /* rt-python.c: CPython's frames in the stacks. rt_py_on: this process runs a CPython whose
@@ -324,6 +330,7 @@ struct rt_real {
 	int (*brk)(void *);
 	void *(*sbrk)(intptr_t);
 	int (*dlclose)(void *);
+	int (*madvise)(void *, size_t, int);
 };
 
 /* ---- small libc-free helpers ---- */

@@ -22,11 +22,11 @@
  * per epoch. Here we only register and arm (protect) the range. The workload never sees the
  * descriptor's effects: async mode never blocks and never signals.
  */
-#ifndef UFFD_FEATURE_WP_UNPOPULATED
-#define UFFD_FEATURE_WP_UNPOPULATED (1 << 13)
-#endif
 #ifndef UFFD_FEATURE_WP_ASYNC
 #define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+#ifndef MADV_COLLAPSE
+#define MADV_COLLAPSE 25
 #endif
 #ifndef UFFD_USER_MODE_ONLY
 #define UFFD_USER_MODE_ONLY 1
@@ -44,12 +44,40 @@ struct rt_pm_scan_arg {
  * registration and every 128th). Ranges refused are not tracked (ENOSPC).
  */
 #define RT_WP_MAX_RANGES 1024
+#define RT_HUGE (2ull << 20) /* x86-64's transparent huge page */
 #define RT_PM_SCAN_WP_MATCHING 1ull
+/* PAGEMAP_SCAN's page categories (include/uapi/linux/fs.h) */
+#define PG_WPALLOWED (1ull << 0)
+#define PG_WRITTEN (1ull << 1)
+#define PG_PRESENT (1ull << 3)
+#define PG_SWAPPED (1ull << 4)
+#define PG_PFNZERO (1ull << 5)
+#define PG_HUGE (1ull << 6)
+
+/*
+ * Which pages a walk protects (PM_SCAN_WP_MATCHING protects what it reports). Never a page
+ * that is not present: protecting one installs a marker that makes its first write take two
+ * faults where the program alone takes one. Never the zero page (a read of an untouched
+ * page maps it; its first write faults bare too) and never a transparent huge page (a write
+ * to a protected one splits it in async mode: the program's page size would change). The
+ * arming walk of a registration: present or swapped pages; a scan: pages written since.
+ */
+static void arm_args(struct rt_pm_scan_arg *a, bool scan)
+{
+	a->category_inverted = PG_PFNZERO | PG_HUGE;
+	a->category_mask = PG_PFNZERO | PG_HUGE | (scan ? PG_WRITTEN | PG_WPALLOWED : 0);
+	/* (without markers the kernel calls a page not present "written": it cannot be
+	 * protected, so it is never reported or protected here) */
+	a->category_anyof_mask = PG_PRESENT | PG_SWAPPED;
+	a->return_mask = scan ? PG_WRITTEN : PG_PRESENT | PG_SWAPPED;
+}
 
 static long wp_open(void)
 {
 	struct uffdio_api api = { .api = UFFD_API,
-				  .features = UFFD_FEATURE_WP_ASYNC | UFFD_FEATURE_WP_UNPOPULATED };
+				  /* not WP_UNPOPULATED: a page not present is never
+				   * protected (arm_args), so no marker may stand in for one */
+				  .features = UFFD_FEATURE_WP_ASYNC };
 	long fd, pm, r;
 
 	fd = rt_sys2(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK, 0);
@@ -111,15 +139,75 @@ static bool wp_room(void)
 	return max_maps > 0 && read_proc("/proc/self/maps", true) < max_maps / 2;
 }
 
+static void send_msg(const void *m, size_t n);
+
+/*
+ * One walk of [lo, hi) that protects what it matches (arm_args), its runs sent as messages of
+ * kind (struct mt_rt_pwruns, range [lo, hi)). false: an ioctl failed (counted).
+ */
+static bool walk_send(uint64_t lo, uint64_t hi, bool scan, uint32_t kind)
+{
+	struct {
+		struct mt_rt_pwruns h;
+		struct mt_rt_run run[MT_RT_PWRUNS_MAX];
+	} m;
+	/* struct page_region is {start, end, categories}: MT_RT_RUN's layout */
+	struct rt_pm_scan_arg a = {
+		.size = sizeof(a),
+		.flags = RT_PM_SCAN_WP_MATCHING,
+		.start = lo,
+		.end = hi,
+		.vec = (uint64_t)(uintptr_t)m.run,
+		.vec_len = MT_RT_PWRUNS_MAX,
+	};
+
+	arm_args(&a, scan);
+	for (;;) {
+		long n = rt_sys3(SYS_ioctl, rt_pagemap, RT_PAGEMAP_SCAN, &a);
+
+		if (n < 0) {
+			if (rt_region)
+				__atomic_add_fetch(&rt_region->wp_failed, 1, __ATOMIC_RELAXED);
+			return false;
+		}
+		if (n > 0) {
+			memset(&m.h, 0, sizeof(m.h));
+			m.h.type = MT_RT_MSG_PWRUNS;
+			m.h.n = (uint32_t)n;
+			m.h.time_ns = rt_mono_ns();
+			m.h.tid = rt_self.tid;
+			m.h.kind = kind;
+			m.h.lo = lo;
+			m.h.hi = hi;
+			send_msg(&m, sizeof(m.h) + (size_t)n * sizeof(m.run[0]));
+		}
+		if (n < MT_RT_PWRUNS_MAX || a.walk_end >= hi || a.walk_end <= a.start)
+			return true;
+		a.start = a.walk_end;
+	}
+}
+
+/* A message of kind about [lo, hi) with no runs (its end, a discard). */
+static void send_range(uint64_t lo, uint64_t hi, uint32_t kind)
+{
+	struct mt_rt_pwruns h;
+
+	memset(&h, 0, sizeof(h));
+	h.type = MT_RT_MSG_PWRUNS;
+	h.time_ns = rt_mono_ns();
+	h.tid = rt_self.tid;
+	h.kind = kind;
+	h.lo = lo;
+	h.hi = hi;
+	send_msg(&h, sizeof(h));
+}
+
 /* 1 (MT_RT_WP_TRACKED) or -errno. */
 int rt_wp_track(const void *addr, size_t len)
 {
 	uint64_t lo = (uint64_t)(uintptr_t)addr & ~4095ull;
 	uint64_t hi = ((uint64_t)(uintptr_t)addr + len + 4095) & ~4095ull;
 	struct uffdio_register reg = { .range = { lo, hi - lo }, .mode = UFFDIO_REGISTER_MODE_WP };
-	struct rt_pm_scan_arg arm = {
-		.size = sizeof(arm), .flags = RT_PM_SCAN_WP_MATCHING, .start = lo, .end = hi
-	};
 	long r = 0;
 
 	if (!len || hi <= lo)
@@ -134,9 +222,16 @@ int rt_wp_track(const void *addr, size_t len)
 		r = rt_sys3(SYS_ioctl, rt_uffd, UFFDIO_REGISTER, &reg);
 	if (r == 0)
 		rt_wp_ranges++;
-	if (r == 0) /* protect every page now: writes from here on are the recorder's to see */
-		r = rt_sys3(SYS_ioctl, rt_pagemap, RT_PAGEMAP_SCAN, &arm);
 	__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
+	/* protect the present pages now (the recorder is told which): writes from here on are
+	 * the recorder's to see; a page not present is not written until its first touch */
+	if (r == 0 && !walk_send(lo, hi, false, MT_RT_PW_ARMED)) {
+		struct uffdio_range un = { lo, hi - lo };
+
+		(void)rt_sys3(SYS_ioctl, rt_uffd, UFFDIO_UNREGISTER, &un);
+		__atomic_sub_fetch(&rt_wp_ranges, 1, __ATOMIC_RELAXED);
+		r = -EIO;
+	}
 	if (rt_region)
 		__atomic_add_fetch(r < 0 ? &rt_region->wp_failed : &rt_region->wp_ranges, 1,
 				   __ATOMIC_RELAXED);
@@ -209,10 +304,10 @@ static void announce(uint64_t lo, uint64_t hi, int wp)
 }
 
 /*
- * The largest range tracked without a label: arming write-protects every page, populated or
- * not (WP_UNPOPULATED), and so fills in the range's page tables (8 bytes per page). A
- * sparse reservation larger than memory (an address sanitizer's shadow, a runtime's arena
- * reserve) would take more page-table memory than the machine has: half of RAM at most.
+ * The largest range tracked without a label: every epoch's scan walks a tracked range's page
+ * tables, and the reader keeps a state per page it touched. A sparse reservation larger than
+ * memory (an address sanitizer's shadow, a runtime's arena reserve) is not the program's
+ * memory in use: half of RAM at most.
  */
 static uint64_t wp_max(void)
 {
@@ -225,11 +320,21 @@ static uint64_t wp_max(void)
 	return max;
 }
 
-void rt_wp_auto(uint64_t addr, uint64_t len)
+void rt_wp_auto(uint64_t addr, uint64_t len, bool mapping)
 {
 	uint64_t lo = (addr + 4095) & ~4095ull, hi = (addr + len) & ~4095ull;
 	int r;
 
+	/*
+	 * With transparent huge pages always on, a heap block's registration would split its
+	 * mapping at the block's first and last whole pages, and the huge pages that would
+	 * straddle the cuts could no longer be: only its whole 2 MiB windows are registered (a
+	 * mapping of its own is registered whole, with no cut).
+	 */
+	if (rt_cfg.thp_always && !mapping) {
+		lo = (lo + RT_HUGE - 1) & ~(RT_HUGE - 1);
+		hi &= ~(RT_HUGE - 1);
+	}
 	if (hi <= lo)
 		return;
 	if (hi - lo > wp_max()) {
@@ -247,51 +352,18 @@ void rt_wp_auto(uint64_t addr, uint64_t len)
 }
 
 /*
- * The written runs of [lo, hi) since the last scan, to the recorder; then unregistered. The
- * scan re-protects what it reports (WP_MATCHING), in the same walk: the recorder's periodic
- * scan, which may come before the unregister, cannot report those pages a second time.
+ * The written runs of [lo, hi) since the last scan, to the recorder; then unregistered and
+ * said so (end: MT_RT_PW_RELEASED or MT_RT_PW_UNTRACKED_HUGE). The scan protects what it
+ * reports, in the same walk: the recorder's periodic scan, which may come before the
+ * unregister, cannot report those pages a second time.
  */
-static void wp_final(uint64_t lo, uint64_t hi)
+static void wp_final(uint64_t lo, uint64_t hi, uint32_t end)
 {
-	struct {
-		struct mt_rt_pwruns h;
-		struct mt_rt_run run[MT_RT_PWRUNS_MAX];
-	} m;
-	struct rt_pm_scan_arg a = {
-		.size = sizeof(a),
-		.flags = RT_PM_SCAN_WP_MATCHING,
-		.start = lo,
-		.end = hi,
-		.vec = (uint64_t)(uintptr_t)m.run,
-		.vec_len = MT_RT_PWRUNS_MAX,
-		.category_mask = (1ull << 1) |
-				 (1ull << 0), /* PAGE_IS_WRITTEN | PAGE_IS_WPALLOWED */
-		.return_mask = 1ull << 1,
-	};
 	struct uffdio_range un = { lo, hi - lo };
 
-	/* struct page_region is {start, end, categories}: MT_RT_RUN's layout */
-	for (;;) {
-		long n = rt_sys3(SYS_ioctl, rt_pagemap, RT_PAGEMAP_SCAN, &a);
-
-		if (n < 0) {
-			if (rt_region)
-				__atomic_add_fetch(&rt_region->wp_failed, 1, __ATOMIC_RELAXED);
-			break;
-		}
-		if (n > 0) {
-			memset(&m.h, 0, sizeof(m.h));
-			m.h.type = MT_RT_MSG_PWRUNS;
-			m.h.n = (uint32_t)n;
-			m.h.time_ns = rt_mono_ns();
-			m.h.tid = rt_self.tid;
-			send_msg(&m, sizeof(m.h) + (size_t)n * sizeof(m.run[0]));
-		}
-		if (n < MT_RT_PWRUNS_MAX || a.walk_end >= hi || a.walk_end <= a.start)
-			break;
-		a.start = a.walk_end;
-	}
+	walk_send(lo, hi, true, MT_RT_PW_WRITTEN);
 	(void)rt_sys3(SYS_ioctl, rt_uffd, UFFDIO_UNREGISTER, &un);
+	send_range(lo, hi, end);
 }
 
 /* Under rt_wp_lock: takes entry i out. */
@@ -325,11 +397,12 @@ bool rt_wp_release(uint64_t addr)
 		wp_take(i, &lo, &hi);
 	__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
 	if (hi > lo)
-		wp_final(lo, hi);
+		wp_final(lo, hi, MT_RT_PW_RELEASED);
 	return hi > lo;
 }
 
-void rt_wp_release_range(uint64_t start, uint64_t len)
+/* Takes every tracked range overlapping [start, start + len) out of the table and ends it. */
+static void release_range(uint64_t start, uint64_t len, uint32_t end)
 {
 	for (unsigned i = 0; i < WP_TABLE && rt_wp_live; i++) {
 		uint64_t lo = 0, hi = 0;
@@ -345,7 +418,40 @@ void rt_wp_release_range(uint64_t start, uint64_t len)
 			wp_take(i, &lo, &hi);
 		__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
 		if (hi > lo)
-			wp_final(lo, hi);
+			wp_final(lo, hi, end);
+	}
+}
+
+void rt_wp_release_range(uint64_t start, uint64_t len)
+{
+	release_range(start, len, MT_RT_PW_RELEASED);
+}
+
+void rt_wp_madvise(uint64_t start, uint64_t len, int advice)
+{
+	uint64_t end = (start + len + 4095) & ~4095ull;
+
+	if (advice == MADV_HUGEPAGE || advice == MADV_COLLAPSE) {
+		/* the program wants huge pages there: no protection of ours may stand in the way
+		 * (khugepaged collapses no range with a protected or, registered, absent page) */
+		release_range(start, end - start, MT_RT_PW_UNTRACKED_HUGE);
+		return;
+	}
+	if (advice != MADV_DONTNEED && advice != MADV_DONTNEED_LOCKED && advice != MADV_REMOVE)
+		return;
+	/* the pages go: their writes since the last scan first, then the discard is said (the
+	 * pages that come back at the next touch are not protected, and fault as bare) */
+	for (unsigned i = 0; i < WP_TABLE && rt_wp_live; i++) {
+		uint64_t lo = __atomic_load_n(&wp_tab[i].lo, __ATOMIC_RELAXED);
+		uint64_t hi = __atomic_load_n(&wp_tab[i].hi, __ATOMIC_RELAXED);
+
+		if (__atomic_load_n(&wp_tab[i].key, __ATOMIC_ACQUIRE) <= 1 || lo >= end ||
+		    hi <= start)
+			continue;
+		lo = lo > start ? lo : start;
+		hi = hi < end ? hi : end;
+		walk_send(lo, hi, true, MT_RT_PW_WRITTEN);
+		send_range(lo, hi, MT_RT_PW_ZAPPED);
 	}
 }
 

@@ -116,6 +116,8 @@ static bool parse_config(const char *s)
 				rt_cfg.python = !(vlen == 1 && *v == '0');
 			} else if (klen == 5 && !memcmp(s, "pwmin", 5)) {
 				rt_cfg.pw_min = strtoull(v, NULL, 10);
+			} else if (klen == 3 && !memcmp(s, "thp", 3)) {
+				rt_cfg.thp_always = vlen == 6 && !memcmp(v, "always", 6);
 			} else if (klen == 2 && !memcmp(s, "pw", 2)) {
 				rt_cfg.page_writes = vlen == 1 && *v == '1';
 			} else if (klen == 4 && !memcmp(s, "hide", 4)) {
@@ -300,7 +302,7 @@ void rt_resolve_real(void *(*find)(const char *name))
 		"malloc",	 "free",     "calloc", "realloc", "posix_memalign",
 		"aligned_alloc", "memalign", "valloc", "pvalloc", "malloc_usable_size",
 		"mmap",		 "munmap",   "mremap", "brk",	  "sbrk",
-		"dlclose",
+		"dlclose",	 "madvise",
 	};
 	void **dst[] = {
 		(void **)&rt_libc.malloc,	  (void **)&rt_libc.free,
@@ -311,6 +313,7 @@ void rt_resolve_real(void *(*find)(const char *name))
 		(void **)&rt_libc.mmap,		  (void **)&rt_libc.munmap,
 		(void **)&rt_libc.mremap,	  (void **)&rt_libc.brk,
 		(void **)&rt_libc.sbrk,		  (void **)&rt_libc.dlclose,
+		(void **)&rt_libc.madvise,
 	};
 	void *libc;
 

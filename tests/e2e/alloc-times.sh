@@ -4,12 +4,12 @@
 # bracketed malloc/free of the workload lies inside its call on the workload's own
 # CLOCK_MONOTONIC, give or take the trace's stated conversion bound (~20 ns), and every
 # page fault and access sample inside a big block's range and life is joined to the block's
-# site, with exactly one fault per page the workload touched first, plus, since the big
-# blocks are page-write tracked by default (16 MiB >= --page-writes-min), exactly one
-# write-protect fault per page and epoch the block was written in (its page_write events:
-# tracking's own faults, counted exactly). With interpolated times (--time-every 32, the
-# old default) the blocks were stamped tens of ms late and their faults went to
-# "(anonymous)".
+# site, with exactly one fault of the workload's per page it touched first; since the big
+# blocks are page-write tracked by default (16 MiB >= --page-writes-min), tracking's own
+# write-protect faults come apart (rows fault_tracking), exactly one per page and epoch the
+# block was written in after the page's first (its page_write events). With interpolated
+# times (--time-every 32, the old default) the blocks were stamped tens of ms late and their
+# faults went to "(anonymous)".
 . "$(dirname "$0")/lib.sh"
 need ptrace
 
@@ -57,35 +57,44 @@ for i, (kind, addr, size, t0, t1, what) in enumerate(calls):
     lives.append((addr, size, t1, fr[3]))
     ends.append(fr[4]) # the free's return: its own last scan of the block lies inside the call
 sites = {r["site_id"]: r["function"] for r in csv.DictReader(open(d + "/sites.csv"))}
-faults, samples, fsites, ssites = [0] * len(lives), 0, set(), set()
+faults, tracking, samples, fsites, ssites = [0] * len(lives), [0] * len(lives), 0, set(), set()
 for r in csv.DictReader(open(d + "/trace.csv")):
     a, t = int(r["address"]), int(r["timestamp_ns"])
     for k, (addr, size, born, freed) in enumerate(lives):
         if addr <= a < addr + size and born < t < freed:
             fn = sites.get(r["site_id"], "(no site: region %s %s)" % (r["region_id"], r["region_type"]))
-            if r["op_type"].startswith("fault"):
+            if r["op_type"] == "fault_tracking":
+                tracking[k] += 1
+                fsites.add(fn)
+            elif r["op_type"].startswith("fault"):
                 faults[k] += 1
                 fsites.add(fn)
             elif r["op_type"] in ("load", "store"):
                 samples += 1
                 ssites.add(fn)
-# page-write tracking's own faults: one per page and epoch written (page_write events)
-wp = [0] * len(lives)
+# page-write tracking's own faults: one per page and epoch written, after its first epoch
+# (page_write events; the first write of a page is its first touch, the workload's fault)
+wp, written = [0] * len(lives), [set() for _ in lives]
 for r in csv.DictReader(open(pwcsv)):
     if r["type"] != "page_write":
         continue
     lo, hi, t = int(r["addr"], 16), int(r["addr"], 16) + int(r["len"]), int(r["time_ns"])
     for k, (addr, size, born, freed) in enumerate(lives):
         if born < t <= ends[k]:
-            wp[k] += max(0, min(hi, addr + size) - max(lo, addr)) // 4096
+            for p in range(max(lo, addr) >> 12, (min(hi, addr + size) + 4095) >> 12):
+                if p << 12 >= max(lo, addr) and (p + 1) << 12 <= min(hi, addr + size):
+                    wp[k] += 1
+                    written[k].add(p)
 for k, (addr, size, born, freed) in enumerate(lives):
     pages = ((addr + size - 1) >> 12) - (addr >> 12) + 1
     # malloc wrote the chunk header (the first page) before it returned: every other page
-    # faults once, when the memset first touches it; tracking adds one per written epoch.
-    if faults[k] != pages - 1 + wp[k]:
-        print("block %#x: %d faults in its life, expected %d + %d write-protect" % (addr, faults[k], pages - 1, wp[k]))
+    # faults once, when the memset first touches it: the workload's own faults.
+    want = wp[k] - len(written[k])
+    if faults[k] != pages - 1 or tracking[k] != want:
+        print("block %#x: %d faults of the workload's in its life, expected %d; %d of "
+              "tracking's, expected %d" % (addr, faults[k], pages - 1, tracking[k], want))
         sys.exit(1)
-print("write-protect faults of page-write tracking in the big blocks:", wp)
+print("write-protect faults of page-write tracking in the big blocks:", tracking)
 print("faults in the big blocks' lives:", faults, "joined to", fsites)
 assert len(fsites) == 1 and "big_alloc" in next(iter(fsites)), fsites
 print("access samples in the big blocks' lives:", samples, "joined to", ssites or "-")

@@ -23,18 +23,20 @@ own = [e for e in own if e["origin"] == "memtap"]
 assert {e["path"] for e in own} == {"[memtap-rt region]", "[memtap-rt arena]", "[memtap-rt image]"}, own
 print("faults: workload %d, memtap's own %d" % (f["minor"], f["memtap_own_minor"]))
 assert f["memtap_own_minor"] > 0
-# The known answer by address alone: a fault on the runtime's image (its code, data and bss,
-# from the loader's first mapping on), region or arena is memtap's, whenever it came; every
-# other fault is the workload's. (No exec here: each range holds for the process's life.)
+# The known answer from the fault's own fields: a fault on the runtime's image (its code, data
+# and bss, from the loader's first mapping on), region or arena is memtap's, whenever it came,
+# and so is a fault the runtime's own code took (its instruction in the image: the unwinder
+# reading a library's unwind tables, say); every other fault is the workload's. (No exec
+# here: each range holds for the process's life.)
 mine = {}
 for e in own:
     mine.setdefault(e["pid"], []).append((int(e["addr"], 16), int(e["addr"], 16) + e["len"]))
 n_own = n_all = 0
 for l in open("fault.jsonl"):
     e = json.loads(l)
-    a = int(e["addr"], 16)
+    a, ip = int(e["addr"], 16), int(e["ip"], 16)
     n_all += 1
-    n_own += any(lo <= a < hi for lo, hi in mine.get(e["pid"], []))
+    n_own += any(lo <= a < hi or lo <= ip < hi for lo, hi in mine.get(e["pid"], []))
 print("faults by address: %d of %d on memtap's own pages" % (n_own, n_all))
 assert n_own == f["memtap_own_minor"] + f["memtap_own_major"], (n_own, f)
 assert n_all - n_own == f["minor"] + f["major"], (n_all, n_own, f)

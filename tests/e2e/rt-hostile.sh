@@ -10,6 +10,8 @@ need ptrace
 [ "$(id -u)" = 0 ] || skip "needs root (the attacker runs as nobody through setpriv)"
 command -v setpriv >/dev/null || skip "setpriv (util-linux) is not installed"
 A=$SRC/tests/e2e/workloads/rt-attack.py
+# the runtime record preloads, for the attacker to speak its protocol (ptrace hides LD_PRELOAD)
+export RT_LIB="$(dirname "$MEMTAP")/libmemtap-rt.so"
 
 # 1. The outsider, while alloc-exact waits; then alloc-exact execs (its runtime connects
 #    during the flood) and allocates its known totals.

@@ -8,7 +8,7 @@
 # bytearrays of 4 MiB from one line, so that site's blocks live are 10 or 11, all of one
 # size, and its calls are the steps done (less at most 6 steps, 0.9 s: the runtime hands a
 # slot over within 0.2 s, the recorder publishes every 0.5 s); it sums a 16 MiB file mapping over and over, so that mapping is the most
-# sampled region; each step zeroes 4 MiB of new pages, so a second's working set holds at
+# sampled region; each step writes 4 MiB of new pages (a fresh mapping), so a second's working set holds at
 # least 1024 pages. Without a terminal, --once prints one frame; with no recording, one
 # line and exit 1.
 . "$(dirname "$0")/lib.sh"
@@ -19,15 +19,21 @@ PY=/usr/bin/python3 # Debian's, with python3-numpy
 "$PY" -c "import numpy" 2>/dev/null || skip "python3-numpy is not installed (apt-get install python3-numpy)"
 
 cat >grow.py <<'PY'
-import os, time
+import mmap, os, time
 import numpy as np
 np.ones(2 << 20, dtype=np.float64).tofile("data.bin") # 16 MiB
 m = np.memmap("data.bin", dtype=np.float64, mode="r")
 keep = []
+fresh = []
 def grow():
-    keep.append(bytearray(4 << 20)) # 4 MiB, zeroed: 1024 new pages
-    if len(keep) > 10:
+    keep.append(bytearray(4 << 20)) # 4 MiB, zeroed (once the heap reuses blocks, bare
+    if len(keep) > 10:              # runs take no fault there: their pages are present)
         del keep[0]
+    fresh.append(mmap.mmap(-1, 4 << 20)) # 4 MiB of new pages, each written: 1024 faults
+    for off in range(0, 4 << 20, 4096):
+        fresh[-1][off] = 1
+    if len(fresh) > 2:
+        fresh.pop(0).close()
 for i in range(60):
     grow()
     t = time.monotonic()

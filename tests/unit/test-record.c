@@ -11,6 +11,7 @@
 #include "common/clock.h"
 #include "format/block.h"
 #include "format/chunk.h"
+#include "format/rt-proto.h"
 #include "format/writer.h"
 #include "record/buildid.h"
 #include "record/live-internal.h"
@@ -238,6 +239,8 @@ TEST(pagewrites_late_release_scan_keeps_its_epoch)
 	struct mt_record_opts o = { .page_writes_ns = 1 }; /* every drain scans */
 	struct mt_session s = { .o = &o };
 	uint64_t t0, t_rt, t_late, runs[3] = { 0x10000, 0x12000, 2 }, got[2][2] = { { 0 } };
+	struct mt_rt_pwruns h = { .type = MT_RT_MSG_PWRUNS, .n = 1, .kind = MT_RT_PW_WRITTEN,
+				  .lo = 0x10000, .hi = 0x12000 };
 	const char *why;
 	struct mt_reader *r;
 	struct mt_cursor *c;
@@ -262,9 +265,10 @@ TEST(pagewrites_late_release_scan_keeps_its_epoch)
 	mt_pagewrites_drain(&s); /* the recorder's scans, before it reads the datagram */
 	usleep(1000);
 	mt_pagewrites_drain(&s);
-	mt_pagewrites_runs(&s, getpid(), t_rt, runs, 1);
-	t_late = mt_now_ns(); /* a release scan after the recorder's scans */
-	mt_pagewrites_runs(&s, getpid(), t_late, runs, 1);
+	h.time_ns = t_rt;
+	mt_pagewrites_msg(&s, getpid(), &h, runs);
+	h.time_ns = t_late = mt_now_ns(); /* a release scan after the recorder's scans */
+	mt_pagewrites_msg(&s, getpid(), &h, runs);
 	mt_kv_init(&kv);
 	mt_pagewrites_close(&s, &kv);
 	mt_kv_release(&kv);
@@ -284,7 +288,7 @@ TEST(pagewrites_late_release_scan_keeps_its_epoch)
 	ASSERT_EQ_U(got[0][0], t_rt); /* at its own time, before the recorder's scans */
 	ASSERT_EQ_U(got[0][1], t0); /* in the epoch from the start of tracking */
 	ASSERT_EQ_U(got[1][0], t_late);
-	ASSERT_TRUE(got[1][1] > t_rt + 1000000 && got[1][1] < t_late); /* the second scan's end */
+	ASSERT_TRUE(got[1][1] > t_rt + 1000000 && got[1][1] < t_late); /* the second scan's start */
 	mt_cursor_free(c);
 	mt_reader_free(r);
 	close(rfd);

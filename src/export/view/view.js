@@ -314,9 +314,10 @@
     { name: 'heap', color: '#2e9d52', x: bx, y: TL.heap }], fmtBytes);
   if (TL.wss.length) chart('working set: distinct pages touched per ' + fmtSec(TL.wss_window_ns / 1e9) + ' window (samples, faults, page writes: a lower bound)', [
     { name: 'working set', color: '#2f6fd6', x: TL.wss.map(p => p[0] / 1e9), y: TL.wss.map(p => p[1] * 4096) }], fmtBytes);
-  if (TL.faults_minor) chart('page faults per ' + fmtSec(bucketS), [
+  if (TL.faults_minor) chart('page faults per ' + fmtSec(bucketS) + (TL.faults_tracking && TL.faults_tracking.some(v => v) ? ' (the workload\'s; memtap\'s page-write tracking apart)' : ''), [
     { name: 'minor', color: '#2e9d52', x: bx.map(x => x - bucketS), y: TL.faults_minor, w: bucketS },
-    { name: 'major', color: '#8a3ffc', x: bx.map(x => x - bucketS), y: TL.faults_major, w: bucketS }], fmtNum, 'bars');
+    { name: 'major', color: '#8a3ffc', x: bx.map(x => x - bucketS), y: TL.faults_major, w: bucketS }].concat(
+    TL.faults_tracking && TL.faults_tracking.some(v => v) ? [{ name: 'page-write tracking (memtap)', color: '#9a9a9a', x: bx.map(x => x - bucketS), y: TL.faults_tracking, w: bucketS }] : []), fmtNum, 'bars');
   if (TL.spans && TL.spans.length) spanLanes();
   if (!$('charts').children.length) $('charts').appendChild(el('p', 'no RSS, heap, working-set or fault records in this trace', 'note'));
 

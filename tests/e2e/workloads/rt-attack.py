@@ -17,16 +17,19 @@ import struct
 import sys
 import time
 
-HELLO = struct.Struct("<IIII16sIIQQQQQQQQQQ")  # struct mt_rt_hello (proto 3 and 4)
+HELLO = struct.Struct("<IIII16sIIQQQQQQQQQQ")  # struct mt_rt_hello (proto 3 to 5)
 def _proto():
-    """The protocol of the runtime preloaded here (its memtap_rt_version: "... proto N")."""
+    """The protocol of the runtime preloaded here (its memtap_rt_version: "... proto N"), found
+    in LD_PRELOAD, or in RT_LIB (the test names the runtime: with ptrace the runtime hides
+    LD_PRELOAD from the program)."""
     import os, re
-    for lib in os.environ.get("LD_PRELOAD", "").split(":"):
-        if "memtap-rt" in lib:
+    libs = os.environ.get("LD_PRELOAD", "").split(":") + [os.environ.get("RT_LIB", "")]
+    for lib in libs:
+        if "memtap-rt" in lib and os.path.exists(lib):
             m = re.search(rb"memtap-rt [^\0]* proto (\d+)", open(lib, "rb").read())
             if m:
                 return int(m.group(1))
-    return 4
+    raise SystemExit("rt-attack: no memtap runtime to read the protocol from (set RT_LIB)")
 
 
 PROTO = _proto()
