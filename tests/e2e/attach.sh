@@ -49,9 +49,11 @@ for row in csv.DictReader(open(sys.argv[3])):
 for row in csv.DictReader(open(sys.argv[6])):
     if row["kind"] in ("malloc", "free"):
         allocs.setdefault(int(row["tid"]), []).append((int(row["time_ns"]), row["kind"], int(row["addr"], 16), int(row["size"])))
+# by time only: rows of one time keep the dump's order (the trace's: a malloc and its free
+# converted from the TSC to one nanosecond stay in the order they were made)
 for d in (faults, calls, allocs):
     for v in d.values():
-        v.sort()
+        v.sort(key=lambda x: x[0])
 its = [tuple(int(x) for x in l.split()) for l in open(sys.argv[4])]
 tids = sorted({t for t, _, _ in its})
 inside = [(t, a, b) for t, a, b in its if a >= lo and b <= hi]
