@@ -135,6 +135,7 @@ void mt_acc_on_alloc(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_brk(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_label(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_pw_range(struct pass *ps, const struct mt_event *ev);
+void mt_acc_on_page_track(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_mremap(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_task_new(struct pass *ps, const struct mt_event *ev);

@@ -492,6 +492,50 @@ void mt_acc_on_pw_range(struct pass *ps, const struct mt_event *ev)
 	b->wp_pages = (hi - lo) / 4096;
 }
 
+/*
+ * What tracking did to a range (page_track): huge pages, never protected, have no write
+ * epochs, and a range whose tracking ended early (the program asked for huge pages) is missing
+ * its later ones: the write-once figure leaves the first out and is unknown for the second.
+ */
+void mt_acc_on_page_track(struct pass *ps, const struct mt_event *ev)
+{
+	uint32_t pid = (uint32_t)ev->v[MT_F_PID];
+	uint64_t lo = ev->v[MT_F_PT_ADDR], hi = lo + ev->v[MT_F_PT_LEN], t = ev->v[MT_F_TIME];
+	uint64_t op = ev->v[MT_F_PT_OP];
+	int64_t site;
+
+	if ((op != MT_PT_HUGE && op != MT_PT_UNTRACKED_HUGE) || hi <= lo || hi - lo > (1ull << 47))
+		return;
+	/* the regions of the range's pages, found once per run of pages of one region */
+	for (uint64_t p = lo; p < hi;) {
+		uint32_t reg = mt_acc_region_at(ps, pid, p, &site);
+		struct mt_region_behavior *b;
+		uint64_t end;
+
+		if (reg == NONE) {
+			p += 4096;
+			continue;
+		}
+		b = &ps->st->regions[reg].b;
+		end = ps->st->regions[reg].end > p ? ps->st->regions[reg].end : p + 4096;
+		end = end < hi ? (end + 4095) & ~4095ull : hi;
+		if (b->wp == MT_LABEL_WP_TRACKED && op == MT_PT_UNTRACKED_HUGE) {
+			b->wp_ended = true;
+		} else if (b->wp == MT_LABEL_WP_TRACKED) {
+			uint64_t a = p > b->wp_lo ? p : b->wp_lo, z = end < b->wp_hi ? end : b->wp_hi;
+
+			if (b->wp_huge_t != t) { /* a new scan's set: counted afresh */
+				b->wp_huge_t = t;
+				b->wp_huge_cur = 0;
+			}
+			b->wp_huge_cur += z > a ? (z - a) / 4096 : 0;
+			if (b->wp_huge_cur > b->wp_huge_pages)
+				b->wp_huge_pages = b->wp_huge_cur;
+		}
+		p = end;
+	}
+}
+
 /* The region holding addr in pid now, or NONE; *site gets the heap block's site or -1. */
 uint32_t mt_acc_region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t *site_out)
 {

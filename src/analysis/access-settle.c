@@ -88,7 +88,7 @@ static void settle_region(struct pass *ps, struct mt_access_region *g, uint64_t 
 {
 	struct mt_access_stats *st = ps->st;
 	struct mt_region_behavior *b = &g->b;
-	uint64_t born, end = b->end_ns ? b->end_ns : st->t_end, n = g->c.samples;
+	uint64_t born, end = b->end_ns ? b->end_ns : st->t_end, n = g->c.samples, pages;
 	struct mt_mrm_verdict v;
 
 	mt_acc_settle_stride(b);
@@ -108,12 +108,17 @@ static void settle_region(struct pass *ps, struct mt_access_region *g, uint64_t 
 		b->stride_mean = b->stride_median = NAN;
 	b->write_once = -1;
 	b->wo_basis = MT_WO_NONE;
-	if (b->wp == MT_LABEL_WP_TRACKED && b->wp_pages && mt_acc_pw_lost(ps, g->pid)) {
-		st->page_writes_incomplete++; /* an epoch of its process went unseen */
-	} else if (b->wp == MT_LABEL_WP_TRACKED && b->wp_pages) {
+	/* huge pages were never protected: their writes are not seen, so they are left out */
+	pages = b->wp_pages > b->wp_huge_pages ? b->wp_pages - b->wp_huge_pages : 0;
+	if (b->wp == MT_LABEL_WP_TRACKED && b->wp_pages &&
+	    (mt_acc_pw_lost(ps, g->pid) || b->wp_ended)) {
+		st->page_writes_incomplete++; /* an epoch went unseen, or tracking ended early */
+	} else if (b->wp == MT_LABEL_WP_TRACKED && pages) {
 		b->wo_basis = MT_WO_PAGE_WRITES;
-		*wo_pages = b->wp_pages;
-		b->write_once = (double)(b->wp_pages - b->pages_rewritten) / (double)b->wp_pages;
+		*wo_pages = pages;
+		b->write_once = (double)(pages - (b->pages_rewritten < pages ? b->pages_rewritten
+									     : pages)) /
+				(double)pages;
 	} else if (b->readonly && g->end > g->start) {
 		b->wo_basis = MT_WO_READONLY;
 		*wo_pages = (g->end - g->start + 4095) / 4096;

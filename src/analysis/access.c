@@ -274,6 +274,9 @@ static void dispatch(struct pass *ps, const struct mt_event *ev)
 	case MT_EV_LABEL:
 		mt_acc_on_label(ps, ev);
 		break;
+	case MT_EV_PAGE_TRACK:
+		mt_acc_on_page_track(ps, ev);
+		break;
 	case MT_EV_PW_RANGE:
 		mt_acc_on_pw_range(ps, ev);
 		break;
@@ -318,7 +321,7 @@ static inline __attribute__((always_inline)) void prefetch_slots(const struct pa
 	(1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP |  \
 	 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK | 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | \
 	 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE |                \
-	 1ull << MT_EV_PW_RANGE | 1ull << MT_EV_PHASE | 1ull << MT_EV_LOST)
+	 1ull << MT_EV_PW_RANGE | 1ull << MT_EV_PHASE | 1ull << MT_EV_LOST | 1ull << MT_EV_PAGE_TRACK)
 
 /* Each access's slots in the exact-address and page tables are fetched from memory PIPE
  * events before it is handled. */

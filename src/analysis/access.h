@@ -60,6 +60,10 @@ struct mt_region_behavior {
 	uint64_t wp_pages; /* whole pages under page-write tracking */
 	uint64_t wp_lo, wp_hi; /* those pages: [wp_lo, wp_hi) */
 	uint64_t pages_written, pages_rewritten; /* of which written in >= 1, >= 2 epochs */
+	/* of wp_pages, the most one scan found on transparent huge pages (never protected, so
+	 * without write epochs: page_track huge), and that scan's time */
+	uint64_t wp_huge_pages, wp_huge_cur, wp_huge_t;
+	bool wp_ended; /* tracking ended while it lived (huge pages asked for): epochs missing */
 	uint64_t wp_faults; /* page-write tracking's own faults in it (MT_F_FAULT_TRACKING) */
 	uint64_t last_addr, strides, same_page; /* locality between consecutive samples */
 	struct mt_qs stride; /* |address - previous address| in bytes, while the region lives */

@@ -173,6 +173,8 @@ static int load(const char *path, struct mt_experiment *x, bool machine)
 			mt_exp_release(x);
 		return 2;
 	}
+	if (machine && mt_exp_interference(x, err, sizeof(err)) > 0)
+		fprintf(stderr, "memtap: warning: %s: %s\n", path, err);
 	return 0;
 }
 

@@ -121,6 +121,14 @@ void mt_exp_release(struct mt_experiment *exp);
  */
 int mt_exp_check_machine(const struct mt_experiment *exp, char *err, size_t errsize);
 
+/*
+ * What could blur the experiment's own comparison, as one line in msg (1), or 0: its
+ * configurations vary transparent huge pages while a traced one keeps page-write tracking on
+ * (tracking leaves huge pages whole and untracked, yet a tracked range holds khugepaged's
+ * collapse back: its small pages are protected).
+ */
+int mt_exp_interference(const struct mt_experiment *exp, char *msg, size_t size);
+
 enum mt_exp_kind {
 	MT_EXP_WARMUP, /* untraced, before the measured runs; not aggregated */
 	MT_EXP_TRACED, /* under memtap record */

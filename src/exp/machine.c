@@ -186,3 +186,47 @@ int mt_exp_check_machine(const struct mt_experiment *x, char *err, size_t errsiz
 			return rc;
 	return 0;
 }
+
+/* Does this configuration's memtap record keep page-write tracking on? (It is on by default;
+ * --page-writes-ms 0 turns it off.) */
+static bool tracks_page_writes(const struct mt_exp_config *c)
+{
+	if (c->baseline)
+		return false;
+	for (size_t i = 0; i < c->nrecord; i++) {
+		const char *o = c->record[i];
+
+		if (!strcmp(o, "--page-writes-ms=0") ||
+		    (!strcmp(o, "--page-writes-ms") && i + 1 < c->nrecord &&
+		     !strcmp(c->record[i + 1], "0")))
+			return false;
+	}
+	return true;
+}
+
+int mt_exp_interference(const struct mt_experiment *x, char *msg, size_t size)
+{
+	const char *first = NULL, *tracked = NULL;
+	bool varies = false;
+
+	for (size_t i = 0; i < x->nconfigs; i++) {
+		const struct mt_exp_config *c = &x->configs[i];
+		const char *thp = c->thp_enabled ? c->thp_enabled : "(left alone)";
+
+		if (!first)
+			first = thp;
+		else if (strcmp(first, thp))
+			varies = true;
+		if (!tracked && tracks_page_writes(c))
+			tracked = c->name;
+	}
+	if (!varies || !tracked)
+		return 0;
+	snprintf(msg, size,
+		 "the configurations vary transparent huge pages, and '%s' records with page-write "
+		 "tracking on: it leaves huge pages whole and untracked, but its protected small "
+		 "pages hold khugepaged's collapse back (hint: add --page-writes-ms=0 to the "
+		 "configurations' record options)",
+		 tracked);
+	return 1;
+}

@@ -75,9 +75,20 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	mt_json_kv_str(j, "write_once_basis", mt_wo_basis_name(b->wo_basis));
 	if (b->wo_basis == MT_WO_PAGE_WRITES) {
 		mt_json_kv_u64(j, "pages_tracked", b->wp_pages);
+		/* on transparent huge pages (never protected): not in the ratio */
+		mt_json_kv_u64(j, "pages_huge", b->wp_huge_pages);
 		mt_json_kv_u64(j, "pages_written", b->pages_written);
 		mt_json_kv_u64(j, "pages_rewritten", b->pages_rewritten);
 		/* faults of the tracking itself (memtap's): not in faults_minor */
+		mt_json_kv_u64(j, "faults_write_protect", b->wp_faults);
+	} else if (b->wp == MT_LABEL_WP_TRACKED) { /* tracked, yet no ratio: why */
+		mt_json_kv_u64(j, "pages_tracked", b->wp_pages);
+		mt_json_kv_u64(j, "pages_huge", b->wp_huge_pages);
+		mt_json_kv_str(j, "write_once_unknown_because",
+			       b->wp_ended ? "tracking ended: the program asked for huge pages"
+			       : b->wp_huge_pages >= b->wp_pages
+				       ? "its pages are transparent huge pages (never protected)"
+				       : "an epoch of its process went unseen");
 		mt_json_kv_u64(j, "faults_write_protect", b->wp_faults);
 	}
 	mt_json_kv_u64(j, "total_reads", g->c.read_samples);

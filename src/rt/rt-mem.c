@@ -55,7 +55,12 @@ static void *raw_mmap(size_t size)
 	long p = mt_rt_sys(SYS_mmap, 0, (long)size, (long)(PROT_READ | PROT_WRITE),
 			   (long)(MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE), -1L, 0L);
 
-	return rt_sys_failed(p) ? NULL : (void *)p;
+	if (rt_sys_failed(p))
+		return NULL;
+	/* never on transparent huge pages (THP always): memtap's memory grows by the page it
+	 * takes, and the process's huge pages stay the program's alone */
+	(void)rt_sys3(SYS_madvise, p, size, MADV_NOHUGEPAGE);
+	return (void *)p;
 }
 
 #ifndef MADV_POPULATE_WRITE

@@ -16,6 +16,8 @@
  *                                    SMALL MiB block of 4 KiB pages written twice
  *   faults-bare fork MIB             a block written, then a fork (the child writes its copy),
  *                                    then written twice more by the parent
+ *   faults-bare mapped MIB           a mapping of its own and a malloc'd block of MIB each,
+ *                                    written three times (for THP always: both huge)
  *
  * Prints "tracking N" (the tracking faults memtap must report, when known exactly) and, for
  * huge, "anon_huge_kb N" (AnonHugePages at the end, which must not change under memtap).
@@ -180,6 +182,21 @@ int main(int argc, char **argv)
 		printf("tracking %zu\n", s ? whole_pages(s, small) : 0);
 		printf("anon_huge_kb %ld\n", anon_huge_kb());
 		free((void *)s);
+		return 0;
+	}
+	if (!strcmp(mode, "mapped")) {
+		volatile char *m =
+			mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		volatile char *b = malloc(n);
+
+		if (m == MAP_FAILED || !b)
+			return 1;
+		for (int k = 0; k < 3; k++) {
+			write_all(m, n, k + 1, PAGE);
+			write_all(b, n, k + 1, PAGE);
+			usleep(EPOCH_GAP_US);
+		}
+		printf("anon_huge_kb %ld\n", anon_huge_kb());
 		return 0;
 	}
 	if (!strcmp(mode, "fork")) {
