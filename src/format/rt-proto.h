@@ -440,7 +440,10 @@ struct mt_rt_region {
 	 * fields left out for their length, ends without an open span, begins beyond
 	 * MT_RT_SPAN_DEPTH (refused) */
 	uint64_t appev_dropped, appev_fields_dropped, spans_unmatched, spans_too_deep;
-	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40 - 24 - 32];
+	/* unwind tables (unwind-file.c): 16 KiB chunks read from objects' files; objects whose
+	 * tables were read in place, and rules read in place because a file read failed */
+	uint64_t unwind_chunk_reads, unwind_in_memory;
+	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40 - 24 - 32 - 16];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

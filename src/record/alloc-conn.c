@@ -594,6 +594,8 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 		a->truncated += r->truncated;
 		a->depth_limited += r->depth_limited;
 		a->rule_misses += r->rule_misses;
+		a->unwind_chunk_reads += r->unwind_chunk_reads;
+		a->unwind_in_memory += r->unwind_in_memory;
 		a->unsupported += r->unsupported;
 		a->trie_full += r->trie_full;
 		a->trie_resets += r->trie_resets;

@@ -712,6 +712,11 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "stacks_depth_limited", a->depth_limited);
 		mt_kv_add_u64(kv, "events_without_stack_nested", a->guard);
 		mt_kv_add_u64(kv, "unwind_rule_misses", a->rule_misses);
+		/* the objects' unwind tables read from their files, 16 KiB at a time, into
+		 * memtap's memory (their mappings untouched); objects, and rules whose file
+		 * read failed, read in place */
+		mt_kv_add_u64(kv, "unwind_table_chunks_read", a->unwind_chunk_reads);
+		mt_kv_add_u64(kv, "unwind_tables_in_memory", a->unwind_in_memory);
 		mt_kv_add_u64(kv, "unwind_unsupported", a->unsupported);
 		for (int k = 0; k < MT_RT_TRUNC_MAX; k++) {
 			char key[64];

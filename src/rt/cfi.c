@@ -23,39 +23,40 @@
 #define REG_RSP 7
 #define REG_RA 16
 
-/* The memory the reader may touch: [lo, hi). */
-struct mem {
-	uintptr_t lo, hi;
-};
-
-/* Does [p, p + n) lie inside the bounds? (Integer arithmetic: p may be anything.) */
-static bool in(const struct mem *m, uintptr_t p, uint64_t n)
+/* The bytes at [addr, addr + len) of the object, through its source, or NULL: never outside
+ * the source's bounds. */
+static const uint8_t *get(const struct mt_cfi_src *s, uint64_t addr, uint64_t len, int slot)
 {
-	return p >= m->lo && p <= m->hi && n <= m->hi - p;
+	if (addr < s->lo || addr > s->hi || len > s->hi - addr)
+		return NULL;
+	return s->get(s->ctx, addr, len, slot);
 }
 
-/* A length field of .eh_frame at *p (4 bytes, or 0xffffffff and 8 bytes); the record's end
- * must lie inside the bounds. */
-static bool record_len(const struct mem *m, const uint8_t **p, const uint8_t **end)
+/* The record (CIE or FDE) at addr, read through slot: its bytes after the length field in
+ * [*p, *end), and the delta that turns a position there into its address. */
+static bool fetch_record(const struct mt_cfi_src *s, uint64_t addr, int slot, const uint8_t **p,
+			 const uint8_t **end, uint64_t *delta)
 {
+	const uint8_t *b = get(s, addr, 4, slot);
+	uint64_t len, at = addr + 4;
 	uint32_t l32;
-	uint64_t len;
 
-	if (!in(m, (uintptr_t)*p, 4))
+	if (!b)
 		return false;
-	memcpy(&l32, *p, 4);
-	*p += 4;
+	memcpy(&l32, b, 4);
 	if (l32 == 0xffffffffu) {
-		if (!in(m, (uintptr_t)*p, 8))
+		if (!(b = get(s, at, 8, slot)))
 			return false;
-		memcpy(&len, *p, 8);
-		*p += 8;
+		memcpy(&len, b, 8);
+		at += 8;
 	} else {
 		len = l32;
 	}
-	if (!in(m, (uintptr_t)*p, len))
+	if (len > MT_CFI_RECORD_MAX || !(b = get(s, at, len, slot)))
 		return false;
-	*end = *p + len;
+	*p = b;
+	*end = b + len;
+	*delta = at - (uint64_t)(uintptr_t)b;
 	return true;
 }
 
@@ -110,10 +111,11 @@ static bool fixed(const uint8_t **p, const uint8_t *end, unsigned n, bool sign, 
 	return true;
 }
 
-/* Reads a pointer in the given encoding; data is the base for datarel. Returns 0 and sets
- * *ok false for an encoding this walker does not handle. */
-static uint64_t read_enc(const uint8_t **p, const uint8_t *end, uint8_t enc, const uint8_t *data,
-			 bool *ok)
+/* Reads a pointer in the given encoding; data is the base for datarel, delta what turns a
+ * position in the bytes read into the address they were at (pcrel). Returns 0 and sets *ok
+ * false for an encoding this walker does not handle. */
+static uint64_t read_enc(const uint8_t **p, const uint8_t *end, uint8_t enc, uint64_t data,
+			 uint64_t delta, bool *ok)
 {
 	const uint8_t *start = *p;
 	uint64_t v = 0;
@@ -150,10 +152,10 @@ static uint64_t read_enc(const uint8_t **p, const uint8_t *end, uint8_t enc, con
 	case 0:
 		break;
 	case DW_EH_PE_pcrel:
-		v += (uint64_t)start;
+		v += (uint64_t)(uintptr_t)start + delta;
 		break;
 	case DW_EH_PE_datarel:
-		v += (uint64_t)data;
+		v += data;
 		break;
 	default:
 		goto bad;
@@ -176,6 +178,7 @@ struct cfi_regs {
 
 struct cie_info {
 	const uint8_t *insns, *end;
+	uint64_t delta; /* of the CIE's bytes (read_enc) */
 	uint64_t code_align;
 	int64_t data_align;
 	uint8_t fde_enc;
@@ -183,16 +186,16 @@ struct cie_info {
 	bool signal;
 };
 
-static bool parse_cie(const struct mem *m, const uint8_t *cie, struct cie_info *ci)
+static bool parse_cie(const struct mt_cfi_src *s, uint64_t cie, struct cie_info *ci)
 {
-	const uint8_t *p = cie, *end;
+	const uint8_t *p, *end;
 	uint32_t id;
 	const char *aug;
 	uint8_t version;
 	size_t alen_str;
 	bool ok = true;
 
-	if (!record_len(m, &p, &end) || end - p < 5)
+	if (!fetch_record(s, cie, 1, &p, &end, &ci->delta) || end - p < 5)
 		return false;
 	memcpy(&id, p, 4);
 	p += 4;
@@ -239,7 +242,7 @@ static bool parse_cie(const struct mem *m, const uint8_t *cie, struct cie_info *
 				if (p >= end)
 					return false;
 				enc = *p++;
-				(void)read_enc(&p, end, enc & 0x7f, NULL, &ok);
+				(void)read_enc(&p, end, enc & 0x7f, 0, ci->delta, &ok);
 				break;
 			}
 			case 'L':
@@ -391,8 +394,9 @@ static bool run_rule_op(uint8_t op, const uint8_t **p, const uint8_t *end,
 }
 
 /* Runs CFA instructions up to target, starting at loc. init is the CIE's state (for restore). */
-static bool run_cfi(const uint8_t *p, const uint8_t *end, const struct cie_info *ci, uint64_t loc,
-		    uint64_t target, struct cfi_regs *st, const struct cfi_regs *init)
+static bool run_cfi(const uint8_t *p, const uint8_t *end, uint64_t delta,
+		    const struct cie_info *ci, uint64_t loc, uint64_t target, struct cfi_regs *st,
+		    const struct cfi_regs *init)
 {
 	struct cfi_regs stack[8];
 	unsigned depth = 0;
@@ -417,7 +421,7 @@ static bool run_cfi(const uint8_t *p, const uint8_t *end, const struct cie_info 
 		case 0x00: /* nop */
 			break;
 		case 0x01: /* set_loc */
-			loc = read_enc(&p, end, ci->fde_enc, NULL, &ok);
+			loc = read_enc(&p, end, ci->fde_enc, 0, delta, &ok);
 			if (!ok)
 				return false;
 			if (loc > target)
@@ -451,70 +455,78 @@ static bool run_cfi(const uint8_t *p, const uint8_t *end, const struct cie_info 
 	return true;
 }
 
-/* The FDE covering pc in an object's .eh_frame_hdr binary search table, or NULL. */
-static const uint8_t *find_fde(const struct mem *m, const uint8_t *hdr, uint64_t pc)
+/* The address of the FDE covering pc from the object's .eh_frame_hdr binary search table
+ * at hdr, or 0. */
+static uint64_t find_fde(const struct mt_cfi_src *s, uint64_t hdr, uint64_t pc)
 {
-	const uint8_t *p = hdr + 4, *end;
+	const uint8_t *h = get(s, hdr, 4, 0), *p, *end;
+	uint64_t count, table, delta;
 	bool ok = true;
-	uint64_t count;
 	size_t lo, hi;
 	int32_t e[2];
-	uintptr_t fde;
 
-	if (!in(m, (uintptr_t)hdr, 4) || hdr[0] != 1 ||
-	    hdr[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
-		return NULL;
-	end = m->hi - (uintptr_t)p < 16 ? (const uint8_t *)m->hi : p + 16;
-	(void)read_enc(&p, end, hdr[1], hdr, &ok);
-	count = read_enc(&p, end, hdr[2], hdr, &ok);
-	if (!ok || !count || count > (m->hi - (uintptr_t)p) / 8)
-		return NULL;
+	if (!h || h[0] != 1 || h[3] != (DW_EH_PE_datarel | DW_EH_PE_sdata4))
+		return 0;
+	{
+		uint8_t enc_ptr = h[1], enc_count = h[2];
+		uint64_t avail = s->hi - (hdr + 4) < 16 ? s->hi - (hdr + 4) : 16;
+
+		if (!(p = get(s, hdr + 4, avail, 0)))
+			return 0;
+		end = p + avail;
+		delta = hdr + 4 - (uint64_t)(uintptr_t)p;
+		(void)read_enc(&p, end, enc_ptr, hdr, delta, &ok);
+		count = read_enc(&p, end, enc_count, hdr, delta, &ok);
+		table = (uint64_t)(uintptr_t)p + delta;
+	}
+	if (!ok || !count || count > (s->hi - table) / 8)
+		return 0;
 	/* entries: (initial location, FDE address), both relative to hdr */
 	lo = 0;
 	hi = count;
 	while (hi - lo > 1) {
 		size_t mid = lo + (hi - lo) / 2;
 
-		memcpy(e, p + 8 * mid, 8);
-		if ((uint64_t)((uintptr_t)hdr + (uintptr_t)(intptr_t)e[0]) <= pc)
+		if (!(p = get(s, table + 8 * mid, 8, 0)))
+			return 0;
+		memcpy(e, p, 8);
+		if (hdr + (uint64_t)(int64_t)e[0] <= pc)
 			lo = mid;
 		else
 			hi = mid;
 	}
-	memcpy(e, p + 8 * lo, 8);
-	if ((uint64_t)((uintptr_t)hdr + (uintptr_t)(intptr_t)e[0]) > pc)
-		return NULL;
-	fde = (uintptr_t)hdr + (uintptr_t)(intptr_t)e[1];
-	return in(m, fde, 4) ? (const uint8_t *)fde : NULL;
+	if (!(p = get(s, table + 8 * lo, 8, 0)))
+		return 0;
+	memcpy(e, p, 8);
+	if (hdr + (uint64_t)(int64_t)e[0] > pc)
+		return 0;
+	return hdr + (uint64_t)(int64_t)e[1];
 }
 
-uint64_t mt_cfi_rule(const uint8_t *hdr, uint64_t pc, const uint8_t *lo, const uint8_t *hi)
+uint64_t mt_cfi_rule_src(const struct mt_cfi_src *s, uint64_t hdr, uint64_t pc)
 {
-	const struct mem m = { (uintptr_t)lo, (uintptr_t)hi };
-	const uint8_t *fde, *p, *end;
-	uintptr_t cie;
+	const uint8_t *p, *end;
+	uint64_t fde, cie, delta, start, range;
 	struct cie_info ci;
 	struct cfi_regs init = { .cfa_reg = REG_RSP, .cfa_off = 8, .ra_how = 1, .ra_off = -8 };
 	struct cfi_regs st;
-	uint64_t start, range;
 	uint32_t cie_off;
 	bool ok = true;
 
-	fde = find_fde(&m, hdr, pc);
+	fde = find_fde(s, hdr, pc);
 	if (!fde)
 		return UNSUPPORTED(MT_RT_TRUNC_NO_CFI);
-	p = fde;
-	if (!record_len(&m, &p, &end) || end - p < 4)
+	if (!fetch_record(s, fde, 0, &p, &end, &delta) || end - p < 4)
 		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	memcpy(&cie_off, p, 4);
-	if (!cie_off || cie_off > (uintptr_t)p - m.lo)
+	if (!cie_off || cie_off > (uint64_t)(uintptr_t)p + delta - s->lo)
 		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
-	cie = (uintptr_t)p - cie_off;
+	cie = (uint64_t)(uintptr_t)p + delta - cie_off;
 	p += 4;
-	if (!parse_cie(&m, (const uint8_t *)cie, &ci))
+	if (!parse_cie(s, cie, &ci))
 		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
-	start = read_enc(&p, end, ci.fde_enc, NULL, &ok);
-	range = read_enc(&p, end, ci.fde_enc & 0x0f, NULL, &ok);
+	start = read_enc(&p, end, ci.fde_enc, 0, delta, &ok);
+	range = read_enc(&p, end, ci.fde_enc & 0x0f, 0, delta, &ok);
 	if (!ok)
 		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	if (pc < start || pc - start >= range) /* the nearest FDE ends before pc */
@@ -526,10 +538,10 @@ uint64_t mt_cfi_rule(const uint8_t *hdr, uint64_t pc, const uint8_t *lo, const u
 			return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 		p += alen;
 	}
-	if (!run_cfi(ci.insns, ci.end, &ci, 0, UINT64_MAX, &init, &init))
+	if (!run_cfi(ci.insns, ci.end, ci.delta, &ci, 0, UINT64_MAX, &init, &init))
 		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	st = init;
-	if (!run_cfi(p, end, &ci, start, pc, &st, &init))
+	if (!run_cfi(p, end, delta, &ci, start, pc, &st, &init))
 		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	if (ci.signal)
 		return rule_pack(RULE_SIGNAL, 0, 0, 0, 0);
@@ -541,4 +553,21 @@ uint64_t mt_cfi_rule(const uint8_t *hdr, uint64_t pc, const uint8_t *lo, const u
 		return UNSUPPORTED(MT_RT_TRUNC_CFI_UNSUPPORTED);
 	return rule_pack(RULE_NORMAL, st.cfa_reg == REG_RBP, st.rbp_how == 1, (int)st.rbp_off,
 			 (int)st.cfa_off);
+}
+
+/* The object's memory itself: its bytes, in place. */
+static const uint8_t *mem_get(void *ctx, uint64_t addr, uint64_t len, int slot)
+{
+	(void)ctx;
+	(void)len;
+	(void)slot;
+	return (const uint8_t *)(uintptr_t)addr;
+}
+
+uint64_t mt_cfi_rule(const uint8_t *hdr, uint64_t pc, const uint8_t *lo, const uint8_t *hi)
+{
+	const struct mt_cfi_src s = { mem_get, NULL, (uint64_t)(uintptr_t)lo,
+				      (uint64_t)(uintptr_t)hi };
+
+	return mt_cfi_rule_src(&s, (uint64_t)(uintptr_t)hdr, pc);
 }

@@ -40,4 +40,21 @@ static inline uint64_t rule_pack(unsigned kind, bool cfa_rbp, bool saves_rbp, in
  */
 uint64_t mt_cfi_rule(const uint8_t *hdr, uint64_t pc, const uint8_t *lo, const uint8_t *hi);
 
+/*
+ * Where the tables are read from, when not from the object's memory in place: get returns
+ * the len bytes that are at address addr of the object (a copy, or the memory itself), valid
+ * until the next call with the same slot (0 or 1: two records are read at once), or NULL.
+ * It is asked only for [lo, hi); a record longer than MT_CFI_RECORD_MAX is refused.
+ */
+struct mt_cfi_src {
+	const uint8_t *(*get)(void *ctx, uint64_t addr, uint64_t len, int slot);
+	void *ctx;
+	uint64_t lo, hi;
+};
+
+#define MT_CFI_RECORD_MAX (64u << 10)
+
+/* mt_cfi_rule through a source: the .eh_frame_hdr at address hdr. */
+uint64_t mt_cfi_rule_src(const struct mt_cfi_src *s, uint64_t hdr, uint64_t pc);
+
 #endif

@@ -240,6 +240,14 @@ RT_HIDDEN uint32_t rt_trie_intern(struct rt_memo *m, uint32_t parent, uint64_t i
 RT_HIDDEN bool rt_trie_init(void); /* false: no memory for the table */
 RT_HIDDEN bool rt_trie_fork_child(void); /* a new, empty trie; false: no memory */
 
+/* unwind-file.c: the rule at pc from the unwind tables of the object f found, read from its
+ * file (or in place, where the file cannot be read); the tables read so far forgotten
+ * (dlclose), or kept in a fork child. */
+struct dl_find_object;
+RT_HIDDEN uint64_t rt_unwind_file_rule(const struct dl_find_object *f, uint64_t pc);
+RT_HIDDEN void rt_unwind_file_flush(void);
+RT_HIDDEN void rt_unwind_file_fork_child(void);
+
 /* rt-wp.c: page-write tracking. rt_wp_min: blocks and anonymous writable mappings of at
  * least this many bytes are tracked (UINT64_MAX: none); rt_wp_live: ranges tracked so. */
 extern uint64_t rt_wp_min RT_HIDDEN;

@@ -79,7 +79,7 @@ static uint64_t compute_rule(uint64_t pc)
 		return UNSUPPORTED(MT_RT_TRUNC_NOT_IN_OBJECT);
 	if (!dlfo.dlfo_eh_frame)
 		return UNSUPPORTED(MT_RT_TRUNC_NO_CFI);
-	return mt_cfi_rule(dlfo.dlfo_eh_frame, pc, dlfo.dlfo_map_start, dlfo.dlfo_map_end);
+	return rt_unwind_file_rule(&dlfo, pc); /* from the object's file (unwind-file.c) */
 }
 
 #define hash64 rt_hash64
@@ -150,6 +150,7 @@ void rt_unwind_flush_rules(void)
 	struct rule_table *n;
 
 	__atomic_add_fetch(&path_gen, 1, __ATOMIC_RELEASE);
+	rt_unwind_file_flush();
 	if (!rules)
 		return;
 	n = rule_table_new(RULE_BITS_MIN);
@@ -171,6 +172,7 @@ void rt_unwind_fork_child(void)
 {
 	/* The parent's trie ids mean nothing in the child's new stream. */
 	rules_lock = 0; /* a thread that died in fork may have held it; the rules stay valid */
+	rt_unwind_file_fork_child();
 	if (!rt_trie_fork_child())
 		rt_cfg.depth = 0;
 	rt_self.cap1_ok = false;
