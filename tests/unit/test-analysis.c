@@ -390,6 +390,65 @@ TEST(access_regions)
 	mt_reader_free(r);
 }
 
+/*
+ * Two region-model answers (issue 35): a label made over pages touched earlier in the window
+ * counts them for itself when they are touched again (its working set is never 0 with
+ * samples); and the brk heap reported whole at each growth, as the kernel's MMAP2 records
+ * do, is one region that grows, not one region per growth.
+ */
+TEST(label_wss_and_heap_growth)
+{
+	int fd = memfd_create("trace", MFD_CLOEXEC);
+	struct mt_access_stats st;
+	struct mt_writer *w;
+	struct mt_reader *r;
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
+	unsigned heaps = 0;
+
+	if (fd < 0 || mt_writer_open_fd(fd, NULL, &w) < 0)
+		abort();
+	put_task(w, MT_EV_TASK_NEW, 5, 100, 1);
+	put_mmap(w, 6, 100, 0x1000000, 16 << 20, "", PROT_READ | PROT_WRITE);
+	put_mmap(w, 6, 100, 0x600000, 0x21000, "[heap]", PROT_READ | PROT_WRITE);
+	put_access(w, 10, 100, MT_ACCESS_LOAD, 0x1000010, 0, 0); /* the mapping's */
+	row[MT_F_TIME] = 11;
+	row[MT_F_PID] = row[MT_F_TID] = 100;
+	row[MT_F_LABEL_OP] = MT_LABEL_SET;
+	row[MT_F_LABEL_ADDR] = 0x1000000;
+	row[MT_F_LABEL_LEN] = 16 << 20;
+	row[MT_F_LABEL_TYPE] = mt_writer_str(w, "weight");
+	row[MT_F_LABEL_NAME] = mt_writer_str(w, "w");
+	if (mt_writer_event(w, MT_EV_LABEL, row) < 0)
+		abort();
+	put_access(w, 12, 100, MT_ACCESS_LOAD, 0x1000020, 0, 0); /* the same page, the label's */
+	put_access(w, 13, 100, MT_ACCESS_LOAD, 0x1001020, 0, 0);
+	put_access(w, 14, 100, MT_ACCESS_LOAD, 0x1000030, 0, 0);
+	put_mmap(w, 20, 100, 0x600000, 0x42000, "[heap]", PROT_READ | PROT_WRITE);
+	put_mmap(w, 21, 100, 0x600000, 0x84000, "[heap]", PROT_READ | PROT_WRITE);
+	if (mt_writer_finish(w, NULL) < 0)
+		abort();
+	mt_writer_free(w);
+	if (mt_reader_open_fd(fd, &r) < 0)
+		abort();
+	ASSERT_EQ(mt_access_analyze(r, NULL, &st), 0);
+	for (size_t i = 0; i < st.nregions; i++) {
+		const struct mt_access_region *g = &st.regions[i];
+
+		if (g->type == MT_REGION_LABEL) {
+			ASSERT_EQ(g->c.samples, 3);
+			ASSERT_EQ_U(g->b.wss_peak_pages, 2);
+		}
+		if (g->type == MT_REGION_HEAP) {
+			heaps++;
+			ASSERT_EQ_U(g->start, 0x600000);
+			ASSERT_EQ_U(g->end, 0x684000);
+		}
+	}
+	ASSERT_EQ(heaps, 1);
+	mt_access_release(&st);
+	mt_reader_free(r);
+}
+
 /* Coverage counts against a byte-by-byte count over random reads. */
 TEST(reread_coverage)
 {
