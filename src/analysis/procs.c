@@ -71,6 +71,9 @@ struct procs_pass {
 	struct mt_reader *r;
 	struct mt_procs *out;
 	struct mt_map64 ix; /* pid -> index of the process now holding that pid */
+	/* pid -> index of the last process that held it, kept past its exit: in-kernel syscall
+	 * totals (--syscalls=summary) are written at the end, per pid */
+	struct mt_map64 last;
 	size_t cap;
 };
 
@@ -128,6 +131,12 @@ static int procs_event(void *ctx, const struct mt_event *ev)
 		x->signal = (int)ev->v[MT_F_EXIT_SIGNAL];
 		x->core_dumped = ev->v[MT_F_EXIT_CORE] != 0;
 		/* The pid may be reused from now on. */
+		{
+			uint64_t *slot = mt_map64_get(&pp->ix, pid), *l;
+
+			if (slot && mt_map64_put(&pp->last, pid, &l) == 0)
+				*l = *slot;
+		}
 		mt_map64_del(&pp->ix, pid);
 		break;
 	case MT_EV_SYSCALL:
@@ -135,6 +144,8 @@ static int procs_event(void *ctx, const struct mt_event *ev)
 			x->syscalls++;
 		break;
 	case MT_EV_SYSCALL_SUM:
+		if (!x)
+			x = proc_of(p, &pp->last, pid); /* the process that ended under that pid */
 		if (x && !ev->v[MT_F_SYSSUM_RUNTIME])
 			x->syscalls += ev->v[MT_F_SYSSUM_CALLS];
 		break;
@@ -153,6 +164,7 @@ static int procs_finish(void *ctx, int status)
 	struct procs_pass *pp = ctx;
 
 	mt_map64_release(&pp->ix);
+	mt_map64_release(&pp->last);
 	if (status < 0)
 		mt_procs_release(pp->out);
 	free(pp);
@@ -169,6 +181,7 @@ int mt_procs_pass(struct mt_reader *r, struct mt_procs *out, struct mt_pass *pas
 	pp->r = r;
 	pp->out = out;
 	mt_map64_init(&pp->ix);
+	mt_map64_init(&pp->last);
 	*pass = (struct mt_pass){ .name = "procs",
 				  .types = (1ull << MT_EV_TASK_NEW) | (1ull << MT_EV_TASK_EXEC) |
 					   (1ull << MT_EV_TASK_COMM) | (1ull << MT_EV_TASK_EXIT),

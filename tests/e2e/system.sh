@@ -87,6 +87,12 @@ for pid, st, sc, k in ((int(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv
     for n in ("read", "write"):
         ok = ok and abs(m.get(n, 0) - s.get(n, 0)) <= 2
     ok = ok and p["faults_minor"] >= 4 * k and p["rss_peak_bytes"]
+    # the process's own figure (the top-processes table's): its in-kernel totals, though
+    # they are written after it ended
+    tot = sum(x["calls"] for x in json.load(open(sc))["syscalls"])
+    if p["syscalls"] != tot:
+        print("  pid %d: processes[].syscalls %s, its syscalls' total %d" % (pid, p["syscalls"], tot))
+        ok = False
 if sys.argv[11]: # the first program's cgroup, the second's another
     cg = (procs[int(sys.argv[2])]["cgroup"], procs[int(sys.argv[6])]["cgroup"])
     print("  cgroups: %s, %s" % cg)
