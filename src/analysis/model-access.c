@@ -133,6 +133,42 @@ const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *
 	return buf;
 }
 
+/* The site's native frames as "module+0xOFFSET" (the module's base name; "?" with no mapping),
+ * innermost first, ";" between, as many as fit; "" without a stack. */
+const char *mt_report_site_stack(const struct mt_report *rep, size_t site, char *buf, size_t size)
+{
+	const struct mt_report_access *ra = &rep->access;
+	const struct mt_access_site *s = &ra->st.sites[site];
+	uint64_t ips[128];
+	size_t len = 0;
+	int n;
+
+	buf[0] = 0;
+	if (!s->stack || !ra->symbolizer ||
+	    (n = mt_reader_stack(rep->r, s->stream, s->stack, ips, 128)) < 1)
+		return buf;
+	for (int i = 0; i < n && len + 1 < size; i++) {
+		const struct mt_frame *fr;
+		const char *m;
+		int w;
+
+		if (ips[i] & MT_PY_FRAME_BIT)
+			continue;
+		if (mt_sym_resolve(ra->symbolizer, s->pid, s->first_ns, ips[i], false, &fr) < 1)
+			continue;
+		m = fr[0].module ? strrchr(fr[0].module, '/') : NULL;
+		m = m ? m + 1 : fr[0].module ? fr[0].module : "?";
+		w = snprintf(buf + len, size - len, "%s%s+0x%" PRIx64, len ? ";" : "", m,
+			     fr[0].offset);
+		if (w < 0 || (size_t)w >= size - len) {
+			buf[len] = 0; /* the last frame did not fit: left out whole */
+			break;
+		}
+		len += (size_t)w;
+	}
+	return buf;
+}
+
 const char *mt_report_spin_name(const struct mt_report *rep, const struct mt_spin_site *s,
 				char *buf, size_t size)
 {

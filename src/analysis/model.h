@@ -157,6 +157,8 @@ const struct mt_collector_info *mt_report_collector(const struct mt_report *rep,
 /* Names the renderers share: an allocation site's innermost useful frame, a region's type
  * (its label's, a rule's, or the built-in one) and label. */
 const char *mt_report_site_name(const struct mt_report *rep, size_t site, char *buf, size_t size);
+/* The site's native frames, "module+0xOFFSET;..." innermost first (tools match stacks by them). */
+const char *mt_report_site_stack(const struct mt_report *rep, size_t site, char *buf, size_t size);
 const char *mt_report_region_type(const struct mt_report *rep, const struct mt_access_region *g);
 /* What gave g its type: "memtap_label", the rule ("profile NAME: symbol RE", "FILE:LINE:
  * path GLOB") in buf, or NULL for the built-in type of its mapping or heap blocks. */

@@ -215,7 +215,7 @@ static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 	mt_json_begin_array(j);
 	{
 		size_t n, *v = mt_report_ranked_sites(st, &n);
-		char name[512];
+		char name[512], stack[1024];
 
 		for (size_t k = 0; v && k < n && k < rep->top; k++) {
 			const struct mt_access_site *s = &st->sites[v[k]];
@@ -226,8 +226,15 @@ static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 			mt_json_kv_u64(j, "pid", s->pid);
 			mt_json_kv_str(j, "function",
 				       mt_report_site_name(rep, v[k], name, sizeof(name)));
+			mt_json_kv_str(j, "stack", mt_report_site_stack(rep, v[k], stack, sizeof(stack)));
 			mt_json_kv_u64(j, "samples", s->c.samples);
 			mt_json_kv_u64(j, "total_reads", s->c.read_samples);
+			/* the reads the samples stand for (each weighs the sampling period), and their
+			 * relative standard error: a count of n samples is known within 1/sqrt(n) */
+			mt_json_kv_u64(j, "reads_estimated", s->c.reads);
+			mt_json_kv_double(j, "reads_relative_error",
+					  s->c.read_samples ? 1.0 / sqrt((double)s->c.read_samples)
+							    : NAN);
 			mt_json_kv_u64(j, "total_writes", s->c.write_samples);
 			mt_json_kv_u64(j, "faults", s->faults);
 			/* page-write tracking's (memtap's), not in faults */
