@@ -1,8 +1,8 @@
 #!/bin/sh
 # SPDX-License-Identifier: MIT
 # Syscall counts: per syscall, calls and errors equal strace -f -c's on deterministic
-# workloads (dd bs=1, find over a generated tree, an mmap/madvise/munmap loop, a shell
-# pipeline of several processes). Recorded with --no-alloc, and with default options (the
+# workloads (dd bs=1, find over a generated tree, an mmap/madvise/munmap loop, CPython, a
+# shell pipeline of several processes). Recorded with --no-alloc, and with default options (the
 # preload runtime on) against strace -f -c of the bare command: the runtime's own calls and
 # the dynamic loader's work loading it (open, read, stat, mmaps of its file, close, its
 # RELRO mprotect) are marked and shown apart, and what is left equals strace's count
@@ -85,6 +85,11 @@ PY
 same dd dd if=/dev/zero of=/dev/null bs=1 count=20000
 same find find tree -type f
 same maploop "$WORKLOADS/faults-truth" maploop 2000
+# A Python program: its imports open, stat and read dozens of files, a directory is listed,
+# small objects come and go; the runtime's Python frames read the interpreter's own memory,
+# never a file. (Growing one big buffer would not do: glibc then moves between brk and mremap
+# with the address-space layout, from run to run of the bare program too.)
+PYTHONHASHSEED=0 same python /usr/bin/python3 -c 'import json, os; print(sum(len(json.dumps({"k": i, "v": [i] * 8})) for i in range(20000)), len(os.listdir("/usr/lib/python3.11")))'
 # Several processes (fork, exec, wait); files rather than pipes between them, as how many
 # reads a pipe takes depends on scheduling and differs from run to run.
 same processes sh -c 'seq 1 3000 >a; sort -n a >b; uniq b >c; wc -l <c'
