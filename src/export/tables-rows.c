@@ -271,12 +271,14 @@ static int syscall_row(struct out *o, struct rows *r, struct mt_sink *s, size_t 
 	return 1;
 }
 
-/* faults: per process. */
-enum { FA_PID, FA_MINOR, FA_MAJOR };
+/* faults: per process, the workload's; page-write tracking's apart (null for a trace that
+ * cannot tell them: before format 1.4). */
+enum { FA_PID, FA_MINOR, FA_MAJOR, FA_TRACKING };
 static const struct mt_col fault_cols[] = {
 	[FA_PID] = { "pid", MT_COL_I64, false },
 	[FA_MINOR] = { "minor", MT_COL_I64, false },
 	[FA_MAJOR] = { "major", MT_COL_I64, false },
+	[FA_TRACKING] = { "page_write_tracking", MT_COL_I64, true },
 };
 
 static int faults_start(struct out *o, struct rows *r)
@@ -292,6 +294,8 @@ static int fault_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
 	mt_sink_i64(s, FA_PID, st->fault_procs[i].pid);
 	mt_sink_i64(s, FA_MINOR, (int64_t)st->fault_procs[i].minor);
 	mt_sink_i64(s, FA_MAJOR, (int64_t)st->fault_procs[i].major);
+	if (st->tracking_basis != MT_FTB_UNKNOWN)
+		mt_sink_i64(s, FA_TRACKING, (int64_t)st->fault_procs[i].tracking);
 	return 1;
 }
 
