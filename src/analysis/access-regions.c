@@ -522,7 +522,8 @@ void mt_acc_on_page_track(struct pass *ps, const struct mt_event *ev)
 		if (b->wp == MT_LABEL_WP_TRACKED && op == MT_PT_UNTRACKED_HUGE) {
 			b->wp_ended = true;
 		} else if (b->wp == MT_LABEL_WP_TRACKED) {
-			uint64_t a = p > b->wp_lo ? p : b->wp_lo, z = end < b->wp_hi ? end : b->wp_hi;
+			uint64_t a = p > b->wp_lo ? p : b->wp_lo,
+				 z = end < b->wp_hi ? end : b->wp_hi;
 
 			if (b->wp_huge_t != t) { /* a new scan's set: counted afresh */
 				b->wp_huge_t = t;

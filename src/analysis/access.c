@@ -321,7 +321,8 @@ static inline __attribute__((always_inline)) void prefetch_slots(const struct pa
 	(1ull << MT_EV_ACCESS | 1ull << MT_EV_FAULT | 1ull << MT_EV_MMAP | 1ull << MT_EV_MUNMAP |  \
 	 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK | 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | \
 	 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE |                \
-	 1ull << MT_EV_PW_RANGE | 1ull << MT_EV_PHASE | 1ull << MT_EV_LOST | 1ull << MT_EV_PAGE_TRACK)
+	 1ull << MT_EV_PW_RANGE | 1ull << MT_EV_PHASE | 1ull << MT_EV_LOST |                       \
+	 1ull << MT_EV_PAGE_TRACK)
 
 /* Each access's slots in the exact-address and page tables are fetched from memory PIPE
  * events before it is handled. */

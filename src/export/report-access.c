@@ -509,7 +509,7 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f)
 {
 	static const char *const heads[] = { "region", "pid",	"type", "bytes",
 					     "minor",  "major", "label" };
-	static const char *const heads_tr[] = { "region", "pid",   "type",	 "bytes",
+	static const char *const heads_tr[] = { "region", "pid",   "type",     "bytes",
 						"minor",  "major", "tracking", "label" };
 	bool tr;
 	const struct mt_report_access *ra = &rep->access;

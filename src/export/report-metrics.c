@@ -226,7 +226,8 @@ static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 			mt_json_kv_u64(j, "pid", s->pid);
 			mt_json_kv_str(j, "function",
 				       mt_report_site_name(rep, v[k], name, sizeof(name)));
-			mt_json_kv_str(j, "stack", mt_report_site_stack(rep, v[k], stack, sizeof(stack)));
+			mt_json_kv_str(j, "stack",
+				       mt_report_site_stack(rep, v[k], stack, sizeof(stack)));
 			mt_json_kv_u64(j, "samples", s->c.samples);
 			mt_json_kv_u64(j, "total_reads", s->c.read_samples);
 			/* the reads the samples stand for (each weighs the sampling period), and their

@@ -429,7 +429,8 @@ unsigned mt_pwf_event(struct mt_pwf *p, unsigned type, const uint64_t *v)
 	case MT_EV_TASK_NEW:
 		/* a fork: the parent's pages are copy-on-write, so their next write faults bare
 		 * too, and it clears the protection; the child has no registration */
-		if (v[MT_F_NEW_KIND] == MT_TASK_PROCESS && (pr = proc_of(p, v[MT_F_NEW_PPID], false)))
+		if (v[MT_F_NEW_KIND] == MT_TASK_PROCESS &&
+		    (pr = proc_of(p, v[MT_F_NEW_PPID], false)))
 			for (size_t i = 0; i < pr->n; i++)
 				apply(p, pr, pr->r[i].lo, pr->r[i].hi, FORK, 0);
 		if (v[MT_F_NEW_KIND] != MT_TASK_THREAD && (pr = proc_of(p, v[MT_F_PID], false)))

@@ -26,9 +26,9 @@
 #include <memtap/trace-format.h>
 
 /* The event types the machine follows, besides MT_EV_FAULT. */
-#define MT_PWF_TYPES                                                                            \
-	(1ull << MT_EV_PAGE_WRITE | 1ull << MT_EV_PAGE_TRACK | 1ull << MT_EV_PW_RANGE |          \
-	 1ull << MT_EV_LABEL | 1ull << MT_EV_MUNMAP | 1ull << MT_EV_MREMAP |                     \
+#define MT_PWF_TYPES                                                                    \
+	(1ull << MT_EV_PAGE_WRITE | 1ull << MT_EV_PAGE_TRACK | 1ull << MT_EV_PW_RANGE | \
+	 1ull << MT_EV_LABEL | 1ull << MT_EV_MUNMAP | 1ull << MT_EV_MREMAP |            \
 	 1ull << MT_EV_TASK_NEW | 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_TASK_EXIT)
 
 #define MT_PWF_MAX_RANGE (1ull << 42) /* a tracked range larger is refused (a damaged trace) */

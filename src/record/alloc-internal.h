@@ -110,9 +110,10 @@ struct mt_alloc_state {
 	size_t nprocs, procs_cap;
 	/* totals over closed connections */
 	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
-		rule_misses, unwind_chunk_reads, unwind_in_memory, unsupported, trie_full, memo_hits, walked, reused, nodes, bad_rows,
-		trie_resets, node_waits, trunc[MT_RT_TRUNC_MAX], own_lost, own_outside, notifies,
-		labels, labels_dropped, bad_labels;
+		rule_misses, unwind_chunk_reads, unwind_in_memory, unsupported, trie_full,
+		memo_hits, walked, reused, nodes, bad_rows, trie_resets, node_waits,
+		trunc[MT_RT_TRUNC_MAX], own_lost, own_outside, notifies, labels, labels_dropped,
+		bad_labels;
 	/* Python frames: processes by enum mt_rt_py_state, the last version met of each state,
 	 * functions announced (and lost, malformed), stacks with Python frames, and those whose
 	 * outer Python frames lay beyond the captured native ones */

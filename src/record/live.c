@@ -82,9 +82,9 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 	switch (type) {
 	case MT_EV_MMAP:
 		if (row[MT_F_MMAP_ORIGIN] == MT_MMAP_MEMTAP && p->nown < LIVE_OWN_MAX)
-			p->own[p->nown++] = (struct live_own){
-				row[MT_F_MMAP_ADDR], row[MT_F_MMAP_ADDR] + row[MT_F_MMAP_LEN]
-			};
+			p->own[p->nown++] =
+				(struct live_own){ row[MT_F_MMAP_ADDR],
+						   row[MT_F_MMAP_ADDR] + row[MT_F_MMAP_LEN] };
 		break;
 	case MT_EV_FAULT:
 		if ((tracking & MT_FAULT_TRACKING) || own(p, row[MT_F_FAULT_ADDR]) ||
@@ -155,8 +155,8 @@ void mt_live_open(struct mt_session *s)
 	mt_writer_tap(s->w,
 		      1u << MT_EV_FAULT | 1u << MT_EV_SYSCALL | 1u << MT_EV_ACCESS |
 			      1u << MT_EV_RSS | 1u << MT_EV_TASK_EXEC | 1u << MT_EV_TASK_COMM |
-			      1u << MT_EV_MMAP |
-			      1u << MT_EV_TASK_EXIT | (uint32_t)(l->pwf ? MT_PWF_TYPES : 0),
+			      1u << MT_EV_MMAP | 1u << MT_EV_TASK_EXIT |
+			      (uint32_t)(l->pwf ? MT_PWF_TYPES : 0),
 		      on_event, l);
 }
 

@@ -165,8 +165,8 @@ bool mt_sys_thp_always(void)
 {
 	char buf[256];
 
-	return mt_read_line_file("/sys/kernel/mm/transparent_hugepage/enabled", buf,
-				 sizeof(buf)) == 0 &&
+	return mt_read_line_file("/sys/kernel/mm/transparent_hugepage/enabled", buf, sizeof(buf)) ==
+		       0 &&
 	       strstr(buf, "[always]");
 }
 

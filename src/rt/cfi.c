@@ -394,9 +394,8 @@ static bool run_rule_op(uint8_t op, const uint8_t **p, const uint8_t *end,
 }
 
 /* Runs CFA instructions up to target, starting at loc. init is the CIE's state (for restore). */
-static bool run_cfi(const uint8_t *p, const uint8_t *end, uint64_t delta,
-		    const struct cie_info *ci, uint64_t loc, uint64_t target, struct cfi_regs *st,
-		    const struct cfi_regs *init)
+static bool run_cfi(const uint8_t *p, const uint8_t *end, uint64_t delta, const struct cie_info *ci,
+		    uint64_t loc, uint64_t target, struct cfi_regs *st, const struct cfi_regs *init)
 {
 	struct cfi_regs stack[8];
 	unsigned depth = 0;

@@ -140,7 +140,7 @@ static const uint8_t *chunk(struct obj *o, uint64_t c)
 	}
 	/* the file first opened, still: a library replaced since is not read */
 	b = (uint64_t)st.st_dev == o->dev && (uint64_t)st.st_ino == o->ino ? rt_mmap_anon(CHUNK)
-									  : NULL;
+									   : NULL;
 	ok = b && read_at(fd, b, n, o->off + at);
 	(void)rt_sys1(SYS_close, fd);
 	if (!ok) {

@@ -17,8 +17,7 @@ MT_TEST_MAIN()
 
 static uint64_t now = 1000;
 
-static unsigned ev(struct mt_pwf *p, unsigned type, uint64_t a, uint64_t b, uint64_t c,
-		   uint64_t d)
+static unsigned ev(struct mt_pwf *p, unsigned type, uint64_t a, uint64_t b, uint64_t c, uint64_t d)
 {
 	uint64_t v[MT_MAX_FIELDS] = { 0 };
 

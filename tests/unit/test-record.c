@@ -239,8 +239,11 @@ TEST(pagewrites_late_release_scan_keeps_its_epoch)
 	struct mt_record_opts o = { .page_writes_ns = 1 }; /* every drain scans */
 	struct mt_session s = { .o = &o };
 	uint64_t t0, t_rt, t_late, runs[3] = { 0x10000, 0x12000, 2 }, got[2][2] = { { 0 } };
-	struct mt_rt_pwruns h = { .type = MT_RT_MSG_PWRUNS, .n = 1, .kind = MT_RT_PW_WRITTEN,
-				  .lo = 0x10000, .hi = 0x12000 };
+	struct mt_rt_pwruns h = { .type = MT_RT_MSG_PWRUNS,
+				  .n = 1,
+				  .kind = MT_RT_PW_WRITTEN,
+				  .lo = 0x10000,
+				  .hi = 0x12000 };
 	const char *why;
 	struct mt_reader *r;
 	struct mt_cursor *c;

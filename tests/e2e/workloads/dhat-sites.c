@@ -16,7 +16,7 @@
 
 /* One function per site, kept out of line and not a tail call (the block's first word is
  * written after the call), so that each is its own allocation stack in every build. */
-#define SITE(name, call)                                     \
+#define SITE(name, call)                                      \
 	__attribute__((noinline)) static long *name(size_t n) \
 	{                                                     \
 		long *p = call;                               \
@@ -36,8 +36,8 @@ int main(int argc, char **argv)
 	static const struct {
 		const char *name;
 		long *(*alloc)(size_t);
-	} sites[6] = { { "alpha", alpha },	 { "bravo", bravo }, { "charlie", charlie },
-		       { "delta", delta },	 { "echo", echo },   { "foxtrot", foxtrot } };
+	} sites[6] = { { "alpha", alpha }, { "bravo", bravo }, { "charlie", charlie },
+		       { "delta", delta }, { "echo", echo },   { "foxtrot", foxtrot } };
 	long scale = argc > 1 ? atol(argv[1]) : 1;
 	int strided = argc > 2 && !strcmp(argv[2], "strided");
 	volatile long sum = 0;
