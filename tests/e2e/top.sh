@@ -127,6 +127,22 @@ grep -q "^ *[0-9]* python3 " once.txt || fail "top --once shows no python3 row: 
 touch done
 wait $mp || fail "the recording failed: $(cat rec.err)"
 grep -q "kept 40 MiB" grow.out || fail "the program's output changed: $(cat grow.out)"
+# memtap's own memory (its runtime's region, arena and image, as the trace names them) is in
+# none of the live regions: the report's definition (issue 35, item 5)
+"$MEMTAP" dump g.mtap --type mmap >maps.jsonl || fail "dump failed"
+python3 - l1.txt l2.txt <<'PY' || fail "memtap top shows memtap's own memory as a region (above)"
+import json, re, sys
+own = [(int(e["addr"], 16), int(e["addr"], 16) + e["len"]) for e in map(json.loads, open("maps.jsonl"))
+       if e["origin"] == "memtap"]
+assert own, "the trace names no memory of memtap's"
+for path in sys.argv[1:]:
+    for l in open(path):
+        m = re.match(r"region \S+ \d+ \d+ \[anon 0x([0-9a-f]+)\]", l)
+        if m and any(lo <= int(m.group(1), 16) < hi for lo, hi in own):
+            print("  %s: %s" % (path, l.strip()))
+            sys.exit(1)
+print("  memtap's own ranges %d, none among the live regions" % len(own))
+PY
 "$MEMTAP" top --once --pid $mp >x.out 2>x.err && fail "top of a finished recording succeeded"
 [ "$(wc -l <x.err)" = 1 ] || fail "a finished recording: not one line: $(cat x.err)"
 ok "memtap top in 80x24 tmux: live figures change, heap, regions and sites are the known ones, q quits"
