@@ -104,14 +104,7 @@ PY
 done
 
 command -v sqlite3 >/dev/null || skip "sqlite3 is not installed"
-cat >q.sql <<'SQL'
-CREATE TABLE t(id INTEGER PRIMARY KEY, k TEXT, v REAL);
-WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 60000)
-INSERT INTO t SELECT x, printf('key%06d', x % 1500), x * 0.5 FROM c;
-CREATE INDEX tk ON t(k);
-SELECT k, count(*), sum(v) FROM t GROUP BY k ORDER BY 3 DESC LIMIT 3;
-SELECT count(*) FROM t a JOIN t b ON a.k = b.k WHERE a.id < 600;
-SQL
+sqlite_queries 60000 1500 600 >q.sql
 # the process's maps at its end, for DHAT's addresses: .shell's child names its parent
 { cat q.sql; echo '.shell cat /proc/$PPID/maps >vg.maps'; } >qd.sql
 valgrind -q --tool=dhat --dhat-out-file=d-sql.json sqlite3 :memory: <qd.sql >d-sql.out 2>d-sql.err ||

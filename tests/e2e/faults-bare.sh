@@ -72,12 +72,5 @@ else
 fi
 check python /usr/bin/python3 "$SRC/tests/e2e/workloads/pyfaults.py"
 command -v sqlite3 >/dev/null || skip "sqlite3 is not installed"
-cat >q.sql <<'SQL'
-CREATE TABLE t(id INTEGER PRIMARY KEY, k TEXT, v REAL);
-WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 200000)
-INSERT INTO t SELECT x, printf('key%06d', x % 5000), x * 0.5 FROM c;
-CREATE INDEX tk ON t(k);
-SELECT k, count(*), sum(v) FROM t GROUP BY k ORDER BY 3 DESC LIMIT 3;
-SELECT count(*) FROM t a JOIN t b ON a.k = b.k WHERE a.id < 2000;
-SQL
+sqlite_queries 200000 5000 2000 >q.sql
 check sqlite3 sh -c "sqlite3 :memory: <q.sql"

@@ -124,3 +124,16 @@ need_node_llama() {
 sanitized() {
 	[ -n "${ASAN_OPTIONS:-}" ]
 }
+
+# sqlite_queries ROWS KEYS JOINED: a query workload for sqlite3 on stdin: a table of ROWS rows
+# over KEYS distinct keys, an index, a grouped sum and a self-join of the first JOINED rows.
+sqlite_queries() {
+	cat <<SQL
+CREATE TABLE t(id INTEGER PRIMARY KEY, k TEXT, v REAL);
+WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < $1)
+INSERT INTO t SELECT x, printf('key%06d', x % $2), x * 0.5 FROM c;
+CREATE INDEX tk ON t(k);
+SELECT k, count(*), sum(v) FROM t GROUP BY k ORDER BY 3 DESC LIMIT 3;
+SELECT count(*) FROM t a JOIN t b ON a.k = b.k WHERE a.id < $3;
+SQL
+}

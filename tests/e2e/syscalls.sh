@@ -87,9 +87,12 @@ same find find tree -type f
 same maploop "$WORKLOADS/faults-truth" maploop 2000
 # A Python program: its imports open, stat and read dozens of files, a directory is listed,
 # small objects come and go; the runtime's Python frames read the interpreter's own memory,
-# never a file. (Growing one big buffer would not do: glibc then moves between brk and mremap
-# with the address-space layout, from run to run of the bare program too.)
-PYTHONHASHSEED=0 same python /usr/bin/python3 -c 'import json, os; print(sum(len(json.dumps({"k": i, "v": [i] * 8})) for i in range(20000)), len(os.listdir("/usr/lib/python3.11")))'
+# never a file. glibc's mmap threshold is fixed for it (GLIBC_TUNABLES): a CI run with the
+# runtime on once served one block of 128 KiB by mmap (+1 mmap) where 20 bare runs and 12
+# --no-alloc runs here never did; whether a growing block reaches the threshold in place
+# follows the heap's layout, which the address-space layout and the allocations before it
+# move. (An open question: issue 35's closing note.)
+PYTHONHASHSEED=0 GLIBC_TUNABLES=glibc.malloc.mmap_threshold=131072 same python /usr/bin/python3 -c 'import json, os; print(sum(len(json.dumps({"k": i, "v": [i] * 8})) for i in range(20000)), len(os.listdir("/usr/lib/python3.11")))'
 # Several processes (fork, exec, wait); files rather than pipes between them, as how many
 # reads a pipe takes depends on scheduling and differs from run to run.
 same processes sh -c 'seq 1 3000 >a; sort -n a >b; uniq b >c; wc -l <c'

@@ -137,8 +137,11 @@ own = [(int(e["addr"], 16), int(e["addr"], 16) + e["len"]) for e in map(json.loa
 assert own, "the trace names no memory of memtap's"
 for path in sys.argv[1:]:
     for l in open(path):
-        m = re.match(r"region \S+ \d+ \d+ \[anon 0x([0-9a-f]+)\]", l)
-        if m and any(lo <= int(m.group(1), 16) < hi for lo, hi in own):
+        # a mapping wholly memtap's (the loader's mapping of the runtime's bss may be merged
+        # with the program's anonymous memory after it: that tail is the program's)
+        m = re.match(r"region \S+ \d+ (\d+) \[anon 0x([0-9a-f]+)\]", l)
+        if m and any(lo <= int(m.group(2), 16) and int(m.group(2), 16) + int(m.group(1)) <= hi
+                     for lo, hi in own):
             print("  %s: %s" % (path, l.strip()))
             sys.exit(1)
 print("  memtap's own ranges %d, none among the live regions" % len(own))
