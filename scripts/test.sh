@@ -21,7 +21,8 @@ cmake --preset asan >/dev/null
 cmake --build build-asan -j "$JOBS"
 
 # A plain user build never stops at a warning (MEMTAP_WERROR is off by default); CI builds the
-# optimised code of both compilers with -Werror, since -O3 finds warnings -O2 and -O0 do not.
+# optimised product (not its tests) of both compilers with -Werror, since -O3 finds warnings
+# -O2 and -O0 do not.
 for preset in ci-release ci-clang; do
 	echo "== build: $preset (-O3, -Werror)"
 	cmake --preset "$preset" >/dev/null
