@@ -198,6 +198,39 @@ void mt_acc_on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len
 	}
 }
 
+struct image_end {
+	struct mt_access_stats *st;
+	uint32_t pid;
+	uint64_t t;
+	int value; /* 0: the node's a names the region, 1: its b (heap blocks, NONE unsampled) */
+};
+
+static void end_of_image(const struct mt_rs_node *n, void *ctx)
+{
+	struct image_end *e = ctx;
+	uint32_t reg = e->value ? n->b : n->a;
+
+	/* a forked child's copy of its parent's ranges names the parent's regions: left open */
+	if (reg != NONE && reg < e->st->nregions && e->st->regions[reg].pid == e->pid &&
+	    !e->st->regions[reg].b.end_ns) {
+		end_region(e->st, reg, e->t);
+		e->st->regions[reg].b.with_image = true;
+	}
+}
+
+void mt_acc_on_image_end(struct pass *ps, uint32_t pid, uint64_t t)
+{
+	struct proc *pr = mt_acc_proc_of(ps, pid);
+	struct image_end e = { ps->st, pid, t ? t : 1, 0 };
+
+	if (!pr)
+		return;
+	mt_rs_each(&ps->pool, pr->maps, end_of_image, &e);
+	mt_rs_each(&ps->pool, pr->labels, end_of_image, &e);
+	e.value = 1;
+	mt_rs_each(&ps->pool, pr->blocks, end_of_image, &e);
+}
+
 /*
  * memtap_label: the range becomes a region of the workload's type, in front of the mapping
  * or heap block it lies in, until memtap_unlabel, an unmap of it, or the process's exec.

@@ -18,22 +18,37 @@
 #include "format/reader.h"
 #include "format/schema.h"
 
-/* A quantile of a non-empty set, NaN for an empty one. */
-static double qs_q(struct mt_qs *q, double p, double scale)
-{
-	return q->n ? mt_qs_quantile(q, p) / scale : NAN;
-}
-
 /*
  * An upper bound of the type's retention quantile p, in s: nothing is read after it is gone,
  * so no retention exceeds the longest lifetime, and the quantile over the regions with a read
- * does not exceed the same quantile of their lifetimes.
+ * does not exceed the same quantile of their lifetimes. A censored lifetime bounds nothing:
+ * NaN when the quantile is only a lower bound and the longest lifetime is censored.
  */
 static double life_bound(struct mt_type_metrics *m, double p)
 {
-	double all = (double)m->life_max_ns / 1e9, q = qs_q(&m->life_read, p, 1e9);
+	double all = m->life_max_censored ? NAN : (double)m->life_max_ns / 1e9;
+	bool lower;
+	double q = mt_surv_quantile(&m->life_read, p, &lower) / 1e9;
 
-	return isnan(q) || q > all ? all : q;
+	if (isnan(q) || lower)
+		return all;
+	return isnan(all) || q < all ? q : all;
+}
+
+/* The quantiles p50, p90, p99 of a set of censored durations, in s; *lower_from the first
+ * that is only a lower bound (3: none). */
+static void surv_quantiles(struct mt_surv *sv, double out[3], uint8_t *lower_from)
+{
+	static const double q[3] = { 0.5, 0.9, 0.99 };
+
+	*lower_from = 3;
+	for (int k = 0; k < 3; k++) {
+		bool lower;
+
+		out[k] = mt_surv_quantile(sv, q[k], &lower) / 1e9;
+		if (lower && *lower_from == 3)
+			*lower_from = (uint8_t)k;
+	}
 }
 
 /* A type's figures from its sums and distributions, and its MRM label. */
@@ -52,9 +67,9 @@ static void settle_type(struct mt_type_metrics *m, const struct mt_mrm_rule *rul
 	m->reads_per_write = !n			? NAN
 			     : m->write_samples ? (double)m->read_samples / (double)m->write_samples
 						: 0.0;
+	surv_quantiles(&m->retention, m->retention_s, &m->retention_lower_from);
+	surv_quantiles(&m->lifetime, m->lifetime_s, &m->lifetime_lower_from);
 	for (int k = 0; k < 3; k++) {
-		m->retention_s[k] = qs_q(&m->retention, q[k], 1e9);
-		m->lifetime_s[k] = qs_q(&m->lifetime, q[k], 1e9);
 		m->iai_ns[k] = m->iai.n ? floor(mt_qs_quantile(&m->iai, q[k])) /* as mrm-trace */
 					: NAN;
 		m->reuse_lines[k] = m->reuse.n ? floor(mt_qs_quantile(&m->reuse, q[k])) : NAN;
@@ -74,12 +89,15 @@ static void settle_type(struct mt_type_metrics *m, const struct mt_mrm_rule *rul
 								: NAN,
 					  .retention_p99_s = m->retention_s[2],
 					  .retention_p50_s = m->retention_s[0],
+					  .retention_p99_censored = m->retention_lower_from <= 2,
+					  .retention_p50_censored = m->retention_lower_from == 0,
 					  .read_samples = m->read_samples,
 					  .lifetime_p99_s = life_bound(m, 0.99),
 					  .lifetime_p50_s = life_bound(m, 0.5),
 				  });
 	m->mrm = v.label;
 	m->mrm_by = v.by;
+	m->mrm_open = v.censored;
 }
 
 /* A region's own figures, write-once basis and MRM label; *wo_pages gets the pages its
@@ -89,6 +107,7 @@ static void settle_region(struct pass *ps, struct mt_access_region *g, uint64_t 
 	struct mt_access_stats *st = ps->st;
 	struct mt_region_behavior *b = &g->b;
 	uint64_t born, end = b->end_ns ? b->end_ns : st->t_end, n = g->c.samples, pages;
+	bool censored = mt_region_censored(b); /* lifetime and retention lower bounds */
 	struct mt_mrm_verdict v;
 
 	mt_acc_settle_stride(b);
@@ -133,12 +152,15 @@ static void settle_region(struct pass *ps, struct mt_access_region *g, uint64_t 
 				    .write_once = b->write_once < 0 ? NAN : b->write_once,
 				    .retention_p99_s = b->retention_s,
 				    .retention_p50_s = b->retention_s,
+				    .retention_p99_censored = censored,
+				    .retention_p50_censored = censored,
 				    .read_samples = g->c.read_samples,
-				    .lifetime_p99_s = b->lifetime_s,
-				    .lifetime_p50_s = b->lifetime_s,
+				    .lifetime_p99_s = censored ? NAN : b->lifetime_s,
+				    .lifetime_p50_s = censored ? NAN : b->lifetime_s,
 			    });
 	b->mrm = v.label;
 	b->mrm_by = v.by;
+	b->mrm_open = v.censored;
 }
 
 /* Settles what only the end knows: page-write runs, windows, per-region and per-type
@@ -200,21 +222,25 @@ void mt_acc_finish(struct pass *ps)
 			m->kernel_regions++;
 		{
 			uint64_t life = isnan(b->lifetime_s) ? st->t_end - st->t0 : b->lifetime_ns;
+			bool cens = mt_region_censored(b) || isnan(b->lifetime_s);
 
-			if (life > m->life_max_ns)
+			if (life > m->life_max_ns || (life == m->life_max_ns && cens)) {
 				m->life_max_ns = life;
+				m->life_max_censored = cens;
+			}
 		}
 		/* Retention only where a read was sampled: a region never seen read has an
 		 * unknown retention, not 0. The lifetime is known from its events. */
 		if (g->c.read_samples && g->type != MT_REGION_HEAP_OBJECTS &&
 		    g->type != MT_REGION_UNKNOWN) {
-			mt_qs_add(&m->retention, b->retention_ns);
-			mt_qs_add(&m->life_read,
-				  isnan(b->lifetime_s) ? st->t_end - st->t0 : b->lifetime_ns);
+			mt_surv_add(&m->retention, b->retention_ns, mt_region_censored(b));
+			mt_surv_add(&m->life_read,
+				    isnan(b->lifetime_s) ? st->t_end - st->t0 : b->lifetime_ns,
+				    mt_region_censored(b) || isnan(b->lifetime_s));
 			m->retention_regions++;
 		}
 		if (!isnan(b->lifetime_s) && g->type != MT_REGION_HEAP_OBJECTS) {
-			mt_qs_add(&m->lifetime, b->lifetime_ns);
+			mt_surv_add(&m->lifetime, b->lifetime_ns, mt_region_censored(b));
 			m->lifetime_regions++;
 		}
 		if (g->c.samples && b->strides) {

@@ -280,9 +280,15 @@ static void dispatch(struct pass *ps, const struct mt_event *ev)
 	case MT_EV_PW_RANGE:
 		mt_acc_on_pw_range(ps, ev);
 		break;
+	case MT_EV_TASK_EXIT:
+		if (ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)
+			mt_acc_on_image_end(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME]);
+		break;
 	case MT_EV_TASK_EXEC: {
-		struct proc *pr = mt_acc_proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+		struct proc *pr;
 
+		mt_acc_on_image_end(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME]);
+		pr = mt_acc_proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
 		if (pr) {
 			mt_rs_free(&ps->pool, pr->blocks); /* the old image's heap is gone */
 			mt_rs_free(&ps->pool, pr->labels); /* and the names it gave */
@@ -322,7 +328,7 @@ static inline __attribute__((always_inline)) void prefetch_slots(const struct pa
 	 1ull << MT_EV_MREMAP | 1ull << MT_EV_BRK | 1ull << MT_EV_ALLOC | 1ull << MT_EV_TASK_NEW | \
 	 1ull << MT_EV_TASK_EXEC | 1ull << MT_EV_LABEL | 1ull << MT_EV_PAGE_WRITE |                \
 	 1ull << MT_EV_PW_RANGE | 1ull << MT_EV_PHASE | 1ull << MT_EV_LOST |                       \
-	 1ull << MT_EV_PAGE_TRACK)
+	 1ull << MT_EV_PAGE_TRACK | 1ull << MT_EV_TASK_EXIT)
 
 /* Each access's slots in the exact-address and page tables are fetched from memory PIPE
  * events before it is handled. */
@@ -449,9 +455,9 @@ void mt_access_release(struct mt_access_stats *st)
 		mt_qs_release(&st->regions[i].b.stride);
 	for (size_t i = 0; i < st->ntypes; i++) {
 		free(st->types[i].name);
-		mt_qs_release(&st->types[i].retention);
-		mt_qs_release(&st->types[i].lifetime);
-		mt_qs_release(&st->types[i].life_read);
+		mt_surv_release(&st->types[i].retention);
+		mt_surv_release(&st->types[i].lifetime);
+		mt_surv_release(&st->types[i].life_read);
 		mt_qs_release(&st->types[i].iai);
 		mt_qs_release(&st->types[i].reuse);
 	}

@@ -11,6 +11,7 @@
 
 #include "analysis/mrm.h"
 #include "analysis/quantile.h"
+#include "analysis/survival.h"
 
 struct mt_reader;
 struct mt_rule;
@@ -52,7 +53,10 @@ enum mt_wo_basis {
 
 /* Memory-behaviour metrics of one region (see docs/metrics.md). */
 struct mt_region_behavior {
-	uint64_t end_ns; /* freed, unmapped or unlabelled then; 0: alive at the end */
+	/* freed, unmapped or unlabelled then, or its process exited or exec'd (with_image);
+	 * 0: alive at the end of the recording */
+	uint64_t end_ns;
+	bool with_image; /* it ended with its process's image, not by the program's own call */
 	uint64_t first_write_ns, last_write_ns, first_read_ns, last_read_ns; /* 0: none seen */
 	bool readonly; /* in a mapping without PROT_WRITE */
 	uint8_t wp; /* enum mt_label_wp of its label */
@@ -80,16 +84,29 @@ struct mt_region_behavior {
 	uint8_t wo_basis; /* enum mt_wo_basis */
 	uint8_t mrm; /* enum mt_mrm */
 	uint8_t mrm_by; /* MT_MRM_BY_*: what decided it */
+	uint8_t mrm_open; /* MT_MRM_NEEDS_*: thresholds its censored retention left open */
 	const struct mt_rule *typed_by; /* the rule (file or profile) that gave its type */
 };
+
+/*
+ * Right-censored (docs/metrics.md, "Censored lifetimes"): the program never ended it — it
+ * was alive at the end of the recording or lasted until its process exited or exec'd — so
+ * its lifetime and retention are lower bounds.
+ */
+static inline bool mt_region_censored(const struct mt_region_behavior *b)
+{
+	return !b->end_ns || b->with_image;
+}
 
 /* The metrics of one region type (a workload's label type, or a built-in one). */
 struct mt_type_metrics {
 	char *name;
 	uint64_t regions, samples, read_samples, write_samples, reads, writes;
-	struct mt_qs retention, lifetime; /* ns, one value per region */
-	struct mt_qs life_read; /* lifetimes of the regions in retention: its upper bound */
+	/* ns, one value per region, censored for a region alive at the end (survival.h) */
+	struct mt_surv retention, lifetime;
+	struct mt_surv life_read; /* lifetimes of the regions in retention: its upper bound */
 	uint64_t life_max_ns; /* the longest lifetime (the run's for an unknown one): a bound */
+	bool life_max_censored; /* that longest is a censored one: no bound */
 	struct mt_qs iai; /* ns between accesses to the same exact address */
 	struct mt_qs reuse; /* sampled reuse distance in 64-byte lines (SHARDS, scaled) */
 	uint64_t reuse_cold, reuse_far; /* first sample of a line; reuse beyond the window */
@@ -108,6 +125,9 @@ struct mt_type_metrics {
 	 * figure (no sample, no interval, no region with a read). */
 	double read_fraction, reads_per_write;
 	double retention_s[3], lifetime_s[3]; /* p50, p90, p99 */
+	/* the first of p50, p90, p99 that is only a lower bound (censoring), 3 for none */
+	uint8_t retention_lower_from, lifetime_lower_from;
+	uint8_t mrm_open; /* MT_MRM_NEEDS_*: thresholds a censored retention left open */
 	double stride_mean, stride_median, same_page_fraction; /* means over its regions */
 	double iai_ns[3], reuse_lines[3]; /* p50, p90, p99 */
 	double iai_mean_ns, wss_mean_pages;

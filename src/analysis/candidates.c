@@ -148,6 +148,8 @@ static void add_region(struct mt_candidate *c, const struct mt_access_region *g)
 		c->retention_s = b->retention_s;
 	if (!isnan(b->lifetime_s) && (isnan(c->lifetime_s) || b->lifetime_s > c->lifetime_s))
 		c->lifetime_s = b->lifetime_s;
+	if (mt_region_censored(b))
+		c->censored = true;
 }
 
 static void settle(const struct mt_report *rep, struct mt_candidate *c)
@@ -159,9 +161,11 @@ static void settle(const struct mt_report *rep, struct mt_candidate *c)
 	struct mt_mrm_input in = {
 		.retention_p99_s = c->retention_s,
 		.retention_p50_s = c->retention_s,
+		.retention_p99_censored = c->censored,
+		.retention_p50_censored = c->censored,
 		.read_samples = data_reads,
-		.lifetime_p99_s = c->lifetime_s,
-		.lifetime_p50_s = c->lifetime_s,
+		.lifetime_p99_s = c->censored ? NAN : c->lifetime_s,
+		.lifetime_p50_s = c->censored ? NAN : c->lifetime_s,
 	};
 	struct mt_mrm_verdict v;
 
@@ -180,6 +184,7 @@ static void settle(const struct mt_report *rep, struct mt_candidate *c)
 	c->reads_per_s = c->lifetime_s > 0 ? (double)data_reads / c->lifetime_s : NAN;
 	c->mrm = v.label;
 	c->mrm_by = v.by;
+	c->mrm_open = v.censored;
 	c->movable_bytes = v.label == MT_MRM_HIGH || v.label == MT_MRM_MEDIUM ? c->bytes : 0;
 }
 

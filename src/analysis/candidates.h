@@ -27,6 +27,8 @@ struct mt_candidate {
 	double write_once; /* NaN unless known for every one of its regions */
 	uint8_t wo_basis; /* enum mt_wo_basis when all agree; 3: mixed */
 	double retention_s, lifetime_s; /* the longest of its regions' (NaN: none) */
+	bool censored; /* one of its regions is alive at the end: both are lower bounds */
+	uint8_t mrm_open; /* MT_MRM_NEEDS_*: thresholds censoring left open */
 	double reads_per_s; /* data read samples per second of lifetime (NaN: none) */
 	uint8_t mrm, mrm_by; /* the rule on its figures */
 	uint64_t movable_bytes; /* bytes when high or medium MRM, else 0 */

@@ -21,16 +21,25 @@ static struct tv at_least(double x, double threshold, unsigned by)
 	return (struct tv){ x >= threshold, by };
 }
 
-/* retention >= threshold: false when the lifetime (an upper bound) is below it. */
-static struct tv retention_at_least(double ret, uint64_t reads, double life, double threshold)
+/*
+ * retention >= threshold: false when the lifetime (an upper bound) is below it; a censored
+ * retention (a lower bound) below it is unknown, marked MT_MRM_BY_CENSORED.
+ */
+static struct tv retention_at_least(double ret, bool censored, uint64_t reads, double life,
+				    double threshold)
 {
+	struct tv v;
+
 	if (threshold <= 0)
 		return (struct tv){ 1, 0 };
 	if (!isnan(life) && life < threshold)
 		return (struct tv){ 0, MT_MRM_BY_LIFETIME };
 	if (reads < MT_MRM_MIN_READS)
 		return (struct tv){ -1, 0 };
-	return at_least(ret, threshold, MT_MRM_BY_RETENTION);
+	v = at_least(ret, threshold, MT_MRM_BY_RETENTION);
+	if (v.v == 0 && censored)
+		return (struct tv){ -1, MT_MRM_BY_CENSORED };
+	return v;
 }
 
 /* a and b; a false operand decides alone (the lifetime first: it is exact). */
@@ -42,27 +51,33 @@ static struct tv and3(struct tv a, struct tv b)
 		return a;
 	if (!b.v)
 		return b;
-	if (a.v < 0 || b.v < 0)
-		return (struct tv){ -1, 0 };
+	if (a.v < 0 || b.v < 0) /* unknown; censoring kept if it is why */
+		return (struct tv){ -1, (a.v < 0 ? a.by : 0) | (b.v < 0 ? b.by : 0) };
 	return (struct tv){ 1, a.by | b.by };
 }
 
 struct mt_mrm_verdict mt_mrm_classify(const struct mt_mrm_rule *r, const struct mt_mrm_input *in)
 {
 	struct tv high = and3(at_least(in->write_once, r->high_write_once, MT_MRM_BY_WRITE_ONCE),
-			      retention_at_least(in->retention_p99_s, in->read_samples,
-						 in->lifetime_p99_s, r->high_retention_p99_s));
+			      retention_at_least(in->retention_p99_s, in->retention_p99_censored,
+						 in->read_samples, in->lifetime_p99_s,
+						 r->high_retention_p99_s));
 	struct tv med = and3(at_least(in->write_once, r->medium_write_once, MT_MRM_BY_WRITE_ONCE),
-			     retention_at_least(in->retention_p50_s, in->read_samples,
-						in->lifetime_p50_s, r->medium_retention_p50_s));
+			     retention_at_least(in->retention_p50_s, in->retention_p50_censored,
+						in->read_samples, in->lifetime_p50_s,
+						r->medium_retention_p50_s));
+	uint8_t open = (uint8_t)((high.v < 0 && high.by & MT_MRM_BY_CENSORED ? MT_MRM_NEEDS_HIGH
+									     : 0) |
+				 (med.v < 0 && med.by & MT_MRM_BY_CENSORED ? MT_MRM_NEEDS_MEDIUM
+									   : 0));
 
 	if (high.v == 1)
-		return (struct mt_mrm_verdict){ MT_MRM_HIGH, (uint8_t)high.by };
+		return (struct mt_mrm_verdict){ MT_MRM_HIGH, (uint8_t)high.by, 0 };
 	if (high.v == 0 && med.v == 1)
-		return (struct mt_mrm_verdict){ MT_MRM_MEDIUM, (uint8_t)(high.by | med.by) };
+		return (struct mt_mrm_verdict){ MT_MRM_MEDIUM, (uint8_t)(high.by | med.by), 0 };
 	if (high.v == 0 && med.v == 0)
-		return (struct mt_mrm_verdict){ MT_MRM_LOW, (uint8_t)(high.by | med.by) };
-	return (struct mt_mrm_verdict){ MT_MRM_INSUFFICIENT, 0 };
+		return (struct mt_mrm_verdict){ MT_MRM_LOW, (uint8_t)(high.by | med.by), 0 };
+	return (struct mt_mrm_verdict){ MT_MRM_INSUFFICIENT, open ? MT_MRM_BY_CENSORED : 0, open };
 }
 
 const char *mt_mrm_name(unsigned label)
@@ -75,12 +90,12 @@ const char *mt_mrm_name(unsigned label)
 
 const char *mt_mrm_by_name(unsigned by, char *buf, size_t size)
 {
-	static const char *const n[] = { "write_once", "retention", "lifetime" };
+	static const char *const n[] = { "write_once", "retention", "lifetime", "censored" };
 	size_t off = 0;
 
 	if (size)
 		buf[0] = 0;
-	for (unsigned i = 0; i < 3; i++)
+	for (unsigned i = 0; i < 4; i++)
 		if (by & (1u << i) && off < size)
 			off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? "+" : "",
 						n[i]);

@@ -249,7 +249,7 @@ void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "first_access_ns", g->c.first_ns);
 		mt_json_kv_u64(j, "last_access_ns", g->c.last_ns);
 		mt_json_kv_u64(j, "start_ns", g->t_start);
-		mt_report_region_behavior_json(j, g);
+		mt_report_region_behavior_json(j, &rep->access.st, g);
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);

@@ -154,6 +154,9 @@ static void print_site_detail(const struct mt_report *rep, const struct mt_repor
 					sizeof(b3)),
 			mt_fmt_duration(mt_sketch_quantile(&a->st.life_family, &s->life, 0.99), b4,
 					sizeof(b4)));
+	if (s->life.n && s->leaked_blocks + s->live_blocks) /* censored: counted apart */
+		fprintf(f, " of its freed blocks (%s never freed: alive to the end)",
+			mt_fmt_count(s->leaked_blocks + s->live_blocks, b5, sizeof(b5)));
 	fputc('\n', f);
 	print_frames(a, rs, md, f);
 }

@@ -86,8 +86,10 @@ size_t mt_ra_distinct_pids(const struct mt_alloc_stats *st)
 
 /* ---- JSON ---- */
 
+/* Lifetimes of the freed blocks; censored: the blocks never freed (alive when their process
+ * ended or at the end of the recording), counted apart (docs/metrics.md). */
 static void json_life(struct mt_json *j, const char *key, const struct mt_sketch_family *f,
-		      const struct mt_sketch *l)
+		      const struct mt_sketch *l, uint64_t censored)
 {
 	if (!l) { /* not recorded (--alloc=sites) */
 		mt_json_kv_null(j, key);
@@ -96,6 +98,8 @@ static void json_life(struct mt_json *j, const char *key, const struct mt_sketch
 	mt_json_key(j, key);
 	mt_json_begin_object(j);
 	mt_json_kv_u64(j, "count", l->n);
+	mt_json_kv_u64(j, "censored", censored);
+	mt_json_kv_str(j, "estimator", "observed");
 	mt_json_kv_double(j, "relative_error", mt_sketch_rel_error(f));
 	if (l->n) {
 		mt_json_kv_u64(j, "mean", l->sum / l->n);
@@ -217,7 +221,8 @@ static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns));
 		MT_JSON_KV_U64S_BUT(j, s, site_figures, nulls(st));
 		MT_JSON_KV_U64S_BUT(j, s, site_peak, st->sites_mode ? peak_nulls : NULL);
-		json_life(j, "lifetime_ns", &a->st.life_family, st->sites_mode ? NULL : &s->life);
+		json_life(j, "lifetime_ns", &a->st.life_family, st->sites_mode ? NULL : &s->life,
+			  s->leaked_blocks + s->live_blocks);
 		mt_json_key(j, "ranks");
 		mt_json_begin_object(j);
 		for (int r = 0; r < MT_NRANKS; r++)
@@ -309,7 +314,14 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	for (int k = 0; k < MT_ALLOC_FREE; k++)
 		mt_json_kv_u64(j, mt_ra_kind_names[k], st->by_kind[k]);
 	mt_json_end_object(j);
-	json_life(j, "lifetime_ns", &st->life_overall, st->sites_mode ? NULL : &st->life);
+	{
+		uint64_t never_freed = 0;
+
+		for (size_t k = 0; k < st->nsites; k++)
+			never_freed += st->sites[k].leaked_blocks + st->sites[k].live_blocks;
+		json_life(j, "lifetime_ns", &st->life_overall, st->sites_mode ? NULL : &st->life,
+			  never_freed);
+	}
 	/* frees whose lifetime found no memory: counted, so a gap is never silent */
 	if (st->sites_mode)
 		mt_json_kv_null(j, "lifetimes_not_kept");

@@ -56,6 +56,20 @@ void mt_report_candidates_json(const struct mt_report *rep, struct mt_json *j)
 				       mt_mrm_by_name(c->mrm_by, by, sizeof(by)));
 		else
 			mt_json_kv_null(j, "mrm_decided_by");
+		/* one of its regions alive at the end: retention and lifetime lower bounds */
+		mt_json_kv_bool(j, "censored", c->censored);
+		{
+			char note[256];
+			double run;
+
+			mt_report_censor_note(st, c->mrm_open, c->retention_s, g->t_start, 0, 0,
+					      note, sizeof(note), &run);
+			if (note[0])
+				mt_json_kv_str(j, "mrm_note", note);
+			else
+				mt_json_kv_null(j, "mrm_note");
+			mt_json_kv_double(j, "run_needed_s", run);
+		}
 		mt_json_end_object(j);
 	}
 	mt_json_end_array(j);
@@ -77,7 +91,8 @@ void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f)
 		"mrm",	      "label"
 	};
 	const struct mt_access_stats *st = &rep->access.st;
-	uint64_t movable = 0, total = 0;
+	uint64_t movable = 0, total = 0, open = 0;
+	double longest = 0;
 	char b[8][64], label[512], tb[256];
 	struct mt_table t;
 
@@ -111,10 +126,7 @@ void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f)
 		else
 			mt_table_addf(&t, "%.2f (%s)", c->write_once,
 				      mt_cand_basis_name(c->wo_basis));
-		mt_table_add(&t,
-			     isnan(c->retention_s)
-				     ? "-"
-				     : mt_fmt_duration((uint64_t)(c->retention_s * 1e9), b[1], 64));
+		mt_table_add(&t, mt_report_secs(c->retention_s, c->censored, b[1], 64));
 		mt_table_add(&t, opt_rate(c->reads_per_s, b[2], 64));
 		if (c->spin_samples)
 			mt_table_addf(&t, "%s (%s)", mt_fmt_count(c->samples, b[3], 64),
@@ -123,7 +135,18 @@ void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f)
 			mt_table_add(&t, mt_fmt_count(c->samples, b[3], 64));
 		mt_table_addf(&t, "%s of %s", mt_fmt_count(c->wp_pages, b[5], 64),
 			      mt_fmt_count(c->pages, b[6], 64));
-		mt_table_add(&t, mt_mrm_name(c->mrm));
+		if (c->mrm_open) {
+			double run;
+
+			mt_report_censor_note(st, c->mrm_open, c->retention_s, g->t_start, 0, 0,
+					      label, sizeof(label), &run);
+			open++;
+			if (run > longest)
+				longest = run;
+			mt_table_add(&t, "insufficient_data (censored)");
+		} else {
+			mt_table_add(&t, mt_mrm_name(c->mrm));
+		}
 		mt_table_add(&t, mt_report_region_label(rep, g, label, sizeof(label)));
 	}
 	if (md)
@@ -131,4 +154,10 @@ void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f)
 	else
 		mt_table_print(&t, f, 2, true);
 	mt_table_release(&t);
+	if (open)
+		fprintf(f,
+			"%s%" PRIu64 " of these alive at the end with a retention below a threshold "
+			"(censored, ≥: lower bounds): undecided; a run of at least %.1f s could "
+			"decide them (mrm_note in JSON)\n",
+			md ? "\n" : "  ", open, longest);
 }

@@ -41,6 +41,8 @@ const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char
 	mt_fmt_count(reads, b2, sizeof(b2));
 	if (label == MT_MRM_NOT_APPLICABLE)
 		snprintf(buf, size, "%s (kernel mapping)", mt_mrm_name(label));
+	else if (label == MT_MRM_INSUFFICIENT && by & MT_MRM_BY_CENSORED)
+		snprintf(buf, size, "%s (censored, %s reads)", mt_mrm_name(label), b2);
 	else if (label == MT_MRM_INSUFFICIENT)
 		snprintf(buf, size, "%s (%s reads%s)", mt_mrm_name(label), b2,
 			 reads < MT_MRM_MIN_READS ? ", < 10" : "; write-once unknown");
@@ -60,7 +62,23 @@ static const struct mt_json_u64 behavior_times[] = {
 	MT_JSON_U64("last_read_ns", struct mt_region_behavior, last_read_ns),
 };
 
-void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g)
+/* The note of a label censoring left open, and the run that could settle it; nulls else. */
+static void json_censor_note(struct mt_json *j, const struct mt_access_stats *st, unsigned open,
+			     double retention_s, uint64_t born_ns, uint64_t alive, uint64_t of)
+{
+	char note[256];
+	double run;
+
+	mt_report_censor_note(st, open, retention_s, born_ns, alive, of, note, sizeof(note), &run);
+	if (note[0])
+		mt_json_kv_str(j, "mrm_note", note);
+	else
+		mt_json_kv_null(j, "mrm_note");
+	mt_json_kv_double(j, "run_needed_s", run);
+}
+
+void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_stats *st,
+				    const struct mt_access_region *g)
 {
 	const struct mt_region_behavior *b = &g->b;
 
@@ -71,6 +89,8 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	MT_JSON_KV_U64S(j, b, behavior_times);
 	mt_json_kv_double(j, "retention_s", b->retention_s);
 	mt_json_kv_double(j, "lifetime_s", b->lifetime_s);
+	/* alive at the end: both are lower bounds (right-censored) */
+	mt_json_kv_bool(j, "censored", mt_region_censored(b));
 	json_opt_ratio(j, "write_once_ratio", b->write_once);
 	mt_json_kv_str(j, "write_once_basis", mt_wo_basis_name(b->wo_basis));
 	if (b->wo_basis == MT_WO_PAGE_WRITES) {
@@ -107,6 +127,8 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_re
 	else
 		mt_json_kv_null(j, "wss_peak_pages");
 	json_mrm(j, b->mrm, b->mrm_by);
+	json_censor_note(j, st, b->mrm_open, b->retention_s,
+			 b->first_write_ns ? b->first_write_ns : g->t_start, 0, 0);
 }
 
 static const struct mt_json_u64 type_counts[] = {
@@ -116,7 +138,26 @@ static const struct mt_json_u64 type_counts[] = {
 	MT_JSON_U64("total_writes", struct mt_type_metrics, write_samples),
 };
 
-void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
+/* A censored set's count, estimator and the first percentile that is only a lower bound. */
+static void json_censoring(struct mt_json *j, const char *what, const struct mt_surv *sv,
+			   unsigned lower_from)
+{
+	static const char *const pct[] = { "p50", "p90", "p99" };
+	char key[64];
+
+	snprintf(key, sizeof(key), "%s_censored", what);
+	mt_json_kv_u64(j, key, sv->censored);
+	snprintf(key, sizeof(key), "%s_estimator", what);
+	mt_json_kv_str(j, key, mt_surv_estimator_name(mt_surv_estimator(sv)));
+	snprintf(key, sizeof(key), "%s_lower_bound_from", what);
+	if (lower_from < 3)
+		mt_json_kv_str(j, key, pct[lower_from]);
+	else
+		mt_json_kv_null(j, key);
+}
+
+void mt_report_type_json(struct mt_json *j, const struct mt_access_stats *st,
+			 const struct mt_type_metrics *m)
 {
 	mt_json_begin_object(j);
 	mt_json_kv_str(j, "region_type", m->name);
@@ -130,9 +171,11 @@ void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
 	mt_json_kv_double(j, "retention_p50_s", m->retention_s[0]);
 	mt_json_kv_double(j, "retention_p90_s", m->retention_s[1]);
 	mt_json_kv_double(j, "retention_p99_s", m->retention_s[2]);
+	json_censoring(j, "retention", &m->retention, m->retention_lower_from);
 	mt_json_kv_double(j, "lifetime_p50_s", m->lifetime_s[0]);
 	mt_json_kv_double(j, "lifetime_p90_s", m->lifetime_s[1]);
 	mt_json_kv_double(j, "lifetime_p99_s", m->lifetime_s[2]);
+	json_censoring(j, "lifetime", &m->lifetime, m->lifetime_lower_from);
 	/* the bound of every retention: the longest lifetime (the run's, where one is unknown) */
 	mt_json_kv_double(j, "lifetime_max_s", (double)m->life_max_ns / 1e9);
 	json_opt_ratio(j, "write_once_ratio", m->write_once);
@@ -159,6 +202,9 @@ void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m)
 		mt_json_kv_null(j, "wss_peak_pages");
 	mt_json_kv_double(j, "wss_mean_pages", m->touches ? m->wss_mean_pages : NAN);
 	json_mrm(j, m->mrm, m->mrm_by);
+	json_censor_note(j, st, m->mrm_open,
+			 m->mrm_open & MT_MRM_NEEDS_HIGH ? m->retention_s[2] : m->retention_s[0], 0,
+			 m->retention.censored, m->retention.n);
 	mt_json_end_object(j);
 }
 
@@ -353,7 +399,7 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_begin_array(j);
 	for (size_t i = 0; i < st->ntypes; i++)
 		if (st->types[i].regions)
-			mt_report_type_json(j, &st->types[i]);
+			mt_report_type_json(j, st, &st->types[i]);
 	mt_json_end_array(j);
 	json_by_site(rep, j);
 	json_phases(st, j);
@@ -373,19 +419,6 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j)
 	mt_json_end_array(j);
 	mt_json_end_object(j);
 	mt_json_end_object(j);
-}
-
-static const char *secs(double s, char *buf, size_t size)
-{
-	if (isnan(s))
-		snprintf(buf, size, "-");
-	else if (s >= 100)
-		snprintf(buf, size, "%.0f s", s);
-	else if (s >= 1)
-		snprintf(buf, size, "%.2f s", s);
-	else
-		snprintf(buf, size, "%.1f ms", s * 1e3);
-	return buf;
 }
 
 /* A ratio for people: "-" when nothing backs it. */
@@ -494,8 +527,8 @@ static void region_table(const struct mt_report *rep, bool raw, size_t limit, st
 			add_raw(t, bh->retention_s);
 			add_raw(t, bh->lifetime_s);
 		} else {
-			mt_table_add(t, secs(bh->retention_s, b[1], 64));
-			mt_table_add(t, secs(bh->lifetime_s, b[2], 64));
+			mt_table_add(t, mt_report_secs(bh->retention_s, mt_region_censored(bh), b[1], 64));
+			mt_table_add(t, mt_report_secs(bh->lifetime_s, mt_region_censored(bh), b[2], 64));
 		}
 		if (bh->write_once < 0)
 			mt_table_add(t, raw ? "" : "unknown");
@@ -652,9 +685,12 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 			mt_table_addf(&t, "%" PRIu64, m->regions);
 			mt_table_add(&t, mt_fmt_count(m->samples, b[0], 64));
 			add_ratio(&t, m->read_fraction);
-			mt_table_add(&t, secs(m->retention_s[0], b[1], 64));
-			mt_table_add(&t, secs(m->retention_s[2], b[2], 64));
-			mt_table_add(&t, secs(m->lifetime_s[0], b[3], 64));
+			mt_table_add(&t, mt_report_secs(m->retention_s[0],
+							m->retention_lower_from == 0, b[1], 64));
+			mt_table_add(&t, mt_report_secs(m->retention_s[2],
+							m->retention_lower_from <= 2, b[2], 64));
+			mt_table_add(&t, mt_report_secs(m->lifetime_s[0],
+							m->lifetime_lower_from == 0, b[3], 64));
 			if (m->write_once < 0)
 				mt_table_add(&t, "unknown");
 			else if (m->wo_regions < m->regions)

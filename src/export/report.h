@@ -55,7 +55,8 @@ void mt_report_faults_text(const struct mt_report *rep, bool md, FILE *f);
 /* The regions list in JSON: once, after the access and faults sections. */
 void mt_report_regions_json(const struct mt_report *rep, struct mt_json *j);
 /* One region type's object of metrics.by_type. */
-void mt_report_type_json(struct mt_json *j, const struct mt_type_metrics *m);
+void mt_report_type_json(struct mt_json *j, const struct mt_access_stats *st,
+			 const struct mt_type_metrics *m);
 /* report-metrics.c */
 enum mt_report_by { MT_BY_TYPE, MT_BY_REGION, MT_BY_SITE, MT_BY_PHASE };
 void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j);
@@ -65,9 +66,23 @@ void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f);
 /* The metrics table by region type, for CSV. */
 void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t);
 /* A region's behaviour fields, inside its object of the regions list. */
-void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_region *g);
+void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_stats *st,
+				    const struct mt_access_region *g);
 /* An MRM label with its evidence, for people: "high_mrm (write_once+retention, 2,345 reads)". */
 const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf, size_t size);
+/* report-censor.c */
+/* A duration in s for people ("228.0 ms", "-"), "≥ " before it when censored. */
+const char *mt_report_secs(double s, bool censored, char *buf, size_t size);
+/*
+ * Why censoring left an MRM label open (open: MT_MRM_NEEDS_*), and the run that could
+ * settle it: "alive at the end of a 0.40 s run (retention ≥ 400.1 ms so far); high_mrm
+ * needs 10 s: a run of at least 10.0 s". born_ns: where the region's retention counts from
+ * (0 for a type: no run length); alive of `of` regions when of > 0. "" when nothing is
+ * open. *run_s: the run length (NaN when none).
+ */
+const char *mt_report_censor_note(const struct mt_access_stats *st, unsigned open,
+				  double retention_s, uint64_t born_ns, uint64_t alive,
+				  uint64_t of, char *buf, size_t size, double *run_s);
 void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f);
 void mt_report_events_json(const struct mt_report *rep, struct mt_json *j);

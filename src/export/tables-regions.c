@@ -27,6 +27,19 @@ static void sink_mrm(struct mt_sink *s, unsigned col, unsigned label, unsigned b
 		mt_sink_str(s, col + 4, smp->unit);
 }
 
+/* Why censoring left a label open (null when it did not). */
+static void sink_note(struct mt_sink *s, unsigned col, const struct mt_access_stats *st,
+		      unsigned open, double retention_s, uint64_t born_ns, uint64_t alive,
+		      uint64_t of)
+{
+	char note[256];
+	double run;
+
+	if (mt_report_censor_note(st, open, retention_s, born_ns, alive, of, note, sizeof(note),
+				  &run)[0])
+		mt_sink_str(s, col, note);
+}
+
 /* region_map: one row per region, with its behaviour. */
 enum {
 	RM_ID,
@@ -56,7 +69,9 @@ enum {
 	RM_SPER,
 	RM_SHZ,
 	RM_SUNIT,
-	RM_TYPED_BY
+	RM_TYPED_BY,
+	RM_CENSORED,
+	RM_NOTE
 };
 static const struct mt_col region_cols[] = {
 	[RM_ID] = { "region_id", MT_COL_I64, false },
@@ -87,6 +102,8 @@ static const struct mt_col region_cols[] = {
 	[RM_SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
 	[RM_SUNIT] = { "sample_unit", MT_COL_STRING, true },
 	[RM_TYPED_BY] = { "typed_by", MT_COL_STRING, true },
+	[RM_CENSORED] = { "censored", MT_COL_I64, false },
+	[RM_NOTE] = { "mrm_note", MT_COL_STRING, true },
 };
 
 static int regions_start(struct out *o, struct rows *r)
@@ -130,6 +147,9 @@ static int region_row(struct out *o, struct rows *r, struct mt_sink *s, size_t k
 	mt_sink_i64(s, RM_WSS, (int64_t)b->wss_peak_pages);
 	sink_mrm(s, RM_MRM, b->mrm, b->mrm_by, &r->smp);
 	mt_sink_str(s, RM_TYPED_BY, mt_report_typed_by(g, r->text, sizeof(r->text)));
+	mt_sink_i64(s, RM_CENSORED, mt_region_censored(b));
+	sink_note(s, RM_NOTE, &ra->st, b->mrm_open, b->retention_s,
+		  b->first_write_ns ? b->first_write_ns : g->t_start, 0, 0);
 	return 1;
 }
 
@@ -199,7 +219,10 @@ enum {
 	MX_MRMBY,
 	MX_SPER,
 	MX_SHZ,
-	MX_SUNIT
+	MX_SUNIT,
+	MX_RCENS,
+	MX_LCENS,
+	MX_NOTE
 };
 static const struct mt_col metric_cols[] = {
 	[MX_TYPE] = { "region_type", MT_COL_STRING, false },
@@ -226,6 +249,9 @@ static const struct mt_col metric_cols[] = {
 	[MX_SPER] = { "sample_period", MT_COL_I64, true },
 	[MX_SHZ] = { "sample_frequency_hz", MT_COL_I64, true },
 	[MX_SUNIT] = { "sample_unit", MT_COL_STRING, true },
+	[MX_RCENS] = { "retention_censored", MT_COL_I64, false },
+	[MX_LCENS] = { "lifetime_censored", MT_COL_I64, false },
+	[MX_NOTE] = { "mrm_note", MT_COL_STRING, true },
 };
 
 static int metrics_start(struct out *o, struct rows *r)
@@ -262,6 +288,11 @@ static int metric_row(struct out *o, struct rows *r, struct mt_sink *s, size_t i
 	if (m->touches)
 		mt_sink_i64(s, MX_WSS, (int64_t)m->wss_peak_pages);
 	sink_mrm(s, MX_MRM, m->mrm, m->mrm_by, &r->smp);
+	mt_sink_i64(s, MX_RCENS, (int64_t)m->retention.censored);
+	mt_sink_i64(s, MX_LCENS, (int64_t)m->lifetime.censored);
+	sink_note(s, MX_NOTE, &o->rep->access.st, m->mrm_open,
+		  m->mrm_open & MT_MRM_NEEDS_HIGH ? m->retention_s[2] : m->retention_s[0], 0,
+		  m->retention.censored, m->retention.n);
 	return 1;
 }
 
@@ -406,7 +437,9 @@ enum {
 	CA_PAGES,
 	CA_WP_PAGES,
 	CA_MRM,
-	CA_MRMBY
+	CA_MRMBY,
+	CA_CENSORED,
+	CA_NOTE
 };
 static const struct mt_col candidate_cols[] = {
 	[CA_KIND] = { "kind", MT_COL_STRING, false },
@@ -431,6 +464,8 @@ static const struct mt_col candidate_cols[] = {
 	[CA_WP_PAGES] = { "page_write_pages", MT_COL_I64, false },
 	[CA_MRM] = { "mrm", MT_COL_STRING, false },
 	[CA_MRMBY] = { "mrm_decided_by", MT_COL_STRING, true },
+	[CA_CENSORED] = { "censored", MT_COL_I64, false },
+	[CA_NOTE] = { "mrm_note", MT_COL_STRING, true },
 };
 
 static int candidates_start(struct out *o, struct rows *r)
@@ -469,6 +504,9 @@ static int candidate_row(struct out *o, struct rows *r, struct mt_sink *s, size_
 	mt_sink_str(s, CA_MRM, mt_mrm_name(c->mrm));
 	if (c->mrm_by)
 		mt_sink_str(s, CA_MRMBY, mt_mrm_by_name(c->mrm_by, by, sizeof(by)));
+	mt_sink_i64(s, CA_CENSORED, c->censored);
+	sink_note(s, CA_NOTE, &o->rep->access.st, c->mrm_open, c->retention_s,
+		  o->rep->access.st.regions[c->region].t_start, 0, 0);
 	return 1;
 }
 

@@ -268,7 +268,7 @@ static void json_tables(struct mt_json *j, const struct mt_report *rep, const st
 	mt_json_begin_array(j);
 	for (size_t i = 0; i < st->ntypes; i++)
 		if (st->types[i].regions)
-			mt_report_type_json(j, &st->types[i]);
+			mt_report_type_json(j, st, &st->types[i]);
 	mt_json_end_array(j);
 	mt_json_key(j, "sites"); /* the allocation sites ranked by bytes at the peak */
 	mt_json_begin_array(j);

@@ -22,7 +22,7 @@ files = {f["path"].split("/")[-1]: f for f in map(json.loads, open("pq.jsonl"))}
 rm, lc = files["region_map.parquet"], files["kv_block_lifecycle.parquet"]
 tr, me = files["trace.parquet"], files["metrics.parquet"]
 for f in (rm, lc, tr, me):
-    assert f["kv"]["memtap_schema_version"] == "1.5", f["kv"]
+    assert f["kv"]["memtap_schema_version"] == "1.6", f["kv"]
     assert f["kv"]["run_id"] == info["run_id"], (f["kv"], info["run_id"])
     assert f["kv"]["memtap_version"] == r["memtap_version"]
     assert f["created_by"].startswith("memtap ")
@@ -38,6 +38,9 @@ for g in r["regions"]:
     assert int(x["samples"]) == g["samples"] and int(x["total_reads"]) == g["total_reads"]
     assert (x["write_once_ratio"] is None) == (g["write_once_ratio"] is None)
     assert x["mrm"] == g["mrm"]
+    # schema 1.6: censored lifetimes (alive at the end, or until the process's exit)
+    assert int(x["censored"]) == int(g["censored"]) and x["mrm_note"] == g["mrm_note"], (x, g)
+assert cols["censored"]["type"] == "INT64" and cols["mrm_note"]["repetition"] == "OPTIONAL"
 assert sum(int(x["samples"]) for x in rm["rows"]) == sum(g["samples"] for g in r["regions"])
 # nulls: regions alive at the end have no end_ns
 assert sum(x["end_ns"] is None for x in rm["rows"]) == sum(g["end_ns"] is None for g in r["regions"])
@@ -110,7 +113,7 @@ check_json d1.json "j[0]['n'] == '41' and j[0]['w'] == '41' and j[0]['t'] == 'UB
 	"DuckDB: not 41 rows of weight 1 with UBIGINT addresses: $(cat d1.json)"
 duck "select decode(key) k, decode(value) v from parquet_kv_metadata('out/metrics.parquet')" >d2.json ||
 	fail "DuckDB cannot read the key/value metadata"
-check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.5'" "DuckDB: no schema version: $(cat d2.json)"
+check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.6'" "DuckDB: no schema version: $(cat d2.json)"
 # --layout hive names the directories: the repetition is the first number not taken; three
 # runs (run ids differ), and the same run again is refused (--force replaces it in place).
 for rep in 1 2 3; do

@@ -744,3 +744,85 @@ TEST(mrm_evidence)
 		ASSERT_EQ(mt_mrm_classify(&zero, &none).label, MT_MRM_HIGH);
 	}
 }
+
+/* A censored retention establishes a threshold but never excludes one (issue 37). */
+TEST(mrm_censored)
+{
+	const struct mt_mrm_rule r = { 0.8, 10, 0.5, 1 };
+	struct mt_mrm_input in = { .write_once = 1,
+				   .retention_p99_s = 0.4,
+				   .retention_p50_s = 0.4,
+				   .retention_p99_censored = true,
+				   .retention_p50_censored = true,
+				   .read_samples = 300,
+				   .lifetime_p99_s = NAN,
+				   .lifetime_p50_s = NAN };
+	struct mt_mrm_verdict v;
+	char buf[64];
+
+	/* alive at the end of a 0.4 s run: nothing decided, both thresholds open */
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_INSUFFICIENT);
+	ASSERT_STREQ(mt_mrm_by_name(v.by, buf, sizeof(buf)), "censored");
+	ASSERT_EQ(v.censored, MT_MRM_NEEDS_HIGH | MT_MRM_NEEDS_MEDIUM);
+	/* 3 s so far: medium at least, high still open */
+	in.retention_p99_s = in.retention_p50_s = 3;
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_INSUFFICIENT);
+	ASSERT_EQ(v.censored, MT_MRM_NEEDS_HIGH);
+	/* 12 s so far: a lower bound above the threshold establishes it */
+	in.retention_p99_s = in.retention_p50_s = 12;
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_HIGH);
+	ASSERT_EQ(v.censored, 0);
+	/* the same 0.4 s observed (freed): low, by retention */
+	in.retention_p99_s = in.retention_p50_s = 0.4;
+	in.retention_p99_censored = in.retention_p50_censored = false;
+	in.lifetime_p99_s = in.lifetime_p50_s = 0.45;
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_LOW);
+	ASSERT_STREQ(mt_mrm_by_name(v.by, buf, sizeof(buf)), "lifetime");
+	/* rewritten memory is low even when censored: write-once decides alone */
+	in.write_once = 0.2;
+	in.retention_p99_censored = in.retention_p50_censored = true;
+	in.lifetime_p99_s = in.lifetime_p50_s = NAN;
+	v = mt_mrm_classify(&r, &in);
+	ASSERT_EQ(v.label, MT_MRM_LOW);
+	ASSERT_STREQ(mt_mrm_by_name(v.by, buf, sizeof(buf)), "write_once");
+}
+
+/* Kaplan–Meier on a textbook set; pandas' interpolation without censoring. */
+TEST(survival_quantiles)
+{
+	/* 1 2+ 3 4+ 5 6 (+: censored): S(1) = 5/6, S(3) = 5/6 * 3/4 = 0.625, S(5) = 0.625 * 1/2
+	 * = 0.3125, S(6) = 0 */
+	static const uint64_t t[] = { 6, 2, 5, 1, 4, 3 };
+	static const bool c[] = { false, true, false, false, true, false };
+	struct mt_surv s = { 0 };
+	bool lower;
+
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(mt_surv_add(&s, t[i], c[i]), 0);
+	ASSERT_EQ(s.censored, 2);
+	ASSERT_EQ(mt_surv_estimator(&s), MT_SURV_KAPLAN_MEIER);
+	ASSERT_EQ(mt_surv_quantile(&s, 0.1, &lower), 1); /* F(1) = 1/6 >= 0.1 */
+	ASSERT_TRUE(!lower);
+	ASSERT_EQ(mt_surv_quantile(&s, 0.3, &lower), 3); /* F(3) = 0.375 */
+	ASSERT_EQ(mt_surv_quantile(&s, 0.5, &lower), 5); /* F(5) = 0.6875 */
+	ASSERT_EQ(mt_surv_quantile(&s, 0.99, &lower), 6);
+	ASSERT_TRUE(!lower);
+	mt_surv_release(&s);
+	/* the largest censored: the estimate never reaches 0.9, a lower bound */
+	for (int i = 0; i < 6; i++)
+		ASSERT_EQ(mt_surv_add(&s, t[i] == 6 ? 7 : t[i], c[i] || t[i] == 6), 0);
+	ASSERT_EQ(mt_surv_quantile(&s, 0.9, &lower), 7);
+	ASSERT_TRUE(lower);
+	mt_surv_release(&s);
+	/* nothing censored: pandas' linear interpolation, as mrm-trace */
+	for (uint64_t i = 1; i <= 4; i++)
+		ASSERT_EQ(mt_surv_add(&s, i * 10, false), 0);
+	ASSERT_TRUE(fabs(mt_surv_quantile(&s, 0.5, &lower) - 25) < 1e-9);
+	ASSERT_EQ(mt_surv_estimator(&s), MT_SURV_OBSERVED);
+	mt_surv_release(&s);
+	ASSERT_TRUE(isnan(mt_surv_quantile(&s, 0.5, &lower)));
+}
