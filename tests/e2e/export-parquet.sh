@@ -141,7 +141,7 @@ for t in trace region_map kv_block_lifecycle metrics; do
 done
 python3 - <<'PY'
 d = open("out/metrics.parquet", "rb").read()
-open("v2.parquet", "wb").write(d.replace(b"memtap_schema_version\x18\x031.5", b"memtap_schema_version\x18\x032.0"))
+open("v2.parquet", "wb").write(d.replace(b"memtap_schema_version\x18\x031.6", b"memtap_schema_version\x18\x032.0"))
 open("cut.parquet", "wb").write(d[: len(d) // 2])
 PY
 "$MEMTAP" check-schema v2.parquet metrics 2>cs.err && fail "schema major 2 accepted"
