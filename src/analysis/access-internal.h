@@ -140,8 +140,12 @@ void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_mremap(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_task_new(struct pass *ps, const struct mt_event *ev);
 void mt_acc_on_unmap(struct pass *ps, uint32_t pid, uint64_t start, uint64_t len, uint64_t t);
-/* The process's image is gone (its exit, or an exec): its open regions end at t. */
-void mt_acc_on_image_end(struct pass *ps, uint32_t pid, uint64_t t);
+/*
+ * The process's image is gone (its exit, or an exec): its open regions end at t, censored
+ * (the program never ended them). maps: its mappings too — not at an exec, whose new
+ * image's first mappings (the kernel's, as it loads the program) come before the exec event.
+ */
+void mt_acc_on_image_end(struct pass *ps, uint32_t pid, uint64_t t, bool maps);
 struct proc *mt_acc_proc_of(struct pass *ps, uint32_t pid);
 uint32_t mt_acc_region_at(struct pass *ps, uint32_t pid, uint64_t addr, int64_t *site_out);
 void mt_acc_settle_stride(struct mt_region_behavior *b);

@@ -126,6 +126,27 @@ static unsigned mapping_type(const char *path, uint64_t prot, uint64_t origin)
 	return prot & PROT_EXEC ? MT_REGION_CODE : MT_REGION_FILE;
 }
 
+/* The mapping ev reports is in pr's map as it is: same range, type, protection and path. */
+static bool same_mapping(struct pass *ps, struct proc *pr, const struct mt_event *ev,
+			 unsigned type, const char *path)
+{
+	uint64_t start = ev->v[MT_F_MMAP_ADDR], end = start + ev->v[MT_F_MMAP_LEN];
+	uint32_t n = mt_rs_find(&ps->pool, pr->maps, start);
+	const struct mt_access_region *g;
+	const char *had;
+
+	if (!n || ps->pool.v[n].start != start || page_up(ps->pool.v[n].end) != page_up(end) ||
+	    ps->pool.v[n].a == NONE)
+		return false;
+	g = &ps->st->regions[ps->pool.v[n].a];
+	if (g->pid != (uint32_t)ev->v[MT_F_PID] || g->type != type || g->b.end_ns ||
+	    g->prot != (uint8_t)(ev->v[MT_F_MMAP_PROT] & 0xff) || g->start != start ||
+	    page_up(g->end) != page_up(end))
+		return false;
+	had = g->label ? mt_reader_str(ps->r, g->stream, g->label, NULL) : NULL;
+	return (!had && !path) || (had && path && !strcmp(had, path));
+}
+
 void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev)
 {
 	struct proc *pr = mt_acc_proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
@@ -143,6 +164,8 @@ void mt_acc_on_mmap(struct pass *ps, const struct mt_event *ev)
 	    ps->pool.v[n].start == start && page_up(ps->pool.v[n].end) == page_up(end))
 		return;
 	type = mapping_type(path, ev->v[MT_F_MMAP_PROT], ev->v[MT_F_MMAP_ORIGIN]);
+	if (ev->v[MT_F_MMAP_ORIGIN] == MT_MMAP_PROCFS && same_mapping(ps, pr, ev, type, path))
+		return; /* the exec's snapshot of a mapping the kernel already reported */
 	/* The loader's anonymous mapping over the runtime's image (its bss, mapped before the
 	 * runtime could announce the image; the kernel reports it merged with any anonymous
 	 * mapping right after it): the part in memtap's memory stays memtap's, the rest is a
@@ -218,14 +241,15 @@ static void end_of_image(const struct mt_rs_node *n, void *ctx)
 	}
 }
 
-void mt_acc_on_image_end(struct pass *ps, uint32_t pid, uint64_t t)
+void mt_acc_on_image_end(struct pass *ps, uint32_t pid, uint64_t t, bool maps)
 {
 	struct proc *pr = mt_acc_proc_of(ps, pid);
 	struct image_end e = { ps->st, pid, t ? t : 1, 0 };
 
 	if (!pr)
 		return;
-	mt_rs_each(&ps->pool, pr->maps, end_of_image, &e);
+	if (maps)
+		mt_rs_each(&ps->pool, pr->maps, end_of_image, &e);
 	mt_rs_each(&ps->pool, pr->labels, end_of_image, &e);
 	e.value = 1;
 	mt_rs_each(&ps->pool, pr->blocks, end_of_image, &e);

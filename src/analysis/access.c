@@ -282,12 +282,12 @@ static void dispatch(struct pass *ps, const struct mt_event *ev)
 		break;
 	case MT_EV_TASK_EXIT:
 		if (ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)
-			mt_acc_on_image_end(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME]);
+			mt_acc_on_image_end(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME], true);
 		break;
 	case MT_EV_TASK_EXEC: {
 		struct proc *pr;
 
-		mt_acc_on_image_end(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME]);
+		mt_acc_on_image_end(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME], false);
 		pr = mt_acc_proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
 		if (pr) {
 			mt_rs_free(&ps->pool, pr->blocks); /* the old image's heap is gone */

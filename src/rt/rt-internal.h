@@ -256,6 +256,8 @@ extern unsigned rt_wp_live RT_HIDDEN;
 RT_HIDDEN int rt_wp_track(const void *addr, size_t len);
 /* A block (mapping: false) or a writable anonymous mapping of its own (true). */
 RT_HIDDEN void rt_wp_auto(uint64_t addr, uint64_t len, bool mapping);
+/* The writable segments (.data, .bss) of the objects loaded before the runtime started. */
+RT_HIDDEN void rt_wp_existing(void);
 /* Before a block at addr goes (free, realloc): its last writes reported, unregistered. */
 RT_HIDDEN bool rt_wp_release(uint64_t addr); /* false: it was not tracked */
 /* The same for every tracked range overlapping [start, start + len) (munmap, MAP_FIXED). */

@@ -2,6 +2,7 @@
 /* Page-write tracking in the process: userfaultfd write-protect registrations (async). */
 #include <errno.h>
 #include <fcntl.h>
+#include <link.h>
 #include <string.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
@@ -349,6 +350,58 @@ void rt_wp_auto(uint64_t addr, uint64_t len, bool mapping)
 		__atomic_store_n(&rt_wp_lock, 0, __ATOMIC_RELEASE);
 	}
 	announce(lo, hi, r);
+}
+
+/*
+ * Memory that exists before the runtime starts: the writable segments of the program and
+ * of the libraries loaded with it (.data and .bss), tracked as a mapping of their own would
+ * be when they are large enough. A writable PT_LOAD segment is two mappings: its file part
+ * (up to the page holding its last file byte) and the anonymous .bss pages after it; each
+ * is registered whole, without the part the loader made read-only after relocation
+ * (PT_GNU_RELRO). The runtime's own segments are memtap's, left out.
+ */
+static void existing_part(uint64_t lo, uint64_t hi)
+{
+	if (hi > lo && hi - lo >= rt_wp_min)
+		rt_wp_auto(lo, hi - lo, true);
+}
+
+static int existing_segments(struct dl_phdr_info *info, size_t size, void *ctx)
+{
+	uint64_t self = (uint64_t)(uintptr_t)ctx, relro = 0;
+
+	(void)size;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr;
+
+		if (ph->p_type == PT_LOAD && self >= lo && self < lo + ph->p_memsz)
+			return 0; /* the runtime itself */
+		if (ph->p_type == PT_GNU_RELRO) /* the loader rounds its end down to a page */
+			relro = (lo + ph->p_memsz) & ~4095ull;
+	}
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		uint64_t lo = info->dlpi_addr + ph->p_vaddr, file_end, end;
+
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_W) || !ph->p_memsz)
+			continue;
+		file_end = (lo + ph->p_filesz + 4095) & ~4095ull;
+		end = (lo + ph->p_memsz + 4095) & ~4095ull;
+		if (relro > lo && relro <= file_end)
+			lo = relro;
+		existing_part(lo & ~4095ull, file_end < end ? file_end : end);
+		if (end > file_end)
+			existing_part(file_end, end);
+	}
+	return 0;
+}
+
+void rt_wp_existing(void)
+{
+	if (rt_wp_min == UINT64_MAX)
+		return;
+	dl_iterate_phdr(existing_segments, (void *)&rt_wp_min);
 }
 
 /*

@@ -351,6 +351,8 @@ void rt_start(bool probe)
 		rt_wp_min = rt_cfg.pw_min < 4096 ? 4096 : rt_cfg.pw_min;
 	rt_self.mode = TM_SETUP;
 	rt_attach();
+	if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) == RT_READY)
+		rt_wp_existing(); /* memory that was there before the runtime */
 }
 
 /* rt-inject.c: the configuration an injecting recorder passes (false: not this runtime's). */

@@ -4,7 +4,8 @@
 # the recording, or until its process exits — has a lifetime and a retention of at least
 # what was seen, so a short run can never make it low_mrm. Three layouts of memory written
 # once and read for the whole run (workloads/retained.c: a const table in .rodata, a file
-# mapped read-only, a malloc block under page-write tracking):
+# mapped read-only, a malloc block under page-write tracking; and memory that exists before
+# the runtime starts, a 16 MiB .bss table and a 2 MiB .data table the program fills once):
 # - 0.4 s runs: each is insufficient_data, decided by "censored", with the run that could
 #   settle it; text shows "≥"; region_map.parquet's censored column agrees;
 # - a block freed before the end: observed (not censored), its lifetime inside the
@@ -26,9 +27,10 @@ run() { # NAME ARGS...
 cat >pick.py <<'PY'
 import json
 def region(name):
-    """The report's region holding the address the workload printed (the innermost)."""
+    """The report's innermost region holding the middle of the memory the workload printed."""
     r = json.load(open(name + ".json"))
-    lo = int(open(name + ".out").read().split()[1], 16)
+    w = open(name + ".out").read().split()
+    lo = (int(w[1], 16) + int(w[2], 16)) // 2
     num = lambda v: int(v, 16) if isinstance(v, str) else v
     hits = [g for g in r["regions"] if g.get("start") is not None and num(g["start"]) <= lo < num(g["end"])]
     assert hits, "no region holds %#x" % lo
@@ -38,7 +40,9 @@ PY
 run lut lut 0.4
 run file file 0.4 "$PWD/table.bin"
 run keep block 0.4 keep
-for name in lut file keep; do
+run bss bss 0.4
+run data data 0.4
+for name in lut file keep bss data; do
 	python3 - "$name" <<'PY' || fail "$name: a censored region was labelled from its lifetime (above)"
 import sys
 sys.path.insert(0, ".")
@@ -58,7 +62,22 @@ for x in r["regions"]:
     assert not (x["censored"] and x["mrm"] == "low_mrm" and x["mrm_decided_by"] == "lifetime"), x
 PY
 done
-ok "0.4 s runs: the table, the file and the block are undecided (censored), never low_mrm"
+ok "0.4 s runs: the table, the file, the block, .bss and .data are undecided (censored), never low_mrm"
+
+# .bss filled twice, 0.3 s apart: exactly rewritten, so low_mrm by write-once even censored
+run again bss 0.4 again
+python3 - <<'PY' || fail "again: a .bss table written in two epochs is not write-once 0 (above)"
+import sys
+sys.path.insert(0, ".")
+from pick import region
+r, g = region("again")
+print("again: %s, pages tracked %s, rewritten %s, write-once %s: %s by %s" % (
+      g["region_type"], g.get("pages_tracked"), g.get("pages_rewritten"), g["write_once_ratio"], g["mrm"], g["mrm_decided_by"]))
+assert g["write_once_basis"] == "page-writes" and g["pages_tracked"] == 4096, g
+assert g["pages_rewritten"] == 4096 and g["write_once_ratio"] == 0, g
+assert g["mrm"] == "low_mrm" and g["mrm_decided_by"] == "write_once", g
+PY
+ok ".bss written in two epochs: write-once 0 exactly, low_mrm by write-once"
 
 "$MEMTAP" report lut.mtap -s metrics >lut.txt || fail "text report failed"
 grep -q "≥ 4[0-9][0-9]\.[0-9] ms" lut.txt || fail "the text does not mark censored figures with ≥: $(cat lut.txt)"

@@ -4,6 +4,9 @@
  * lifetimes and retentions of issue 37 (tests/e2e/censored.sh):
  *   retained lut SECONDS          a 4 MiB const table (the program's .rodata)
  *   retained file SECONDS PATH    a 4 MiB file the program writes, then maps read-only
+ *   retained bss SECONDS [again]  a 16 MiB .bss table the program fills once (with "again":
+ *                                 fills it a second time 0.3 s later, then reads)
+ *   retained data SECONDS         a 2 MiB initialised .data table the program overwrites once
  *   retained block SECONDS keep|free
  *                                 an 8 MiB malloc block written once, then read; "free"
  *                                 frees it and runs 0.3 s more, so the block's lifetime
@@ -28,6 +31,10 @@
 
 /* Non-zero, so it stays in .rodata (a zero table could go to .bss). */
 static const uint32_t lut[LUT_WORDS] = { 7, 11, 13 };
+
+/* Memory that exists before the runtime starts: .bss, and .data (non-zero: not .bss). */
+static uint32_t zeros[4 << 20];
+static uint32_t inited[512 << 10] = { 1, 2, 3 };
 
 static volatile long sink;
 
@@ -62,6 +69,28 @@ static void burn(double sec)
 		for (int i = 0; i < 10000; i++)
 			s += i ^ (s >> 3);
 	sink = s;
+}
+
+static void fill(uint32_t *p, size_t n, uint32_t salt)
+{
+	for (size_t i = 0; i < n; i++)
+		p[i] = (uint32_t)i * 2246822519u ^ salt;
+}
+
+static int statics(const char *which, double sec, int again)
+{
+	uint32_t *p = !strcmp(which, "bss") ? zeros : inited;
+	size_t n = p == zeros ? sizeof(zeros) / 4 : sizeof(inited) / 4;
+
+	printf("%s %#lx %#lx\n", which, (unsigned long)p, (unsigned long)(p + n));
+	fflush(stdout);
+	fill(p, n, 1);
+	if (again) { /* a second epoch's writes: rewritten memory */
+		burn(0.3);
+		fill(p, n, 2);
+	}
+	reads(p, n, sec);
+	return 0;
 }
 
 static int from_file(double sec, const char *path)
@@ -123,10 +152,12 @@ int main(int argc, char **argv)
 		reads(lut, LUT_WORDS, sec);
 		return 0;
 	}
+	if (argc > 2 && (!strcmp(argv[1], "bss") || !strcmp(argv[1], "data")))
+		return statics(argv[1], sec, argc > 3 && !strcmp(argv[3], "again"));
 	if (argc > 3 && !strcmp(argv[1], "file"))
 		return from_file(sec, argv[3]);
 	if (argc > 3 && !strcmp(argv[1], "block"))
 		return block(sec, !strcmp(argv[3], "free"));
-	fprintf(stderr, "usage: retained lut|file|block SECONDS [PATH|keep|free]\n");
+	fprintf(stderr, "usage: retained lut|bss|data|file|block SECONDS [again|PATH|keep|free]\n");
 	return 2;
 }
