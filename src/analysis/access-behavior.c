@@ -168,12 +168,33 @@ static const struct mt_rule *rule_of(struct pass *ps, const struct mt_access_reg
 }
 
 /* The region's type index: its label's region type, or its built-in type's name. */
+int32_t mt_acc_type_named(struct pass *ps, const char *name)
+{
+	struct mt_access_stats *st = ps->st;
+	size_t i;
+
+	for (i = 0; i < st->ntypes; i++)
+		if (!strcmp(st->types[i].name, name))
+			return (int32_t)i;
+	{
+		char *dup = strdup(name);
+
+		if (!dup || mt_grow_array(&st->types, &ps->types_cap, st->ntypes + 1,
+					  sizeof(*st->types)) < 0) {
+			free(dup);
+			return -1;
+		}
+		st->types[i] = (struct mt_type_metrics){ .name = dup, .write_once = -1 };
+		st->ntypes++;
+	}
+	return (int32_t)i;
+}
+
 int32_t mt_acc_type_of(struct pass *ps, uint32_t reg)
 {
 	struct mt_access_stats *st = ps->st;
 	struct mt_access_region *g = &st->regions[reg];
 	const char *name = NULL;
-	size_t i;
 
 	if (g->b.type_ix >= 0)
 		return g->b.type_ix;
@@ -185,22 +206,8 @@ int32_t mt_acc_type_of(struct pass *ps, uint32_t reg)
 		st->rule_regions++;
 	if (!name || !name[0])
 		name = mt_region_type_name(g->type);
-	for (i = 0; i < st->ntypes; i++)
-		if (!strcmp(st->types[i].name, name))
-			break;
-	if (i == st->ntypes) {
-		char *dup = strdup(name);
-
-		if (!dup || mt_grow_array(&st->types, &ps->types_cap, st->ntypes + 1,
-					  sizeof(*st->types)) < 0) {
-			free(dup);
-			return -1;
-		}
-		st->types[i] = (struct mt_type_metrics){ .name = dup, .write_once = -1 };
-		st->ntypes++;
-	}
-	g->b.type_ix = (int32_t)i;
-	return (int32_t)i;
+	g->b.type_ix = mt_acc_type_named(ps, name);
+	return g->b.type_ix;
 }
 
 uint32_t mt_acc_phase_index(struct pass *ps, const char *name)

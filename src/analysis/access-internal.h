@@ -21,6 +21,7 @@ struct proc {
 	uint32_t phase; /* index into st->phases (0: none) */
 	uint64_t phase_since;
 	bool pw_lost; /* the pagewrites collector missed an epoch of this process */
+	uint64_t end_ns; /* its exit (0: alive at the end) */
 };
 
 /*
@@ -203,6 +204,8 @@ void mt_acc_pw_settle(struct mt_access_stats *st, struct mt_access_page *pg);
 void mt_acc_touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint32_t phase,
 		  uint64_t t);
 int32_t mt_acc_type_of(struct pass *ps, uint32_t reg);
+/* The index of the region type called name (added when new), or -1 when memory is short. */
+int32_t mt_acc_type_named(struct pass *ps, const char *name);
 void mt_acc_window_to(struct pass *ps, uint64_t t);
 /* access-settle.c */
 void mt_acc_finish(struct pass *ps);

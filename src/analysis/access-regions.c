@@ -396,7 +396,11 @@ static void end_block(struct pass *ps, struct proc *pr, uint64_t addr, uint64_t 
 {
 	uint32_t n = mt_rs_find(&ps->pool, pr->blocks, addr);
 
-	if (n && ps->pool.v[n].start == addr && ps->pool.v[n].b != NONE)
+	if (!n || ps->pool.v[n].start != addr)
+		return;
+	if (ps->pool.v[n].a < ps->st->nsites)
+		mt_beh_free(&ps->st->sites[ps->pool.v[n].a].beh, ps->pool.v[n].c);
+	if (ps->pool.v[n].b != NONE)
 		end_region(ps->st, ps->pool.v[n].b, t);
 }
 
@@ -459,8 +463,11 @@ void mt_acc_on_alloc(struct pass *ps, const struct mt_event *ev)
 	if (site < 0)
 		return;
 	n = mt_rs_new(&ps->pool, addr, addr + size, (uint32_t)site, NONE);
-	if (n)
+	if (n) {
+		ps->pool.v[n].c = mt_beh_alloc(&ps->st->sites[site].beh, size);
+		ps->pool.v[n].t = ev->v[MT_F_TIME];
 		mt_rs_insert(&ps->pool, &pr->blocks, n);
+	}
 }
 
 void mt_acc_on_task_new(struct pass *ps, const struct mt_event *ev)
@@ -505,8 +512,10 @@ static uint32_t block_region(struct pass *ps, uint32_t pid, uint32_t n)
 
 	if (b->b == NONE) {
 		const struct mt_access_site *s = &ps->st->sites[b->a];
+		/* it appeared when it was allocated (the site's first time for a block of an
+		 * older trace's copy, whose time is not kept) */
 		uint32_t r = new_region(ps, pid, MT_REGION_ALLOCATION, s->stream, b->start, b->end,
-					0, b->a, s->first_ns);
+					0, b->a, b->t ? b->t : s->first_ns);
 
 		ps->pool.v[n].b = r;
 	}

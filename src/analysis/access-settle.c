@@ -163,6 +163,86 @@ static void settle_region(struct pass *ps, struct mt_access_region *g, uint64_t 
 	b->mrm_open = v.censored;
 }
 
+/* The pages a region's write-once ratio covers (as settle_region gives them). */
+static uint64_t wo_pages_of(const struct mt_access_region *g)
+{
+	const struct mt_region_behavior *b = &g->b;
+
+	if (b->wo_basis == MT_WO_PAGE_WRITES)
+		return b->wp_pages > b->wp_huge_pages ? b->wp_pages - b->wp_huge_pages : 0;
+	if (b->wo_basis == MT_WO_READONLY)
+		return (g->end - g->start + 4095) / 4096;
+	return 0;
+}
+
+/*
+ * Typing by behaviour (analysis/behaviour.h): each site's big blocks' regions add what they
+ * did (lasting, last read and last written in the second half of their lives, their exact
+ * write-once pages); then each site's verdict types its regions that no
+ * rule typed. A region already counted under its built-in type while the trace was read
+ * (its working set, intervals and reuse) stays there for those figures.
+ */
+static void settle_behaviour(struct pass *ps)
+{
+	struct mt_access_stats *st = ps->st;
+
+	for (size_t i = 0; i < st->nregions; i++) {
+		const struct mt_access_region *g = &st->regions[i];
+		const struct mt_region_behavior *b = &g->b;
+		struct mt_site_behaviour *sb;
+		uint64_t end = b->end_ns ? b->end_ns : st->t_end, life, proc_end;
+		struct proc *pr;
+
+		if (g->type != MT_REGION_ALLOCATION || g->site < 0 || (size_t)g->site >= st->nsites)
+			continue;
+		sb = &st->sites[g->site].beh;
+		life = end > g->t_start ? end - g->t_start : 0;
+		pr = mt_acc_proc_of(ps, g->pid);
+		proc_end = pr && pr->end_ns ? pr->end_ns : st->t_end;
+		sb->big++;
+		/* lasting: its process's teardown (Python's, node's: a third of a second here)
+		 * frees what lived all along: gone only in the last third of its time */
+		sb->lasting += mt_region_censored(b) ||
+			       (proc_end > g->t_start && life * 3 >= (proc_end - g->t_start) * 2);
+		if (g->c.read_samples) {
+			sb->read++;
+			sb->read_late += b->last_read_ns >= end - life / 2;
+		}
+		sb->written_late += b->last_write_ns > g->t_start + life / 2;
+		if (b->wo_basis == MT_WO_PAGE_WRITES && b->wp_pages > b->wp_huge_pages) {
+			uint64_t pages = b->wp_pages - b->wp_huge_pages;
+
+			sb->wo_pages += pages;
+			sb->wo_once_pages += pages - (b->pages_rewritten < pages ? b->pages_rewritten
+										 : pages);
+		}
+	}
+	for (size_t k = 0; k < st->nsites; k++)
+		mt_beh_settle(&st->sites[k].beh);
+	for (size_t i = 0; i < st->nregions; i++) {
+		struct mt_access_region *g = &st->regions[i];
+		const struct mt_site_behaviour *sb;
+		int32_t tix;
+
+		if ((g->type != MT_REGION_ALLOCATION && g->type != MT_REGION_HEAP_OBJECTS) ||
+		    g->site < 0 || (size_t)g->site >= st->nsites)
+			continue;
+		sb = &st->sites[g->site].beh;
+		if (!sb->verdict)
+			continue;
+		(void)mt_acc_type_of(ps, (uint32_t)i); /* a rule, when one matches, goes first */
+		if (g->b.typed_by)
+			continue;
+		g->b.type_ix = -1; /* typed anew, by name */
+		g->b.behaviour = sb->verdict;
+		g->b.behaviour_confidence = sb->confidence;
+		tix = mt_acc_type_named(ps, mt_beh_type(sb->verdict));
+		g->b.type_ix = tix;
+		if (tix >= 0)
+			st->types[tix].behaviour_regions++;
+	}
+}
+
 /* Settles what only the end knows: page-write runs, windows, per-region and per-type
  * figures, the MRM labels. */
 void mt_acc_finish(struct pass *ps)
@@ -192,15 +272,22 @@ void mt_acc_finish(struct pass *ps)
 			st->sites[st->pages[i].site].pages++;
 	}
 	for (size_t i = 0; i < st->nregions; i++) {
+		struct mt_region_behavior *b = &st->regions[i].b;
+		uint64_t pages = 0;
+
+		if (b->cur_pages > b->wss_peak_pages)
+			b->wss_peak_pages = b->cur_pages;
+		settle_region(ps, &st->regions[i], &pages);
+	}
+	settle_behaviour(ps);
+	for (size_t i = 0; i < st->nregions; i++) {
 		struct mt_access_region *g = &st->regions[i];
 		struct mt_region_behavior *b = &g->b;
 		uint64_t pages = 0;
 		struct mt_type_metrics *m;
 		int32_t tix;
 
-		if (b->cur_pages > b->wss_peak_pages)
-			b->wss_peak_pages = b->cur_pages;
-		settle_region(ps, g, &pages);
+		pages = wo_pages_of(g);
 		/* A region counts for its type when the run touched it, the workload named it, or
 		 * page-write tracking watched it (never written is an answer too). */
 		if (g->type != MT_REGION_LABEL && !g->c.samples && !b->pages_written &&

@@ -281,8 +281,13 @@ static void dispatch(struct pass *ps, const struct mt_event *ev)
 		mt_acc_on_pw_range(ps, ev);
 		break;
 	case MT_EV_TASK_EXIT:
-		if (ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS)
+		if (ev->v[MT_F_EXIT_KIND] == MT_TASK_PROCESS) {
+			struct proc *pr = mt_acc_proc_of(ps, (uint32_t)ev->v[MT_F_PID]);
+
+			if (pr)
+				pr->end_ns = ev->v[MT_F_TIME];
 			mt_acc_on_image_end(ps, (uint32_t)ev->v[MT_F_PID], ev->v[MT_F_TIME], true);
+		}
 		break;
 	case MT_EV_TASK_EXEC: {
 		struct proc *pr;

@@ -9,6 +9,7 @@
 
 #include <memtap/trace-format.h>
 
+#include "analysis/behaviour.h"
 #include "analysis/mrm.h"
 #include "analysis/quantile.h"
 #include "analysis/survival.h"
@@ -86,6 +87,8 @@ struct mt_region_behavior {
 	uint8_t mrm_by; /* MT_MRM_BY_*: what decided it */
 	uint8_t mrm_open; /* MT_MRM_NEEDS_*: thresholds its censored retention left open */
 	const struct mt_rule *typed_by; /* the rule (file or profile) that gave its type */
+	uint8_t behaviour; /* enum mt_behaviour: typed by its site's behaviour at the end */
+	float behaviour_confidence;
 };
 
 /*
@@ -118,6 +121,7 @@ struct mt_type_metrics {
 	uint64_t retention_regions; /* regions with a sampled read (the retention's) */
 	uint64_t lifetime_regions; /* regions whose lifetime is known */
 	uint64_t kernel_regions; /* kernel-provided mappings: no MRM candidates */
+	uint64_t behaviour_regions; /* typed by behaviour at the end (docs/metrics.md) */
 	uint64_t touches; /* samples, faults and written pages: the working set's evidence */
 	double write_once; /* pages-weighted over wo_regions; < 0 when none */
 	uint8_t mrm, mrm_by; /* enum mt_mrm, MT_MRM_BY_* */
@@ -178,6 +182,7 @@ struct mt_access_site {
 	const struct mt_rule *rule; /* the symbol rule its stack matched, or NULL */
 	bool rule_checked;
 	struct mt_access_counts c;
+	struct mt_site_behaviour beh; /* what its blocks did: typing by behaviour */
 };
 
 struct mt_access_page {

@@ -21,7 +21,7 @@ uint32_t mt_rs_new(struct mt_rs_pool *p, uint64_t start, uint64_t end, uint32_t 
 		i = (uint32_t)p->n++;
 	}
 	p->seed = p->seed * 1103515245u + 12345u;
-	p->v[i] = (struct mt_rs_node){ start, end, p->seed, 0, 0, a, b };
+	p->v[i] = (struct mt_rs_node){ start, end, p->seed, 0, 0, a, b, 0, 0 };
 	return i;
 }
 
@@ -163,8 +163,11 @@ void mt_rs_copy(struct mt_rs_pool *p, uint32_t t, uint32_t *to)
 
 		mt_rs_copy(p, n.l, to);
 		c = mt_rs_new(p, n.start, n.end, n.a, n.b);
-		if (c)
+		if (c) {
+			p->v[c].c = n.c;
+			p->v[c].t = n.t;
 			mt_rs_insert(p, to, c);
+		}
 		t = p->v[t].r; /* p->v may have moved: re-read through the index */
 	}
 }

@@ -14,6 +14,8 @@ struct mt_rs_node {
 	uint64_t start, end;
 	uint32_t prio, l, r;
 	uint32_t a, b; /* mappings: region; blocks: site, region (NONE until sampled) */
+	uint64_t c; /* blocks: the site's allocations when this one was made (0 elsewhere) */
+	uint64_t t; /* blocks: when it was allocated (0 elsewhere) */
 };
 
 struct mt_rs_pool {

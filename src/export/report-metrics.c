@@ -168,6 +168,9 @@ void mt_report_type_json(struct mt_json *j, const struct mt_access_stats *st,
 	mt_json_kv_u64(j, "reads_estimated", m->reads);
 	mt_json_kv_u64(j, "writes_estimated", m->writes);
 	mt_json_kv_u64(j, "retention_regions", m->retention_regions);
+	/* typed by their sites' behaviour at the end: in the windowed figures (working set,
+	 * intervals, reuse) under the built-in type they were read as */
+	mt_json_kv_u64(j, "behaviour_regions", m->behaviour_regions);
 	mt_json_kv_double(j, "retention_p50_s", m->retention_s[0]);
 	mt_json_kv_double(j, "retention_p90_s", m->retention_s[1]);
 	mt_json_kv_double(j, "retention_p99_s", m->retention_s[2]);
@@ -251,8 +254,41 @@ static const struct mt_json_u64 site_alloc_figures[] = {
 	MT_JSON_U64("calls", struct mt_alloc_site, calls),
 };
 
+static const struct mt_json_u64 behaviour_figures[] = {
+	MT_JSON_U64("allocs", struct mt_site_behaviour, allocs),
+	MT_JSON_U64("frees", struct mt_site_behaviour, frees),
+	MT_JSON_U64("size_up", struct mt_site_behaviour, size_up),
+	MT_JSON_U64("size_down", struct mt_site_behaviour, size_down),
+	MT_JSON_U64("outlived_next", struct mt_site_behaviour, outlived),
+	MT_JSON_U64("big_blocks", struct mt_site_behaviour, big),
+	MT_JSON_U64("lasting", struct mt_site_behaviour, lasting),
+	MT_JSON_U64("read", struct mt_site_behaviour, read),
+	MT_JSON_U64("read_late", struct mt_site_behaviour, read_late),
+	MT_JSON_U64("written_late", struct mt_site_behaviour, written_late),
+	MT_JSON_U64("write_once_pages", struct mt_site_behaviour, wo_pages),
+	MT_JSON_U64("written_once_pages", struct mt_site_behaviour, wo_once_pages),
+};
+
+/* A site's behaviour: its verdict (null: none) and the evidence it rests on. */
+static void json_behaviour(struct mt_json *j, const struct mt_site_behaviour *b)
+{
+	mt_json_key(j, "behaviour");
+	mt_json_begin_object(j);
+	if (b->verdict) {
+		mt_json_kv_str(j, "region_type", mt_beh_type(b->verdict));
+		mt_json_kv_str(j, "evidence", mt_beh_evidence(b->verdict));
+		mt_json_kv_double(j, "confidence", (double)b->confidence);
+	} else {
+		mt_json_kv_null(j, "region_type");
+		mt_json_kv_null(j, "evidence");
+		mt_json_kv_null(j, "confidence");
+	}
+	MT_JSON_KV_U64S(j, b, behaviour_figures);
+	mt_json_end_object(j);
+}
+
 /* metrics.by_site: the access sites with the most samples, faults or pages, with their
- * allocation figures. */
+ * allocation figures and behaviour. */
 static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_access_stats *st = &rep->access.st;
@@ -292,6 +328,7 @@ static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 			} else {
 				mt_json_kv_null(j, "allocated_bytes");
 			}
+			json_behaviour(j, &s->beh);
 			mt_json_end_object(j);
 		}
 		free(v);

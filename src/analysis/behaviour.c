@@ -1,0 +1,102 @@
+/* SPDX-License-Identifier: MIT */
+/* Allocation sites typed by what their blocks did (analysis/behaviour.h). */
+#include "analysis/behaviour.h"
+
+uint64_t mt_beh_alloc(struct mt_site_behaviour *b, uint64_t size)
+{
+	if (b->allocs) {
+		if (size > b->last_size)
+			b->size_up++;
+		else if (size < b->last_size)
+			b->size_down++;
+	}
+	b->last_size = size;
+	return ++b->allocs;
+}
+
+void mt_beh_free(struct mt_site_behaviour *b, uint64_t at)
+{
+	uint64_t later = at && b->allocs > at ? b->allocs - at : 0;
+
+	b->frees++;
+	b->successors += later;
+	if (later)
+		b->outlived++;
+}
+
+/* The thresholds (docs/metrics.md, "Typing by behaviour"). */
+#define MIN_BLOCKS 8
+
+static float ratio(uint64_t a, uint64_t b)
+{
+	return b ? (float)a / (float)b : 0.0f;
+}
+
+void mt_beh_settle(struct mt_site_behaviour *b)
+{
+	float freed = ratio(b->frees, b->allocs), outlive = ratio(b->outlived, b->frees);
+	float alive = ratio(b->lasting, b->big), rlate = ratio(b->read_late, b->read);
+	float wlate = ratio(b->written_late, b->big);
+
+	b->verdict = MT_BEH_NONE;
+	b->confidence = 0;
+	if (!b->big) /* no block of 64 KiB or more was touched: not memory that matters here */
+		return;
+	/* grown by copy: sizes mostly grow, each block outlives the site's next ones */
+	if (b->allocs >= MIN_BLOCKS && freed >= 0.5f && b->size_up >= 3 &&
+	    b->size_down * 2 <= b->size_up && outlive >= 0.8f &&
+	    b->successors >= b->frees * 3 / 2) {
+		b->verdict = MT_BEH_KV_GROWN;
+		b->confidence = outlive * (1.0f - ratio(b->size_down, b->size_up));
+		return;
+	}
+	/* lasting and read to the end: state kept for the whole run, by how it was written */
+	if (alive >= 0.9f && b->read && rlate >= 0.5f) {
+		float wo = b->wo_pages ? ratio(b->wo_once_pages, b->wo_pages) : -1.0f;
+
+		if (wlate >= 0.5f) {
+			b->verdict = MT_BEH_KV_IN_PLACE;
+			b->confidence = alive * rlate * wlate;
+		} else if (wlate <= 0.1f && wo >= 0.9f) { /* written once, exactly */
+			b->verdict = MT_BEH_WEIGHT;
+			b->confidence = alive * rlate * (1.0f - wlate) * wo;
+		}
+		return;
+	}
+	/* many short-lived blocks, each gone before the site's next one */
+	if (b->allocs >= MIN_BLOCKS && freed >= 0.9f && outlive <= 0.2f) {
+		b->verdict = MT_BEH_ACTIVATION;
+		b->confidence = freed * (1.0f - outlive);
+	}
+}
+
+const char *mt_beh_type(unsigned verdict)
+{
+	switch (verdict) {
+	case MT_BEH_KV_GROWN:
+	case MT_BEH_KV_IN_PLACE:
+		return "kv_cache";
+	case MT_BEH_WEIGHT:
+		return "weight";
+	case MT_BEH_ACTIVATION:
+		return "activation";
+	default:
+		return NULL;
+	}
+}
+
+const char *mt_beh_evidence(unsigned verdict)
+{
+	switch (verdict) {
+	case MT_BEH_KV_GROWN:
+		return "kv-like: its blocks grow step by step, each outliving the site's next ones";
+	case MT_BEH_KV_IN_PLACE:
+		return "kv-like: lasting, written and read to the end";
+	case MT_BEH_WEIGHT:
+		return "weight-like: lasting, written once early (exact), read to the end";
+	case MT_BEH_ACTIVATION:
+		return "activation-like: many short-lived blocks, each gone before the site's next";
+	default:
+		return "";
+	}
+}
