@@ -826,3 +826,47 @@ TEST(survival_quantiles)
 	mt_surv_release(&s);
 	ASSERT_TRUE(isnan(mt_surv_quantile(&s, 0.5, &lower)));
 }
+
+/* Typing by behaviour: each verdict from the counts alone (analysis/behaviour.c). */
+TEST(behaviour_verdicts)
+{
+	struct mt_site_behaviour kv = { 0 }, act = { 0 }, w = { 0 }, none = { 0 };
+	uint64_t at[64];
+
+	/* a cache grown by copy: 4 layers x 16 steps, each block freed at the next step */
+	for (int s = 0; s < 16; s++)
+		for (int l = 0; l < 4; l++) {
+			if (s)
+				mt_beh_free(&kv, at[(s - 1) * 4 + l]);
+			at[s * 4 + l] = mt_beh_alloc(&kv, 65536 + (uint64_t)s * 1024);
+		}
+	kv.big = 1;
+	mt_beh_settle(&kv);
+	ASSERT_EQ(kv.verdict, MT_BEH_KV_GROWN);
+	ASSERT_STREQ(mt_beh_type(kv.verdict), "kv_cache");
+	ASSERT_TRUE(kv.confidence > 0.9f && kv.confidence <= 1.0f);
+	/* scratch: each freed before the next one, sizes growing too (attention scores) */
+	for (int s = 0; s < 32; s++)
+		mt_beh_free(&act, mt_beh_alloc(&act, 65536 + (uint64_t)s * 64));
+	act.big = 1;
+	mt_beh_settle(&act);
+	ASSERT_EQ(act.verdict, MT_BEH_ACTIVATION);
+	/* weights: lasting, read late, never written late, exactly written once */
+	w = (struct mt_site_behaviour){ .allocs = 12, .big = 12, .lasting = 12, .read = 10,
+					.read_late = 9, .wo_pages = 3000, .wo_once_pages = 3000 };
+	mt_beh_settle(&w);
+	ASSERT_EQ(w.verdict, MT_BEH_WEIGHT);
+	/* the same without an exact write-once basis: no verdict (samples cannot prove it) */
+	w.wo_pages = w.wo_once_pages = 0;
+	mt_beh_settle(&w);
+	ASSERT_EQ(w.verdict, MT_BEH_NONE);
+	/* written to the end: a cache in place */
+	w.written_late = 11;
+	mt_beh_settle(&w);
+	ASSERT_EQ(w.verdict, MT_BEH_KV_IN_PLACE);
+	/* no touched big block: nothing is typed */
+	for (int s = 0; s < 32; s++)
+		mt_beh_free(&none, mt_beh_alloc(&none, 100));
+	mt_beh_settle(&none);
+	ASSERT_EQ(none.verdict, MT_BEH_NONE);
+}
