@@ -5,8 +5,10 @@
 uint64_t mt_beh_alloc(struct mt_site_behaviour *b, uint64_t size)
 {
 	if (b->allocs) {
-		if (size > b->last_size)
+		if (size > b->last_size) {
 			b->size_up++;
+			b->size_up_step += size - b->last_size <= b->last_size / 4;
+		}
 		else if (size < b->last_size)
 			b->size_down++;
 	}
@@ -42,9 +44,11 @@ void mt_beh_settle(struct mt_site_behaviour *b)
 	b->confidence = 0;
 	if (!b->big) /* no block of 64 KiB or more was touched: not memory that matters here */
 		return;
-	/* grown by copy: sizes mostly grow, each block outlives the site's next ones */
+	/* grown by copy: sizes mostly grow, by rows (a buffer that doubles is no context), and
+	 * each block outlives the site's next ones */
 	if (b->allocs >= MIN_BLOCKS && freed >= 0.5f && b->size_up >= 3 &&
-	    b->size_down * 2 <= b->size_up && outlive >= 0.8f &&
+	    b->size_down * 2 <= b->size_up && b->size_up_step * 4 >= b->size_up * 3 &&
+	    outlive >= 0.8f &&
 	    b->successors >= b->frees * 3 / 2) {
 		b->verdict = MT_BEH_KV_GROWN;
 		b->confidence = outlive * (1.0f - ratio(b->size_down, b->size_up));

@@ -24,6 +24,7 @@ enum mt_behaviour {
 struct mt_site_behaviour {
 	uint64_t allocs, frees; /* calls seen; of their blocks, freed */
 	uint64_t size_up, size_down; /* consecutive allocations larger, smaller than the last */
+	uint64_t size_up_step; /* of size_up, by at most a quarter (a context grown by rows) */
 	uint64_t last_size;
 	uint64_t outlived; /* freed blocks that outlived a later block of their site's */
 	uint64_t successors; /* Σ later allocations of the site while each freed block lived */

@@ -122,7 +122,9 @@ static const struct mt_option options[] = {
 	  "(userfaultfd write-protect + PAGEMAP_SCAN; 0: off; default 100)" },
 	{ "page-writes-min", 0, MT_OPT_U64, &o.page_writes_min, "BYTES",
 	  "heap blocks and writable anonymous mappings of at least BYTES are page-write tracked "
-	  "from their allocation on (0: labelled ranges only; default 1048576)" },
+	  "from their allocation on, so are blocks of 64 KiB or more of an allocation stack whose "
+	  "such blocks have added up to BYTES, and the program's and libraries' writable "
+	  "segments of BYTES or more (0: labelled ranges only; default 1048576)" },
 	{ "syscalls", 0, MT_OPT_STRING, &o.syscalls, "CLASSES",
 	  "record every system call (of these classes: file, desc, memory, process, network, "
 	  "ipc, signal, all; default all) with its result and duration",

@@ -259,6 +259,7 @@ static const struct mt_json_u64 behaviour_figures[] = {
 	MT_JSON_U64("frees", struct mt_site_behaviour, frees),
 	MT_JSON_U64("size_up", struct mt_site_behaviour, size_up),
 	MT_JSON_U64("size_down", struct mt_site_behaviour, size_down),
+	MT_JSON_U64("size_up_by_rows", struct mt_site_behaviour, size_up_step),
 	MT_JSON_U64("outlived_next", struct mt_site_behaviour, outlived),
 	MT_JSON_U64("big_blocks", struct mt_site_behaviour, big),
 	MT_JSON_U64("lasting", struct mt_site_behaviour, lasting),

@@ -252,6 +252,9 @@ static RT_INLINE void put_alloc(struct rt_thread *t, unsigned kind, void *p, siz
 	aged(t, time);
 	if (RT_UNLIKELY(size >= rt_wp_min) && p)
 		rt_wp_auto((uint64_t)p, size, false); /* a large block: its page writes, exactly */
+	else if (RT_UNLIKELY(size >= RT_WP_SITE_BLOCK) && p && stack && rt_wp_min != UINT64_MAX &&
+		 rt_wp_site_tally(stack, size))
+		rt_wp_auto((uint64_t)p, size, false); /* a site that allocates much: the same */
 }
 
 static RT_INLINE void put_free(struct rt_thread *t, void *p)

@@ -256,6 +256,10 @@ extern unsigned rt_wp_live RT_HIDDEN;
 RT_HIDDEN int rt_wp_track(const void *addr, size_t len);
 /* A block (mapping: false) or a writable anonymous mapping of its own (true). */
 RT_HIDDEN void rt_wp_auto(uint64_t addr, uint64_t len, bool mapping);
+/* Blocks of this size or more count for their allocation stack's tally (rt_wp_site_tally). */
+#define RT_WP_SITE_BLOCK (64u << 10)
+/* Adds a block to its stack's tally: true once the stack's blocks reach rt_wp_min. */
+RT_HIDDEN bool rt_wp_site_tally(uint32_t stack, uint64_t size);
 /* The writable segments (.data, .bss) of the objects loaded before the runtime started. */
 RT_HIDDEN void rt_wp_existing(void);
 /* Before a block at addr goes (free, realloc): its last writes reported, unregistered. */

@@ -353,6 +353,39 @@ void rt_wp_auto(uint64_t addr, uint64_t len, bool mapping)
 }
 
 /*
+ * Smaller blocks of a site that allocates much: a block of RT_WP_SITE_BLOCK or more from an
+ * allocation stack whose such blocks have added up to --page-writes-min is tracked as a
+ * large one (a KV cache grown by concatenation, a framework's per-token tensors). A tally
+ * per stack in a fixed table (claimed once, never freed; when it is full, the stacks left
+ * out are not tracked).
+ */
+#define WP_SITES 4096
+
+static struct {
+	uint32_t stack;
+	uint64_t bytes;
+} wp_sites[WP_SITES];
+
+bool rt_wp_site_tally(uint32_t stack, uint64_t size)
+{
+	unsigned i = (unsigned)(rt_hash64(stack) >> 24) & (WP_SITES - 1);
+
+	for (unsigned n = 0; n < 16; n++, i = (i + 1) & (WP_SITES - 1)) {
+		uint32_t k = __atomic_load_n(&wp_sites[i].stack, __ATOMIC_ACQUIRE), zero = 0;
+
+		if (!k && !__atomic_compare_exchange_n(&wp_sites[i].stack, &zero, stack, false,
+						       __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			k = zero; /* another thread claimed it: whose is it? */
+		else if (!k)
+			k = stack;
+		if (k == stack)
+			return __atomic_add_fetch(&wp_sites[i].bytes, size, __ATOMIC_RELAXED) >=
+			       rt_wp_min;
+	}
+	return false;
+}
+
+/*
  * Memory that exists before the runtime starts: the writable segments of the program and
  * of the libraries loaded with it (.data and .bss), tracked as a mapping of their own would
  * be when they are large enough. A writable PT_LOAD segment is two mappings: its file part

@@ -43,6 +43,9 @@ if weights:
     check("weight", weights, "weight")
 if kv:
     check("kv", kv, "kv_cache")
+    tracked = [latest[a] for a in kv if a in latest and latest[a]["write_once_basis"] == "page-writes"]
+    print("%s: %d of %d caches below 1 MiB page-write tracked (their site's blocks reached it)" % (name, len(tracked), len(kv)))
+    assert len(tracked) >= len(kv) - 1, [latest.get(a) for a in kv]
 types = {}
 for s in r["metrics"]["by_site"]:
     b = s["behaviour"]
@@ -60,10 +63,10 @@ bad = [g for g in latest.values() if num(g["start"]) in weights and g["region_ty
 assert len(bad) <= 0.1 * (len(weights) + len(kv)), [(g["region_type"], g["typed_by"]) for g in bad][:5]
 PY
 
-# ring: 300 positions make each layer's cache 1.2 MiB, so page-write tracking (blocks of
-# --page-writes-min, 1 MiB, or more) sees it written to the end; below that only sampled
-# stores could, and a cache so small gets too few to tell
-for layout in gqa:220 ring:300; do
+# ring: 220 positions make each layer's cache 880 KiB, below --page-writes-min (1 MiB): its
+# site's blocks add up to it at the second layer's, so that one and the third are
+# page-write tracked (a site that allocates much), and seen written to the end
+for layout in gqa:220 ring:220; do
 	steps=${layout#*:}
 	layout=${layout%:*}
 	PYTHONPATH="$SRC/python" "$MEMTAP" record -q --access-freq 2000 -o $layout.mtap -- /usr/bin/python3 \

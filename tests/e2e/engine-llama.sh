@@ -52,7 +52,8 @@ assert any(g["typed_by"].startswith("profile llama.cpp: symbol ^llama_kv_cache")
 # the compute buffers: activation, apart from the KV cache
 act = [g for g in regions if g["region_type"] == "activation"]
 print("activation regions:", len(act), [g["bytes"] for g in act if g["bytes"]][:4])
-assert act and all(g["typed_by"].startswith("profile llama.cpp") for g in act)
+assert any(g["typed_by"].startswith("profile llama.cpp") for g in act)
+assert all(g["typed_by"].startswith(("profile llama.cpp", "behaviour: ")) for g in act), act
 assert not {g["region_id"] for g in act} & {g["region_id"] for g in kv}
 # the answer in one place: the weights lead the MRM candidates, the KV cache is among them
 c = r["candidates"]
