@@ -15,9 +15,10 @@
 enum mt_behaviour {
 	MT_BEH_NONE,
 	MT_BEH_KV_GROWN, /* kv_cache: replaced by a larger copy step after step (torch.cat) */
-	MT_BEH_KV_IN_PLACE, /* kv_cache: preallocated, lasting, written and read to the end */
+	MT_BEH_KV_IN_PLACE, /* kv_cache: preallocated, lasting, filled to the end, mostly once */
 	MT_BEH_WEIGHT, /* weight: lasting, written once early, read to the end */
 	MT_BEH_ACTIVATION, /* activation: many short-lived blocks, each gone before the next */
+	MT_BEH_SCRATCH, /* activation: lasting, its pages rewritten to the end (compute buffers) */
 };
 
 /* What the access pass gathers per site from its allocation calls. */

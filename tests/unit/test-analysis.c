@@ -860,10 +860,17 @@ TEST(behaviour_verdicts)
 	w.wo_pages = w.wo_once_pages = 0;
 	mt_beh_settle(&w);
 	ASSERT_EQ(w.verdict, MT_BEH_NONE);
-	/* written to the end: a cache in place */
+	/* written to the end, most pages once: a cache filled in place */
 	w.written_late = 11;
+	w.wo_pages = 3000;
+	w.wo_once_pages = 2700;
 	mt_beh_settle(&w);
 	ASSERT_EQ(w.verdict, MT_BEH_KV_IN_PLACE);
+	/* written to the end, every page again and again: a compute buffer kept for the run */
+	w.wo_once_pages = 30;
+	mt_beh_settle(&w);
+	ASSERT_EQ(w.verdict, MT_BEH_SCRATCH);
+	ASSERT_STREQ(mt_beh_type(w.verdict), "activation");
 	/* no touched big block: nothing is typed */
 	for (int s = 0; s < 32; s++)
 		mt_beh_free(&none, mt_beh_alloc(&none, 100));
