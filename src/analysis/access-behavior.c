@@ -584,6 +584,7 @@ void mt_acc_pw_settle(struct mt_access_stats *st, struct mt_access_page *pg)
 		struct mt_region_behavior *b = &st->regions[pg->pw_region - 1].b;
 
 		b->pages_written++;
+		b->page_epochs += pg->pw_epochs;
 		if (pg->pw_epochs > 1)
 			b->pages_rewritten++;
 	}

@@ -209,6 +209,8 @@ static void settle_behaviour(struct pass *ps)
 			sb->read_late += b->last_read_ns >= end - life / 2;
 		}
 		sb->written_late += b->last_write_ns > g->t_start + life / 2;
+		sb->pages_written += b->pages_written;
+		sb->page_epochs += b->page_epochs;
 		if (b->wo_basis == MT_WO_PAGE_WRITES && b->wp_pages > b->wp_huge_pages) {
 			uint64_t pages = b->wp_pages - b->wp_huge_pages;
 

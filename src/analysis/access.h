@@ -65,6 +65,7 @@ struct mt_region_behavior {
 	uint64_t wp_pages; /* whole pages under page-write tracking */
 	uint64_t wp_lo, wp_hi; /* those pages: [wp_lo, wp_hi) */
 	uint64_t pages_written, pages_rewritten; /* of which written in >= 1, >= 2 epochs */
+	uint64_t page_epochs; /* Σ epochs its written pages were written in */
 	/* of wp_pages, the most one scan found on transparent huge pages (never protected, so
 	 * without write epochs: page_track huge), and that scan's time */
 	uint64_t wp_huge_pages, wp_huge_cur, wp_huge_t;

@@ -58,12 +58,16 @@ void mt_beh_settle(struct mt_site_behaviour *b)
 	if (alive >= 0.9f && b->read && rlate >= 0.5f) {
 		float wo = b->wo_pages ? ratio(b->wo_once_pages, b->wo_pages) : -1.0f;
 
-		if (wlate >= 0.5f && wo >= 0.5f) { /* filled as it goes: most pages written once */
+		/* written to the end: filled as it goes (each page takes a few rows, so a few
+		 * epochs at most), or a buffer kept and rewritten (every epoch of the run) */
+		float epochs = b->pages_written ? (float)b->page_epochs / (float)b->pages_written : 0;
+
+		if (wlate >= 0.5f && b->pages_written && epochs <= 4.0f) {
 			b->verdict = MT_BEH_KV_IN_PLACE;
-			b->confidence = alive * rlate * wlate * wo;
-		} else if (wlate >= 0.5f && wo >= 0) { /* rewritten throughout: kept scratch */
+			b->confidence = alive * rlate * wlate;
+		} else if (wlate >= 0.5f && epochs >= 8.0f) {
 			b->verdict = MT_BEH_SCRATCH;
-			b->confidence = alive * wlate * (1.0f - wo);
+			b->confidence = alive * wlate * (1.0f - 4.0f / epochs);
 		} else if (wlate <= 0.1f && wo >= 0.9f) { /* written once, exactly */
 			b->verdict = MT_BEH_WEIGHT;
 			b->confidence = alive * rlate * (1.0f - wlate) * wo;
@@ -99,13 +103,13 @@ const char *mt_beh_evidence(unsigned verdict)
 	case MT_BEH_KV_GROWN:
 		return "kv-like: its blocks grow step by step, each outliving the site's next ones";
 	case MT_BEH_KV_IN_PLACE:
-		return "kv-like: lasting, filled to the end, most pages written once (exact)";
+		return "kv-like: lasting, filled to the end, each page in a few epochs (exact)";
 	case MT_BEH_WEIGHT:
 		return "weight-like: lasting, written once early (exact), read to the end";
 	case MT_BEH_ACTIVATION:
 		return "activation-like: many short-lived blocks, each gone before the site's next";
 	case MT_BEH_SCRATCH:
-		return "activation-like: lasting, its pages rewritten to the end (exact)";
+		return "activation-like: lasting, its pages rewritten epoch after epoch (exact)";
 	default:
 		return "";
 	}

@@ -33,6 +33,7 @@ struct mt_site_behaviour {
 	/* lasting: alive to its process's end, or gone only in the last third of its time there */
 	uint64_t big, lasting, read, read_late, written_late;
 	uint64_t wo_pages, wo_once_pages; /* of its regions with an exact basis */
+	uint64_t pages_written, page_epochs; /* their written pages; Σ epochs each was written in */
 	uint8_t verdict; /* enum mt_behaviour */
 	float confidence;
 };

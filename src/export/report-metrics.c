@@ -268,6 +268,8 @@ static const struct mt_json_u64 behaviour_figures[] = {
 	MT_JSON_U64("written_late", struct mt_site_behaviour, written_late),
 	MT_JSON_U64("write_once_pages", struct mt_site_behaviour, wo_pages),
 	MT_JSON_U64("written_once_pages", struct mt_site_behaviour, wo_once_pages),
+	MT_JSON_U64("pages_written", struct mt_site_behaviour, pages_written),
+	MT_JSON_U64("page_epochs", struct mt_site_behaviour, page_epochs),
 };
 
 /* A site's behaviour: its verdict (null: none) and the evidence it rests on. */

@@ -860,14 +860,14 @@ TEST(behaviour_verdicts)
 	w.wo_pages = w.wo_once_pages = 0;
 	mt_beh_settle(&w);
 	ASSERT_EQ(w.verdict, MT_BEH_NONE);
-	/* written to the end, most pages once: a cache filled in place */
+	/* written to the end, each page in a few epochs: a cache filled in place */
 	w.written_late = 11;
-	w.wo_pages = 3000;
-	w.wo_once_pages = 2700;
+	w.pages_written = 3000;
+	w.page_epochs = 4500;
 	mt_beh_settle(&w);
 	ASSERT_EQ(w.verdict, MT_BEH_KV_IN_PLACE);
-	/* written to the end, every page again and again: a compute buffer kept for the run */
-	w.wo_once_pages = 30;
+	/* written to the end, every page epoch after epoch: a compute buffer kept for the run */
+	w.page_epochs = 3000 * 40;
 	mt_beh_settle(&w);
 	ASSERT_EQ(w.verdict, MT_BEH_SCRATCH);
 	ASSERT_STREQ(mt_beh_type(w.verdict), "activation");
