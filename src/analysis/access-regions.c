@@ -127,8 +127,8 @@ static unsigned mapping_type(const char *path, uint64_t prot, uint64_t origin)
 }
 
 /* The mapping ev reports is in pr's map as it is: same range, type, protection and path. */
-static bool same_mapping(struct pass *ps, struct proc *pr, const struct mt_event *ev,
-			 unsigned type, const char *path)
+static bool same_mapping(struct pass *ps, struct proc *pr, const struct mt_event *ev, unsigned type,
+			 const char *path)
 {
 	uint64_t start = ev->v[MT_F_MMAP_ADDR], end = start + ev->v[MT_F_MMAP_LEN];
 	uint32_t n = mt_rs_find(&ps->pool, pr->maps, start);

@@ -215,8 +215,8 @@ static void settle_behaviour(struct pass *ps)
 			uint64_t pages = b->wp_pages - b->wp_huge_pages;
 
 			sb->wo_pages += pages;
-			sb->wo_once_pages += pages - (b->pages_rewritten < pages ? b->pages_rewritten
-										 : pages);
+			sb->wo_once_pages +=
+				pages - (b->pages_rewritten < pages ? b->pages_rewritten : pages);
 		}
 	}
 	for (size_t k = 0; k < st->nsites; k++)

@@ -8,8 +8,7 @@ uint64_t mt_beh_alloc(struct mt_site_behaviour *b, uint64_t size)
 		if (size > b->last_size) {
 			b->size_up++;
 			b->size_up_step += size - b->last_size <= b->last_size / 4;
-		}
-		else if (size < b->last_size)
+		} else if (size < b->last_size)
 			b->size_down++;
 	}
 	b->last_size = size;
@@ -48,8 +47,7 @@ void mt_beh_settle(struct mt_site_behaviour *b)
 	 * each block outlives the site's next ones */
 	if (b->allocs >= MIN_BLOCKS && freed >= 0.5f && b->size_up >= 3 &&
 	    b->size_down * 2 <= b->size_up && b->size_up_step * 4 >= b->size_up * 3 &&
-	    outlive >= 0.8f &&
-	    b->successors >= b->frees * 3 / 2) {
+	    outlive >= 0.8f && b->successors >= b->frees * 3 / 2) {
 		b->verdict = MT_BEH_KV_GROWN;
 		b->confidence = outlive * (1.0f - ratio(b->size_down, b->size_up));
 		return;
@@ -60,7 +58,8 @@ void mt_beh_settle(struct mt_site_behaviour *b)
 
 		/* written to the end: filled as it goes (each page takes a few rows, so a few
 		 * epochs at most), or a buffer kept and rewritten (every epoch of the run) */
-		float epochs = b->pages_written ? (float)b->page_epochs / (float)b->pages_written : 0;
+		float epochs = b->pages_written ? (float)b->page_epochs / (float)b->pages_written
+						: 0;
 
 		if (wlate >= 0.5f && b->pages_written && epochs <= 4.0f) {
 			b->verdict = MT_BEH_KV_IN_PLACE;

@@ -203,8 +203,8 @@ const char *mt_report_typed_by(const struct mt_access_region *g, char *buf, size
 	if (g->type == MT_REGION_LABEL)
 		return "memtap_label";
 	if (g->b.behaviour) {
-		snprintf(buf, size, "behaviour: %s (confidence %.2f)", mt_beh_evidence(g->b.behaviour),
-			 (double)g->b.behaviour_confidence);
+		snprintf(buf, size, "behaviour: %s (confidence %.2f)",
+			 mt_beh_evidence(g->b.behaviour), (double)g->b.behaviour_confidence);
 		return buf;
 	}
 	if (!r)

@@ -66,10 +66,9 @@ struct mt_mrm_verdict mt_mrm_classify(const struct mt_mrm_rule *r, const struct 
 			     retention_at_least(in->retention_p50_s, in->retention_p50_censored,
 						in->read_samples, in->lifetime_p50_s,
 						r->medium_retention_p50_s));
-	uint8_t open = (uint8_t)((high.v < 0 && high.by & MT_MRM_BY_CENSORED ? MT_MRM_NEEDS_HIGH
-									     : 0) |
-				 (med.v < 0 && med.by & MT_MRM_BY_CENSORED ? MT_MRM_NEEDS_MEDIUM
-									   : 0));
+	uint8_t open =
+		(uint8_t)((high.v < 0 && high.by & MT_MRM_BY_CENSORED ? MT_MRM_NEEDS_HIGH : 0) |
+			  (med.v < 0 && med.by & MT_MRM_BY_CENSORED ? MT_MRM_NEEDS_MEDIUM : 0));
 
 	if (high.v == 1)
 		return (struct mt_mrm_verdict){ MT_MRM_HIGH, (uint8_t)high.by, 0 };

@@ -85,8 +85,8 @@ void mt_rs_insert(struct mt_rs_pool *p, uint32_t *root, uint32_t n)
 	*root = merge(p, merge(p, l, n), r);
 }
 
-void mt_rs_each(const struct mt_rs_pool *p, uint32_t t, void (*fn)(const struct mt_rs_node *, void *),
-		void *ctx)
+void mt_rs_each(const struct mt_rs_pool *p, uint32_t t,
+		void (*fn)(const struct mt_rs_node *, void *), void *ctx)
 {
 	while (t) { /* recursion on the left only: a treap is O(log n) deep */
 		mt_rs_each(p, p->v[t].l, fn, ctx);

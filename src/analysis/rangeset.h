@@ -40,8 +40,8 @@ uint32_t mt_rs_find(const struct mt_rs_pool *p, uint32_t t, uint64_t addr);
 /* Cuts [lo, hi) out of the ranges, keeping what lies outside under the same values. */
 void mt_rs_punch(struct mt_rs_pool *p, uint32_t *root, uint64_t lo, uint64_t hi);
 /* Calls fn(node, ctx) for every node of tree t, in address order. */
-void mt_rs_each(const struct mt_rs_pool *p, uint32_t t, void (*fn)(const struct mt_rs_node *, void *),
-		void *ctx);
+void mt_rs_each(const struct mt_rs_pool *p, uint32_t t,
+		void (*fn)(const struct mt_rs_node *, void *), void *ctx);
 /* Copies tree t into *to. */
 void mt_rs_copy(struct mt_rs_pool *p, uint32_t t, uint32_t *to);
 

@@ -45,7 +45,8 @@ static double interpolated(const struct mt_surv *s, double p)
 
 	if (lo + 1 >= s->n)
 		return (double)s->v[s->n - 1].t;
-	return (double)s->v[lo].t + ((double)s->v[lo + 1].t - (double)s->v[lo].t) * (pos - (double)lo);
+	return (double)s->v[lo].t +
+	       ((double)s->v[lo + 1].t - (double)s->v[lo].t) * (pos - (double)lo);
 }
 
 double mt_surv_quantile(struct mt_surv *s, double p, bool *lower)

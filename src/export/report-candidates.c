@@ -156,7 +156,8 @@ void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f)
 	mt_table_release(&t);
 	if (open)
 		fprintf(f,
-			"%s%" PRIu64 " of these alive at the end with a retention below a threshold "
+			"%s%" PRIu64
+			" of these alive at the end with a retention below a threshold "
 			"(censored, ≥: lower bounds): undecided; a run of at least %.1f s could "
 			"decide them (mrm_note in JSON)\n",
 			md ? "\n" : "  ", open, longest);

@@ -62,21 +62,6 @@ static const struct mt_json_u64 behavior_times[] = {
 	MT_JSON_U64("last_read_ns", struct mt_region_behavior, last_read_ns),
 };
 
-/* The note of a label censoring left open, and the run that could settle it; nulls else. */
-static void json_censor_note(struct mt_json *j, const struct mt_access_stats *st, unsigned open,
-			     double retention_s, uint64_t born_ns, uint64_t alive, uint64_t of)
-{
-	char note[256];
-	double run;
-
-	mt_report_censor_note(st, open, retention_s, born_ns, alive, of, note, sizeof(note), &run);
-	if (note[0])
-		mt_json_kv_str(j, "mrm_note", note);
-	else
-		mt_json_kv_null(j, "mrm_note");
-	mt_json_kv_double(j, "run_needed_s", run);
-}
-
 void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_stats *st,
 				    const struct mt_access_region *g)
 {
@@ -127,8 +112,8 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_st
 	else
 		mt_json_kv_null(j, "wss_peak_pages");
 	json_mrm(j, b->mrm, b->mrm_by);
-	json_censor_note(j, st, b->mrm_open, b->retention_s,
-			 b->first_write_ns ? b->first_write_ns : g->t_start, 0, 0);
+	mt_report_censor_note_json(j, st, b->mrm_open, b->retention_s,
+				   b->first_write_ns ? b->first_write_ns : g->t_start, 0, 0);
 }
 
 static const struct mt_json_u64 type_counts[] = {
@@ -137,24 +122,6 @@ static const struct mt_json_u64 type_counts[] = {
 	MT_JSON_U64("total_reads", struct mt_type_metrics, read_samples),
 	MT_JSON_U64("total_writes", struct mt_type_metrics, write_samples),
 };
-
-/* A censored set's count, estimator and the first percentile that is only a lower bound. */
-static void json_censoring(struct mt_json *j, const char *what, const struct mt_surv *sv,
-			   unsigned lower_from)
-{
-	static const char *const pct[] = { "p50", "p90", "p99" };
-	char key[64];
-
-	snprintf(key, sizeof(key), "%s_censored", what);
-	mt_json_kv_u64(j, key, sv->censored);
-	snprintf(key, sizeof(key), "%s_estimator", what);
-	mt_json_kv_str(j, key, mt_surv_estimator_name(mt_surv_estimator(sv)));
-	snprintf(key, sizeof(key), "%s_lower_bound_from", what);
-	if (lower_from < 3)
-		mt_json_kv_str(j, key, pct[lower_from]);
-	else
-		mt_json_kv_null(j, key);
-}
 
 void mt_report_type_json(struct mt_json *j, const struct mt_access_stats *st,
 			 const struct mt_type_metrics *m)
@@ -174,11 +141,11 @@ void mt_report_type_json(struct mt_json *j, const struct mt_access_stats *st,
 	mt_json_kv_double(j, "retention_p50_s", m->retention_s[0]);
 	mt_json_kv_double(j, "retention_p90_s", m->retention_s[1]);
 	mt_json_kv_double(j, "retention_p99_s", m->retention_s[2]);
-	json_censoring(j, "retention", &m->retention, m->retention_lower_from);
+	mt_report_censoring_json(j, "retention", &m->retention, m->retention_lower_from);
 	mt_json_kv_double(j, "lifetime_p50_s", m->lifetime_s[0]);
 	mt_json_kv_double(j, "lifetime_p90_s", m->lifetime_s[1]);
 	mt_json_kv_double(j, "lifetime_p99_s", m->lifetime_s[2]);
-	json_censoring(j, "lifetime", &m->lifetime, m->lifetime_lower_from);
+	mt_report_censoring_json(j, "lifetime", &m->lifetime, m->lifetime_lower_from);
 	/* the bound of every retention: the longest lifetime (the run's, where one is unknown) */
 	mt_json_kv_double(j, "lifetime_max_s", (double)m->life_max_ns / 1e9);
 	json_opt_ratio(j, "write_once_ratio", m->write_once);
@@ -205,9 +172,10 @@ void mt_report_type_json(struct mt_json *j, const struct mt_access_stats *st,
 		mt_json_kv_null(j, "wss_peak_pages");
 	mt_json_kv_double(j, "wss_mean_pages", m->touches ? m->wss_mean_pages : NAN);
 	json_mrm(j, m->mrm, m->mrm_by);
-	json_censor_note(j, st, m->mrm_open,
-			 m->mrm_open & MT_MRM_NEEDS_HIGH ? m->retention_s[2] : m->retention_s[0], 0,
-			 m->retention.censored, m->retention.n);
+	mt_report_censor_note_json(j, st, m->mrm_open,
+				   m->mrm_open & MT_MRM_NEEDS_HIGH ? m->retention_s[2]
+								   : m->retention_s[0],
+				   0, m->retention.censored, m->retention.n);
 	mt_json_end_object(j);
 }
 
@@ -254,42 +222,6 @@ static const struct mt_json_u64 site_alloc_figures[] = {
 	MT_JSON_U64("calls", struct mt_alloc_site, calls),
 };
 
-static const struct mt_json_u64 behaviour_figures[] = {
-	MT_JSON_U64("allocs", struct mt_site_behaviour, allocs),
-	MT_JSON_U64("frees", struct mt_site_behaviour, frees),
-	MT_JSON_U64("size_up", struct mt_site_behaviour, size_up),
-	MT_JSON_U64("size_down", struct mt_site_behaviour, size_down),
-	MT_JSON_U64("size_up_by_rows", struct mt_site_behaviour, size_up_step),
-	MT_JSON_U64("outlived_next", struct mt_site_behaviour, outlived),
-	MT_JSON_U64("big_blocks", struct mt_site_behaviour, big),
-	MT_JSON_U64("lasting", struct mt_site_behaviour, lasting),
-	MT_JSON_U64("read", struct mt_site_behaviour, read),
-	MT_JSON_U64("read_late", struct mt_site_behaviour, read_late),
-	MT_JSON_U64("written_late", struct mt_site_behaviour, written_late),
-	MT_JSON_U64("write_once_pages", struct mt_site_behaviour, wo_pages),
-	MT_JSON_U64("written_once_pages", struct mt_site_behaviour, wo_once_pages),
-	MT_JSON_U64("pages_written", struct mt_site_behaviour, pages_written),
-	MT_JSON_U64("page_epochs", struct mt_site_behaviour, page_epochs),
-};
-
-/* A site's behaviour: its verdict (null: none) and the evidence it rests on. */
-static void json_behaviour(struct mt_json *j, const struct mt_site_behaviour *b)
-{
-	mt_json_key(j, "behaviour");
-	mt_json_begin_object(j);
-	if (b->verdict) {
-		mt_json_kv_str(j, "region_type", mt_beh_type(b->verdict));
-		mt_json_kv_str(j, "evidence", mt_beh_evidence(b->verdict));
-		mt_json_kv_double(j, "confidence", (double)b->confidence);
-	} else {
-		mt_json_kv_null(j, "region_type");
-		mt_json_kv_null(j, "evidence");
-		mt_json_kv_null(j, "confidence");
-	}
-	MT_JSON_KV_U64S(j, b, behaviour_figures);
-	mt_json_end_object(j);
-}
-
 /* metrics.by_site: the access sites with the most samples, faults or pages, with their
  * allocation figures and behaviour. */
 static void json_by_site(const struct mt_report *rep, struct mt_json *j)
@@ -331,7 +263,7 @@ static void json_by_site(const struct mt_report *rep, struct mt_json *j)
 			} else {
 				mt_json_kv_null(j, "allocated_bytes");
 			}
-			json_behaviour(j, &s->beh);
+			mt_report_behaviour_json(j, &s->beh);
 			mt_json_end_object(j);
 		}
 		free(v);
@@ -567,8 +499,10 @@ static void region_table(const struct mt_report *rep, bool raw, size_t limit, st
 			add_raw(t, bh->retention_s);
 			add_raw(t, bh->lifetime_s);
 		} else {
-			mt_table_add(t, mt_report_secs(bh->retention_s, mt_region_censored(bh), b[1], 64));
-			mt_table_add(t, mt_report_secs(bh->lifetime_s, mt_region_censored(bh), b[2], 64));
+			mt_table_add(t, mt_report_secs(bh->retention_s, mt_region_censored(bh),
+						       b[1], 64));
+			mt_table_add(t, mt_report_secs(bh->lifetime_s, mt_region_censored(bh), b[2],
+						       64));
 		}
 		if (bh->write_once < 0)
 			mt_table_add(t, raw ? "" : "unknown");

@@ -70,7 +70,7 @@ void mt_report_region_behavior_json(struct mt_json *j, const struct mt_access_st
 				    const struct mt_access_region *g);
 /* An MRM label with its evidence, for people: "high_mrm (write_once+retention, 2,345 reads)". */
 const char *mt_report_mrm_text(unsigned label, unsigned by, uint64_t reads, char *buf, size_t size);
-/* report-censor.c */
+/* report-evidence.c */
 /* A duration in s for people ("228.0 ms", "-"), "≥ " before it when censored. */
 const char *mt_report_secs(double s, bool censored, char *buf, size_t size);
 /*
@@ -81,8 +81,16 @@ const char *mt_report_secs(double s, bool censored, char *buf, size_t size);
  * open. *run_s: the run length (NaN when none).
  */
 const char *mt_report_censor_note(const struct mt_access_stats *st, unsigned open,
-				  double retention_s, uint64_t born_ns, uint64_t alive,
-				  uint64_t of, char *buf, size_t size, double *run_s);
+				  double retention_s, uint64_t born_ns, uint64_t alive, uint64_t of,
+				  char *buf, size_t size, double *run_s);
+/* mrm_note and run_needed_s of a label censoring left open (nulls when nothing is). */
+void mt_report_censor_note_json(struct mt_json *j, const struct mt_access_stats *st, unsigned open,
+				double retention_s, uint64_t born_ns, uint64_t alive, uint64_t of);
+/* WHAT_censored, WHAT_estimator and WHAT_lower_bound_from of a set of durations. */
+void mt_report_censoring_json(struct mt_json *j, const char *what, const struct mt_surv *sv,
+			      unsigned lower_from);
+/* A site's "behaviour" object: its verdict (nulls: none) and the counts behind it. */
+void mt_report_behaviour_json(struct mt_json *j, const struct mt_site_behaviour *b);
 void mt_report_rss_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_rss_text(const struct mt_report *rep, bool md, FILE *f);
 void mt_report_events_json(const struct mt_report *rep, struct mt_json *j);

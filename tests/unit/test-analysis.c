@@ -852,8 +852,13 @@ TEST(behaviour_verdicts)
 	mt_beh_settle(&act);
 	ASSERT_EQ(act.verdict, MT_BEH_ACTIVATION);
 	/* weights: lasting, read late, never written late, exactly written once */
-	w = (struct mt_site_behaviour){ .allocs = 12, .big = 12, .lasting = 12, .read = 10,
-					.read_late = 9, .wo_pages = 3000, .wo_once_pages = 3000 };
+	w = (struct mt_site_behaviour){ .allocs = 12,
+					.big = 12,
+					.lasting = 12,
+					.read = 10,
+					.read_late = 9,
+					.wo_pages = 3000,
+					.wo_once_pages = 3000 };
 	mt_beh_settle(&w);
 	ASSERT_EQ(w.verdict, MT_BEH_WEIGHT);
 	/* the same without an exact write-once basis: no verdict (samples cannot prove it) */

@@ -54,7 +54,10 @@ static void reads(const uint32_t *p, size_t n, double sec)
 			x ^= x >> 17;
 			x ^= x << 5;
 			k = x % n;
-			__asm__ volatile("movl (%1,%2,4), %k0" : "=&r"(v) : "r"(p), "r"(k) : "memory");
+			__asm__ volatile("movl (%1,%2,4), %k0"
+					 : "=&r"(v)
+					 : "r"(p), "r"(k)
+					 : "memory");
 			s += v;
 		}
 	sink = s;
