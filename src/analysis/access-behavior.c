@@ -577,16 +577,61 @@ void mt_acc_behave_access(struct pass *ps, uint32_t reg, struct mt_access_page *
 				phase);
 }
 
-/* Ends a page's run of written epochs in one region. */
-void mt_acc_pw_settle(struct mt_access_stats *st, struct mt_access_page *pg)
+static struct mt_refresh *refresh_of(struct mt_access_stats *st, struct mt_region_behavior *b)
+{
+	if (!b->refresh_ix) {
+		if (st->nrefresh == st->refresh_cap) {
+			size_t cap = st->refresh_cap ? st->refresh_cap * 2 : 64;
+			struct mt_refresh *v = realloc(st->refresh, cap * sizeof(*v));
+
+			if (!v)
+				return NULL;
+			st->refresh = v;
+			st->refresh_cap = cap;
+		}
+		memset(&st->refresh[st->nrefresh], 0, sizeof(*st->refresh));
+		b->refresh_ix = (uint32_t)++st->nrefresh;
+	}
+	return &st->refresh[b->refresh_ix - 1];
+}
+
+/* The data a page got in (s1, t1] and kept until (s2, t2]: its rewrites per window. */
+static void refresh_add(struct mt_access_stats *st, struct mt_region_behavior *b, uint64_t s1,
+			uint64_t t1, uint64_t s2, uint64_t t2)
+{
+	uint64_t m1 = s1 + (t1 - s1) / 2, m2 = s2 + (t2 - s2) / 2;
+	struct mt_refresh *f;
+
+	if (!st->nretention)
+		return;
+	f = refresh_of(st, b);
+	if (!f) {
+		st->refresh_incomplete = true;
+		return;
+	}
+	for (unsigned k = 0; k < st->nretention; k++) {
+		uint64_t r = st->retention_ns[k];
+
+		f->est[k] += m2 > m1 ? (m2 - m1) / r : 0;
+		f->lo[k] += s2 > t1 ? (s2 - t1) / r : 0;
+		f->hi[k] += t2 > s1 ? (t2 - s1) / r : 0;
+	}
+}
+
+/* Ends a page's run of written epochs in one region: its last data lasts to the region's
+ * end (or now, when the region still lives: a region inside it took the page). */
+void mt_acc_pw_settle(struct mt_access_stats *st, struct mt_access_page *pg, uint64_t now)
 {
 	if (pg->pw_region && pg->pw_epochs) {
 		struct mt_region_behavior *b = &st->regions[pg->pw_region - 1].b;
+		uint64_t end = b->end_ns && b->end_ns < now ? b->end_ns : now;
 
 		b->pages_written++;
 		b->page_epochs += pg->pw_epochs;
 		if (pg->pw_epochs > 1)
 			b->pages_rewritten++;
+		if (end > pg->pw_t)
+			refresh_add(st, b, pg->pw_since, pg->pw_t, end, end);
 	}
 	pg->pw_epochs = 0;
 }
@@ -629,9 +674,16 @@ void mt_acc_on_page_write(struct pass *ps, const struct mt_event *ev)
 		if (!pg)
 			continue;
 		if (pg->pw_region != reg + 1) {
-			mt_acc_pw_settle(st, pg);
+			mt_acc_pw_settle(st, pg, t);
 			pg->pw_region = reg + 1;
+		} else if (pg->pw_epochs && t > pg->pw_t) {
+			refresh_add(st, b, pg->pw_since, pg->pw_t, since > pg->pw_t ? since : pg->pw_t,
+				    t);
 		}
+		pg->pw_since = since > g->t_start ? since : g->t_start;
+		if (pg->pw_since > t)
+			pg->pw_since = t;
+		pg->pw_t = t;
 		pg->pw_epochs++;
 		pr = mt_acc_proc_of(ps, pid);
 		if (pr)

@@ -200,7 +200,8 @@ struct mt_access_page *mt_acc_page_of(struct pass *ps, uint32_t pid, uint64_t ad
 				      int64_t site);
 uint32_t mt_acc_phase_index(struct pass *ps, const char *name);
 bool mt_acc_pw_lost(struct pass *ps, uint32_t pid);
-void mt_acc_pw_settle(struct mt_access_stats *st, struct mt_access_page *pg);
+/* now: the time it ends at unless its region ended before */
+void mt_acc_pw_settle(struct mt_access_stats *st, struct mt_access_page *pg, uint64_t now);
 void mt_acc_touch(struct pass *ps, struct mt_access_page *pg, uint32_t reg, uint32_t phase,
 		  uint64_t t);
 int32_t mt_acc_type_of(struct pass *ps, uint32_t reg);

@@ -269,7 +269,7 @@ void mt_acc_finish(struct pass *ps)
 			st->pages[ps->pages.v[i].seq] = ps->pages.v[i].p; /* in first-touch order */
 	st->npages = st->pages ? ps->pages.len : 0;
 	for (size_t i = 0; i < st->npages; i++) {
-		mt_acc_pw_settle(st, &st->pages[i]);
+		mt_acc_pw_settle(st, &st->pages[i], st->t_end);
 		if (st->pages[i].site >= 0)
 			st->sites[st->pages[i].site].pages++;
 	}

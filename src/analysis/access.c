@@ -408,6 +408,17 @@ int mt_access_pass(struct mt_reader *r, const struct mt_access_opts *o, struct m
 		ps->o.mrm = (struct mt_mrm_rule){ 0.8, 10.0, 0.5, 1.0 };
 	st->window_ns = ps->o.window_ns;
 	st->mrm_rule = ps->o.mrm;
+	{
+		struct mt_tiers def;
+		double win[MT_TIERS_MAX_R];
+		unsigned nw;
+
+		if (!ps->o.tiers)
+			mt_tiers_default(&def);
+		nw = mt_tiers_retentions(ps->o.tiers ? ps->o.tiers : &def, win);
+		for (unsigned k = 0; k < nw; k++)
+			st->retention_ns[st->nretention++] = (uint64_t)(win[k] * 1e9);
+	}
 	st->tracking_basis = mt_reader_fault_tracking(r);
 	mt_map64_init(&ps->proc_ix);
 	mt_map64_init(&ps->site_ix);
@@ -475,5 +486,6 @@ void mt_access_release(struct mt_access_stats *st)
 	free(st->sites);
 	free(st->pages);
 	free(st->fault_procs);
+	free(st->refresh);
 	memset(st, 0, sizeof(*st));
 }

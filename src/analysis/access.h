@@ -13,6 +13,7 @@
 #include "analysis/mrm.h"
 #include "analysis/quantile.h"
 #include "analysis/survival.h"
+#include "analysis/tiers.h"
 
 struct mt_reader;
 struct mt_rule;
@@ -71,6 +72,7 @@ struct mt_region_behavior {
 	uint64_t wp_huge_pages, wp_huge_cur, wp_huge_t;
 	bool wp_ended; /* tracking ended while it lived (huge pages asked for): epochs missing */
 	uint64_t wp_faults; /* page-write tracking's own faults in it (MT_F_FAULT_TRACKING) */
+	uint32_t refresh_ix; /* + 1: its rewrites for the retention windows (mt_access_stats) */
 	uint64_t last_addr, strides, same_page; /* locality between consecutive samples */
 	struct mt_qs stride; /* |address - previous address| in bytes, while the region lives */
 	double stride_mean, stride_median; /* settled when it ends (its store freed) */
@@ -199,6 +201,17 @@ struct mt_access_page {
 	int32_t site; /* allocation site of the block it was first touched in, or -1 */
 	uint32_t pw_region; /* page writes: the region the epochs below belong to */
 	uint32_t pw_epochs;
+	uint64_t pw_since, pw_t; /* its latest written epoch there: written in (since, t] */
+};
+
+/*
+ * What a retention window R would have cost a tracked region (docs/metrics.md, "What-if
+ * placement"): for each page, the data of each of its writes lasts until its next write or
+ * the region's end, and needs floor(age / R) rewrites. Pages, per window: with the epochs'
+ * midpoints as the write times, and the least and most the epochs' bounds allow.
+ */
+struct mt_refresh {
+	uint64_t est[MT_TIERS_MAX_R], lo[MT_TIERS_MAX_R], hi[MT_TIERS_MAX_R];
 };
 
 /* Page faults of one process. */
@@ -280,6 +293,13 @@ struct mt_access_stats {
 	uint64_t rule_regions; /* regions whose type a --rules rule gave */
 	uint64_t reuse_resets; /* the sampled lines' table filled up and started afresh */
 	bool page_writes_present;
+	/* the retention windows of the tier model's retention-limited tiers, and the rewrites
+	 * they would have needed, per tracked region (b.refresh_ix); incomplete: out of memory */
+	uint64_t retention_ns[MT_TIERS_MAX_R];
+	unsigned nretention;
+	struct mt_refresh *refresh;
+	size_t nrefresh, refresh_cap;
+	bool refresh_incomplete;
 };
 
 struct mt_rules;
@@ -304,6 +324,9 @@ struct mt_access_opts {
 	uint64_t window_ns; /* 0: 100 ms */
 	struct mt_mrm_rule mrm; /* used when mrm_set; else the seed's 0.8/10 s and 0.5/1 s */
 	bool mrm_set;
+	/* the tier model of what-if placement: its retention windows are counted in the pass
+	 * (NULL: the built-in one, mt_tiers_default) */
+	const struct mt_tiers *tiers;
 	const struct mt_rules *rules; /* region-type rules (--rules), or NULL */
 	struct mt_symbolizer *sym; /* for the rules' symbol regexes, or NULL */
 	void (*row)(void *ctx, const struct mt_access_row *r); /* every row, in time order */

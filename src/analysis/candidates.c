@@ -117,10 +117,41 @@ static bool same_group(const struct member *x, const struct member *y)
 	return x->kind == y->kind && x->pid == y->pid && x->stream == y->stream && x->id == y->id;
 }
 
-static void add_region(struct mt_candidate *c, const struct mt_access_region *g)
+/* The rewrites the retention windows would have needed in g (candidates.h). */
+static void add_refresh(const struct mt_access_stats *st, struct mt_candidate *c,
+			const struct mt_access_region *g, uint64_t bytes)
+{
+	const struct mt_region_behavior *b = &g->b;
+
+	if (b->wp == MT_LABEL_WP_TRACKED && b->wp_pages && !b->wp_ended) {
+		const struct mt_refresh *f = b->refresh_ix ? &st->refresh[b->refresh_ix - 1] : NULL;
+
+		for (unsigned k = 0; f && k < st->nretention; k++) {
+			c->refresh_bytes[k][0] += 4096.0 * (double)f->est[k];
+			c->refresh_bytes[k][1] += 4096.0 * (double)f->lo[k];
+			c->refresh_bytes[k][2] += 4096.0 * (double)f->hi[k];
+		}
+	} else if (b->wo_basis == MT_WO_READONLY) {
+		/* written when it appeared, read-only since: one age for all of it */
+		uint64_t end = b->end_ns ? b->end_ns : st->t_end;
+		uint64_t age = end > g->t_start ? end - g->t_start : 0;
+
+		for (unsigned k = 0; k < st->nretention; k++)
+			for (unsigned e = 0; e < 3; e++)
+				c->refresh_bytes[k][e] +=
+					(double)bytes * (double)(age / st->retention_ns[k]);
+	} else {
+		c->refresh_known = false; /* no page writes: the data's ages are not known */
+	}
+}
+
+static void add_region(const struct mt_access_stats *st, struct mt_candidate *c,
+		       const struct mt_access_region *g)
 {
 	const struct mt_region_behavior *b = &g->b;
 	uint64_t bytes = g->end > g->start ? g->end - g->start : 0;
+
+	add_refresh(st, c, g, bytes);
 
 	c->regions++;
 	/* a site's bytes are replaced by its largest live bytes when known; an anonymous
@@ -249,8 +280,9 @@ int mt_candidates_build(const struct mt_report *rep, struct mt_candidate **out, 
 							 .site = m[k].kind == MT_CAND_SITE ? g->site
 											   : -1,
 							 .retention_s = NAN,
-							 .lifetime_s = NAN };
-		add_region(&v[nv - 1], g);
+							 .lifetime_s = NAN,
+							 .refresh_known = !st->refresh_incomplete };
+		add_region(st, &v[nv - 1], g);
 	}
 	free(m);
 	for (size_t i = 0; i < nv; i++)

@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "analysis/tiers.h"
+
 struct mt_report;
 
 enum mt_cand_kind { MT_CAND_FILE, MT_CAND_SITE, MT_CAND_LABEL, MT_CAND_ANON };
@@ -32,6 +34,12 @@ struct mt_candidate {
 	double reads_per_s; /* data read samples per second of lifetime (NaN: none) */
 	uint8_t mrm, mrm_by; /* the rule on its figures */
 	uint64_t movable_bytes; /* bytes when high or medium MRM, else 0 */
+	/* What the tier model's retention windows (access.st.retention_ns) would have cost
+	 * over the recording: bytes rewritten because their data outlived the window; the
+	 * estimate and the least and most the page-write epochs allow. refresh_known: every
+	 * region has a basis (page-write tracked, or read-only since it appeared). */
+	double refresh_bytes[MT_TIERS_MAX_R][3];
+	bool refresh_known;
 	/* while gathering: the write-once ratios weighted by bytes, and whether one is unknown */
 	double wo_num, wo_den;
 	bool wo_unknown;

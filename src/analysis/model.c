@@ -27,15 +27,34 @@ static const struct {
 	{ "faults", MT_SEC_FAULTS },	 { "rss", MT_SEC_RSS },
 	{ "syscalls", MT_SEC_SYSCALLS }, { "events", MT_SEC_EVENTS },
 	{ "metrics", MT_SEC_METRICS },	 { "candidates", MT_SEC_CANDIDATES },
+	{ "placement", MT_SEC_PLACEMENT },
 };
 
-/* What the access model serves; the candidates need the allocation sites' sizes too. */
-#define NEEDS_ACCESS (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS | MT_SEC_CANDIDATES)
-#define NEEDS_ALLOC (MT_SEC_ALLOC | MT_SEC_CANDIDATES)
+/* What the access model serves; the candidates (and the placement of each) need the
+ * allocation sites' sizes too. */
+#define NEEDS_CANDS (MT_SEC_CANDIDATES | MT_SEC_PLACEMENT)
+#define NEEDS_ACCESS (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS | NEEDS_CANDS)
+#define NEEDS_ALLOC (MT_SEC_ALLOC | NEEDS_CANDS)
 
 const char *mt_report_section_names(void)
 {
-	return "run, processes, alloc, access, faults, rss, syscalls, events, metrics";
+	return "run, processes, alloc, access, faults, rss, syscalls, events, metrics, "
+	       "candidates, placement";
+}
+
+/* Each candidate on each tier of the model it could move to. */
+static int build_placement(struct mt_report *rep)
+{
+	uint64_t hz;
+	struct mt_place_in in = { .cands = rep->cands,
+				  .ncands = rep->ncands,
+				  .tiers = &rep->tiers,
+				  .page_writes = rep->access.st.page_writes_present };
+	const struct mt_run *run = &rep->run;
+
+	mt_report_sampling(rep, &in.period, &hz, &in.unit);
+	in.run_s = (double)(run->duration_ns ? run->duration_ns : 0) / 1e9;
+	return mt_placement_build(&in, &rep->places, &rep->nplaces);
 }
 
 int mt_report_sections(const char *list, const char **bad)
@@ -97,6 +116,11 @@ int mt_report_setup(struct mt_report *rep, struct mt_reader *r, const char *path
 	memset(rep, 0, sizeof(*rep));
 	if (ao)
 		rep->access_opts = *ao;
+	if (rep->access_opts.tiers)
+		rep->tiers = *rep->access_opts.tiers;
+	else
+		mt_tiers_default(&rep->tiers);
+	rep->access_opts.tiers = &rep->tiers;
 	rep->r = r;
 	rep->path = path;
 	rep->top = top ? top : 10;
@@ -109,8 +133,10 @@ int mt_report_done(struct mt_report *rep, int sections, int rc)
 		rc = mt_report_alloc_done(rep);
 	if (rc >= 0 && (sections & NEEDS_ACCESS))
 		rc = mt_report_access_done(rep);
-	if (rc >= 0 && (sections & MT_SEC_CANDIDATES))
+	if (rc >= 0 && (sections & NEEDS_CANDS))
 		rc = mt_candidates_build(rep, &rep->cands, &rep->ncands);
+	if (rc >= 0 && (sections & MT_SEC_PLACEMENT))
+		rc = build_placement(rep);
 	if (rc >= 0 && (sections & MT_SEC_RSS))
 		rc = mt_report_rss_done(rep);
 	if (rc >= 0 && (sections & MT_SEC_SYSCALLS))
@@ -146,6 +172,9 @@ void mt_report_release(struct mt_report *rep)
 	free(rep->cands);
 	rep->cands = NULL;
 	rep->ncands = 0;
+	free(rep->places);
+	rep->places = NULL;
+	rep->nplaces = 0;
 }
 
 int mt_report_rss_setup(struct mt_report *rep, struct mt_passes *ps)

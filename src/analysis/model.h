@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "analysis/access.h"
+#include "analysis/placement.h"
 #include "analysis/alloc.h"
 #include "analysis/pass.h"
 #include "analysis/procs.h"
@@ -36,9 +37,10 @@ enum {
 	MT_SEC_EVENTS = 1 << 7,
 	MT_SEC_METRICS = 1 << 8,
 	MT_SEC_CANDIDATES = 1 << 9,
+	MT_SEC_PLACEMENT = 1 << 10,
 	MT_SEC_ALL = MT_SEC_RUN | MT_SEC_PROCESSES | MT_SEC_ALLOC | MT_SEC_ACCESS | MT_SEC_FAULTS |
 		     MT_SEC_RSS | MT_SEC_SYSCALLS | MT_SEC_EVENTS | MT_SEC_METRICS |
-		     MT_SEC_CANDIDATES,
+		     MT_SEC_CANDIDATES | MT_SEC_PLACEMENT,
 };
 
 /* The rankings of allocation sites. */
@@ -117,6 +119,9 @@ struct mt_report {
 	struct mt_symbolizer *sym; /* the trace's file mappings: the sections' symbolizers copy it */
 	struct mt_candidate *cands; /* MRM candidates, most movable bytes first */
 	size_t ncands;
+	struct mt_tiers tiers; /* the tier model of what-if placement */
+	struct mt_placement *places; /* each candidate on each other tier, ranked */
+	size_t nplaces;
 };
 
 /* Section bits from a comma-separated list; -1 for an unknown name (*bad set to it). */

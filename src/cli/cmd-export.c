@@ -26,6 +26,7 @@ static struct {
 	uint64_t window_ms;
 	const char *mrm;
 	const char *rules, *profiles;
+	const char *tiers;
 	uint64_t min_alloc, min_syscall_us;
 	bool perfetto_json;
 } o = { .window_ms = 100, .min_alloc = 1u << 20, .min_syscall_us = 1000 };
@@ -65,6 +66,9 @@ static const struct mt_option options[] = {
 	{ "min-syscall-us", 0, MT_OPT_U64, &o.min_syscall_us, "US",
 	  "perfetto: system calls of at least US microseconds are slices (default 1000)" },
 	MT_CLI_ANALYSIS_OPTIONS(o.rules, o.profiles, o.window_ms, o.mrm),
+	{ "tiers", 0, MT_OPT_STRING, &o.tiers, "FILE",
+	  "parquet, csv, jsonl, sqlite: the tier model of the placement table, as in memtap "
+	  "report" },
 	{ NULL },
 };
 
@@ -118,6 +122,7 @@ static int export_tables(const char *path)
 				     .config = o.config,
 				     .rep = o.rep };
 	struct mt_access_opts ao = { 0 };
+	static struct mt_tiers tiers;
 	struct mt_rules rules = { 0 };
 	struct mt_export_result res;
 	struct mt_reader *r;
@@ -151,6 +156,10 @@ static int export_tables(const char *path)
 				  &rules);
 	if (rc)
 		return rc;
+	if (mt_cli_load_tiers(o.tiers, &tiers, &ao)) {
+		mt_rules_release(&rules);
+		return 2;
+	}
 	eo.ao = &ao;
 	r = mt_cli_open_trace(path);
 	if (!r) {

@@ -18,6 +18,7 @@ static struct {
 	uint64_t window_ms;
 	const char *mrm;
 	const char *rules, *profiles;
+	const char *tiers;
 	int by;
 } o = { .top = 10, .window_ms = 100 };
 
@@ -31,7 +32,7 @@ static const struct mt_option options[] = {
 	  "that a spreadsheet never evaluates them)" },
 	{ "section", 's', MT_OPT_STRING, &o.sections, "LIST",
 	  "only these sections: run, processes, alloc, access, faults, rss, syscalls, events, "
-	  "metrics, candidates (default: all the trace has data for)" },
+	  "metrics, candidates, placement (default: all the trace has data for)" },
 	{ "top", 'n', MT_OPT_U64, &o.top, "N",
 	  "sites in each ranking of the alloc section, rows of the metrics tables by region and "
 	  "site (default 10)" },
@@ -51,6 +52,11 @@ static const struct mt_option options[] = {
 	{ "mrm", 0, MT_OPT_STRING, &o.mrm, "W1,R99,W2,R50",
 	  "MRM suitability thresholds: high_mrm needs write-once >= W1 and retention p99 >= R99 "
 	  "s, medium_mrm write-once >= W2 and retention p50 >= R50 s (default 0.8,10,0.5,1)" },
+	{ "tiers", 0, MT_OPT_STRING, &o.tiers, "FILE",
+	  "the tier model of what-if placement, in YAML: tiers, each with name, "
+	  "read_latency_ns, write_latency_ns and, for a retention-limited memory, retention_s; "
+	  "the first is where the memory is now (default: dram 90/90 ns, cxl 250/250 ns, mrm "
+	  "90/500 ns with a retention of 3600 s; docs/metrics.md)" },
 	{ NULL },
 };
 
@@ -66,6 +72,9 @@ const struct mt_command_spec mt_report_spec = {
 		"chooses. The metrics section (docs/metrics.md) gives retention, lifetime,\n"
 		"write-once ratio, read frequency, locality, inter-access intervals, reuse\n"
 		"distance, working sets and MRM labels per region type, region, site and phase.\n"
+		"The placement section puts each MRM candidate on each other tier of a tier model\n"
+		"(--tiers): the DRAM it frees, the bandwidth or access time it needs, the rewrites\n"
+		"a retention window needs, and a first-order model of the time it adds.\n"
 		"Allocation sites are symbolized from the recorded mappings with libdw (function,\n"
 		"file:line, inlined frames) when the mapped files are still on this machine.\n"
 		"Every figure names the collector and mechanism behind it.\n",
@@ -78,6 +87,7 @@ int cmd_report(int argc, char **argv)
 {
 	struct mt_access_opts ao = { 0 };
 	struct mt_rules rules = { 0 };
+	static struct mt_tiers tiers;
 	struct mt_report rep;
 	struct mt_reader *r;
 	const char *bad = NULL;
@@ -92,6 +102,10 @@ int cmd_report(int argc, char **argv)
 				  &rules);
 	if (rc)
 		return rc;
+	if (mt_cli_load_tiers(o.tiers, &tiers, &ao)) {
+		mt_rules_release(&rules);
+		return 2;
+	}
 	sections = mt_report_sections(o.sections, &bad);
 	if (sections < 0) {
 		mt_rules_release(&rules);

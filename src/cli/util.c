@@ -213,6 +213,24 @@ int mt_cli_load_rules(const char *path, struct mt_rules *rules)
 	return rc < 0 ? 2 : 0;
 }
 
+int mt_cli_load_tiers(const char *path, struct mt_tiers *t, struct mt_access_opts *ao)
+{
+	char err[512];
+	int rc;
+
+	if (!path)
+		return 0;
+	rc = mt_tiers_load(path, t, err, sizeof(err));
+	if (rc == -1)
+		mt_err("%s", err);
+	else if (rc < 0)
+		mt_err_code(rc, "cannot read the tier model '%s'", path);
+	if (rc < 0)
+		return 2;
+	ao->tiers = t;
+	return 0;
+}
+
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
 			 const char *rules_path, const char *profiles, struct mt_access_opts *ao,
 			 struct mt_rules *rules)

@@ -61,6 +61,10 @@ struct mt_command_spec;
 /* Loads a rules file; on a problem prints one line (FILE:LINE:COLUMN: what, or why it cannot
  * be read) and returns 2; else 0. */
 int mt_cli_load_rules(const char *path, struct mt_rules *rules);
+/* --tiers FILE: the tier model of what-if placement into *t, set in ao (none: the built-in
+ * one). 0, or 2 after one line naming the file, line and problem. */
+struct mt_tiers;
+int mt_cli_load_tiers(const char *path, struct mt_tiers *t, struct mt_access_opts *ao);
 int mt_cli_analysis_opts(const struct mt_command_spec *spec, uint64_t window_ms, const char *mrm,
 			 const char *rules_path, const char *profiles, struct mt_access_opts *ao,
 			 struct mt_rules *rules);

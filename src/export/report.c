@@ -322,6 +322,8 @@ static void print_json(const struct mt_report *rep, int sections, FILE *f)
 		mt_report_metrics_json(rep, &j);
 	if ((sections & MT_SEC_CANDIDATES) && rep->access.metrics_loaded)
 		mt_report_candidates_json(rep, &j);
+	if ((sections & MT_SEC_PLACEMENT) && rep->access.metrics_loaded)
+		mt_report_placement_json(rep, &j);
 	if ((sections & (MT_SEC_ACCESS | MT_SEC_FAULTS | MT_SEC_METRICS)) &&
 	    (rep->access.loaded || rep->access.faults_loaded || rep->access.metrics_loaded))
 		mt_report_regions_json(rep, &j);
@@ -426,6 +428,8 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 		mt_report_metrics_text(rep, md, f);
 	if ((sections & MT_SEC_CANDIDATES) && rep->access.metrics_loaded)
 		mt_report_candidates_text(rep, md, f);
+	if ((sections & MT_SEC_PLACEMENT) && rep->access.metrics_loaded)
+		mt_report_placement_text(rep, md, f);
 }
 
 static void print_csv(const struct mt_report *rep, int sections, FILE *f)

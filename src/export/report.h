@@ -63,6 +63,10 @@ void mt_report_metrics_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f);
 void mt_report_candidates_json(const struct mt_report *rep, struct mt_json *j);
 void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f);
+/* report-placement.c: what-if placement, and why columns are null ("" when none is) */
+void mt_report_placement_json(const struct mt_report *rep, struct mt_json *j);
+void mt_report_placement_text(const struct mt_report *rep, bool md, FILE *f);
+const char *mt_report_placement_missing(const struct mt_report *rep, char *buf, size_t size);
 /* The metrics table by region type, for CSV. */
 void mt_report_metrics_table(const struct mt_report *rep, struct mt_table *t);
 /* A region's behaviour fields, inside its object of the regions list. */

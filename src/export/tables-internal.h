@@ -70,6 +70,8 @@ struct table_def {
 /* tables-regions.c: the tables of the region model */
 extern const struct table_def mt_table_region_map, mt_table_lifecycle, mt_table_metrics,
 	mt_table_sites, mt_table_phases, mt_table_candidates;
+/* tables-placement.c */
+extern const struct table_def mt_table_placement;
 
 /* tables-rows.c: every table but trace, in mt_export_table_names' order; and the pass that
  * gathers rss_timeline's rows. */

@@ -473,6 +473,7 @@ int mt_tables_write_all(struct out *o)
 		&rss,
 		&rss_timeline,
 		&mt_table_candidates,
+		&mt_table_placement,
 		&spans,
 	};
 	int rc = 0;

@@ -11,9 +11,10 @@
 #include "export/sink.h"
 
 #define MT_EXPORT_SCHEMA_VERSION \
-	"1.6" /* 1.2: the spans table; 1.3: processes' figures; 1.4: their cgroup; 1.5: rss
+	"1.7" /* 1.2: the spans table; 1.3: processes' figures; 1.4: their cgroup; 1.5: rss
 	       * peak_ns nullable (a peak from the kernel's high-water mark has no time); 1.6:
-	       * censored lifetimes (region_map, metrics, mrm_candidates: censored, mrm_note) */
+	       * censored lifetimes (region_map, metrics, mrm_candidates: censored, mrm_note);
+	       * 1.7: the placement table (what-if placement) */
 
 enum mt_export_layout {
 	MT_LAYOUT_FLAT, /* the tables in OUT */

@@ -22,7 +22,7 @@ files = {f["path"].split("/")[-1]: f for f in map(json.loads, open("pq.jsonl"))}
 rm, lc = files["region_map.parquet"], files["kv_block_lifecycle.parquet"]
 tr, me = files["trace.parquet"], files["metrics.parquet"]
 for f in (rm, lc, tr, me):
-    assert f["kv"]["memtap_schema_version"] == "1.6", f["kv"]
+    assert f["kv"]["memtap_schema_version"] == "1.7", f["kv"]
     assert f["kv"]["run_id"] == info["run_id"], (f["kv"], info["run_id"])
     assert f["kv"]["memtap_version"] == r["memtap_version"]
     assert f["created_by"].startswith("memtap ")
@@ -141,7 +141,7 @@ for t in trace region_map kv_block_lifecycle metrics; do
 done
 python3 - <<'PY'
 d = open("out/metrics.parquet", "rb").read()
-open("v2.parquet", "wb").write(d.replace(b"memtap_schema_version\x18\x031.6", b"memtap_schema_version\x18\x032.0"))
+open("v2.parquet", "wb").write(d.replace(b"memtap_schema_version\x18\x031.7", b"memtap_schema_version\x18\x032.0"))
 open("cut.parquet", "wb").write(d[: len(d) // 2])
 PY
 "$MEMTAP" check-schema v2.parquet metrics 2>cs.err && fail "schema major 2 accepted"

@@ -54,7 +54,7 @@ assert ph["generation"]["duration_ns"] == 29_500_000_000 and ph["generation"]["p
 lc = load("kv_block_lifecycle")
 assert sorted(x["label"] for x in lc if x["region_type"] == "kv_cache") == [f"block{i}" for i in range(4)]
 runs = load("runs")
-assert len(runs) == 1 and runs[0]["command"] == r["run"]["command"] and runs[0]["schema_version"] == "1.6"
+assert len(runs) == 1 and runs[0]["command"] == r["run"]["command"] and runs[0]["schema_version"] == "1.7"
 print({t: sum(1 for _ in open(f"jsonl/{t}.jsonl")) for t in sys.argv[1:]})
 PY
 ok "CSV and JSON lines: every table, every column, the report's figures"

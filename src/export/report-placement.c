@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: MIT */
+/* The report's what-if placement: JSON and the text/Markdown table (docs/metrics.md). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "analysis/model.h"
+#include "analysis/placement.h"
+#include "common/strutil.h"
+#include "export/json.h"
+#include "export/report.h"
+#include "export/table.h"
+
+static unsigned basis(const struct mt_report *rep, uint64_t *period, const char **unit)
+{
+	uint64_t hz;
+
+	mt_report_sampling(rep, period, &hz, unit);
+	return mt_place_basis_of(*period, *unit);
+}
+
+/* Why columns are null: the collectors (or the sampling) they need, "" when none is. */
+const char *mt_report_placement_missing(const struct mt_report *rep, char *buf, size_t size)
+{
+	uint64_t period;
+	const char *unit;
+	unsigned b = basis(rep, &period, &unit);
+
+	snprintf(buf, size, "%s%s%s",
+		 b == MT_PLACE_NONE	 ? "access (no samples: bandwidth, access time and added "
+					   "time are null)"
+		 : b == MT_PLACE_CYCLES ? "access in time or counts (cycles samples give neither: "
+					  "bandwidth, access time and added time are null)"
+					: "",
+		 b != MT_PLACE_COUNTS && b != MT_PLACE_TIME && !rep->access.st.page_writes_present
+			 ? "; "
+			 : "",
+		 rep->access.st.page_writes_present
+			 ? ""
+			 : "pagewrites (no page writes: the rewrites of written memory are null)");
+	return buf;
+}
+
+static void tier_json(struct mt_json *j, const struct mt_tier *t)
+{
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "name", t->name);
+	mt_json_kv_double(j, "read_latency_ns", t->read_ns);
+	mt_json_kv_double(j, "write_latency_ns", t->write_ns);
+	mt_json_kv_double(j, "retention_s", t->retention_s > 0 ? t->retention_s : NAN);
+	mt_json_end_object(j);
+}
+
+static void row_json(const struct mt_report *rep, struct mt_json *j, const struct mt_placement *p)
+{
+	const struct mt_candidate *c = &rep->cands[p->cand];
+	const struct mt_access_region *g = &rep->access.st.regions[c->region];
+	char buf[512];
+
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "tier", rep->tiers.v[p->tier].name);
+	mt_json_kv_str(j, "kind", mt_cand_kind_name(c->kind));
+	mt_json_kv_u64(j, "pid", c->pid);
+	mt_json_kv_str(j, "region_type", mt_report_region_type(rep, g));
+	mt_json_kv_str(j, "label", mt_report_region_label(rep, g, buf, sizeof(buf)));
+	mt_json_kv_u64(j, "start", g->start); /* its first region's (0: a site's small blocks) */
+	if (c->site >= 0)
+		mt_json_kv_u64(j, "site_id", (uint64_t)c->site);
+	else
+		mt_json_kv_null(j, "site_id");
+	mt_json_kv_str(j, "mrm", mt_mrm_name(c->mrm));
+	mt_json_kv_u64(j, "bytes", p->bytes);
+	mt_json_kv_double(j, "read_bytes_per_s", p->read_bps);
+	mt_json_kv_double(j, "read_bytes_per_s_error", p->read_bps_err);
+	mt_json_kv_double(j, "write_bytes_per_s", p->write_bps);
+	mt_json_kv_double(j, "write_bytes_per_s_error", p->write_bps_err);
+	mt_json_kv_double(j, "read_time_s", p->read_time_s);
+	mt_json_kv_double(j, "write_time_s", p->write_time_s);
+	mt_json_kv_double(j, "access_time_error_s", p->time_err_s);
+	mt_json_kv_double(j, "added_time_s", p->added_s);
+	mt_json_kv_double(j, "added_time_error_s", p->added_err_s);
+	mt_json_kv_double(j, "refresh_bytes", p->refresh_bytes);
+	mt_json_kv_double(j, "refresh_bytes_low", p->refresh_lo);
+	mt_json_kv_double(j, "refresh_bytes_high", p->refresh_hi);
+	mt_json_kv_double(j, "refresh_bytes_per_s", p->refresh_bps);
+	mt_json_kv_double(j, "refresh_time_s", p->refresh_s);
+	/* alive at the end: its rewrites so far, a lower bound of its life's */
+	mt_json_kv_bool(j, "censored", c->censored);
+	mt_json_kv_double(j, "cost_s", p->cost_s);
+	mt_json_kv_double(j, "dram_bytes_per_cost_s", p->score);
+	mt_json_kv_bool(j, "no_cost", isinf(p->score));
+	mt_json_end_object(j);
+}
+
+void mt_report_placement_json(const struct mt_report *rep, struct mt_json *j)
+{
+	uint64_t period;
+	const char *unit;
+	unsigned b = basis(rep, &period, &unit);
+	char miss[256];
+
+	mt_json_key(j, "placement");
+	mt_json_begin_object(j);
+	mt_json_key(j, "model");
+	mt_json_begin_object(j);
+	mt_json_kv_str(j, "source", rep->tiers.source);
+	mt_json_key(j, "tiers");
+	mt_json_begin_array(j);
+	for (unsigned i = 0; i < rep->tiers.n; i++)
+		tier_json(j, &rep->tiers.v[i]);
+	mt_json_end_array(j);
+	mt_json_end_object(j);
+	mt_json_kv_str(j, "basis", mt_place_basis_name(b));
+	if (period)
+		mt_json_kv_u64(j, "sample_period", period);
+	else
+		mt_json_kv_null(j, "sample_period");
+	if (unit)
+		mt_json_kv_str(j, "sample_unit", unit);
+	else
+		mt_json_kv_null(j, "sample_unit");
+	mt_json_kv_u64(j, "line_bytes", MT_PLACE_LINE);
+	mt_json_kv_double(j, "duration_s", (double)rep->run.duration_ns / 1e9);
+	mt_report_placement_missing(rep, miss, sizeof(miss));
+	if (miss[0])
+		mt_json_kv_str(j, "missing", miss);
+	else
+		mt_json_kv_null(j, "missing");
+	mt_json_key(j, "rows");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < rep->nplaces; i++)
+		row_json(rep, j, &rep->places[i]);
+	mt_json_end_array(j);
+	mt_json_end_object(j);
+}
+
+/* "1.2 MB/s ± 0.1", "-" */
+static const char *rate(double v, double err, char *buf, size_t size)
+{
+	char a[32], b[32];
+
+	if (isnan(v))
+		return "-";
+	mt_fmt_bytes((uint64_t)llround(v), a, sizeof(a));
+	mt_fmt_bytes((uint64_t)llround(err), b, sizeof(b));
+	snprintf(buf, size, "%s/s ± %s", a, b);
+	return buf;
+}
+
+static const char *secs(double v, double err, char *buf, size_t size)
+{
+	if (isnan(v))
+		return "-";
+	if (isnan(err))
+		snprintf(buf, size, "%.3f s", v);
+	else
+		snprintf(buf, size, "%.3f ± %.3f s", v, err);
+	return buf;
+}
+
+static void header(const struct mt_report *rep, bool md, unsigned b, uint64_t period, FILE *f)
+{
+	const char *in = md ? "" : "  ";
+	char miss[256];
+
+	fprintf(f, md ? "\n## What-if placement\n\n" : "\nwhat-if placement\n");
+	fprintf(f, "%stier model (%s):", in, rep->tiers.source);
+	for (unsigned i = 0; i < rep->tiers.n; i++) {
+		const struct mt_tier *t = &rep->tiers.v[i];
+
+		fprintf(f, "%s %s %g/%g ns", i ? ";" : "", t->name, t->read_ns, t->write_ns);
+		if (t->retention_s > 0)
+			fprintf(f, ", retention %g s", t->retention_s);
+	}
+	fprintf(f, "\n%s(read/write latency; the first is where the memory is now)\n", in);
+	if (b == MT_PLACE_TIME)
+		fprintf(f,
+			"%saccess time: the CPU time of the sampled loads and stores (cpu-clock, one "
+			"sample per %" PRIu64
+			" ns, ± 95%%); added time = access time × (latency ratio − 1), a "
+			"first-order model, not a measurement; bandwidth needs counting samples "
+			"(PEBS, IBS)\n",
+			in, period);
+	else if (b == MT_PLACE_COUNTS)
+		fprintf(f,
+			"%sbandwidth: sampled accesses × period %" PRIu64
+			" × %d B per line over the run (± 95%%); added time = accesses × latency "
+			"difference, a first-order model, not a measurement\n",
+			in, period, MT_PLACE_LINE);
+	fprintf(f,
+		"%srefresh: bytes rewritten because their data outlived the tier's retention "
+		"window (page-write epochs and lifetimes; ≥ when alive at the end); ranked by "
+		"DRAM freed per second of added time\n",
+		in);
+	if (mt_report_placement_missing(rep, miss, sizeof(miss))[0])
+		fprintf(f, "%smissing: %s\n", in, miss);
+}
+
+void mt_report_placement_text(const struct mt_report *rep, bool md, FILE *f)
+{
+	static const char *const heads[] = { "tier",	"kind",	   "type",    "bytes",
+					     "reads",	"writes",  "added",   "refresh/s",
+					     "freed/s", "mrm",	   "label" };
+	uint64_t period;
+	const char *unit;
+	unsigned b = basis(rep, &period, &unit);
+	char x[6][96], label[512];
+	struct mt_table t;
+
+	header(rep, md, b, period, f);
+	if (!rep->nplaces) {
+		fprintf(f, "%sno candidates\n", md ? "" : "  ");
+		return;
+	}
+	if (md)
+		fputc('\n', f);
+	mt_table_init(&t, 11, heads);
+	for (size_t i = 0; i < rep->nplaces && i < rep->top * 2; i++) {
+		const struct mt_placement *p = &rep->places[i];
+		const struct mt_candidate *c = &rep->cands[p->cand];
+		const struct mt_access_region *g = &rep->access.st.regions[c->region];
+
+		mt_table_add(&t, rep->tiers.v[p->tier].name);
+		mt_table_add(&t, mt_cand_kind_name(c->kind));
+		mt_table_add(&t, mt_report_region_type(rep, g));
+		mt_table_add(&t, mt_fmt_bytes(p->bytes, x[0], 96));
+		if (b == MT_PLACE_COUNTS) {
+			mt_table_add(&t, rate(p->read_bps, p->read_bps_err, x[1], 96));
+			mt_table_add(&t, rate(p->write_bps, p->write_bps_err, x[2], 96));
+		} else {
+			mt_table_add(&t, secs(p->read_time_s, NAN, x[1], 96));
+			mt_table_add(&t, secs(p->write_time_s, NAN, x[2], 96));
+		}
+		mt_table_add(&t, secs(p->added_s, p->added_err_s, x[3], 96));
+		if (isnan(p->refresh_bps)) {
+			mt_table_add(&t, "-");
+		} else {
+			mt_fmt_bytes((uint64_t)llround(p->refresh_bps), x[4], 64);
+			mt_table_addf(&t, "%s%s/s", c->censored && p->refresh_bps > 0 ? "≥ " : "",
+				      x[4]);
+		}
+		if (isinf(p->score))
+			mt_table_add(&t, "free");
+		else if (isnan(p->score))
+			mt_table_add(&t, "-");
+		else
+			mt_table_addf(&t, "%s/s", mt_fmt_bytes((uint64_t)llround(p->score), x[5], 96));
+		mt_table_add(&t, mt_mrm_name(c->mrm));
+		mt_table_add(&t, mt_report_region_label(rep, g, label, sizeof(label)));
+	}
+	if (md)
+		mt_report_md_table(&t, f);
+	else
+		mt_table_print(&t, f, 2, true);
+	mt_table_release(&t);
+	if (rep->nplaces > rep->top * 2)
+		fprintf(f, "%s%zu of %zu rows (--top; every row in JSON and the placement table)\n",
+			md ? "\n" : "  ", (size_t)rep->top * 2, rep->nplaces);
+}
