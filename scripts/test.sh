@@ -31,7 +31,7 @@ done
 
 echo "== build: fuzz (clang, libFuzzer)"
 cmake --preset fuzz >/dev/null
-cmake --build build-fuzz -j "$JOBS" --target fuzz-reader fuzz-maps fuzz-access fuzz-rules fuzz-pqfooter fuzz-cfi fuzz-experiment fuzz-jsonl
+cmake --build build-fuzz -j "$JOBS" --target fuzz-reader fuzz-maps fuzz-access fuzz-rules fuzz-pqfooter fuzz-cfi fuzz-experiment fuzz-jsonl fuzz-tiers
 
 status=0
 echo "== tests: ASan+UBSan build, all but preload"

@@ -10,27 +10,28 @@
 #        examples/engines/torch.sh --serve [SECONDS] [MEMTAP]
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
+SERVE=
 if [ "${1:-}" = --serve ]; then
-	SECONDS_=${2:-30}
-	. "$HERE/find-memtap.sh"
-	find_memtap "${3:-}"
-	/usr/bin/python3 -c 'import torch, numpy' 2>/dev/null ||
-		{ echo "torch.sh: PyTorch is needed (apt-get install python3-torch)" >&2; exit 2; }
-	W=${TMPDIR:-/tmp}/memtap-torch
-	mkdir -p "$W"
-	PYTHONPATH="$HERE/../../python${PYTHONPATH:+:$PYTHONPATH}" "$M" record -f -o "$W/torch-serve.mtap" -- \
-		/usr/bin/python3 "$HERE/torch-paged.py" --duration "$SECONDS_" --dir "$W" >"$W/torch-serve.log"
-	"$M" report "$W/torch-serve.mtap" --section metrics,candidates
-	exit
+	SERVE=${2:-30}
+	MEMTAP_ARG=${3:-}
+else
+	TOKENS=${1:-48}
+	CACHE=${2:-dynamic}
+	MEMTAP_ARG=${3:-}
 fi
-TOKENS=${1:-48}
-CACHE=${2:-dynamic}
 . "$HERE/find-memtap.sh"
-find_memtap "${3:-}"
+find_memtap "$MEMTAP_ARG"
 /usr/bin/python3 -c 'import torch, numpy' 2>/dev/null ||
 	{ echo "torch.sh: PyTorch is needed (apt-get install python3-torch)" >&2; exit 2; }
 W=${TMPDIR:-/tmp}/memtap-torch
 mkdir -p "$W"
-PYTHONPATH="$HERE/../../python${PYTHONPATH:+:$PYTHONPATH}" "$M" record -f -o "$W/torch.mtap" -- \
-	/usr/bin/python3 "$HERE/torch-decoder.py" --tokens "$TOKENS" --cache "$CACHE" --dir "$W"
-"$M" report "$W/torch.mtap" --section access,metrics,candidates --by phase
+export PYTHONPATH="$HERE/../../python${PYTHONPATH:+:$PYTHONPATH}"
+if [ -n "$SERVE" ]; then
+	"$M" record -f -o "$W/torch-serve.mtap" -- \
+		/usr/bin/python3 "$HERE/torch-paged.py" --duration "$SERVE" --dir "$W" >"$W/torch-serve.log"
+	"$M" report "$W/torch-serve.mtap" --section metrics,candidates,placement
+else
+	"$M" record -f -o "$W/torch.mtap" -- \
+		/usr/bin/python3 "$HERE/torch-decoder.py" --tokens "$TOKENS" --cache "$CACHE" --dir "$W"
+	"$M" report "$W/torch.mtap" --section access,metrics,candidates,placement --by phase
+fi

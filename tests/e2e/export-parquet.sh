@@ -86,13 +86,18 @@ assert ru["num_rows"] == 1 and ru["rows"][0]["run_id"] == info["run_id"], ru["ro
 assert ru["rows"][0]["command"] == r["run"]["command"]
 assert pr["num_rows"] == len(r["processes"]) and co["num_rows"] == len(r["run"]["collectors"])
 assert sorted(x["phase"] or "" for x in ph["rows"]) == sorted(p["phase"] or "" for p in r["metrics"]["phases"])
-assert len(files) == 15, sorted(files)
+assert len(files) == 16, sorted(files)
 sp = files["spans.parquet"]
 assert [c["name"] for c in sp["columns"]][:6] == ["pid", "tid", "span_id", "parent_id", "name", "fields"], sp["columns"]
 # mrm_candidates: the report's candidates, row for row
 ca = files["mrm_candidates.parquet"]
 assert ca["num_rows"] == len(r["candidates"]), (ca["num_rows"], len(r["candidates"]))
 assert [(x["kind"], x["label"], int(x["bytes"]), x["mrm"]) for x in ca["rows"]] == [(c["kind"], c["label"], c["bytes"], c["mrm"]) for c in r["candidates"]]
+# placement: the report's what-if placement, row for row (tier, label, bytes, refresh)
+pl = files["placement.parquet"]
+rp = r["placement"]["rows"]
+assert pl["num_rows"] == len(rp), (pl["num_rows"], len(rp))
+assert [(x["tier"], x["label"], int(x["bytes"]), x["refresh_bytes"]) for x in pl["rows"]] == [(g["tier"], g["label"], g["bytes"], g["refresh_bytes"]) for g in rp]
 print("trace", tr["num_rows"], "region_map", rm["num_rows"], "kv_block_lifecycle",
       lc["num_rows"], "metrics", me["num_rows"], "rows: agree")
 PY
@@ -113,7 +118,7 @@ check_json d1.json "j[0]['n'] == '41' and j[0]['w'] == '41' and j[0]['t'] == 'UB
 	"DuckDB: not 41 rows of weight 1 with UBIGINT addresses: $(cat d1.json)"
 duck "select decode(key) k, decode(value) v from parquet_kv_metadata('out/metrics.parquet')" >d2.json ||
 	fail "DuckDB cannot read the key/value metadata"
-check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.6'" "DuckDB: no schema version: $(cat d2.json)"
+check_json d2.json "{r['k']: r['v'] for r in j}['memtap_schema_version'] == '1.7'" "DuckDB: no schema version: $(cat d2.json)"
 # --layout hive names the directories: the repetition is the first number not taken; three
 # runs (run ids differ), and the same run again is refused (--force replaces it in place).
 for rep in 1 2 3; do
@@ -164,7 +169,7 @@ python3 -c '
 import json
 for f in json.load(open("run1/manifest.json"))["files"]:
     print(f["sha256"] + "  " + f["path"])' >run1.sha256 || fail "manifest unreadable"
-[ "$(wc -l <run1.sha256)" = 18 ] || fail "the manifest does not list the 18 files (15 tables, metrics.csv, metadata.json, raw/): $(cat run1.sha256)"
+[ "$(wc -l <run1.sha256)" = 19 ] || fail "the manifest does not list the 19 files (16 tables, metrics.csv, metadata.json, raw/): $(cat run1.sha256)"
 (cd run1 && sha256sum -c --quiet ../run1.sha256) || fail "the manifest does not verify"
 "$MEMTAP" report b.mtap --section metrics --format csv >m.csv || fail "report csv failed"
 cmp -s m.csv run1/metrics.csv || fail "metrics.csv differs from the report's"
