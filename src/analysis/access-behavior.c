@@ -677,8 +677,8 @@ void mt_acc_on_page_write(struct pass *ps, const struct mt_event *ev)
 			mt_acc_pw_settle(st, pg, t);
 			pg->pw_region = reg + 1;
 		} else if (pg->pw_epochs && t > pg->pw_t) {
-			refresh_add(st, b, pg->pw_since, pg->pw_t, since > pg->pw_t ? since : pg->pw_t,
-				    t);
+			refresh_add(st, b, pg->pw_since, pg->pw_t,
+				    since > pg->pw_t ? since : pg->pw_t, t);
 		}
 		pg->pw_since = since > g->t_start ? since : g->t_start;
 		if (pg->pw_since > t)

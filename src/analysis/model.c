@@ -22,11 +22,16 @@ static const struct {
 	const char *name;
 	int bit;
 } section_names[] = {
-	{ "run", MT_SEC_RUN },		 { "processes", MT_SEC_PROCESSES },
-	{ "alloc", MT_SEC_ALLOC },	 { "access", MT_SEC_ACCESS },
-	{ "faults", MT_SEC_FAULTS },	 { "rss", MT_SEC_RSS },
-	{ "syscalls", MT_SEC_SYSCALLS }, { "events", MT_SEC_EVENTS },
-	{ "metrics", MT_SEC_METRICS },	 { "candidates", MT_SEC_CANDIDATES },
+	{ "run", MT_SEC_RUN },
+	{ "processes", MT_SEC_PROCESSES },
+	{ "alloc", MT_SEC_ALLOC },
+	{ "access", MT_SEC_ACCESS },
+	{ "faults", MT_SEC_FAULTS },
+	{ "rss", MT_SEC_RSS },
+	{ "syscalls", MT_SEC_SYSCALLS },
+	{ "events", MT_SEC_EVENTS },
+	{ "metrics", MT_SEC_METRICS },
+	{ "candidates", MT_SEC_CANDIDATES },
 	{ "placement", MT_SEC_PLACEMENT },
 };
 

@@ -41,7 +41,8 @@ static void sampled(const struct mt_place_in *in, const struct mt_candidate *c,
 	p->added_s = p->added_err_s = NAN;
 	switch (mt_place_basis_of(in->period, in->unit)) {
 	case MT_PLACE_COUNTS: {
-		double dr = (t->read_ns - d->read_ns) * 1e-9, dw = (t->write_ns - d->write_ns) * 1e-9;
+		double dr = (t->read_ns - d->read_ns) * 1e-9,
+		       dw = (t->write_ns - d->write_ns) * 1e-9;
 		double line = MT_PLACE_LINE / in->run_s;
 
 		if (in->run_s > 0) {
@@ -88,7 +89,8 @@ static void refresh(const struct mt_place_in *in, const struct mt_candidate *c, 
 	int k = window_of(in->tiers, tier);
 
 	if (!(t->retention_s > 0)) {
-		p->refresh_bytes = p->refresh_lo = p->refresh_hi = p->refresh_bps = p->refresh_s = 0;
+		p->refresh_bytes = p->refresh_lo = p->refresh_hi = p->refresh_bps = p->refresh_s =
+			0;
 		return;
 	}
 	if (k < 0 || !c->refresh_known) {

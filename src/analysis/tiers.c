@@ -134,10 +134,11 @@ static int parse_tier(struct parse *ps, struct mt_tiers *t)
 		while (k && i < 4 && strcmp(k, keys[i]))
 			i++;
 		if (!k || i == 4)
-			return fail_at(ps, ps->ev.start_mark,
-				       "unknown key '%s' in a tier (expected name, read_latency_ns, "
-				       "write_latency_ns, retention_s)",
-				       k ? k : "?");
+			return fail_at(
+				ps, ps->ev.start_mark,
+				"unknown key '%s' in a tier (expected name, read_latency_ns, "
+				"write_latency_ns, retention_s)",
+				k ? k : "?");
 		if (seen[i])
 			return fail_at(ps, ps->ev.start_mark, "'%s' given twice", k);
 		seen[i] = true;
@@ -147,16 +148,18 @@ static int parse_tier(struct parse *ps, struct mt_tiers *t)
 			const char *v = scalar(&ps->ev);
 
 			if (!v || !valid_name(v))
-				return fail_at(ps, ps->ev.start_mark,
-					       "a tier's name is 1 to 31 letters, digits, '_' or '-'");
+				return fail_at(
+					ps, ps->ev.start_mark,
+					"a tier's name is 1 to 31 letters, digits, '_' or '-'");
 			for (unsigned j = 0; j < t->n; j++)
 				if (!strcmp(t->v[j].name, v))
 					return fail_at(ps, ps->ev.start_mark,
 						       "tier '%s' given twice", v);
 			snprintf(tr->name, sizeof(tr->name), "%s", v);
 		} else if (number(ps, keys[i], i == 3 ? 1e9 : 1e6,
-				  i == 1 ? &tr->read_ns : i == 2 ? &tr->write_ns : &tr->retention_s) <
-			   0) {
+				  i == 1   ? &tr->read_ns
+				  : i == 2 ? &tr->write_ns
+					   : &tr->retention_s) < 0) {
 			return -1;
 		}
 	}
@@ -201,8 +204,9 @@ static int parse_list(struct parse *ps, struct mt_tiers *t)
 			return -1;
 	}
 	if (t->n < 2)
-		return fail_at(ps, ps->ev.start_mark,
-			       "at least two tiers: where the memory is now, and one to move it to");
+		return fail_at(
+			ps, ps->ev.start_mark,
+			"at least two tiers: where the memory is now, and one to move it to");
 	return 0;
 }
 

@@ -28,8 +28,8 @@ const char *mt_report_placement_missing(const struct mt_report *rep, char *buf, 
 	unsigned b = basis(rep, &period, &unit);
 
 	snprintf(buf, size, "%s%s%s",
-		 b == MT_PLACE_NONE	 ? "access (no samples: bandwidth, access time and added "
-					   "time are null)"
+		 b == MT_PLACE_NONE	? "access (no samples: bandwidth, access time and added "
+					  "time are null)"
 		 : b == MT_PLACE_CYCLES ? "access in time or counts (cycles samples give neither: "
 					  "bandwidth, access time and added time are null)"
 					: "",
@@ -199,9 +199,9 @@ static void header(const struct mt_report *rep, bool md, unsigned b, uint64_t pe
 
 void mt_report_placement_text(const struct mt_report *rep, bool md, FILE *f)
 {
-	static const char *const heads[] = { "tier",	"kind",	   "type",    "bytes",
-					     "reads",	"writes",  "added",   "refresh/s",
-					     "freed/s", "mrm",	   "label" };
+	static const char *const heads[] = { "tier",	"kind",	  "type",  "bytes",
+					     "reads",	"writes", "added", "refresh/s",
+					     "freed/s", "mrm",	  "label" };
 	uint64_t period;
 	const char *unit;
 	unsigned b = basis(rep, &period, &unit);
@@ -245,7 +245,8 @@ void mt_report_placement_text(const struct mt_report *rep, bool md, FILE *f)
 		else if (isnan(p->score))
 			mt_table_add(&t, "-");
 		else
-			mt_table_addf(&t, "%s/s", mt_fmt_bytes((uint64_t)llround(p->score), x[5], 96));
+			mt_table_addf(&t, "%s/s",
+				      mt_fmt_bytes((uint64_t)llround(p->score), x[5], 96));
 		mt_table_add(&t, mt_mrm_name(c->mrm));
 		mt_table_add(&t, mt_report_region_label(rep, g, label, sizeof(label)));
 	}

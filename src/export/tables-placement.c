@@ -103,7 +103,8 @@ static int row(struct out *o, struct rows *r, struct mt_sink *s, size_t i)
 		mt_sink_i64(s, PL_SITE, c->site);
 	mt_sink_str(s, PL_MRM, mt_mrm_name(c->mrm));
 	mt_sink_i64(s, PL_BYTES, (int64_t)p->bytes);
-	mt_sink_str(s, PL_BASIS, mt_place_basis_name(mt_place_basis_of(r->smp.period, r->smp.unit)));
+	mt_sink_str(s, PL_BASIS,
+		    mt_place_basis_name(mt_place_basis_of(r->smp.period, r->smp.unit)));
 	if (r->smp.period)
 		mt_sink_i64(s, PL_PERIOD, (int64_t)r->smp.period);
 	mt_sink_str(s, PL_UNIT, r->smp.unit);

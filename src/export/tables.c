@@ -30,7 +30,8 @@ const char *const mt_export_table_names[] = {
 	"runs",		"collectors",	      "processes", "trace",
 	"region_map",	"kv_block_lifecycle", "metrics",   "sites",
 	"phases",	"syscalls",	      "faults",	   "rss",
-	"rss_timeline", "mrm_candidates",     "placement", "spans", NULL,
+	"rss_timeline", "mrm_candidates",     "placement", "spans",
+	NULL,
 };
 
 struct rss_rows;

@@ -24,11 +24,19 @@ TEST(placement_counts)
 	struct mt_tiers t;
 	char err[256];
 	struct mt_candidate c[2] = {
-		{ .bytes = 64 << 20, .read_samples = 400, .write_samples = 100, .refresh_known = true },
+		{ .bytes = 64 << 20,
+		  .read_samples = 400,
+		  .write_samples = 100,
+		  .refresh_known = true },
 		{ .bytes = 1 << 20, .read_samples = 9, .write_samples = 0, .refresh_known = false },
 	};
-	struct mt_place_in in = { .cands = c, .ncands = 2, .tiers = &t, .run_s = 10.0,
-				  .period = 2003, .unit = "loads", .page_writes = true };
+	struct mt_place_in in = { .cands = c,
+				  .ncands = 2,
+				  .tiers = &t,
+				  .run_s = 10.0,
+				  .period = 2003,
+				  .unit = "loads",
+				  .page_writes = true };
 	struct mt_placement *p;
 	size_t n;
 
@@ -42,12 +50,15 @@ TEST(placement_counts)
 	for (size_t i = 0; i < n; i++) {
 		const struct mt_candidate *x = &c[p[i].cand];
 		const struct mt_tier *d = &t.v[0], *k = &t.v[p[i].tier];
-		double reads = (double)x->read_samples * 2003, writes = (double)x->write_samples * 2003;
-		double added = (reads * (k->read_ns - d->read_ns) + writes * (k->write_ns - d->write_ns)) *
-			       1e-9;
+		double reads = (double)x->read_samples * 2003,
+		       writes = (double)x->write_samples * 2003;
+		double added =
+			(reads * (k->read_ns - d->read_ns) + writes * (k->write_ns - d->write_ns)) *
+			1e-9;
 
 		ASSERT_TRUE(CLOSE(p[i].read_bps, reads * 64 / 10.0));
-		ASSERT_TRUE(CLOSE(p[i].read_bps_err, 1.96 * sqrt((double)x->read_samples) * 2003 * 64 / 10.0));
+		ASSERT_TRUE(CLOSE(p[i].read_bps_err,
+				  1.96 * sqrt((double)x->read_samples) * 2003 * 64 / 10.0));
 		ASSERT_TRUE(CLOSE(p[i].write_bps, writes * 64 / 10.0));
 		ASSERT_TRUE(CLOSE(p[i].added_s, added));
 		ASSERT_TRUE(isnan(p[i].read_time_s));
@@ -77,8 +88,9 @@ TEST(placement_bases)
 {
 	struct mt_tiers t;
 	struct mt_candidate c = { .bytes = 4096, .read_samples = 100, .write_samples = 25 };
-	struct mt_place_in in = { .cands = &c, .ncands = 1, .tiers = &t, .run_s = 2.0,
-				  .period = 1000000, .unit = "ns" };
+	struct mt_place_in in = {
+		.cands = &c, .ncands = 1, .tiers = &t, .run_s = 2.0, .period = 1000000, .unit = "ns"
+	};
 	struct mt_placement *p;
 	size_t n;
 
@@ -94,11 +106,12 @@ TEST(placement_bases)
 
 		ASSERT_TRUE(CLOSE(p[i].read_time_s, 0.1) && CLOSE(p[i].write_time_s, 0.025));
 		ASSERT_TRUE(CLOSE(p[i].time_err_s, 1.96 * sqrt(125.0) * 1e-3));
-		ASSERT_TRUE(CLOSE(p[i].added_s, 0.1 * (k->read_ns / 90 - 1) +
-							0.025 * (k->write_ns / 90 - 1)));
+		ASSERT_TRUE(CLOSE(p[i].added_s,
+				  0.1 * (k->read_ns / 90 - 1) + 0.025 * (k->write_ns / 90 - 1)));
 		ASSERT_TRUE(isnan(p[i].read_bps));
 		/* no page writes known for it: the MRM's rewrites are unknown */
-		ASSERT_TRUE(k->retention_s > 0 ? isnan(p[i].refresh_bytes) : p[i].refresh_bytes == 0);
+		ASSERT_TRUE(k->retention_s > 0 ? isnan(p[i].refresh_bytes)
+					       : p[i].refresh_bytes == 0);
 	}
 	free(p);
 	in.unit = "cycles";
@@ -136,7 +149,8 @@ TEST(tiers_parse)
 	bad("", "empty file");
 	bad("tiers: 3\n", "must be a list");
 	bad("tier: []\n", "unknown key 'tier'");
-	bad("tiers:\n  - {name: dram, read_latency_ns: 90, write_latency_ns: 90}\n", "at least two");
+	bad("tiers:\n  - {name: dram, read_latency_ns: 90, write_latency_ns: 90}\n",
+	    "at least two");
 	bad("tiers:\n  - {name: a, read_latency_ns: 9, write_latency_ns: 9}\n  - {name: b, "
 	    "read_latency_ns: 9}\n",
 	    "without 'write_latency_ns'");

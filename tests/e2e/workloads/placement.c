@@ -58,7 +58,9 @@ static unsigned long long read_for(const struct map *m, size_t *off, unsigned lo
 
 int main(void)
 {
-	struct map m[4] = { { "A", 16 * MiB }, { "D", 16 * MiB }, { "B", 8 * MiB }, { "C", 4 * MiB } };
+	struct map m[4] = {
+		{ "A", 16 * MiB }, { "D", 16 * MiB }, { "B", 8 * MiB }, { "C", 4 * MiB }
+	};
 	unsigned long long t0, read_a = 0, read_d = 0, next_b;
 	size_t off_a = 0, off_d = 0;
 	unsigned b_writes = 0;
@@ -99,8 +101,8 @@ int main(void)
 		munmap(m[i].p, m[i].size);
 	}
 	for (int i = 0; i < 4; i++)
-		printf("map %s %p %zu %llu %llu\n", m[i].name, (void *)m[i].p, m[i].size, m[i].written,
-		       m[i].unmapped);
+		printf("map %s %p %zu %llu %llu\n", m[i].name, (void *)m[i].p, m[i].size,
+		       m[i].written, m[i].unmapped);
 	printf("read_cpu_ns A %llu D %llu\nb_writes %u\n", read_a, read_d, b_writes);
 	return 0;
 }
