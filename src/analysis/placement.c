@@ -33,7 +33,9 @@ const char *mt_place_basis_name(unsigned basis)
 static void sampled(const struct mt_place_in *in, const struct mt_candidate *c,
 		    const struct mt_tier *d, const struct mt_tier *t, struct mt_placement *p)
 {
-	double per = (double)in->period, rs = (double)c->read_samples,
+	/* a spin-wait re-reads one line from the cache: moving its memory does not slow it */
+	uint64_t spin = c->spin_samples < c->read_samples ? c->spin_samples : c->read_samples;
+	double per = (double)in->period, rs = (double)(c->read_samples - spin),
 	       ws = (double)c->write_samples;
 
 	p->read_bps = p->read_bps_err = p->write_bps = p->write_bps_err = NAN;

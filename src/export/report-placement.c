@@ -3,6 +3,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "analysis/model.h"
@@ -50,6 +51,118 @@ static void tier_json(struct mt_json *j, const struct mt_tier *t)
 	mt_json_kv_double(j, "write_latency_ns", t->write_ns);
 	mt_json_kv_double(j, "retention_s", t->retention_s > 0 ? t->retention_s : NAN);
 	mt_json_end_object(j);
+}
+
+/* The rows summed by tier and region type: what moving all of a type would do. */
+struct place_sum {
+	unsigned tier;
+	const char *type;
+	size_t rows, censored;
+	uint64_t bytes;
+	double read_time, write_time, read_bps, write_bps, added, added_var, refresh, refresh_s,
+		cost;
+};
+
+static int cmp_sum(const void *a, const void *b)
+{
+	const struct place_sum *x = a, *y = b;
+
+	if (x->tier != y->tier)
+		return x->tier < y->tier ? -1 : 1;
+	if (x->bytes != y->bytes)
+		return x->bytes > y->bytes ? -1 : 1;
+	return strcmp(x->type, y->type);
+}
+
+/* *out: one sum per tier and type (free it); their count, 0 when out of memory. */
+static size_t sum_by_type(const struct mt_report *rep, struct place_sum **out)
+{
+	struct place_sum *v = NULL;
+	size_t n = 0, cap = 0;
+
+	for (size_t i = 0; i < rep->nplaces; i++) {
+		const struct mt_placement *p = &rep->places[i];
+		const struct mt_candidate *c = &rep->cands[p->cand];
+		const char *type = mt_report_region_type(rep, &rep->access.st.regions[c->region]);
+		struct place_sum *x = NULL;
+
+		for (size_t k = 0; k < n && !x; k++)
+			if (v[k].tier == p->tier && !strcmp(v[k].type, type))
+				x = &v[k];
+		if (!x) {
+			if (n == cap) {
+				struct place_sum *w =
+					realloc(v, (cap = cap ? cap * 2 : 16) * sizeof(*v));
+
+				if (!w) {
+					free(v);
+					*out = NULL;
+					return 0;
+				}
+				v = w;
+			}
+			x = &v[n++];
+			*x = (struct place_sum){ .tier = p->tier, .type = type };
+		}
+		x->rows++;
+		x->censored += c->censored;
+		x->bytes += p->bytes;
+		x->read_time += p->read_time_s;
+		x->write_time += p->write_time_s;
+		x->read_bps += p->read_bps;
+		x->write_bps += p->write_bps;
+		x->added += p->added_s;
+		x->added_var += p->added_err_s * p->added_err_s;
+		x->refresh += p->refresh_bytes;
+		x->refresh_s += p->refresh_s;
+		x->cost += p->cost_s;
+	}
+	if (n)
+		qsort(v, n, sizeof(*v), cmp_sum);
+	*out = v;
+	return n;
+}
+
+/* bytes per second of cost, INFINITY at none, NaN when unknown */
+static double sum_score(const struct place_sum *x)
+{
+	return isnan(x->cost) ? NAN : x->cost <= 0 ? INFINITY : (double)x->bytes / x->cost;
+}
+
+static void sums_json(const struct mt_report *rep, struct mt_json *j)
+{
+	struct place_sum *v;
+	size_t n = sum_by_type(rep, &v);
+
+	mt_json_key(j, "by_type");
+	mt_json_begin_array(j);
+	for (size_t i = 0; i < n; i++) {
+		const struct place_sum *x = &v[i];
+
+		mt_json_begin_object(j);
+		mt_json_kv_str(j, "tier", rep->tiers.v[x->tier].name);
+		mt_json_kv_str(j, "region_type", x->type);
+		mt_json_kv_u64(j, "rows", x->rows);
+		mt_json_kv_u64(j, "censored", x->censored);
+		mt_json_kv_u64(j, "bytes", x->bytes);
+		mt_json_kv_double(j, "read_bytes_per_s", x->read_bps);
+		mt_json_kv_double(j, "write_bytes_per_s", x->write_bps);
+		mt_json_kv_double(j, "read_time_s", x->read_time);
+		mt_json_kv_double(j, "write_time_s", x->write_time);
+		mt_json_kv_double(j, "added_time_s", x->added);
+		mt_json_kv_double(j, "added_time_error_s", sqrt(x->added_var));
+		mt_json_kv_double(j, "refresh_bytes", x->refresh);
+		mt_json_kv_double(j, "refresh_bytes_per_s",
+				  rep->run.duration_ns
+					  ? x->refresh / ((double)rep->run.duration_ns / 1e9)
+					  : NAN);
+		mt_json_kv_double(j, "refresh_time_s", x->refresh_s);
+		mt_json_kv_double(j, "cost_s", x->cost);
+		mt_json_kv_double(j, "dram_bytes_per_cost_s", sum_score(x));
+		mt_json_end_object(j);
+	}
+	mt_json_end_array(j);
+	free(v);
 }
 
 static void row_json(const struct mt_report *rep, struct mt_json *j, const struct mt_placement *p)
@@ -127,6 +240,7 @@ void mt_report_placement_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_str(j, "missing", miss);
 	else
 		mt_json_kv_null(j, "missing");
+	sums_json(rep, j);
 	mt_json_key(j, "rows");
 	mt_json_begin_array(j);
 	for (size_t i = 0; i < rep->nplaces; i++)
@@ -143,6 +257,10 @@ static const char *rate(double v, double err, char *buf, size_t size)
 	if (isnan(v))
 		return "-";
 	mt_fmt_bytes((uint64_t)llround(v), a, sizeof(a));
+	if (isnan(err)) {
+		snprintf(buf, size, "%s/s", a);
+		return buf;
+	}
 	mt_fmt_bytes((uint64_t)llround(err), b, sizeof(b));
 	snprintf(buf, size, "%s/s ± %s", a, b);
 	return buf;
@@ -197,6 +315,74 @@ static void header(const struct mt_report *rep, bool md, unsigned b, uint64_t pe
 		fprintf(f, "%smissing: %s\n", in, miss);
 }
 
+/* "free", "-" or "N/s": DRAM freed per second of cost */
+static const char *freed(double score, char *buf, size_t size)
+{
+	char b[64];
+
+	if (isinf(score))
+		return "free";
+	if (isnan(score))
+		return "-";
+	snprintf(buf, size, "%s/s", mt_fmt_bytes((uint64_t)llround(score), b, sizeof(b)));
+	return buf;
+}
+
+static const char *refresh_rate(double bps, bool censored, char *buf, size_t size)
+{
+	char b[64];
+
+	if (isnan(bps))
+		return "-";
+	snprintf(buf, size, "%s%s/s", censored && bps > 0 ? "≥ " : "",
+		 mt_fmt_bytes((uint64_t)llround(bps), b, sizeof(b)));
+	return buf;
+}
+
+/* The rows summed by tier and region type. */
+static void sums_text(const struct mt_report *rep, bool md, unsigned b, FILE *f)
+{
+	static const char *const heads[] = { "tier",   "type",	"rows",	     "bytes", "reads",
+					     "writes", "added", "refresh/s", "cost",  "freed/s" };
+	double run = (double)rep->run.duration_ns / 1e9;
+	struct place_sum *v;
+	size_t n = sum_by_type(rep, &v);
+	char x[8][96];
+	struct mt_table t;
+
+	if (!n)
+		return;
+	fprintf(f, md ? "### By region type\n\n" : "  by region type (the rows summed)\n");
+	mt_table_init(&t, 10, heads);
+	for (size_t i = 0; i < n; i++) {
+		const struct place_sum *s = &v[i];
+
+		mt_table_add(&t, rep->tiers.v[s->tier].name);
+		mt_table_add(&t, s->type);
+		mt_table_add(&t, mt_fmt_count(s->rows, x[0], 96));
+		mt_table_add(&t, mt_fmt_bytes(s->bytes, x[1], 96));
+		if (b == MT_PLACE_COUNTS) {
+			mt_table_add(&t, rate(s->read_bps, NAN, x[2], 96));
+			mt_table_add(&t, rate(s->write_bps, NAN, x[3], 96));
+		} else {
+			mt_table_add(&t, secs(s->read_time, NAN, x[2], 96));
+			mt_table_add(&t, secs(s->write_time, NAN, x[3], 96));
+		}
+		mt_table_add(&t, secs(s->added, sqrt(s->added_var), x[4], 96));
+		mt_table_add(&t,
+			     refresh_rate(run > 0 ? s->refresh / run : NAN, s->censored, x[5], 96));
+		mt_table_add(&t, secs(s->cost, NAN, x[6], 96));
+		mt_table_add(&t, freed(sum_score(s), x[7], 96));
+	}
+	if (md)
+		mt_report_md_table(&t, f);
+	else
+		mt_table_print(&t, f, 2, true);
+	mt_table_release(&t);
+	free(v);
+	fprintf(f, md ? "\n### Ranked\n\n" : "  ranked\n");
+}
+
 void mt_report_placement_text(const struct mt_report *rep, bool md, FILE *f)
 {
 	static const char *const heads[] = { "tier",	"kind",	  "type",  "bytes",
@@ -215,6 +401,7 @@ void mt_report_placement_text(const struct mt_report *rep, bool md, FILE *f)
 	}
 	if (md)
 		fputc('\n', f);
+	sums_text(rep, md, b, f);
 	mt_table_init(&t, 11, heads);
 	for (size_t i = 0; i < rep->nplaces && i < rep->top * 2; i++) {
 		const struct mt_placement *p = &rep->places[i];
@@ -233,20 +420,8 @@ void mt_report_placement_text(const struct mt_report *rep, bool md, FILE *f)
 			mt_table_add(&t, secs(p->write_time_s, NAN, x[2], 96));
 		}
 		mt_table_add(&t, secs(p->added_s, p->added_err_s, x[3], 96));
-		if (isnan(p->refresh_bps)) {
-			mt_table_add(&t, "-");
-		} else {
-			mt_fmt_bytes((uint64_t)llround(p->refresh_bps), x[4], 64);
-			mt_table_addf(&t, "%s%s/s", c->censored && p->refresh_bps > 0 ? "≥ " : "",
-				      x[4]);
-		}
-		if (isinf(p->score))
-			mt_table_add(&t, "free");
-		else if (isnan(p->score))
-			mt_table_add(&t, "-");
-		else
-			mt_table_addf(&t, "%s/s",
-				      mt_fmt_bytes((uint64_t)llround(p->score), x[5], 96));
+		mt_table_add(&t, refresh_rate(p->refresh_bps, c->censored, x[4], 96));
+		mt_table_add(&t, freed(p->score, x[5], 96));
 		mt_table_add(&t, mt_mrm_name(c->mrm));
 		mt_table_add(&t, mt_report_region_label(rep, g, label, sizeof(label)));
 	}

@@ -107,6 +107,14 @@ for name, m in sorted(maps.items()):
 score = lambda g: math.inf if g["no_cost"] else g["dram_bytes_per_cost_s"]
 known = [score(g) for g in r["rows"] if g["cost_s"] is not None]
 check("ranked by DRAM freed per cost", all(a >= b for a, b in zip(known, known[1:])), len(known))
+# by_type: the rows summed by tier and region type
+for t in r["by_type"]:
+    mine = [g for g in r["rows"] if g["tier"] == t["tier"] and g["region_type"] == t["region_type"]]
+    check("by_type %s %s" % (t["tier"], t["region_type"]),
+          t["rows"] == len(mine) and t["bytes"] == sum(g["bytes"] for g in mine) and
+          math.isclose(t["read_time_s"], sum(g["read_time_s"] for g in mine), rel_tol=1e-9, abs_tol=1e-12) and
+          (t["refresh_bytes"] is None) == any(g["refresh_bytes"] is None for g in mine),
+          (t["rows"], t["bytes"]))
 with open("csv/placement.csv") as f:
     c = list(csv.DictReader(f))
 check("CSV placement rows", len(c) == len(r["rows"]) and c[0]["tier"] == r["rows"][0]["tier"], len(c))
