@@ -19,6 +19,7 @@
 #include <memtap/trace-format.h>
 
 #include "common/hash.h"
+#include "common/safeopen.h"
 #include "format/block.h"
 #include "analysis/pass.h"
 #include "format/reader.h"
@@ -467,7 +468,6 @@ static struct module *module_get(struct mt_symbolizer *s, const char *path)
 	size_t nph;
 	const unsigned char *bid;
 	GElf_Addr bid_addr;
-	struct stat st;
 	int n, fd;
 
 	for (size_t i = 0; i < s->nmods; i++)
@@ -483,14 +483,11 @@ static struct module *module_get(struct mt_symbolizer *s, const char *path)
 	s->nmods++;
 	m->state = MOD_NO_FILE;
 	/* The path comes from the trace, which may come from anywhere: only a regular file
-	 * is read (a FIFO or a device named there could block or never end). */
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	 * is opened (a FIFO or a device named there could block, never end, or act on being
+	 * opened). */
+	fd = mt_open_regular(path, NULL);
 	if (fd < 0)
 		return m;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		close(fd);
-		return m;
-	}
 	m->dwfl = dwfl_begin(&offline_callbacks);
 	if (!m->dwfl) {
 		close(fd);

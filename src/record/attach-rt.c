@@ -37,6 +37,7 @@
 
 #include "common/clock.h"
 #include "common/log.h"
+#include "common/safeopen.h"
 #include "common/strutil.h"
 
 #define CALL_NS 20000000000ull /* one injected call may take this long (dlopen: ms) */
@@ -114,18 +115,15 @@ struct libc_syms {
 	uint64_t dlopen, dlsym, dlerror;
 };
 
-/* The value of each named dynamic symbol of the ELF file at path (0: absent), and the
- * virtual address of its first loadable segment. */
-static int elf_syms(const char *path, const char *const *names, uint64_t *vals, int n,
-		    uint64_t *first_vaddr)
+/* The value of each named dynamic symbol of the ELF file fd (0: absent), and the virtual
+ * address of its first loadable segment. */
+static int elf_syms(int fd, const char *const *names, uint64_t *vals, int n, uint64_t *first_vaddr)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC), found = 0;
+	int found = 0;
 	Elf *e;
 	Elf_Scn *scn = NULL;
 	size_t nph = 0;
 
-	if (fd < 0)
-		return -errno;
 	elf_version(EV_CURRENT);
 	e = elf_begin(fd, ELF_C_READ, NULL);
 	*first_vaddr = 0;
@@ -163,7 +161,6 @@ static int elf_syms(const char *path, const char *const *names, uint64_t *vals, 
 	}
 	if (e)
 		elf_end(e);
-	close(fd);
 	return found;
 }
 
@@ -173,24 +170,34 @@ static int object_syms(pid_t pid, bool (*match)(const char *file, const void *ar
 		       const char *const *names, uint64_t *addr, int n)
 {
 	char path[96], line[4096 + 128], file[4096], lib[4096 + 32];
-	uint64_t lo = 0, off, first = 0;
+	uint64_t lo = 0, hi = 0, off, first = 0;
+	struct mt_file_id id = { 0, 0, 0 };
 	bool have = false;
 	FILE *f;
-	int found;
+	int found, fd;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
 	if (!(f = fopen(path, "re")))
 		return -errno;
 	while (!have && fgets(line, sizeof(line), f))
-		have = sscanf(line, "%" SCNx64 "-%*x %*s %" SCNx64 " %*s %*u %4095s", &lo, &off,
-			      file) == 3 &&
+		have = sscanf(line,
+			      "%" SCNx64 "-%" SCNx64 " %*s %" SCNx64 " %x:%x %" SCNu64 " %4095s",
+			      &lo, &hi, &off, &id.maj, &id.min, &id.ino, file) == 7 &&
 		       !off && match(file, arg);
 	fclose(f);
 	if (!have)
 		return -ENOENT;
-	snprintf(lib, sizeof(lib), "/proc/%d/root%s", (int)pid, file);
+	/* The mapped file itself (its path in the process's root may be another file by now,
+	 * a FIFO or a device its owner put there); the path only where map_files is closed. */
+	snprintf(lib, sizeof(lib), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, lo, hi);
+	if ((fd = mt_open_regular(lib, &id)) < 0) {
+		snprintf(lib, sizeof(lib), "/proc/%d/root%s", (int)pid, file);
+		if ((fd = mt_open_regular(lib, &id)) < 0)
+			return fd;
+	}
 	memset(addr, 0, (size_t)n * sizeof(*addr));
-	found = elf_syms(lib, names, addr, n, &first);
+	found = elf_syms(fd, names, addr, n, &first);
+	close(fd);
 	for (int i = 0; i < n; i++)
 		if (addr[i])
 			addr[i] += lo - first;

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "common/hash.h"
+#include "common/safeopen.h"
 #include "common/strutil.h"
 
 /* Cache: key = hash of (dev, ino, mtime); value = index into ids, +1 (0 = no build-id). */
@@ -92,7 +93,7 @@ static uint64_t file_key(const struct stat *st)
 	return mt_hash64(key, sizeof(key), 0x6275696c64) & ~1ull; /* never MT_MAP64_EMPTY */
 }
 
-int mt_buildid_of_file(const char *path, char *hex, size_t size)
+int mt_buildid_of_file(const char *path, const struct mt_file_id *want, char *hex, size_t size)
 {
 	struct stat st;
 	uint64_t h, *slot;
@@ -100,17 +101,18 @@ int mt_buildid_of_file(const char *path, char *hex, size_t size)
 	int fd, r;
 
 	/* A file seen before costs one stat (each exec maps the same few libraries). */
-	if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	if (stat(path, &st) == 0 && mt_file_id_matches(want, &st) == 0 &&
 	    (slot = mt_map64_get(&cache, file_key(&st)))) {
 		if (!*slot)
 			return -ENOENT;
 		mt_strlcpy(hex, ids[*slot - 1], size);
 		return 0;
 	}
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* never a FIFO, a device or another file swapped in over the mapped one's path */
+	fd = mt_open_regular(path, want);
 	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		return fd;
+	if (fstat(fd, &st) < 0) {
 		close(fd);
 		return -ENOENT;
 	}

@@ -139,6 +139,7 @@ static int snap_one(void *ctx, const struct mt_maps_entry *e)
 	struct mt_session *s = sn->s;
 	char bid[64] = "", mf[96];
 	uint64_t row[_MT_F_MMAP_MAX];
+	struct mt_file_id id = { e->maj, e->min, e->ino };
 
 	/* Build-ids of executable file mappings (what symbolization needs; reading data files
 	 * would fill the page cache behind the workload's back): through map_files (exact even
@@ -146,8 +147,8 @@ static int snap_one(void *ctx, const struct mt_maps_entry *e)
 	if (e->path[0] == '/' && e->ino && (e->prot & PROT_EXEC)) {
 		snprintf(mf, sizeof(mf), "/proc/%d/map_files/%llx-%llx", (int)sn->pid,
 			 (unsigned long long)e->start, (unsigned long long)e->end);
-		if (mt_buildid_of_file(mf, bid, sizeof(bid)) < 0)
-			(void)mt_buildid_of_file(e->path, bid, sizeof(bid));
+		if (mt_buildid_of_file(mf, NULL, bid, sizeof(bid)) < 0)
+			(void)mt_buildid_of_file(e->path, &id, bid, sizeof(bid));
 	}
 	row[MT_F_TIME] = sn->t;
 	row[MT_F_PID] = (uint64_t)sn->pid;
@@ -168,7 +169,7 @@ static int snap_one(void *ctx, const struct mt_maps_entry *e)
 		s->maps.events++;
 	if (s->ustack && (e->prot & PROT_EXEC))
 		mt_ustack_map(s->ustack, (uint32_t)sn->pid, e->start, e->end - e->start, e->pgoff,
-			      e->path);
+			      &id, e->path);
 	return 0;
 }
 

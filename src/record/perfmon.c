@@ -128,6 +128,7 @@ static void on_mmap2(struct mt_session *s, const struct perf_event_header *h)
 	size_t fixed = offsetof(__typeof__(*m), filename), maxlen;
 	char path[4096], bid[64] = "";
 	uint64_t row[_MT_F_MMAP_MAX];
+	struct mt_file_id id = { 0, 0, 0 }; /* unknown: any regular file at the path */
 
 	if (h->size < fixed + sizeof(*sid))
 		return;
@@ -147,8 +148,18 @@ static void on_mmap2(struct mt_session *s, const struct perf_event_header *h)
 		row[MT_F_MMAP_MAJ] = m->maj;
 		row[MT_F_MMAP_MIN] = m->min;
 		row[MT_F_MMAP_INO] = m->ino;
-		if (path[0] == '/' && m->ino && (m->prot & PROT_EXEC))
-			(void)mt_buildid_of_file(path, bid, sizeof(bid));
+		id = (struct mt_file_id){ m->maj, m->min, m->ino };
+		if (path[0] == '/' && m->ino && (m->prot & PROT_EXEC)) {
+			char mf[96];
+
+			/* the mapping itself while it exists; else the path, if it is still
+			 * the file that was mapped */
+			snprintf(mf, sizeof(mf), "/proc/%u/map_files/%llx-%llx", m->pid,
+				 (unsigned long long)m->addr,
+				 (unsigned long long)(m->addr + m->len));
+			if (mt_buildid_of_file(mf, &id, bid, sizeof(bid)) < 0)
+				(void)mt_buildid_of_file(path, &id, bid, sizeof(bid));
+		}
 	}
 	row[MT_F_TIME] = sid->time;
 	row[MT_F_PID] = m->pid;
@@ -168,7 +179,7 @@ static void on_mmap2(struct mt_session *s, const struct perf_event_header *h)
 	if (m->prot & PROT_EXEC)
 		mt_access_on_code_map(s, (pid_t)m->pid, m->addr, m->len);
 	if (s->ustack && (m->prot & PROT_EXEC))
-		mt_ustack_map(s->ustack, m->pid, m->addr, m->len, m->pgoff, path);
+		mt_ustack_map(s->ustack, m->pid, m->addr, m->len, m->pgoff, &id, path);
 }
 
 static void on_comm(struct mt_session *s, const struct perf_event_header *h)

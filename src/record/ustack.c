@@ -29,6 +29,7 @@
 
 struct mod {
 	uint64_t start, end, pgoff;
+	struct mt_file_id id; /* the file mapped: its path may name another one by now */
 	char *path;
 };
 
@@ -59,9 +60,21 @@ struct mt_ustack {
 	uint64_t unwound, frames_total, no_module, failed;
 };
 
+/* CFI comes from each mapped file's own .eh_frame. Separate debug files are not looked for:
+ * the standard search follows the file's debuglink into directories its owner controls
+ * (a root recorder must not open what another user puts there). */
+static int no_debuginfo(Dwfl_Module *mod, void **userdata, const char *modname, Dwarf_Addr base,
+			const char *file_name, const char *debuglink_file, GElf_Word debuglink_crc,
+			char **debuginfo_file_name)
+{
+	(void)mod, (void)userdata, (void)modname, (void)base, (void)file_name;
+	(void)debuglink_file, (void)debuglink_crc, (void)debuginfo_file_name;
+	return -1;
+}
+
 static const Dwfl_Callbacks callbacks = {
 	.find_elf = dwfl_build_id_find_elf,
-	.find_debuginfo = dwfl_standard_find_debuginfo,
+	.find_debuginfo = no_debuginfo,
 	.section_address = dwfl_offline_section_address,
 };
 
@@ -118,7 +131,8 @@ static struct proc *proc_of(struct mt_ustack *u, uint32_t pid, bool create)
 	return &u->p[u->np - 1];
 }
 
-static void add_mod(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff, const char *path)
+static void add_mod(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff,
+		    const struct mt_file_id *id, const char *path)
 {
 	char *copy;
 
@@ -128,12 +142,12 @@ static void add_mod(struct proc *p, uint64_t start, uint64_t end, uint64_t pgoff
 			return;
 	if (mt_grow_array(&p->m, &p->cap, p->n + 1, sizeof(*p->m)) < 0 || !(copy = strdup(path)))
 		return;
-	p->m[p->n++] = (struct mod){ start, end, pgoff, copy };
+	p->m[p->n++] = (struct mod){ start, end, pgoff, *id, copy };
 	p->dirty = true;
 }
 
 void mt_ustack_map(struct mt_ustack *u, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		   const char *path)
+		   const struct mt_file_id *id, const char *path)
 {
 	struct proc *p;
 
@@ -141,7 +155,7 @@ void mt_ustack_map(struct mt_ustack *u, uint32_t pid, uint64_t start, uint64_t l
 		return;
 	p = proc_of(u, pid, true);
 	if (p)
-		add_mod(p, start, start + len, pgoff, path);
+		add_mod(p, start, start + len, pgoff, id, path);
 }
 
 void mt_ustack_fork(struct mt_ustack *u, uint32_t parent, uint32_t child)
@@ -155,19 +169,18 @@ void mt_ustack_fork(struct mt_ustack *u, uint32_t parent, uint32_t child)
 	c = proc_of(u, child, true); /* may move u->p */
 	pp = proc_of(u, parent, false);
 	for (size_t i = 0; c && pp && i < n; i++)
-		add_mod(c, pp->m[i].start, pp->m[i].end, pp->m[i].pgoff, pp->m[i].path);
+		add_mod(c, pp->m[i].start, pp->m[i].end, pp->m[i].pgoff, &pp->m[i].id,
+			pp->m[i].path);
 }
 
-/* The load bias of path mapped at start from file offset pgoff: the address of its vaddr 0. */
-static bool load_bias(const char *path, uint64_t start, uint64_t pgoff, uint64_t *bias)
+/* The load bias of the file fd mapped at start from file offset pgoff: the address of its
+ * vaddr 0. */
+static bool load_bias(int fd, uint64_t start, uint64_t pgoff, uint64_t *bias)
 {
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	Elf *e;
 	size_t n;
 	bool ok = false;
 
-	if (fd < 0)
-		return false;
 	e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (e && elf_getphdrnum(e, &n) == 0) {
 		for (size_t i = 0; i < n && !ok; i++) {
@@ -185,7 +198,6 @@ static bool load_bias(const char *path, uint64_t start, uint64_t pgoff, uint64_t
 	}
 	if (e)
 		elf_end(e);
-	close(fd);
 	return ok;
 }
 
@@ -240,13 +252,18 @@ static bool build(struct mt_ustack *u, struct proc *p)
 		const struct mod *m = &p->m[i];
 		uint64_t bias;
 		bool overlap = false;
+		int fd;
 
 		for (size_t k = i + 1; k < p->n && !overlap; k++)
 			overlap = p->m[k].start < m->end && m->start < p->m[k].end;
-		if (overlap || !load_bias(m->path, m->start, m->pgoff, &bias))
+		/* the file that was mapped, or none: never a FIFO or device put at its path */
+		if (overlap || (fd = mt_open_regular(m->path, &m->id)) < 0)
 			continue;
-		/* one module per file and bias: a file's several executable mappings are one */
-		(void)dwfl_report_elf(p->dwfl, m->path, m->path, -1, bias, false);
+		/* one module per file and bias: a file's several executable mappings are one;
+		 * libdwfl takes the descriptor when it reports the module */
+		if (!load_bias(fd, m->start, m->pgoff, &bias) ||
+		    !dwfl_report_elf(p->dwfl, m->path, m->path, fd, bias, false))
+			close(fd);
 	}
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->attached = dwfl_attach_state(p->dwfl, NULL, (pid_t)p->pid, &thread_callbacks, u);

@@ -7,6 +7,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/safeopen.h"
+
 struct mt_ustack;
 struct mt_writer;
 struct mt_kv;
@@ -17,7 +19,7 @@ void mt_ustack_free(struct mt_ustack *u);
 /* What the unwinder needs to know of each process: its executable file mappings (the
  * newest mapping of an address wins), and its parent's at fork. */
 void mt_ustack_map(struct mt_ustack *u, uint32_t pid, uint64_t start, uint64_t len, uint64_t pgoff,
-		   const char *path);
+		   const struct mt_file_id *id, const char *path);
 void mt_ustack_fork(struct mt_ustack *u, uint32_t parent, uint32_t child);
 
 /* Unwinds one stack copy (bytes at sp..sp+size) from ip, sp and bp, interns its frames into

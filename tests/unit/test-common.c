@@ -1,10 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /* Unit tests of src/common. */
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
 
 #include "common/log.h"
 #include "common/array.h"
 #include "common/buf.h"
+#include "common/safeopen.h"
 #include "common/sha256.h"
 #include "common/crc32c.h"
 #include "common/error.h"
@@ -262,4 +269,46 @@ TEST(log_sink_takes_the_lines)
 	ASSERT_EQ(l.n, 2);
 	mt_log_set_sink(NULL, NULL);
 	mt_log_level = saved;
+}
+
+/* Files another user controls: never a FIFO (which would block), never a device, never a
+ * file other than the one named by its identity. */
+TEST(open_regular_refuses_what_is_not_the_file)
+{
+	char dir[] = "/tmp/mt-safeopen-XXXXXX", f[64], fifo[64], link[64];
+	struct mt_file_id id = { 0, 0, 0 }, other;
+	struct stat st;
+	int fd;
+
+	ASSERT_TRUE(mkdtemp(dir) != NULL);
+	snprintf(f, sizeof(f), "%s/f", dir);
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	fd = open(f, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_EQ(write(fd, "x", 1), 1);
+	close(fd);
+	ASSERT_EQ(stat(f, &st), 0);
+	id = (struct mt_file_id){ major(st.st_dev), minor(st.st_dev), st.st_ino };
+	fd = mt_open_regular(f, &id);
+	ASSERT_TRUE(fd >= 0);
+	ASSERT_TRUE((fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDONLY);
+	close(fd);
+	other = id;
+	other.ino++;
+	ASSERT_EQ(mt_open_regular(f, &other), -ESTALE);
+	/* a FIFO with no writer: an open for reading would wait for one forever */
+	ASSERT_EQ(mkfifo(fifo, 0600), 0);
+	ASSERT_EQ(mt_open_regular(fifo, NULL), -EINVAL);
+	ASSERT_EQ(mt_open_regular(fifo, &id), -EINVAL);
+	ASSERT_EQ(symlink(fifo, link), 0);
+	ASSERT_EQ(mt_open_regular(link, NULL), -EINVAL);
+	ASSERT_EQ(mt_open_regular("/dev/null", NULL), -EINVAL);
+	ASSERT_EQ(mt_open_regular("/dev/tty", NULL) < 0, 1);
+	ASSERT_EQ(mt_open_regular(dir, NULL), -EINVAL);
+	ASSERT_EQ(mt_open_regular("/nonexistent/x", NULL), -ENOENT);
+	unlink(link);
+	unlink(fifo);
+	unlink(f);
+	rmdir(dir);
 }

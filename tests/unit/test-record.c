@@ -118,17 +118,17 @@ TEST(buildid_of_self)
 {
 	char a[64] = "", b[64] = "";
 
-	if (mt_buildid_of_file("/proc/self/exe", a, sizeof(a)) == -ENOENT) {
+	if (mt_buildid_of_file("/proc/self/exe", NULL, a, sizeof(a)) == -ENOENT) {
 		printf("# skipped: this binary was linked without a build-id\n");
 		return;
 	}
 	ASSERT_EQ(strlen(a), 40);
 	ASSERT_TRUE(strspn(a, "0123456789abcdef") == 40);
 	/* The cached answer is the same. */
-	ASSERT_EQ(mt_buildid_of_file("/proc/self/exe", b, sizeof(b)), 0);
+	ASSERT_EQ(mt_buildid_of_file("/proc/self/exe", NULL, b, sizeof(b)), 0);
 	ASSERT_STREQ(a, b);
-	ASSERT_EQ(mt_buildid_of_file("/etc/hostname", b, sizeof(b)), -ENOENT);
-	ASSERT_EQ(mt_buildid_of_file("/nonexistent", b, sizeof(b)), -ENOENT);
+	ASSERT_EQ(mt_buildid_of_file("/etc/hostname", NULL, b, sizeof(b)), -ENOENT);
+	ASSERT_EQ(mt_buildid_of_file("/nonexistent", NULL, b, sizeof(b)), -ENOENT);
 	mt_buildid_cache_clear();
 }
 
