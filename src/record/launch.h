@@ -15,7 +15,10 @@ struct mt_session;
 
 struct launch {
 	int go[2];
-	int execerr[2];
+	int execerr[2]; /* the command's exec error (its errno), or its close-on-exec: exec'd */
+	/* What the loop watches instead when there is no command: standard input under -a
+	 * (a line END stops), a live attached process's pidfd under --pid (it exited). */
+	int watch;
 	sigset_t oldmask;
 	struct sigaction oldpipe;
 	struct rlimit nofile; /* the user's descriptor limit, the command's again */

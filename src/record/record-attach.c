@@ -61,12 +61,12 @@ void mt_rec_on_stdin(struct mt_session *s, struct launch *l)
 	static char line[64];
 	static size_t n;
 	char buf[4096];
-	ssize_t k = read(l->execerr[0], buf, sizeof(buf));
+	ssize_t k = read(l->watch, buf, sizeof(buf));
 
 	if (k <= 0) {
 		if (k == 0 || (errno != EAGAIN && errno != EINTR)) {
-			close(l->execerr[0]);
-			l->execerr[0] = -1;
+			close(l->watch);
+			l->watch = -1;
 		}
 		return;
 	}
@@ -98,18 +98,18 @@ void mt_rec_attach_exits(struct mt_session *s, struct launch *l)
 		s->pidfds[k] = -1;
 		s->npids_gone++;
 	}
-	if (l->execerr[0] >= 0)
-		close(l->execerr[0]);
-	l->execerr[0] = -1;
-	for (unsigned k = 0; k < s->npids && l->execerr[0] < 0; k++)
+	if (l->watch >= 0)
+		close(l->watch);
+	l->watch = -1;
+	for (unsigned k = 0; k < s->npids && l->watch < 0; k++)
 		if (s->pidfds[k] >= 0)
-			l->execerr[0] = dup(s->pidfds[k]);
+			l->watch = dup(s->pidfds[k]);
 	if (s->npids_gone == s->npids)
 		s->root_exited = true;
 }
 
-/* What --pid and -a share first: the trace and the signals, no launch pipes; in (when not
- * -1) stands in for the exec-error pipe: the attached process's pidfd, or standard input. */
+/* What --pid and -a share first: the trace and the signals, no launch pipes; the loop
+ * watches in (when not -1): the attached process's pidfd, or standard input. */
 static int open_running(struct mt_session *s, struct launch *l, int *sigfd, int in)
 {
 	int r = mt_rec_open_trace(s);
@@ -123,7 +123,7 @@ static int open_running(struct mt_session *s, struct launch *l, int *sigfd, int 
 			close(l->execerr[i]);
 		l->go[i] = l->execerr[i] = -1;
 	}
-	l->execerr[0] = in;
+	l->watch = in;
 	if (r < 0)
 		return r;
 	mt_launch_raise_nofile(l);

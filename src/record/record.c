@@ -265,9 +265,10 @@ static void write_first_records(struct mt_session *s, struct mt_kv *kvs)
 	mt_writer_flush(s->w);
 }
 
-/* The descriptors to poll: the signals, the exec-error pipe, then each collector's; *at[i]
- * is where collector i's begin. Returns their count, or -ENOMEM. */
-static int poll_set(struct mt_session *s, int sigfd, int execerr, struct pollfd **fds, int *at)
+/* The descriptors to poll: the signals, the exec-error pipe or what stands for it (watch),
+ * then each collector's; *at[i] is where collector i's begin. Returns their count, or
+ * -ENOMEM. */
+static int poll_set(struct mt_session *s, int sigfd, int watch, struct pollfd **fds, int *at)
 {
 	int want = 2, nfds = 0;
 	struct pollfd *nf;
@@ -280,7 +281,7 @@ static int poll_set(struct mt_session *s, int sigfd, int execerr, struct pollfd 
 		return -ENOMEM;
 	*fds = nf;
 	nf[nfds++] = (struct pollfd){ .fd = sigfd, .events = POLLIN };
-	nf[nfds++] = (struct pollfd){ .fd = execerr, .events = POLLIN };
+	nf[nfds++] = (struct pollfd){ .fd = watch, .events = POLLIN };
 	for (size_t i = 0; i < MT_NCOLLECTORS; i++) {
 		at[i] = nfds;
 		if (mt_collectors[i].pollfds)
@@ -342,7 +343,7 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 		if (s->attached &&
 		    (s->stop_requested || (s->deadline && mt_now_ns() >= s->deadline)))
 			return 0;
-		nfds = poll_set(s, sigfd, l->execerr[0], fds, at);
+		nfds = poll_set(s, sigfd, l->execerr[0] >= 0 ? l->execerr[0] : l->watch, fds, at);
 		if (nfds < 0)
 			return nfds;
 		if (poll(*fds, (nfds_t)nfds, timeout) < 0 && errno != EINTR)
@@ -357,7 +358,8 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 				break;
 			mt_launch_on_signal(s, &si);
 		}
-		if (l->execerr[0] >= 0 && ((*fds)[1].revents & (POLLIN | POLLHUP))) {
+		if ((l->execerr[0] >= 0 || l->watch >= 0) &&
+		    ((*fds)[1].revents & (POLLIN | POLLHUP))) {
 			if (s->system_wide) { /* standard input: a line END stops */
 				mt_rec_on_stdin(s, l);
 			} else if (s->attached) { /* a pidfd: a process exited */
@@ -489,7 +491,7 @@ static int start(struct mt_session *s, struct launch *l, int *sigfd)
 int mt_record(const struct mt_record_opts *o)
 {
 	struct mt_session s = { .o = o };
-	struct launch l = { .go = { -1, -1 }, .execerr = { -1, -1 } };
+	struct launch l = { .go = { -1, -1 }, .execerr = { -1, -1 }, .watch = -1 };
 	struct pollfd *fds = NULL;
 	int sigfd = -1, r, ret;
 
@@ -568,6 +570,8 @@ out:
 		if (l.execerr[i] >= 0)
 			close(l.execerr[i]);
 	}
+	if (l.watch >= 0)
+		close(l.watch);
 	sigaction(SIGPIPE, &l.oldpipe, NULL);
 	sigprocmask(SIG_SETMASK, &l.oldmask, NULL);
 	if (l.nofile_raised)

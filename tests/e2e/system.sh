@@ -114,3 +114,18 @@ if [ -n "$CG" ]; then
 fi
 ok "two programs recorded system-wide: their own figures, syscall counts equal to strace's"
 
+
+# Standard input holding more after its END (a file, a script's here-document): the rest is
+# not the recording's business; it once ended as "cannot run '(null)'", the trace deleted.
+{
+	echo END
+	head -c 9000 /dev/zero | tr '\0' 'x'
+	echo
+} >end.txt
+"$MEMTAP" record -a -q -o end.mtap <end.txt >end.out 2>end.err || fail "record -a with input after END failed ($?): $(cat end.err)"
+[ ! -s end.err ] || fail "record -a with input after END said: $(cat end.err)"
+"$MEMTAP" info end.mtap --format json >end.json || fail "the trace of a recording stopped by END is not readable"
+check_json end.json 'j["integrity"]["complete"]' "the trace of a recording stopped by END is not whole"
+"$MEMTAP" report end.mtap --format json >endr.json || fail "report of the END-stopped trace failed"
+check_json endr.json 'j["run"]["stop_reason"].startswith("stopped")' "the END-stopped trace does not say why it stopped"
+ok "END followed by more input: the recording stops there, its trace kept"
