@@ -443,7 +443,17 @@ struct mt_rt_region {
 	/* unwind tables (unwind-file.c): 16 KiB chunks read from objects' files; objects whose
 	 * tables were read in place, and rules read in place because a file read failed */
 	uint64_t unwind_chunk_reads, unwind_in_memory;
-	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40 - 24 - 32 - 16];
+	/* Waiting without taking the recorder's CPU: a thread that finds no free slot (no room
+	 * in the node ring) counts itself in slot_waiters (node_waiters) and sleeps on the
+	 * futex slot_gen (node_gen), a shared one: the recorder bumps the word and wakes that
+	 * many sleepers when it frees slots (writes nodes). */
+	uint32_t slot_waiters, slot_gen, node_waiters, node_gen;
+	/* memtap's own memory, when the thread that changed it had no slot for the row: the
+	 * newest totals and their time (CLOCK_MONOTONIC), then the sequence number bumped; the
+	 * recorder writes a row at its next round when the number moved. A report never waits
+	 * for the socket. */
+	uint64_t own_now_seq, own_now_ns, own_now_anon, own_now_shmem;
+	uint8_t reserved[4096 - 240 - 24 - 8 * MT_RT_TRUNC_MAX - 32 - 40 - 24 - 32 - 16 - 16 - 32];
 };
 
 _Static_assert(sizeof(struct mt_rt_slot) == 64, "slot header size");

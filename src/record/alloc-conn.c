@@ -16,10 +16,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <sys/mman.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -470,6 +472,28 @@ static int cmp_seq(const void *a, const void *b)
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
+void mt_ac_wake_waiters(uint32_t *waiters, uint32_t *gen, unsigned n)
+{
+	if (!__atomic_load_n(waiters, __ATOMIC_SEQ_CST))
+		return;
+	__atomic_add_fetch(gen, 1, __ATOMIC_SEQ_CST);
+	(void)syscall(SYS_futex, gen, FUTEX_WAKE, n > INT_MAX ? INT_MAX : (int)n, NULL, NULL, 0);
+}
+
+/* memtap's own memory as a thread without a slot published it (rt-proto.h, own_now_seq). */
+static void own_published(struct mt_session *s, struct conn *c)
+{
+	struct mt_rt_region *r = c->region;
+	uint64_t seq = __atomic_load_n(&r->own_now_seq, __ATOMIC_ACQUIRE);
+
+	if (seq == c->own_seq)
+		return;
+	c->own_seq = seq;
+	mt_ac_own_rss(s, c, __atomic_load_n(&r->own_now_ns, __ATOMIC_RELAXED),
+		      __atomic_load_n(&r->own_now_anon, __ATOMIC_RELAXED),
+		      __atomic_load_n(&r->own_now_shmem, __ATOMIC_RELAXED));
+}
+
 /*
  * Drains the READY slots the ready bitmap names; with all set, every slot holding rows (the
  * process is gone); with dead_tid, also the FILLING slots of that exited thread. Returns the
@@ -554,6 +578,9 @@ unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32
 	if (all || dead_tid)
 		n += drain_taken(s, c, all, dead_tid);
 	mt_ac_send_nodes(s, c);
+	own_published(s, c);
+	if (n)
+		mt_ac_wake_waiters(&c->region->slot_waiters, &c->region->slot_gen, n);
 	return n;
 }
 

@@ -46,6 +46,7 @@ struct conn {
 	uint32_t nslots, slot_words;
 	uint64_t slots_off, slot_size, nodes_off, nodes_cap, ready_off, free_off;
 	uint64_t nodes_sent; /* nodes with smaller ids are in the trace */
+	uint64_t own_seq; /* the region's own_now_seq when last read */
 	uint64_t region_addr, arena_addr; /* memtap's own memory, in the workload */
 
 	struct mt_block blocks[NBLOCKS];
@@ -151,6 +152,10 @@ struct mt_rt_slot *mt_ac_slot_at(struct conn *c, uint32_t i);
 void mt_ac_write_block(struct mt_session *s, struct conn *c, int b);
 void mt_ac_live_feed(struct mt_session *s, struct conn *c);
 void mt_ac_slot_release(struct conn *c, struct mt_rt_slot *sl);
+/* Threads of the process sleeping until the recorder frees what they wait for (rt-proto.h,
+ * slot_waiters, node_waiters): the generation moves on and up to n of them wake. The futex
+ * is a shared one, in the memfd both map. */
+void mt_ac_wake_waiters(uint32_t *waiters, uint32_t *gen, unsigned n);
 uint64_t mt_ac_tsc_to_ns_slow(struct mt_alloc_state *a, uint64_t t); /* alloc-time.c */
 /* alloc-appev.c: memtap_event and memtap_span_* as MT_EV_APP events */
 void mt_ac_on_appev(struct mt_session *s, struct conn *c, const struct mt_rt_appev *h, size_t n);

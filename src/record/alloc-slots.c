@@ -283,7 +283,7 @@ void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *s
 void mt_ac_send_nodes(struct mt_session *s, struct conn *c)
 {
 	const struct mt_rt_node *nodes = (const void *)((char *)c->region + c->nodes_off);
-	uint64_t first = c->nodes_sent, id = first;
+	uint64_t first = c->nodes_sent, id = first, start = first;
 	uint64_t parents[4096], ips[4096];
 	size_t n = 0;
 
@@ -318,6 +318,8 @@ void mt_ac_send_nodes(struct mt_session *s, struct conn *c)
 	}
 	c->nodes_sent = id;
 	__atomic_store_n(&c->region->nodes_done, id, __ATOMIC_RELEASE);
+	if (id != start) /* a thread may wait for room in the ring */
+		mt_ac_wake_waiters(&c->region->node_waiters, &c->region->node_gen, INT_MAX);
 }
 
 void mt_ac_slot_release(struct conn *c, struct mt_rt_slot *sl)

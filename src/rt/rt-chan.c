@@ -13,6 +13,7 @@
  * in the region, which the recorder reads whatever happened to the socket.
  */
 #include <errno.h>
+#include <poll.h>
 #include <fcntl.h>
 #include <stdbool.h>
 #include <string.h>
@@ -228,22 +229,35 @@ static bool chan_ok(void)
  */
 long rt_send(const void *m, size_t n, unsigned wait_us)
 {
-	struct timespec nap = { 0, 100000 };
+	uint64_t t0 = 0, waited = 0;
 	long r;
 	int fd;
 
 	if (!chan_ok())
 		return -ENOTCONN;
 	fd = __atomic_load_n(&rt_sock, __ATOMIC_ACQUIRE);
-	for (unsigned waited = 0;; waited += 100) {
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLOUT };
+		struct timespec left;
+
 		r = mt_rt_sys(SYS_sendto, fd, (long)m, (long)n, MSG_DONTWAIT | MSG_NOSIGNAL, 0, 0);
-		if ((r != -EAGAIN && r != -ENOBUFS) || waited >= wait_us)
+		if (r != -EAGAIN && r != -ENOBUFS)
 			break;
-		if (!waited)
+		if (!t0) {
+			t0 = rt_mono_ns();
 			__atomic_add_fetch(&rt_region->stalls, 1, __ATOMIC_RELAXED);
-		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
-		__atomic_add_fetch(&rt_region->stall_ns, 100000, __ATOMIC_RELAXED);
+		}
+		waited = rt_mono_ns() - t0;
+		if (waited >= (uint64_t)wait_us * 1000)
+			break;
+		/* asleep until the recorder makes room (never a nap-and-retry: hundreds of
+		 * threads retrying would leave the recorder no CPU to make it) */
+		left.tv_sec = (time_t)(((uint64_t)wait_us * 1000 - waited) / 1000000000u);
+		left.tv_nsec = (long)(((uint64_t)wait_us * 1000 - waited) % 1000000000u);
+		(void)mt_rt_sys(SYS_ppoll, (long)&p, 1, (long)&left, 0, 0, 0);
 	}
+	if (t0)
+		__atomic_add_fetch(&rt_region->stall_ns, rt_mono_ns() - t0, __ATOMIC_RELAXED);
 	if (r == -EPIPE || r == -ECONNRESET || r == -ENOTCONN) {
 		if (fd_is_ours(fd)) {
 			(void)rt_sys1(SYS_close, fd);

@@ -332,9 +332,23 @@ static void put_nested(struct rt_thread *t, unsigned kind, uint64_t addr, uint64
 	side_put(t, w, n);
 }
 
+/* The newest totals, for the recorder's next round (rt-proto.h, own_now_seq). Threads that
+ * report at once may interleave their stores; each stores totals read just before, so what
+ * the recorder reads is a reading of each total, from the last moment either changed. */
+static void rt_own_publish(const struct mt_rt_own *m)
+{
+	struct mt_rt_region *r = rt_region;
+
+	__atomic_store_n(&r->own_now_anon, m->anon, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->own_now_shmem, m->shmem, __ATOMIC_RELAXED);
+	__atomic_store_n(&r->own_now_ns, m->time_ns, __ATOMIC_RELAXED);
+	__atomic_add_fetch(&r->own_now_seq, 1, __ATOMIC_RELEASE);
+}
+
 /* Tells the recorder memtap's resident memory now: a row in the calling thread's slot (in
- * order, timed, never lost), or a datagram when the thread has no slot at hand; a full
- * socket is waited for (at most a second, counted as stall time), then counted as lost. */
+ * order, timed, never lost), or, when the thread has no slot at hand, the newest totals in
+ * the region, which the recorder reads at its next round (never a wait: hundreds of threads
+ * starting at once each report their first memory). */
 void rt_own_report(void)
 {
 	struct rt_thread *t = &rt_self;
@@ -355,11 +369,7 @@ void rt_own_report(void)
 		return;
 	}
 	m.time_ns = rt_mono_ns();
-	/* A full socket: the recorder is behind; wait for it like for a slot, at most a second. */
-	if (!rt_sys_failed(rt_send(&m, sizeof(m), 1000000)))
-		return;
-	if (rt_region)
-		__atomic_add_fetch(&rt_region->own_reports_lost, 1, __ATOMIC_RELAXED);
+	rt_own_publish(&m);
 }
 
 /*

@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <linux/futex.h>
+#include <sys/syscall.h>
 #include <sys/types.h>
 #include <time.h>
 
@@ -190,17 +192,38 @@ static inline uint64_t rt_hash64(uint64_t x)
 	return x;
 }
 
-/* The runtime's locks: tiny critical sections, never held across a call into the program. */
-static inline void rt_spin_lock(int *l)
+/*
+ * The runtime's locks: short critical sections, never held across a call into the program,
+ * though some hold a system call (populating memtap's pages). A few spins, then the waiter
+ * sleeps on a private futex (0 free, 1 taken, 2 taken with sleepers): hundreds of threads
+ * spinning on a lock whose holder was preempted would take every CPU from the holder and
+ * from the recorder.
+ */
+RT_HIDDEN long mt_rt_sys(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+
+static inline void rt_lock(int *l)
 {
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(l, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	int c = 0;
+
+	if (RT_LIKELY(__atomic_compare_exchange_n(l, &c, 1, false, __ATOMIC_ACQUIRE,
+						  __ATOMIC_RELAXED)))
+		return;
+	for (int i = 0; i < 64; i++) {
+		__builtin_ia32_pause();
+		c = 0;
+		if (!__atomic_load_n(l, __ATOMIC_RELAXED) &&
+		    __atomic_compare_exchange_n(l, &c, 1, false, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED))
+			return;
+	}
+	while (__atomic_exchange_n(l, 2, __ATOMIC_ACQUIRE))
+		(void)mt_rt_sys(SYS_futex, (long)l, FUTEX_WAIT_PRIVATE, 2, 0, 0, 0);
 }
 
-static inline void rt_spin_unlock(int *l)
+static inline void rt_unlock(int *l)
 {
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+	if (__atomic_exchange_n(l, 0, __ATOMIC_RELEASE) == 2)
+		(void)mt_rt_sys(SYS_futex, (long)l, FUTEX_WAKE_PRIVATE, 1, 0, 0, 0);
 }
 
 /* CLOCK_MONOTONIC in ns, through the vDSO (no system call). */
@@ -425,6 +448,8 @@ void rt_exec_init(void);
 /* rt-chan.c: the connection */
 void rt_attach(void);
 void rt_go_passive(void);
+/* rt-slots.c: sleeps until the recorder bumps *gen past seen, at most timeout_ns */
+void rt_wait_recorder(uint32_t *waiters, uint32_t *gen, uint32_t seen, long timeout_ns);
 /* One datagram, a full socket retried for up to wait_us: bytes sent or -errno. */
 long rt_send(const void *m, size_t n, unsigned wait_us);
 void rt_chan_fork_child(void);

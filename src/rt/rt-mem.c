@@ -87,14 +87,14 @@ static void *arena_reuse(size_t size)
 {
 	void *p = NULL;
 
-	rt_spin_lock(&rt_free_lock);
+	rt_lock(&rt_free_lock);
 	for (struct rt_free **f = &rt_freed; *f; f = &(*f)->next)
 		if ((*f)->size == size) {
 			p = *f;
 			*f = (*f)->next;
 			break;
 		}
-	rt_spin_unlock(&rt_free_lock);
+	rt_unlock(&rt_free_lock);
 	if (p)
 		memset(p, 0, sizeof(struct rt_free)); /* the rest came back zeroed */
 	return p;
@@ -142,10 +142,10 @@ void rt_munmap(void *p, size_t size)
 		__atomic_sub_fetch(&rt_own_anon, size, __ATOMIC_RELAXED);
 		rt_own_report();
 		f->size = size;
-		rt_spin_lock(&rt_free_lock);
+		rt_lock(&rt_free_lock);
 		f->next = rt_freed;
 		rt_freed = f;
-		rt_spin_unlock(&rt_free_lock);
+		rt_unlock(&rt_free_lock);
 		return;
 	}
 	(void)rt_sys2(SYS_munmap, p, size);
@@ -180,13 +180,13 @@ void rt_own_grow(uint64_t *mark, uint64_t to)
 	uint64_t from;
 
 	to = (to + 4095) & ~4095ull;
-	rt_spin_lock(&rt_own_lock);
+	rt_lock(&rt_own_lock);
 	from = *mark;
 	if (to > from) {
 		populate((char *)rt_region + from, to - from);
 		*mark = to;
 	}
-	rt_spin_unlock(&rt_own_lock);
+	rt_unlock(&rt_own_lock);
 	if (to > from)
 		rt_own_report();
 }

@@ -281,20 +281,20 @@ static uint64_t py_code_id(const struct py_code_key *k)
 	struct py_reg *r;
 	uint64_t id;
 
-	rt_spin_lock(&reg_lock);
+	rt_lock(&reg_lock);
 	r = reg_room();
 	if (!r) {
-		rt_spin_unlock(&reg_lock);
+		rt_unlock(&reg_lock);
 		return 0;
 	}
 	e = reg_slot(r, k);
 	if (e->id) {
 		id = e->id;
-		rt_spin_unlock(&reg_lock);
+		rt_unlock(&reg_lock);
 		return id;
 	}
 	if (reg_next > MT_RT_PY_ID_MAX) {
-		rt_spin_unlock(&reg_lock);
+		rt_unlock(&reg_lock);
 		return 0;
 	}
 	id = reg_next++;
@@ -302,7 +302,7 @@ static uint64_t py_code_id(const struct py_code_key *k)
 	e->k.lasti = 0;
 	e->id = id;
 	r->used++;
-	rt_spin_unlock(&reg_lock);
+	rt_unlock(&reg_lock);
 	py_announce(k, id);
 	return id;
 }

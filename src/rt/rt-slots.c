@@ -10,6 +10,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/futex.h>
 #include <linux/userfaultfd.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
@@ -136,14 +137,32 @@ static bool slot_try_acquire(struct rt_thread *t)
 static bool starved;
 
 /*
- * Gets a slot with room for need rows. When every slot is taken the thread waits for the
- * recorder (backpressure, counted); after a second without a free slot it gives up on this
- * event, which is counted as dropped, rather than risk stalling the workload forever.
+ * Sleeps until the recorder bumps *gen past seen (it frees slots, writes nodes) or timeout_ns
+ * passes, counted in *waiters meanwhile so that it knows to wake someone. A shared futex
+ * (the region is the recorder's mapping too), never a nap-and-poll: hundreds of threads
+ * polling every few microseconds leave the recorder, the one that could free them, no CPU.
+ */
+RT_HIDDEN void rt_wait_recorder(uint32_t *waiters, uint32_t *gen, uint32_t seen, long timeout_ns)
+{
+	struct timespec ts = { 0, timeout_ns };
+
+	__atomic_add_fetch(waiters, 1, __ATOMIC_SEQ_CST);
+	rt_notify_recorder();
+	if (__atomic_load_n(gen, __ATOMIC_SEQ_CST) == seen)
+		(void)mt_rt_sys(SYS_futex, (long)gen, FUTEX_WAIT, (long)seen, (long)&ts, 0, 0);
+	__atomic_sub_fetch(waiters, 1, __ATOMIC_SEQ_CST);
+}
+
+/*
+ * Gets a slot with room for need rows. When every slot is taken the thread sleeps until the
+ * recorder frees some (backpressure, counted with the time it took); after a second without
+ * a free slot it gives up on this event, which is counted as dropped, rather than risk
+ * stalling the workload forever.
  */
 RT_COLD bool rt_slot_reserve(struct rt_thread *t, unsigned need)
 {
-	struct timespec nap = { 0, 50000 };
-	uint64_t waited = 0;
+	struct mt_rt_region *r = rt_region;
+	uint64_t t0 = 0, waited = 0;
 	int saved = errno;
 
 	if (t->slot && t->cnt + need <= SLOT_WORDS)
@@ -154,28 +173,38 @@ RT_COLD bool rt_slot_reserve(struct rt_thread *t, unsigned need)
 		rt_inject_rescan();
 	if (!t->tid)
 		t->tid = (uint32_t)rt_gettid();
-	while (!slot_try_acquire(t)) {
-		bool give_up = __atomic_load_n(&starved, __ATOMIC_RELAXED);
+	for (;;) {
+		/* the generation before the attempt: a slot freed after it wakes this thread */
+		uint32_t gen = __atomic_load_n(&r->slot_gen, __ATOMIC_ACQUIRE);
+		bool give_up;
 
+		if (slot_try_acquire(t))
+			break;
+		give_up = __atomic_load_n(&starved, __ATOMIC_RELAXED);
+		if (!t0) {
+			t0 = rt_mono_ns();
+			__atomic_add_fetch(&r->stalls, 1, __ATOMIC_RELAXED);
+		}
+		waited = rt_mono_ns() - t0;
 		if (!give_up && waited >= 1000000000ull) {
 			__atomic_store_n(&starved, true, __ATOMIC_RELAXED);
 			rt_debug("no free slot for a second: events are dropped until one frees");
 			give_up = true;
 		}
 		if (__atomic_load_n(&rt_state, __ATOMIC_ACQUIRE) != RT_READY || give_up) {
-			__atomic_add_fetch(&rt_region->dropped, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&r->dropped, 1, __ATOMIC_RELAXED);
 			if (waited < 1000000000ull)
-				__atomic_add_fetch(&rt_region->starved_drops, 1, __ATOMIC_RELAXED);
+				__atomic_add_fetch(&r->starved_drops, 1, __ATOMIC_RELAXED);
+			__atomic_add_fetch(&r->stall_ns, waited, __ATOMIC_RELAXED);
 			errno = saved;
 			return false;
 		}
-		if (!waited)
-			__atomic_add_fetch(&rt_region->stalls, 1, __ATOMIC_RELAXED);
-		rt_notify_recorder();
-		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
-		waited += 50000;
-		__atomic_add_fetch(&rt_region->stall_ns, 50000, __ATOMIC_RELAXED);
+		/* at most 10 ms at a time: a recorder that never wakes anyone (it died, or is
+		 * older than the futex) is still noticed within the second */
+		rt_wait_recorder(&r->slot_waiters, &r->slot_gen, gen, 10000000);
 	}
+	if (t0)
+		__atomic_add_fetch(&r->stall_ns, rt_mono_ns() - t0, __ATOMIC_RELAXED);
 	if (__atomic_load_n(&starved, __ATOMIC_RELAXED))
 		__atomic_store_n(&starved, false, __ATOMIC_RELAXED);
 	errno = saved;

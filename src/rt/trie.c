@@ -135,20 +135,20 @@ static struct trie_table *trie_room(uint32_t need)
  */
 static bool node_room(struct mt_rt_region *r, uint64_t id)
 {
-	struct timespec nap = { 0, 50000 };
+	uint64_t t0;
 
 	if (RT_LIKELY(id - __atomic_load_n(&r->nodes_done, __ATOMIC_ACQUIRE) < r->nodes_cap))
 		return true;
 	__atomic_add_fetch(&r->node_waits, 1, __ATOMIC_RELAXED);
-	for (int i = 0; i < 20000; i++) {
-		rt_notify_recorder();
-		(void)rt_sys2(SYS_nanosleep, &nap, NULL);
+	t0 = rt_mono_ns();
+	while (rt_mono_ns() - t0 < 1000000000ull && __atomic_load_n(&rt_live, __ATOMIC_ACQUIRE)) {
+		uint32_t gen = __atomic_load_n(&r->node_gen, __ATOMIC_ACQUIRE);
+
 		if (id - __atomic_load_n(&r->nodes_done, __ATOMIC_ACQUIRE) < r->nodes_cap)
 			return true;
-		if (!__atomic_load_n(&rt_live, __ATOMIC_ACQUIRE))
-			break;
+		rt_wait_recorder(&r->node_waiters, &r->node_gen, gen, 10000000);
 	}
-	return false;
+	return id - __atomic_load_n(&r->nodes_done, __ATOMIC_ACQUIRE) < r->nodes_cap;
 }
 
 /* The id of (parent, ip) if the table has it, without the lock; 0 if not (or while the
@@ -255,7 +255,7 @@ uint32_t rt_trie_run(struct rt_memo *m, uint32_t parent, struct rt_frame *f, uns
 	if (k == n)
 		return parent;
 	/* Under the lock: those another thread made meanwhile, then the rest, all new. */
-	rt_spin_lock(&trie_lock);
+	rt_lock(&trie_lock);
 	t = trie_room(n - k);
 	for (; k < n; k++) {
 		uint32_t i = trie_find(t, parent, f[k].ip, &found);
@@ -267,7 +267,7 @@ uint32_t rt_trie_run(struct rt_memo *m, uint32_t parent, struct rt_frame *f, uns
 	}
 	if (k < n)
 		parent = make_run(m, t, parent, f + k, n - k);
-	rt_spin_unlock(&trie_lock);
+	rt_unlock(&trie_lock);
 	return parent;
 }
 

@@ -182,7 +182,7 @@ uint64_t rt_unwind_file_rule(const struct dl_find_object *f, uint64_t pc)
 	struct obj *o;
 	uint64_t rule;
 
-	rt_spin_lock(&objs_lock);
+	rt_lock(&objs_lock);
 	o = obj_of(f);
 	if (o && !o->in_memory) {
 		const struct mt_cfi_src s = { file_get, o, o->lo, o->hi };
@@ -190,19 +190,19 @@ uint64_t rt_unwind_file_rule(const struct dl_find_object *f, uint64_t pc)
 		read_failed = false;
 		rule = mt_cfi_rule_src(&s, (uint64_t)(uintptr_t)f->dlfo_eh_frame, pc);
 		if (!read_failed) {
-			rt_spin_unlock(&objs_lock);
+			rt_unlock(&objs_lock);
 			return rule;
 		}
 		if (rt_region) /* the file could not be read now: in place, this once */
 			__atomic_add_fetch(&rt_region->unwind_in_memory, 1, __ATOMIC_RELAXED);
 	}
-	rt_spin_unlock(&objs_lock);
+	rt_unlock(&objs_lock);
 	return mt_cfi_rule(f->dlfo_eh_frame, pc, f->dlfo_map_start, f->dlfo_map_end);
 }
 
 void rt_unwind_file_flush(void)
 {
-	rt_spin_lock(&objs_lock);
+	rt_lock(&objs_lock);
 	/* an object unloaded may be replaced at its address: every table is read again, and
 	 * the chunks go back to the arena */
 	for (unsigned i = 0; i < nobjs; i++) {
@@ -216,7 +216,7 @@ void rt_unwind_file_flush(void)
 			rt_munmap(o->chunks, n * sizeof(void *));
 	}
 	nobjs = 0;
-	rt_spin_unlock(&objs_lock);
+	rt_unlock(&objs_lock);
 }
 
 void rt_unwind_file_fork_child(void)

@@ -122,7 +122,7 @@ static uint64_t rule_of(uint64_t key, struct mt_rt_region *reg)
 	__atomic_add_fetch(&reg->rule_misses, 1, __ATOMIC_RELAXED);
 	if (R_KIND(rule) == RULE_UNSUPPORTED)
 		__atomic_add_fetch(&reg->unsupported, 1, __ATOMIC_RELAXED);
-	rt_spin_lock(&rules_lock);
+	rt_lock(&rules_lock);
 	t = rules;
 	if ((t->used + 1) * 2 > (1u << t->bits) && t->bits < RULE_BITS_MAX) {
 		struct rule_table *n = rule_table_new(t->bits + 1);
@@ -137,7 +137,7 @@ static uint64_t rule_of(uint64_t key, struct mt_rt_region *reg)
 	}
 	if ((t->used + 1) * 2 <= (1u << t->bits))
 		rule_put(t, key, rule); /* a full table of the largest size: rules are recomputed */
-	rt_spin_unlock(&rules_lock);
+	rt_unlock(&rules_lock);
 	return rule;
 }
 
@@ -156,9 +156,9 @@ void rt_unwind_flush_rules(void)
 	n = rule_table_new(RULE_BITS_MIN);
 	if (!n)
 		return;
-	rt_spin_lock(&rules_lock);
+	rt_lock(&rules_lock);
 	__atomic_store_n(&rules, n, __ATOMIC_RELEASE);
-	rt_spin_unlock(&rules_lock);
+	rt_unlock(&rules_lock);
 }
 
 void rt_unwind_init(void)
