@@ -440,23 +440,27 @@ static int hive_dir(const struct mt_export_opts *eo, const struct mt_report *rep
 	return -EEXIST;
 }
 
-static bool is_symlink(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0 && S_ISLNK(st.st_mode);
-}
-
 /* The database: created when missing, its schema version checked, a transaction begun. */
 static int open_db(const char *path, sqlite3 **db)
 {
 	sqlite3_stmt *st;
+	struct stat sb;
 	int rc = 0;
 
-	/* Never through a symlink (a dangling one would create its target). */
-	if (mt_path_exists(path) ? is_symlink(path) : false) {
+	/* Never through a symlink (a dangling one would create its target), never into a device,
+	 * a FIFO or anything else that is not a database file, as the other writers refuse. */
+	if (lstat(path, &sb) == 0 && S_ISLNK(sb.st_mode)) {
 		mt_sink_sqlite_note("it is a symbolic link");
 		return -ELOOP;
+	}
+	if (lstat(path, &sb) == 0 && !S_ISREG(sb.st_mode)) {
+		mt_sink_sqlite_note("it is %s, not a regular file",
+				    S_ISBLK(sb.st_mode)	   ? "a block device"
+				    : S_ISCHR(sb.st_mode)  ? "a character device"
+				    : S_ISFIFO(sb.st_mode) ? "a FIFO"
+				    : S_ISDIR(sb.st_mode)  ? "a directory"
+							   : "a special file");
+		return -EIO;
 	}
 	if (sqlite3_open_v2(path, db,
 			    SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOFOLLOW,

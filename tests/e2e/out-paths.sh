@@ -75,6 +75,25 @@ nobody ln -s "$T/shared/created-by-root.db" shared/db.sqlite
 [ -e shared/created-by-root.db ] && fail "sqlite: created a dangling symlink's target"
 ok "sqlite: a dangling symlink refused, its target not created"
 
+# SQLite: a block device, a FIFO or a directory at the path is refused, with or without
+# --force (adding a run to a device once wrote over it, exit 0).
+truncate -s 8M disk.img
+blk=$(losetup -f --show disk.img 2>/dev/null) || blk=
+[ -n "$blk" ] && trap 'losetup -d "$blk" 2>/dev/null; rm -rf "$T"' EXIT
+mkfifo shared/fifo.db
+for target in ${blk:+"$blk"} shared/fifo.db shared; do
+	for force in "" -f; do
+		timeout 20 "$MEMTAP" export t.mtap --to sqlite $force -o "$target" >/dev/null 2>w.err &&
+			fail "sqlite: added a run to $target ($force)"
+		grep -q "not a regular file" w.err || fail "sqlite into $target: $(cat w.err)"
+	done
+done
+if [ -n "$blk" ]; then
+	cmp -s -n 8388608 disk.img /dev/zero || fail "sqlite: the block device was written to"
+	losetup -d "$blk"
+fi
+ok "sqlite: ${blk:+a block device, }a FIFO and a directory refused, nothing written"
+
 # Parents are never created.
 for fmt in csv parquet; do
 	"$MEMTAP" export t.mtap --to $fmt -o nothere/a/b >/dev/null 2>w.err && fail "$fmt: exported under a missing parent"
