@@ -70,7 +70,7 @@ struct proc_rt {
 	bool rt_seen;
 	uint64_t exec_ns; /* CLOCK_MONOTONIC of the last exec */
 	uint64_t hello_ns; /* the runtime's start in its last greeting */
-	char reason[128];
+	char reason[200];
 	bool counted; /* counted as untraced already */
 	bool exited; /* perf follower: its exit was read */
 };

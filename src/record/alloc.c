@@ -542,12 +542,19 @@ void mt_alloc_on_exec_at(struct mt_session *s, pid_t pid, uint64_t t)
 		mt_debug("exec of %d: runtime environment %s (%d)", (int)pid,
 			 r < 0 ? "not added" : "added", r);
 
-		if (r < 0 && r != -ENOEXEC)
+		if (r == -EPERM)
+			mt_strlcpy(
+				p->reason,
+				"secure-execution program (setuid, setgid or file capabilities): "
+				"the loader ignores LD_PRELOAD; memtap's variables kept out of its "
+				"environment",
+				sizeof(p->reason));
+		else if (r < 0 && r != -ENOEXEC)
 			snprintf(p->reason, sizeof(p->reason),
 				 "could not give it the runtime's environment (%s)", strerror(-r));
 	}
 	if (p->exited && !p->rt_seen) { /* its exit was read first (another CPU's ring) */
-		char why[160];
+		char why[200];
 
 		missing_reason(a, p, why, sizeof(why));
 		mt_ac_untraced(a, pid, why);
@@ -605,7 +612,7 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 	if (!(p = mt_ac_proc_get(a, pid, false)))
 		return;
 	if (p->exec_seen && !p->rt_seen) {
-		char why[160];
+		char why[200];
 
 		missing_reason(a, p, why, sizeof(why));
 		mt_ac_untraced(a, pid, why);
@@ -659,7 +666,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 	 * comes from waitpid; processes left running): untraced too. */
 	for (size_t i = 0; i < a->nprocs; i++) {
 		struct proc_rt *p = &a->procs[i];
-		char why[160];
+		char why[200];
 
 		if (p->pid <= 0 || !p->exec_seen || p->rt_seen || p->counted)
 			continue;

@@ -86,6 +86,32 @@ static int parse_stack(uint8_t *snap, size_t snap_len, uint64_t *argc, uint64_t 
 	return 0;
 }
 
+/* Whether the environment string s is one of memtap's: MEMTAP_RT, or an LD_PRELOAD that
+ * names the runtime first (*rest then points past it and its separators). */
+static bool ours(const char *s, const char *preload_lib, const char **rest)
+{
+	size_t l = strlen(preload_lib);
+
+	*rest = NULL;
+	if (!strncmp(s, "MEMTAP_RT=", 10))
+		return true;
+	if (strncmp(s, "LD_PRELOAD=", 11) || strncmp(s + 11, preload_lib, l) ||
+	    (s[11 + l] && s[11 + l] != ':' && s[11 + l] != ' '))
+		return false;
+	*rest = s + 11 + l + strspn(s + 11 + l, ": ");
+	return true;
+}
+
+/* AT_SECURE of an auxv of n pairs: the loader runs the image in secure-execution mode
+ * (setuid, setgid, file capabilities, an LSM's say) and ignores LD_PRELOAD paths. */
+static bool secure_exec(const uint64_t *auxv, uint64_t n)
+{
+	for (uint64_t i = 0; i < n; i++)
+		if (auxv[2 * i] == AT_SECURE)
+			return auxv[2 * i + 1] != 0;
+	return false;
+}
+
 int mt_inject_env(pid_t pid, const char *preload_lib, const char *conf_value)
 {
 	struct user_regs_struct regs;
@@ -93,9 +119,9 @@ int mt_inject_env(pid_t pid, const char *preload_lib, const char *conf_value)
 	uint64_t argc, *envp, *auxv, *newblk = NULL;
 	uint64_t nenv = 0, nauxv = 0, keep = 0;
 	char *strs = NULL, *old_preload = NULL, *buf = NULL;
-	size_t snap_len, strs_len, blk_len;
+	size_t snap_len, strs_len, blk_len, l = 0;
 	uint64_t strs_at, blk_at;
-	bool have_conf = false, have_preload = false;
+	bool have_conf = false, have_preload = false, any = false, secure;
 	ssize_t got;
 	int r = 0;
 
@@ -118,27 +144,30 @@ int mt_inject_env(pid_t pid, const char *preload_lib, const char *conf_value)
 	r = parse_stack(snap, snap_len, &argc, &envp, &nenv, &auxv, &nauxv);
 	if (r < 0)
 		goto out;
+	secure = secure_exec(auxv, nauxv);
 	/* Which of our variables are already there, and right? */
 	for (uint64_t i = 0; i < nenv; i++) {
+		const char *rest;
+
 		if (child_str(pid, snap, snap_len, regs.rsp, envp[i], buf, MT_INJECT_STR_MAX) < 0)
 			continue;
 		if (!strncmp(buf, "MEMTAP_RT=", 10))
 			have_conf = !strcmp(buf + 10, conf_value);
-		else if (!strncmp(buf, "LD_PRELOAD=", 11)) {
-			size_t l = strlen(preload_lib);
-
-			have_preload =
-				!strncmp(buf + 11, preload_lib, l) &&
-				(buf[11 + l] == 0 || buf[11 + l] == ':' || buf[11 + l] == ' ');
+		if (!strncmp(buf, "LD_PRELOAD=", 11)) {
+			have_preload = ours(buf, preload_lib, &rest);
 			free(old_preload);
-			old_preload = strdup(buf + 11);
+			old_preload = strdup(have_preload ? rest : buf + 11);
 		}
+		any |= ours(buf, preload_lib, &rest);
 	}
-	if (have_conf && have_preload)
-		goto out; /* r = 0: nothing to do */
-	/* The two strings, then the block: argc, argv[] NULL, envp[] NULL, auxv[]. */
-	strs_len = 11 + strlen(preload_lib) + 1 +
-		   (old_preload && !have_preload ? strlen(old_preload) + 1 : 0) + 10 +
+	/* A secure-execution image gets none of memtap's variables (its loader would not load
+	 * the runtime, and the socket's name and key are not its business): they go. */
+	if (secure ? !any : have_conf && have_preload) {
+		r = secure ? -EPERM : 0;
+		goto out; /* nothing to do */
+	}
+	/* The new strings, then the block: argc, argv[] NULL, envp[] NULL, auxv[]. */
+	strs_len = 11 + strlen(preload_lib) + 1 + (old_preload ? strlen(old_preload) + 1 : 0) + 10 +
 		   strlen(conf_value) + 1 + 1;
 	strs = calloc(1, strs_len);
 	newblk = calloc(1 + argc + 1 + nenv + 2 + 1 + 2 * nauxv, sizeof(uint64_t));
@@ -146,37 +175,39 @@ int mt_inject_env(pid_t pid, const char *preload_lib, const char *conf_value)
 		r = -ENOMEM;
 		goto out;
 	}
-	if (have_preload)
-		snprintf(strs, strs_len, "LD_PRELOAD=%s", old_preload);
+	if (secure) /* what the program's own LD_PRELOAD held after ours, if anything */
+		snprintf(strs, strs_len, "LD_PRELOAD=%s", old_preload ? old_preload : "");
 	else if (old_preload && *old_preload)
 		snprintf(strs, strs_len, "LD_PRELOAD=%s:%s", preload_lib, old_preload);
 	else
 		snprintf(strs, strs_len, "LD_PRELOAD=%s", preload_lib);
-	{
-		size_t l = strlen(strs) + 1;
-
-		snprintf(strs + l, strs_len - l, "MEMTAP_RT=%s", conf_value);
-		strs_len = l + strlen(strs + l) + 1;
-		strs_at = (regs.rsp - strs_len) & ~15ull;
-		newblk[0] = argc;
-		memcpy(&newblk[1], (uint64_t *)snap + 1, (argc + 1) * sizeof(uint64_t));
-		keep = 1 + argc + 1;
-		for (uint64_t i = 0; i < nenv; i++) {
-			if (child_str(pid, snap, snap_len, regs.rsp, envp[i], buf,
-				      MT_INJECT_STR_MAX) == 0 &&
-			    (!strncmp(buf, "MEMTAP_RT=", 10) || !strncmp(buf, "LD_PRELOAD=", 11)))
-				continue;
-			newblk[keep++] = envp[i];
-		}
-		newblk[keep++] = strs_at;
-		newblk[keep++] = strs_at + l;
-		newblk[keep++] = 0;
+	l = strlen(strs) + 1;
+	if (secure)
+		strs_len = old_preload && *old_preload ? l : 0;
+	else
+		strs_len = l +
+			   (size_t)snprintf(strs + l, strs_len - l, "MEMTAP_RT=%s", conf_value) + 1;
+	strs_at = (regs.rsp - strs_len) & ~15ull;
+	newblk[0] = argc;
+	memcpy(&newblk[1], (uint64_t *)snap + 1, (argc + 1) * sizeof(uint64_t));
+	keep = 1 + argc + 1;
+	for (uint64_t i = 0; i < nenv; i++) {
+		if (child_str(pid, snap, snap_len, regs.rsp, envp[i], buf, MT_INJECT_STR_MAX) ==
+			    0 &&
+		    (!strncmp(buf, "MEMTAP_RT=", 10) || !strncmp(buf, "LD_PRELOAD=", 11)))
+			continue;
+		newblk[keep++] = envp[i];
 	}
+	if (strs_len)
+		newblk[keep++] = strs_at;
+	if (!secure)
+		newblk[keep++] = strs_at + l;
+	newblk[keep++] = 0;
 	memcpy(&newblk[keep], auxv, 2 * nauxv * sizeof(uint64_t));
 	keep += 2 * nauxv;
 	blk_len = keep * sizeof(uint64_t);
 	blk_at = (strs_at - blk_len) & ~15ull; /* the ABI wants rsp 16-byte aligned at entry */
-	r = poke(pid, strs_at, strs, strs_len);
+	r = strs_len ? poke(pid, strs_at, strs, strs_len) : 0;
 	if (r == 0)
 		r = poke(pid, blk_at, newblk, blk_len);
 	if (r == 0) {
@@ -184,7 +215,7 @@ int mt_inject_env(pid_t pid, const char *preload_lib, const char *conf_value)
 		if (ptrace(PTRACE_SETREGS, pid, 0, &regs) < 0)
 			r = -errno;
 		else
-			r = 1;
+			r = secure ? -EPERM : 1;
 	}
 out:
 	free(snap);
