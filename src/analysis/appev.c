@@ -443,7 +443,8 @@ void mt_ae_mem_add(struct mt_appev_mem *to, const struct mt_appev_mem *m, uint64
 	if (m->heap_peak > to->heap_peak)
 		to->heap_peak = m->heap_peak;
 	if (m->rss_known) {
-		to->rss_change += m->rss_change;
+		/* wrapping, never overflowing, on a damaged trace's figures */
+		to->rss_change = (int64_t)((uint64_t)to->rss_change + (uint64_t)m->rss_change);
 		to->rss_known = true;
 		++*rss_spans;
 	}

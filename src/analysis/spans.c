@@ -81,6 +81,13 @@ struct ctx {
 	struct mt_span_rows *rows; /* NULL: spans are summed only */
 };
 
+/* A monotonic time as seconds of the wall clock: off is realtime - monotonic. The sum wraps
+ * rather than overflows on a damaged trace's times. */
+static double wall_s(uint64_t t, int64_t off)
+{
+	return (double)(int64_t)(t + (uint64_t)off) / 1e9;
+}
+
 static uint64_t key_of(uint64_t pid, uint64_t id)
 {
 	return pid << ID_BITS | id;
@@ -260,7 +267,7 @@ static int finalize(struct ctx *c, struct span *s)
 {
 	struct mt_appev_span sp = {
 		.wall_ms = (double)(s->t_end - s->t_begin) / 1e6,
-		.ts = (double)((int64_t)s->t_begin + c->realtime_off) / 1e9,
+		.ts = wall_s(s->t_begin, c->realtime_off),
 		.mem = &s->mem,
 		.pid = s->pid,
 		.tid = s->tid,
@@ -341,7 +348,8 @@ static int end_span(struct ctx *c, struct span *s, uint64_t t)
 				break;
 			}
 		if (p->rss_known && s->rss_begin_known) {
-			s->mem.rss_change = p->rss - s->rss_begin;
+			/* wrapping, never overflowing, on a damaged trace's figures */
+			s->mem.rss_change = (int64_t)((uint64_t)p->rss - (uint64_t)s->rss_begin);
 			s->mem.rss_known = true;
 		}
 	}
@@ -398,7 +406,7 @@ static int on_app(struct ctx *c, const struct mt_event *ev, uint32_t pid, uint32
 		return end_span(c, s, ev->v[MT_F_TIME]);
 	default: {
 		struct mt_appev_span sp = {
-			.ts = (double)((int64_t)ev->v[MT_F_TIME] + c->realtime_off) / 1e9,
+			.ts = wall_s(ev->v[MT_F_TIME], c->realtime_off),
 			.pid = pid,
 			.tid = tid,
 		};
@@ -622,7 +630,7 @@ int mt_spans_pass(struct mt_reader *r, struct mt_appev *a, struct mt_span_rows *
 	a->stype_names[1] = strdup("other");
 	a->stype_names[2] = strdup("unresolved");
 	a->nstypes = 3;
-	c->realtime_off = (int64_t)fi->realtime_ns - (int64_t)fi->monotonic_ns;
+	c->realtime_off = (int64_t)(fi->realtime_ns - fi->monotonic_ns);
 	mt_map64_init(&c->ix);
 	mt_map64_init(&c->top);
 	mt_map64_init(&c->pix);
