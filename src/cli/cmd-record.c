@@ -261,7 +261,9 @@ static int parse_pids(struct mt_record_opts *ro)
 {
 	const char *p = o.pid;
 
-	while (p && *p) {
+	if (!*p) /* nothing to attach to: never a launch of no command */
+		return mt_usage_error(&mt_record_spec, "--pid '': not a process id");
+	while (*p) {
 		char *end = NULL;
 		long pid = strtol(p, &end, 10);
 
