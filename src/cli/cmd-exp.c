@@ -129,6 +129,12 @@ static const char *bad_record_option(const char *arg)
 			if (!strcmp(op->name, "output") || !strcmp(op->name, "force") ||
 			    !strcmp(op->name, "quiet"))
 				return "is set by memtap run itself";
+			/* each run launches its workload: nothing to attach to, no time limit
+			 * but the workload's own (its timeout) */
+			if (!strcmp(op->name, "all") || !strcmp(op->name, "pid") ||
+			    !strcmp(op->name, "duration"))
+				return "records running processes, and memtap run launches the "
+				       "workload (a workload's time limit is its timeout)";
 			if (negated && !(op->flags & MT_OPTF_NEGATABLE))
 				return "cannot be negated";
 			if (op->type == MT_OPT_FLAG && eq)

@@ -577,6 +577,41 @@ void mt_exp_release(struct mt_experiment *exp)
 	memset(exp, 0, sizeof(*exp));
 }
 
+/* The file's nesting, with libyaml's events, stopped at the first level beyond
+ * MT_YL_MAX_DEPTH: building the document of a file nested 100,000 deep takes libyaml time
+ * that grows with the square of the depth (half a minute for 200 KB). Syntax errors are
+ * left to the load that follows. */
+static int check_depth(const char *name, const char *data, size_t n, char *err, size_t errsize)
+{
+	yaml_parser_t p;
+	yaml_event_t ev;
+	unsigned depth = 0;
+	int rc = 0;
+
+	if (!yaml_parser_initialize(&p))
+		return -ENOMEM;
+	yaml_parser_set_input_string(&p, (const unsigned char *)data, n);
+	while (rc == 0 && yaml_parser_parse(&p, &ev)) {
+		yaml_event_type_t t = ev.type;
+
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT) {
+			if (++depth > MT_YL_MAX_DEPTH) {
+				snprintf(err, errsize, "%s:%zu:%zu: nested deeper than %u levels",
+					 name, ev.start_mark.line + 1, ev.start_mark.column + 1,
+					 MT_YL_MAX_DEPTH);
+				rc = -EINVAL;
+			}
+		} else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT) {
+			depth--;
+		}
+		yaml_event_delete(&ev);
+		if (t == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&p);
+	return rc;
+}
+
 int mt_exp_load_string(const char *name, const char *data, size_t n, struct mt_experiment *exp,
 		       char *err, size_t errsize)
 {
@@ -585,6 +620,8 @@ int mt_exp_load_string(const char *name, const char *data, size_t n, struct mt_e
 	int rc;
 
 	memset(exp, 0, sizeof(*exp));
+	if ((rc = check_depth(name, data, n, err, errsize)) < 0)
+		return rc;
 	if (!yaml_parser_initialize(&p))
 		return -ENOMEM;
 	yaml_parser_set_input_string(&p, (const unsigned char *)data, n);

@@ -11,6 +11,7 @@
 #include "exp/experiment.h"
 
 #define MT_YL_MAX_ITEMS 10000 /* workloads, configurations, arguments... per list */
+#define MT_YL_MAX_DEPTH 16 /* nesting: the bundled experiments use up to 6 levels */
 
 /* A document being loaded: messages name the file, the line and the column. */
 struct mt_yl {
