@@ -75,57 +75,84 @@ static size_t width(const char *s)
 	return w;
 }
 
-/* Appends a padded cell to the line buffer; returns the new length. */
-static size_t put_cell(char *line, size_t n, size_t cap, const char *s, size_t w, enum mt_align a)
+/* A cell's width on the screen: at most MT_TABLE_CELL_MAX (a longer one is cut, with an
+ * ellipsis: one 100 KB name must not push every other column off the screen). */
+static size_t shown_width(const char *s)
 {
-	size_t sw = width(s);
+	size_t w = width(s);
+
+	return w > MT_TABLE_CELL_MAX ? MT_TABLE_CELL_MAX : w;
+}
+
+/* Appends a padded cell to the line; returns the new length (line has room: line_cap()). */
+static size_t put_cell(char *line, size_t n, const char *s, size_t w, enum mt_align a)
+{
+	size_t sw = shown_width(s), cols = 0;
+	bool cut = width(s) > MT_TABLE_CELL_MAX;
 
 	if (a == MT_RIGHT)
-		for (size_t i = sw; i < w && n + 1 < cap; i++)
+		for (size_t i = sw; i < w; i++)
 			line[n++] = ' ';
-	for (const char *c = s; *c && n + 1 < cap; c++)
+	for (const char *c = s; *c; c++) {
+		if (((unsigned char)*c & 0xc0) != 0x80 && cut && ++cols > MT_TABLE_CELL_MAX - 1)
+			break;
 		line[n++] = (unsigned char)*c < 0x20 || *c == 0x7f ? '?' : *c;
+	}
+	if (cut) {
+		memcpy(line + n, "\xe2\x80\xa6", 3); /* U+2026 HORIZONTAL ELLIPSIS */
+		n += 3;
+	}
 	if (a == MT_LEFT)
-		for (size_t i = sw; i < w && n + 1 < cap; i++)
+		for (size_t i = sw; i < w; i++)
 			line[n++] = ' ';
 	return n;
 }
 
+/* Bytes a cell of the column can take on a line: each shown column 4 bytes of UTF-8 at
+ * most, and its padding. */
+static size_t cell_cap(size_t w)
+{
+	return 4 * MT_TABLE_CELL_MAX + w + 3;
+}
+
 void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header)
 {
-	size_t *w = calloc(t->ncols, sizeof(*w));
+	size_t *w = calloc(t->ncols, sizeof(*w)), cap = (size_t)(indent > 0 ? indent : 0) + 2;
+	char *line;
 
 	if (!w)
 		return;
 	for (size_t c = 0; c < t->ncols; c++) {
-		w[c] = header ? width(t->heads[c]) : 0;
+		w[c] = header ? shown_width(t->heads[c]) : 0;
 		for (size_t r = 0; r < t->nrows; r++) {
-			size_t cw = width(t->cells[r * t->ncols + c]);
+			size_t cw = shown_width(t->cells[r * t->ncols + c]);
 
 			if (cw > w[c])
 				w[c] = cw;
 		}
+		cap += cell_cap(w[c]) + 2;
 	}
-	for (long r = header ? -1 : 0; r < (long)t->nrows; r++) {
-		char line[4096];
+	line = malloc(cap);
+	for (long r = header ? -1 : 0; line && r < (long)t->nrows; r++) {
 		size_t n = 0;
 
-		for (int i = 0; i < indent && n + 1 < sizeof(line); i++)
+		for (int i = 0; i < indent; i++)
 			line[n++] = ' ';
 		for (size_t c = 0; c < t->ncols; c++) {
 			const char *s = r < 0 ? t->heads[c] : t->cells[(size_t)r * t->ncols + c];
 
-			if (c && n + 3 < sizeof(line)) {
+			if (c) {
 				line[n++] = ' ';
 				line[n++] = ' ';
 			}
-			n = put_cell(line, n, sizeof(line), s, w[c], t->align[c]);
+			n = put_cell(line, n, s, w[c], t->align[c]);
 		}
 		while (n && line[n - 1] == ' ')
 			n--;
 		line[n++] = '\n';
 		fwrite(line, 1, n, f);
 	}
+	free(line);
 	free(w);
 }
 

@@ -27,7 +27,10 @@ void mt_table_release(struct mt_table *t);
 /* Adds the next cell (rows fill left to right, then wrap). NULL is an empty cell. */
 int mt_table_add(struct mt_table *t, const char *cell);
 int mt_table_addf(struct mt_table *t, const char *fmt, ...) MT_PRINTF(2, 3);
-/* Prints with two spaces between columns and the given indent; control bytes shown as '?'. */
+/* Prints with two spaces between columns and the given indent; control bytes shown as '?',
+ * a cell wider than MT_TABLE_CELL_MAX columns cut there with an ellipsis (scripts read the
+ * whole of it in JSON or CSV). */
+#define MT_TABLE_CELL_MAX 256
 void mt_table_print(const struct mt_table *t, FILE *f, int indent, bool header);
 
 /* Writes one CSV cell (RFC 4180 quoting when needed), preceded by a comma unless first. A
