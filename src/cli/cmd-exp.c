@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "cli/commands.h"
+#include "common/log.h"
 #include "cli/util.h"
 #include "common/strutil.h"
 #include "exp/experiment.h"
@@ -174,13 +175,13 @@ static int load(const char *path, struct mt_experiment *x, bool machine)
 			}
 		}
 	if (rc != 0) {
-		fprintf(stderr, "memtap: %s\n", err);
+		mt_err("%s", err);
 		if (x->path)
 			mt_exp_release(x);
 		return 2;
 	}
 	if (machine && mt_exp_interference(x, err, sizeof(err)) > 0)
-		fprintf(stderr, "memtap: warning: %s: %s\n", path, err);
+		mt_warn("%s: %s", path, err);
 	return 0;
 }
 
@@ -454,22 +455,21 @@ static int submit(const char *path, const struct mt_experiment *x, const struct 
 	size_t k;
 
 	if (o.parallel > 100000 || !realpath(path, abs)) {
-		fprintf(stderr, "memtap: %s: %s\n", path,
-			o.parallel > 100000 ? "--slurm-parallel: at most 100000"
-					    : "cannot resolve its path");
+		mt_err("%s: %s", path,
+		       o.parallel > 100000 ? "--slurm-parallel: at most 100000"
+					   : "cannot resolve its path");
 		return 2;
 	}
 	if (mt_exp_slurm_submit(x, runs, n, &so, job, sizeof(job), &k, err, sizeof(err)) < 0) {
-		fprintf(stderr, "memtap: %s: %s\n", path, err);
+		mt_err("%s: %s", path, err);
 		return 1;
 	}
 	if (!k)
 		fprintf(stderr, "memtap: experiment %s: every run is complete: nothing submitted\n",
 			x->name);
 	else
-		fprintf(stderr,
-			"memtap: experiment %s: job array %s submitted: %zu of %zu runs, %u at once "
-			"(output in %s/slurm; memtap runs list %s)\n",
+		mt_info("experiment %s: job array %s submitted: %zu of %zu runs, %u at once "
+			"(output in %s/slurm; memtap runs list %s)",
 			x->name, job, k, n, so.parallel, x->results, x->results);
 	if (k)
 		printf("%s\n", job);
@@ -503,9 +503,9 @@ int cmd_run(int argc, char **argv)
 		return 1;
 	}
 	if (o.task > n || (o.slurm && o.task)) {
-		fprintf(stderr, "memtap: %s: %s\n", argv[0],
-			o.slurm ? "--task is for the array's tasks, not with --slurm"
-				: "--task: the plan has fewer runs (memtap plan numbers them)");
+		mt_err("%s: %s", argv[0],
+		       o.slurm ? "--task is for the array's tasks, not with --slurm"
+			       : "--task: the plan has fewer runs (memtap plan numbers them)");
 		free(runs);
 		mt_exp_release(&x);
 		return 2;
@@ -526,19 +526,17 @@ int cmd_run(int argc, char **argv)
 						      .task = (size_t)o.task },
 			   &sum, err, sizeof(err));
 	if (r < 0)
-		fprintf(stderr, "memtap: %s: %s\n", argv[0], err);
+		mt_err("%s: %s", argv[0], err);
 	if (o.task)
-		fprintf(stderr, "memtap: experiment %s: run %llu of %zu: %s\n", x.name,
-			(unsigned long long)o.task, n,
+		mt_info("experiment %s: run %llu of %zu: %s", x.name, (unsigned long long)o.task, n,
 			sum.ok	      ? "ok"
 			: sum.failed  ? "failed"
 			: sum.skipped ? "complete before (skipped)"
 				      : "interrupted");
 	else
-		fprintf(stderr,
-			"memtap: experiment %s: %zu runs: %zu ok, %zu failed, %zu complete before "
+		mt_info("experiment %s: %zu runs: %zu ok, %zu failed, %zu complete before "
 			"(skipped; %zu of them failed: --retry-failed runs them again)%s; results in "
-			"%s\n",
+			"%s",
 			x.name, n, sum.ok, sum.failed, sum.skipped, sum.failed_before,
 			sum.interrupted ? ", interrupted (run it again to go on)" : "", x.results);
 	free(runs);

@@ -12,6 +12,7 @@
 #include "analysis/run.h"
 #include "cli/commands.h"
 #include "cli/util.h"
+#include "common/log.h"
 #include "common/strutil.h"
 #include "export/info.h"
 #include "export/report.h"
@@ -65,7 +66,7 @@ int cmd_info(int argc, char **argv)
 	mt_cli_progress(r, "verifying");
 	if (!o.quick && (rc = mt_reader_verify(r)) < 0) {
 		mt_cli_progress_done();
-		fprintf(stderr, "memtap: '%s': read error: %s\n", argv[0], strerror(-rc));
+		mt_err("'%s': read error: %s", argv[0], strerror(-rc));
 		mt_reader_free(r);
 		return 1;
 	}
@@ -75,7 +76,7 @@ int cmd_info(int argc, char **argv)
 	mt_passes_add(&passes, mt_run_pass(r, &run, &p), &p);
 	mt_passes_add(&passes, mt_procs_pass(r, &ps, &p), &p);
 	if ((rc = mt_passes_run(r, &passes)) < 0) {
-		fprintf(stderr, "memtap: '%s': %s\n", argv[0], strerror(-rc));
+		mt_err("'%s': %s", argv[0], strerror(-rc));
 		mt_procs_release(&ps);
 		mt_run_release(&run);
 		mt_reader_free(r);

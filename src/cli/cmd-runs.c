@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "common/log.h"
 #include "exp/index.h"
 #include "exp/stats.h"
 #include "export/json.h"
@@ -284,7 +285,7 @@ static int cat_file(const char *path)
 	FILE *f = fopen(path, "re");
 
 	if (!f) {
-		fprintf(stderr, "memtap: %s: %s\n", path, strerror(errno));
+		mt_err("%s: %s", path, strerror(errno));
 		return 1;
 	}
 	while ((k = fread(buf, 1, sizeof(buf), f)) > 0)
@@ -316,8 +317,7 @@ static int show(const char *dir, const struct mt_exp_index_row *r, size_t n, con
 	bool md = o.format == F_MD;
 
 	if (!x) {
-		fprintf(stderr, "memtap: %s: no run '%s' (memtap runs list %s names them)\n", dir,
-			name, dir);
+		mt_err("%s: no run '%s' (memtap runs list %s names them)", dir, name, dir);
 		return 2;
 	}
 	if (o.format == F_JSON) {
@@ -382,9 +382,8 @@ static int compare(const struct mt_exp_index_row *r, size_t n, const char *a, co
 	if (mt_exp_compare(r, n, a, b, kind, o.contaminated, &c, &nc) < 0)
 		return 1;
 	if (!nc) {
-		fprintf(stderr,
-			"memtap: runs compare: no workload has %s runs under both '%s' and '%s'\n",
-			kind, a, b);
+		mt_err("runs compare: no workload has %s runs under both '%s' and '%s'", kind, a,
+		       b);
 		free(c);
 		return 2;
 	}
@@ -469,9 +468,9 @@ int cmd_runs(int argc, char **argv)
 						 : "DIR CONFIG_A CONFIG_B");
 	r = mt_exp_index_read(argv[1], &rows, &n);
 	if (r < 0) {
-		fprintf(stderr, "memtap: %s: %s\n", argv[1],
-			r == -ENOENT ? "no index.sqlite: not an experiment's results directory"
-				     : "index.sqlite is not an experiment's index");
+		mt_err("%s: %s", argv[1],
+		       r == -ENOENT ? "no index.sqlite: not an experiment's results directory"
+				    : "index.sqlite is not an experiment's index");
 		return 2;
 	}
 	switch (sub) {

@@ -93,7 +93,7 @@ static void suggest(const char *name)
 
 		if (!strncmp(c, name, strlen(name) < 2 ? 2 : strlen(name)) ||
 		    (strlen(name) >= 3 && strstr(c, name))) {
-			fprintf(stderr, "memtap: did you mean '%s'?\n", c);
+			mt_err("did you mean '%s'?", c);
 			return;
 		}
 	}
@@ -114,6 +114,7 @@ int main(int argc, char **argv)
 {
 	const struct mt_cmd *c;
 
+	mt_log_guard_stderr();
 	mt_log_init();
 	if (argc < 2) {
 		usage(stderr);
@@ -142,9 +143,7 @@ int main(int argc, char **argv)
 		}
 		c = find(argv[2]);
 		if (!c) {
-			fprintf(stderr,
-				"memtap: '%s' is not a memtap command (see 'memtap --help')\n",
-				argv[2]);
+			mt_err("'%s' is not a memtap command (see 'memtap --help')", argv[2]);
 			return 2;
 		}
 		mt_opts_help(c->spec, stdout);
@@ -153,12 +152,9 @@ int main(int argc, char **argv)
 	c = find(argv[1]);
 	if (!c) {
 		if (argv[1][0] == '-')
-			fprintf(stderr, "memtap: unknown option '%s' (see 'memtap --help')\n",
-				argv[1]);
+			mt_err("unknown option '%s' (see 'memtap --help')", argv[1]);
 		else
-			fprintf(stderr,
-				"memtap: '%s' is not a memtap command (see 'memtap --help')\n",
-				argv[1]);
+			mt_err("'%s' is not a memtap command (see 'memtap --help')", argv[1]);
 		suggest(argv[1]);
 		return 2;
 	}

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/log.h"
 #include "common/strutil.h"
 
 int mt_usage_error(const struct mt_command_spec *spec, const char *fmt, ...)
@@ -16,7 +17,7 @@ int mt_usage_error(const struct mt_command_spec *spec, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	fprintf(stderr, "memtap: %s (see 'memtap %s -h')\n", msg, spec->name);
+	mt_err("%s (see 'memtap %s -h')", msg, spec->name);
 	return 2;
 }
 

@@ -59,10 +59,11 @@ static void progress_cb(void *ctx, uint64_t done, uint64_t total)
 		snprintf(eta, sizeof(eta), ", %s left",
 			 mt_fmt_duration((uint64_t)((double)(total - done) / rate * 1e9), b3,
 					 sizeof(b3)));
-	fprintf(stderr, "\rmemtap: %s, pass %u: %3d%% (%s of %s, %s/s%s)\033[K", progress_what,
-		progress_pass, (int)(done * 100 / total), mt_fmt_bytes(done, b1, sizeof(b1)),
-		mt_fmt_bytes(total, b2, sizeof(b2)), mt_fmt_bytes((uint64_t)rate, b3, sizeof(b3)),
-		eta);
+	/* the raw stream: the line moves the cursor on purpose (its text is memtap's own) */
+	fprintf(mt_stderr_raw(), "\rmemtap: %s, pass %u: %3d%% (%s of %s, %s/s%s)\033[K",
+		progress_what, progress_pass, (int)(done * 100 / total),
+		mt_fmt_bytes(done, b1, sizeof(b1)), mt_fmt_bytes(total, b2, sizeof(b2)),
+		mt_fmt_bytes((uint64_t)rate, b3, sizeof(b3)), eta);
 }
 
 void mt_cli_progress(struct mt_reader *r, const char *what)
@@ -79,7 +80,7 @@ void mt_cli_progress(struct mt_reader *r, const char *what)
 void mt_cli_progress_done(void)
 {
 	if (progress_shown)
-		fputs("\r\033[K", stderr);
+		fputs("\r\033[K", mt_stderr_raw());
 	progress_shown = false;
 }
 

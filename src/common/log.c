@@ -5,8 +5,10 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "error.h"
+#include "termsafe.h"
 
 int mt_log_level = MT_LOG_INFO;
 static mt_log_sink_fn sink;
@@ -16,6 +18,27 @@ void mt_log_set_sink(mt_log_sink_fn fn, void *ctx)
 {
 	sink = fn;
 	sink_ctx = ctx;
+}
+
+static FILE *raw_err;
+
+void mt_log_guard_stderr(void)
+{
+	FILE *g;
+
+	if (raw_err)
+		return;
+	g = mt_ctl_stream(stderr);
+	if (!g)
+		return; /* stderr stays as it is: memtap works on, unguarded */
+	setvbuf(g, NULL, _IOLBF, 0); /* a line reaches the terminal when it is complete */
+	raw_err = stderr;
+	stderr = g;
+}
+
+FILE *mt_stderr_raw(void)
+{
+	return raw_err ? raw_err : stderr;
 }
 
 void mt_log_init(void)
@@ -29,7 +52,7 @@ void mt_log_init(void)
 MT_PRINTF(3, 0) static void vlog(enum mt_log_level level, int err, const char *fmt, va_list ap)
 {
 	static const char *const prefix[] = { "", "warning: ", "", "debug: " };
-	char line[4096];
+	char line[4096], shown[4096 + 2];
 	int n;
 
 	if ((int)level > mt_log_level)
@@ -41,13 +64,17 @@ MT_PRINTF(3, 0) static void vlog(enum mt_log_level level, int err, const char *f
 		n += snprintf(line + n, sizeof(line) - (size_t)n, ": %s", mt_strerror(err));
 	if (n >= (int)sizeof(line) - 1)
 		n = (int)sizeof(line) - 2;
+	line[n] = 0;
+	/* one line, whatever its arguments held: a path with a newline or ESC is shown
+	 * escaped (termsafe.h) */
+	mt_escape_ctl(line, shown, sizeof(shown) - 1);
 	if (sink) {
-		line[n] = 0;
-		sink(sink_ctx, level, line);
+		sink(sink_ctx, level, shown);
 		return;
 	}
-	line[n++] = '\n';
-	fwrite(line, 1, (size_t)n, stderr);
+	n = (int)strlen(shown);
+	shown[n++] = '\n';
+	fwrite(shown, 1, (size_t)n, stderr);
 	fflush(stderr);
 }
 

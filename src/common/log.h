@@ -3,6 +3,8 @@
 #ifndef MEMTAP_COMMON_LOG_H
 #define MEMTAP_COMMON_LOG_H
 
+#include <stdio.h>
+
 #include "compiler.h"
 
 enum mt_log_level {
@@ -16,6 +18,16 @@ enum mt_log_level {
 extern int mt_log_level;
 
 void mt_log_init(void);
+
+/*
+ * Every line memtap writes to stderr is for a terminal, and names what others chose (paths,
+ * commands, a trace's strings): from this call on, `stderr` is a stream that shows control
+ * characters escaped (termsafe.h; newlines kept) before they reach file descriptor 2. The
+ * stream underneath, for the few writes that move the cursor on purpose (progress lines),
+ * is mt_stderr_raw(). Called once, first thing in main().
+ */
+void mt_log_guard_stderr(void);
+FILE *mt_stderr_raw(void);
 
 /*
  * Where messages go: by default stderr. A driver that runs the recorder under its own

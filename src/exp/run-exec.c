@@ -13,6 +13,7 @@
 
 #include "common/outfile.h"
 #include "common/clock.h"
+#include "common/log.h"
 #include "common/sha256.h"
 #include "common/strutil.h"
 #include "exp/index.h"
@@ -379,13 +380,15 @@ static void progress(const struct mt_exp_run_opts *o, const struct mt_experiment
 
 	if (!o->progress)
 		return;
-	fprintf(stderr, "\r\033[Krun %zu of %zu: %s/%s %s %u", r->index, n,
+	/* the raw stream: the line moves the cursor on purpose (names are checked: letters,
+	 * digits, '.', '_', '-') */
+	fprintf(mt_stderr_raw(), "\r\033[Krun %zu of %zu: %s/%s %s %u", r->index, n,
 		x->configs[r->config].name, x->workloads[r->workload].name,
 		mt_exp_kind_name(r->kind), r->rep);
 	if (done)
-		fprintf(stderr, ", about %.0f s left",
+		fprintf(mt_stderr_raw(), ", about %.0f s left",
 			(double)el / 1e9 / (double)done * (double)(n - r->index + 1));
-	fflush(stderr);
+	fflush(mt_stderr_raw());
 }
 
 /* One run: skipped when complete, else run and recorded. 1: interrupted. */
@@ -459,8 +462,9 @@ static int one_run(const struct mt_experiment *x, const struct mt_exp_run *r, co
 		sum->ok++;
 	} else {
 		sum->failed++;
-		fprintf(stderr, "%smemtap: run %zu (%s): %s\n", o->progress ? "\r\033[K" : "",
-			r->index, rel, oc.reason);
+		if (o->progress)
+			fputs("\r\033[K", mt_stderr_raw());
+		fprintf(stderr, "memtap: run %zu (%s): %s\n", r->index, rel, oc.reason);
 	}
 	return 0;
 }
@@ -505,6 +509,6 @@ int mt_exp_execute(const struct mt_experiment *x, const struct mt_exp_run *runs,
 	}
 	mt_exp_restore_knobs(&k);
 	if (o->progress)
-		fprintf(stderr, "\r\033[K");
+		fputs("\r\033[K", mt_stderr_raw());
 	return rc < 0 ? rc : 0;
 }

@@ -2,6 +2,8 @@
 /* The streaming JSON writer. */
 #include "json.h"
 
+#include "common/termsafe.h"
+
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
@@ -77,37 +79,6 @@ void mt_json_end_array(struct mt_json *j)
 	close_(j, ']');
 }
 
-/* Length of the valid UTF-8 sequence at p (1..4), or 0 if invalid. */
-static size_t utf8_len(const unsigned char *p, size_t n)
-{
-	unsigned char c = p[0];
-	size_t len;
-	uint32_t cp;
-
-	if (c < 0x80)
-		return 1;
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2, cp = c & 0x1f;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, cp = c & 0x0f;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, cp = c & 0x07;
-	else
-		return 0;
-	if (len > n)
-		return 0;
-	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
-			return 0;
-		cp = (cp << 6) | (p[i] & 0x3f);
-	}
-	/* overlong forms, surrogates, beyond U+10FFFF */
-	if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10ffff)) ||
-	    (cp >= 0xd800 && cp <= 0xdfff))
-		return 0;
-	return len;
-}
-
 void mt_json_write_string(FILE *f, const char *s, size_t n, bool html_safe)
 {
 	const unsigned char *p = (const unsigned char *)s;
@@ -116,7 +87,8 @@ void mt_json_write_string(FILE *f, const char *s, size_t n, bool html_safe)
 	fputc('"', f);
 	while (i < n) {
 		unsigned char c = p[i];
-		size_t len;
+		uint32_t cp;
+		int k;
 
 		switch (c) {
 		case '"':
@@ -156,14 +128,17 @@ void mt_json_write_string(FILE *f, const char *s, size_t n, bool html_safe)
 			i++;
 			continue;
 		}
-		len = utf8_len(p + i, n - i);
-		if (!len) {
+		k = mt_utf8_at(p + i, n - i, &cp);
+		if (k <= 0) {
 			fputs("\\ufffd", f); /* invalid UTF-8 byte */
 			i++;
 			continue;
 		}
-		fwrite(p + i, 1, len, f);
-		i += len;
+		if (mt_is_ctl(cp)) /* C1 and bidirectional controls: escaped, for terminals */
+			fprintf(f, "\\u%04x", (unsigned)cp);
+		else
+			fwrite(p + i, 1, (size_t)k, f);
+		i += (size_t)k;
 	}
 	fputc('"', f);
 }

@@ -73,6 +73,7 @@ struct proc_rt {
 	char reason[200];
 	bool counted; /* counted as untraced already */
 	bool exited; /* perf follower: its exit was read */
+	bool inherited; /* forked from an untraced process, not exec'd since: untraced too */
 };
 
 /* Why connections to the runtime's socket were refused (connections_refused_*). */

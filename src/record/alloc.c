@@ -526,6 +526,7 @@ void mt_alloc_on_exec_at(struct mt_session *s, pid_t pid, uint64_t t)
 	if (!a || !(p = mt_ac_proc_get(a, pid, true)))
 		return;
 	p->exec_seen = true;
+	p->inherited = false; /* the new image decides */
 	p->exec_ns = t;
 	/* perf's records come after the fact: the new image may have greeted already */
 	p->rt_seen = p->hello_ns && p->hello_ns >= t;
@@ -611,7 +612,7 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 			a->conns[i].closed = true;
 	if (!(p = mt_ac_proc_get(a, pid, false)))
 		return;
-	if (p->exec_seen && !p->rt_seen) {
+	if ((p->exec_seen || p->inherited) && !p->rt_seen) {
 		char why[200];
 
 		missing_reason(a, p, why, sizeof(why));
@@ -620,9 +621,34 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 	if (s->follow == MT_FOLLOW_PTRACE) {
 		p->pid = -1; /* the pid may be reused */
 		p->counted = false;
+		p->inherited = false;
 	} else {
 		p->exited = true; /* perf: an exec record may still come, from another ring */
 	}
+}
+
+void mt_alloc_on_fork(struct mt_session *s, pid_t parent, pid_t child)
+{
+	struct mt_alloc_state *a = s->alloc;
+	struct proc_rt *c, *pp;
+
+	if (!a || parent == child || !(c = mt_ac_proc_get(a, child, true)))
+		return;
+	pp = mt_ac_proc_get(a, parent, false); /* after the child's: the array may have moved */
+	if (!pp || pp->rt_seen || !pp->reason[0] || (!pp->exec_seen && !pp->inherited))
+		return;
+	c->inherited = true;
+	if (pp->inherited) /* "a child of untraced ..." already: the first such ancestor's */
+		mt_strlcpy(c->reason, pp->reason, sizeof(c->reason));
+	else
+		snprintf(c->reason, sizeof(c->reason), "a child of untraced %d (%.160s)",
+			 (int)parent, pp->reason);
+}
+
+void mt_alloc_untraced(struct mt_session *s, pid_t pid, const char *why)
+{
+	if (s->alloc)
+		mt_ac_untraced(s->alloc, pid, why);
 }
 
 /* The runtime's channel: connections refused and why, sockets programs took away. */

@@ -44,6 +44,12 @@ void mt_alloc_on_exec(struct mt_session *s, pid_t pid);
 void mt_alloc_on_exec_at(struct mt_session *s, pid_t pid, uint64_t t);
 void mt_alloc_on_thread_exit(struct mt_session *s, pid_t pid, pid_t tid);
 void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid);
+/* A process child forked (not exec'd yet): the child of a process the runtime surely is not
+ * in (its reason known) is untraced too, and counted so when it exits without an exec. */
+void mt_alloc_on_fork(struct mt_session *s, pid_t parent, pid_t child);
+/* A process memtap meant to trace and could not (--pid: the runtime could not be loaded):
+ * counted untraced, with why. */
+void mt_alloc_untraced(struct mt_session *s, pid_t pid, const char *why);
 /* Reads the memtap.h messages process pid has sent and the recorder not yet read. */
 void mt_alloc_read_messages(struct mt_session *s, pid_t pid);
 /* Takes a CLOCK_MONOTONIC/TSC calibration pair (called every loop iteration). */

@@ -225,6 +225,8 @@ static void on_task(struct mt_session *s, const struct perf_event_header *h)
 		mt_emit_task_new(s, f->time, (pid_t)f->pid, (pid_t)f->tid, (pid_t)f->ppid,
 				 (pid_t)f->ptid,
 				 f->pid == f->tid ? MT_TASK_PROCESS : MT_TASK_THREAD);
+		if (f->pid == f->tid)
+			mt_alloc_on_fork(s, (pid_t)f->ppid, (pid_t)f->pid);
 	} else if ((pid_t)f->tid != s->root || s->attached) {
 		/* The root's status comes from waitpid; below it (and for an attached process,
 		 * whose parent memtap is not) perf cannot see statuses. */

@@ -186,6 +186,7 @@ static void inject_runtime(struct mt_session *s, unsigned k)
 
 		snprintf(reason, sizeof(reason), "the runtime could not be loaded: %s", why);
 		mt_warn("allocations of pid %d are not recorded: %s", (int)pid, why);
+		mt_alloc_untraced(s, pid, reason);
 		if (s->npids == 1)
 			mt_coll_set(&s->alloc_coll, "none", "unavailable", reason);
 		return;

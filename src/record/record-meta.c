@@ -13,6 +13,7 @@
 #include <elfutils/libdwfl.h>
 
 #include "mt-build-info.h"
+#include "common/log.h"
 #include "common/strutil.h"
 #include "format/chunk.h"
 #include "format/writer.h"
@@ -209,6 +210,5 @@ void mt_rec_print_summary(struct mt_session *s, const char *path, uint64_t bytes
 			mt_fmt_count(cs[i]->events, cnt, sizeof(cnt)), cs[i]->lost);
 	fprintf(stderr, "  %" PRIu64 " process%s, %" PRIu64 " thread%s\n", s->nprocesses,
 		s->nprocesses == 1 ? "" : "es", s->nthreads, s->nthreads == 1 ? "" : "s");
-	fprintf(stderr, "memtap: wrote %s to '%s'\n", mt_fmt_bytes(bytes, size, sizeof(size)),
-		path);
+	mt_info("wrote %s to '%s'", mt_fmt_bytes(bytes, size, sizeof(size)), path);
 }

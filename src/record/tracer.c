@@ -107,6 +107,8 @@ static void on_new_task(struct mt_session *s, pid_t parent_tid, int event, uint6
 			cpid = ppid;
 		kind = cpid == ctid ? MT_TASK_PROCESS : MT_TASK_THREAD;
 	}
+	if (kind != MT_TASK_THREAD)
+		mt_alloc_on_fork(s, ppid, cpid);
 	if (child && child->state == TASK_UNANNOUNCED) {
 		mt_emit_task_new(s, child->first_seen, cpid, ctid, ppid, parent_tid, kind);
 		child->state = TASK_LIVE;
