@@ -22,6 +22,18 @@ void mt_log_set_sink(mt_log_sink_fn fn, void *ctx)
 
 static FILE *raw_err;
 
+/* At exit: what the guard holds written out, and stderr itself again. */
+static void unguard(void)
+{
+	FILE *g = stderr;
+
+	if (!raw_err)
+		return;
+	stderr = raw_err;
+	raw_err = NULL;
+	fclose(g);
+}
+
 void mt_log_guard_stderr(void)
 {
 	FILE *g;
@@ -34,6 +46,7 @@ void mt_log_guard_stderr(void)
 	setvbuf(g, NULL, _IOLBF, 0); /* a line reaches the terminal when it is complete */
 	raw_err = stderr;
 	stderr = g;
+	atexit(unguard);
 }
 
 FILE *mt_stderr_raw(void)

@@ -38,6 +38,15 @@ sys.exit(1 if bad or not ours else 0)
 PY
 }
 
+# attack NAME COUNT INTERVAL_MS [wait]: the attacker in a directory of its own, in the
+# background; $ap is its pid
+attack() {
+	mkdir "$D/$1" && chown 65534:65534 "$D/$1"
+	$NOBODY "$WORKLOADS/swapmap" "$D/$1" "$2" "$3" ${4:-} >"$1.out" 2>&1 &
+	ap=$!
+	pids="$pids $ap"
+}
+
 # 1. A plain recording: the workload is the attacker; the recording ends with it.
 t0=$(mono_ns)
 timeout -s KILL 40 "$MEMTAP" record -q -o plain.mtap -- $NOBODY "$WORKLOADS/swapmap" "$D" 16 20 >plain.out 2>plain.err ||
@@ -48,10 +57,7 @@ whole plain plain.mtap
 ok "plain recording: ended with its workload"
 
 # 2. --pid, with --duration: the attacker maps a file every 100 ms while attached to.
-mkdir "$D/p" && chown 65534:65534 "$D/p"
-$NOBODY "$WORKLOADS/swapmap" "$D/p" 60 100 wait >pid.out 2>&1 &
-ap=$!
-pids="$pids $ap"
+attack pid 60 100 wait
 sleep 0.3
 t0=$(mono_ns)
 timeout -s KILL 40 "$MEMTAP" record -q --duration 3 -o pid.mtap --pid $ap 2>pid.err ||
@@ -62,9 +68,7 @@ whole pid pid.mtap
 ok "--pid --duration 3: ended on time, the process running on"
 
 # 3. -a, with --duration, while the attacker maps a file every 100 ms.
-mkdir "$D/a" && chown 65534:65534 "$D/a"
-$NOBODY "$WORKLOADS/swapmap" "$D/a" 60 100 >all.out 2>&1 &
-pids="$pids $!"
+attack all 60 100
 t0=$(mono_ns)
 timeout -s KILL 40 "$MEMTAP" record -q -a --duration 3 -o all.mtap </dev/null 2>all.err ||
 	fail "record -a failed or hung (status $?): $(cat all.err)"
@@ -73,12 +77,9 @@ whole all all.mtap
 ok "-a --duration 3: ended on time"
 
 # 4. SIGINT to a --pid recording with no --duration, while the attacker goes on swapping.
-mkdir "$D/i" && chown 65534:65534 "$D/i"
-$NOBODY "$WORKLOADS/swapmap" "$D/i" 100 50 wait >int.out 2>&1 &
-ip=$!
-pids="$pids $ip"
+attack int 100 50 wait
 sleep 0.2
-"$MEMTAP" record -q -o int.mtap --pid $ip 2>int.err &
+"$MEMTAP" record -q -o int.mtap --pid $ap 2>int.err &
 rp=$!
 sleep 2
 t0=$(mono_ns)
