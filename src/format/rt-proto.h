@@ -344,7 +344,10 @@ struct mt_rt_slot {
 	uint32_t pad;
 	uint64_t seq; /* acquisition order, for tie-breaking */
 	uint64_t end_time; /* clock when the slot was handed over (0: not handed over) */
-	uint8_t reserved[32];
+	/* the seq of the owner's slot before this one in this region (0: its first): the
+	 * recorder drains a thread's slots in their order, whenever it sees their bits */
+	uint64_t prev_seq;
+	uint8_t reserved[24];
 	uint64_t words[]; /* count of them committed */
 };
 

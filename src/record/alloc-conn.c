@@ -158,6 +158,7 @@ static int conn_map(struct conn *c, int memfd, const struct mt_rt_hello *h, enum
 	c->nodes_cap = hdr.nodes_cap;
 	c->nodes_sent = 1;
 	mt_map64_init(&c->last_ns);
+	mt_map64_init(&c->last_seq);
 	mt_map64_init(&c->span_cur);
 	c->ready = calloc(c->nslots, sizeof(*c->ready));
 	c->evs = calloc(c->slot_words, sizeof(*c->evs));
@@ -534,15 +535,11 @@ static unsigned drain_taken(struct mt_session *s, struct conn *c, bool all, uint
 	return n;
 }
 
-unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid)
+/* Takes the READY slots the ready bitmap names into c->ready (after the nready there). */
+static uint32_t collect_ready(struct conn *c, uint32_t nready)
 {
-	uint64_t *bits;
-	unsigned n = 0;
-	uint32_t nready = 0;
+	uint64_t *bits = (uint64_t *)((char *)c->region + c->ready_off);
 
-	if (!c->region)
-		return 0;
-	bits = (uint64_t *)((char *)c->region + c->ready_off);
 	for (uint32_t w = 0; w < (c->nslots + 63) / 64; w++) {
 		uint64_t x;
 
@@ -563,11 +560,58 @@ unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32
 			c->ready[nready++].idx = i;
 		}
 	}
-	/* A thread's slots in the order it filled them. */
+	return nready;
+}
+
+/* Whether a slot taken (sorted by seq) follows one of its thread's that was neither drained
+ * nor taken: its bit was set before this one's, but after the scan passed its word. */
+static bool predecessor_left(struct conn *c, uint32_t nready)
+{
+	for (uint32_t k = 0; k < nready; k++) {
+		const struct mt_rt_slot *sl = mt_ac_slot_at(c, c->ready[k].idx);
+		uint64_t prev = sl->prev_seq, *last = mt_map64_get(&c->last_seq, sl->tid);
+		uint32_t lo = 0, hi = k;
+
+		if (!prev || prev >= sl->seq || (last && prev <= *last))
+			continue;
+		while (lo < hi) { /* prev among the slots taken before this one */
+			uint32_t mid = (lo + hi) / 2;
+
+			if (c->ready[mid].seq < prev)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo >= k || c->ready[lo].seq != prev)
+			return true;
+	}
+	return false;
+}
+
+unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid)
+{
+	unsigned n = 0;
+	uint32_t nready;
+
+	if (!c->region)
+		return 0;
+	nready = collect_ready(c, 0);
+	/* A thread's slots in the order it filled them, each after the one before it: the
+	 * bitmap is read word by word, so a thread's slot can be seen set while its previous
+	 * one, in a word already read, was set just after (its rows would then come after
+	 * newer ones). One more read finds it: it was set before the slot seen. */
 	mt_qsort(c->ready, nready, sizeof(*c->ready), cmp_seq);
+	if (predecessor_left(c, nready)) {
+		nready = collect_ready(c, nready);
+		mt_qsort(c->ready, nready, sizeof(*c->ready), cmp_seq);
+		c->rescans++;
+	}
 	for (uint32_t k = 0; k < nready; k++) {
 		struct mt_rt_slot *sl = mt_ac_slot_at(c, c->ready[k].idx);
+		uint64_t *last;
 
+		if (mt_map64_put(&c->last_seq, sl->tid, &last) == 0)
+			*last = sl->seq;
 		mt_ac_drain_slot(s, c, sl);
 		mt_ac_slot_release(c, sl);
 		__atomic_sub_fetch(&c->region->ready_pending, 1, __ATOMIC_RELEASE);
@@ -656,6 +700,8 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 		a->walked += r->frames_walked;
 		a->reused += r->frames_reused;
 		a->bad_rows += c->bad_rows;
+		a->slot_rescans += c->rescans;
+		a->times_raised += c->raised;
 		if (r->dropped)
 			mt_emit_lost(
 				s, mt_now_ns(), &s->alloc_coll, r->dropped,
@@ -666,6 +712,7 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 	for (int b = 0; b < NBLOCKS; b++)
 		mt_block_release(&c->blocks[b]);
 	mt_map64_release(&c->last_ns);
+	mt_map64_release(&c->last_seq);
 	mt_map64_release(&c->span_cur);
 	free(c->ready);
 	free(c->evs);

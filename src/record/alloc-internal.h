@@ -52,9 +52,12 @@ struct conn {
 	struct mt_block blocks[NBLOCKS];
 	uint32_t live_seen; /* rows of blocks[B_ALLOC] memtap top's figures have seen */
 	uint64_t events, bad_rows;
+	uint64_t rescans; /* rounds that read the ready bitmap twice (a thread's slot left) */
+	uint64_t raised; /* rows timed over 1 us before their thread's previous one: moved up */
 	/* Each thread's last event time: converting TSC values of slots drained at different
 	 * calibration points may step back by nanoseconds; a thread's events never do. */
 	struct mt_map64 last_ns;
+	struct mt_map64 last_seq; /* tid -> the seq of its last slot drained */
 	/* Each thread's open span (memtap_span_*), from the MARK rows of its slots */
 	struct mt_map64 span_cur;
 	struct ready_ent *ready; /* scratch: the READY slots of one round, nslots entries */
@@ -113,9 +116,9 @@ struct mt_alloc_state {
 	/* totals over closed connections */
 	uint64_t processes, events, stalls, stall_ns, dropped, guard, truncated, depth_limited,
 		rule_misses, unwind_chunk_reads, unwind_in_memory, unsupported, trie_full,
-		memo_hits, walked, reused, nodes, bad_rows, trie_resets, node_waits,
-		trunc[MT_RT_TRUNC_MAX], own_lost, own_outside, notifies, labels, labels_dropped,
-		bad_labels;
+		memo_hits, walked, reused, nodes, bad_rows, slot_rescans, times_raised, trie_resets,
+		node_waits, trunc[MT_RT_TRUNC_MAX], own_lost, own_outside, notifies, labels,
+		labels_dropped, bad_labels;
 	/* Python frames: processes by enum mt_rt_py_state, the last version met of each state,
 	 * functions announced (and lost, malformed), stacks with Python frames, and those whose
 	 * outer Python frames lay beyond the captured native ones */

@@ -49,11 +49,15 @@ struct mt_ac_sites {
 	struct mt_addr_table live; /* address -> key << 40 | size */
 	struct mt_map64 big; /* address -> size of live blocks of SIZE_BIG bytes or more */
 	struct mt_map64 displaced; /* address -> value of a block allocated over (live's) */
+	/* address -> when the live block there was allocated, while a displaced one's free is
+	 * pending: a free before that time is the displaced block's, one after it the live's */
+	struct mt_map64 taken_at;
 	struct mt_map64 dbig; /* address -> size of such a block of SIZE_BIG bytes or more */
 	uint64_t live_bytes, live_blocks;
 	/* the window */
 	bool open;
 	uint64_t since, last, peak, peak_ns, calls, frees, untracked, reordered, events;
+	uint64_t written; /* the time of the last window written */
 	struct mt_block out_site, out_heap;
 };
 
@@ -163,7 +167,11 @@ static void window_close(struct mt_session *s, struct conn *c)
 	if (!f->open)
 		return;
 	memset(row, 0, sizeof(row));
-	row[MT_F_TIME] = f->last;
+	/* The windows' times never step back: a window holds rows of a thread drained late,
+	 * earlier than the last window's, and its live heap is the fold's newest all the same
+	 * (the analysis takes the last window's by time). */
+	row[MT_F_TIME] = f->last > f->written ? f->last : f->written;
+	f->written = row[MT_F_TIME];
 	row[MT_F_PID] = (uint64_t)c->pid;
 	row[MT_F_ASITE_SINCE] = f->since;
 	for (size_t i = 0; i < f->ntouched; i++) {
@@ -226,23 +234,28 @@ static uint64_t val_size(struct mt_ac_sites *f, uint64_t addr, uint64_t val)
 	return b ? *b : SIZE_BIG;
 }
 
-/* Releases the block at addr; false when the recorder never saw it allocated. */
-static bool release(struct mt_ac_sites *f, uint64_t addr)
+/* Releases the block at addr, freed at time t; false when the recorder never saw it
+ * allocated. */
+static bool release(struct mt_ac_sites *f, uint64_t addr, uint64_t t)
 {
-	uint64_t *dv;
+	uint64_t *dv, *at;
 	size_t i;
 
-	if (f->displaced.len && (dv = mt_map64_get(&f->displaced, addr))) {
+	i = mt_addr_find(&f->live, addr);
+	if (f->displaced.len && (dv = mt_map64_get(&f->displaced, addr)) &&
+	    (i == SIZE_MAX || !(at = mt_map64_get(&f->taken_at, addr)) || t < *at)) {
 		/* its free comes after another allocation took its address (another thread's,
-		 * folded first): the old block's, already off the live heap */
+		 * folded first), and happened before that allocation: the old block's,
+		 * already off the live heap. A free after it is the live block's (the same
+		 * thread freeing what it allocated there). */
 		uint64_t val = *dv;
 
 		mt_map64_del(&f->displaced, addr);
+		mt_map64_del(&f->taken_at, addr);
 		f->reordered++;
 		count_free(f, &f->dbig, addr, val);
 		return true;
 	}
-	i = mt_addr_find(&f->live, addr);
 	if (i == SIZE_MAX)
 		return false;
 	f->live_bytes -= val_size(f, addr, f->live.v[i].val);
@@ -253,7 +266,7 @@ static bool release(struct mt_ac_sites *f, uint64_t addr)
 }
 
 static int allocate(struct mt_ac_sites *f, uint64_t addr, uint64_t size, uint64_t usable,
-		    uint64_t stack, unsigned kind)
+		    uint64_t stack, unsigned kind, uint64_t t)
 {
 	uint32_t k;
 	uint64_t *v, *bv;
@@ -287,6 +300,13 @@ static int allocate(struct mt_ac_sites *f, uint64_t addr, uint64_t size, uint64_
 			*dv = old;
 			mt_map64_del(&f->big, addr);
 		}
+	}
+	if (f->displaced.len && mt_map64_get(&f->displaced, addr)) {
+		uint64_t *at;
+
+		if (mt_map64_put(&f->taken_at, addr, &at) < 0)
+			return -ENOMEM;
+		*at = t;
 	}
 	if (size >= SIZE_BIG) {
 		if (mt_map64_put(&f->big, addr, &bv) < 0)
@@ -325,18 +345,18 @@ static void fold_row(struct mt_session *s, struct conn *c, const struct mt_block
 	f->events++;
 	if (kind == MT_ALLOC_FREE) {
 		f->frees++;
-		if (!release(f, addr))
+		if (!release(f, addr, t))
 			f->untracked++;
 		return;
 	}
 	if ((kind == MT_ALLOC_REALLOC || kind == MT_ALLOC_REALLOCARRAY) && old) {
-		if (!release(f, old))
+		if (!release(f, old, t))
 			f->untracked++;
 		if (!addr)
 			f->frees++; /* realloc(p, 0) freed p */
 	}
 	if (addr && allocate(f, addr, b->col[MT_F_ALLOC_SIZE][i], b->col[MT_F_ALLOC_USABLE][i],
-			     b->col[MT_F_ALLOC_STACK][i], kind) < 0)
+			     b->col[MT_F_ALLOC_STACK][i], kind, t) < 0)
 		c->sites_lost++;
 	if (f->live_bytes > f->peak) {
 		f->peak = f->live_bytes;
@@ -354,6 +374,7 @@ int mt_ac_sites_fold(struct mt_session *s, struct conn *c, struct mt_block *b)
 		mt_map64_init(&c->sites->big);
 		mt_map64_init(&c->sites->dbig);
 		mt_map64_init(&c->sites->displaced);
+		mt_map64_init(&c->sites->taken_at);
 	}
 	for (uint32_t i = 0; i < b->count; i++) {
 		if (i + PREFETCH_AHEAD < b->count)
@@ -382,6 +403,7 @@ void mt_ac_sites_close(struct mt_session *s, struct conn *c)
 	mt_addr_release(&f->live);
 	mt_map64_release(&f->big);
 	mt_map64_release(&f->displaced);
+	mt_map64_release(&f->taken_at);
 	mt_map64_release(&f->dbig);
 	free(f->keys);
 	free(f->key_by_stack);

@@ -196,8 +196,13 @@ void mt_ac_drain_slot(struct mt_session *s, struct conn *c, struct mt_rt_slot *s
 		uint64_t t = a->tsc ? tsc_to_ns(a, c->evs[i].t) : c->evs[i].t;
 		unsigned est = (w0 & MT_RT_W0_TIME) ? 0 : MT_ALLOC_F_TIME_EST;
 
-		if (t < *last)
+		if (t < *last) {
+			/* conversion jitter steps back by nanoseconds; more is a row out of its
+			 * thread's order, which would misplace it: counted */
+			if (*last - t > 1000)
+				c->raised++;
 			t = *last;
+		}
 		*last = t;
 		if (kind <= MT_RT_FREE) {
 			/* The hot case, millions per second: straight into the block's columns. */

@@ -428,6 +428,7 @@ int rt_slow_mode(struct rt_thread *t)
 		 * detach): that slot is the old region's, whose recorder is gone. */
 		t->slot = NULL;
 		t->cnt = 0;
+		t->last_seq = 0;
 		t->nside = 0;
 	}
 	t->epoch = live ? live : 2;

@@ -154,6 +154,7 @@ struct rt_thread {
 	uint32_t span_over; /* begins refused beyond MT_RT_SPAN_DEPTH, their ends to come */
 	uint32_t epoch; /* the connection (rt_live) its slot belongs to; 2: none */
 	uint64_t slot_t0; /* when the slot was taken (rt_now()) */
+	uint64_t last_seq; /* the seq of the thread's last slot in this region (0: none) */
 };
 
 struct rt_config {

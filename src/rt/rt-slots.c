@@ -118,6 +118,8 @@ static bool slot_try_acquire(struct rt_thread *t)
 			__atomic_store_n(&s->state, MT_RT_SLOT_FILLING, __ATOMIC_RELAXED);
 			s->tid = t->tid;
 			s->seq = __atomic_add_fetch(&rt_region->slot_seq, 1, __ATOMIC_RELAXED);
+			s->prev_seq = t->last_seq;
+			t->last_seq = s->seq;
 			s->end_time = 0;
 			__atomic_store_n(&s->count, 0, __ATOMIC_RELEASE);
 			t->slot = s;

@@ -486,6 +486,7 @@ static void fork_child(void)
 	rt_region = NULL;
 	t->slot = NULL;
 	t->cnt = 0;
+	t->last_seq = 0; /* the child's region is a new one */
 	t->nside = 0;
 	t->span_depth = 0; /* the parent's spans are the parent's: an end of one is unmatched */
 	t->tid = 0;

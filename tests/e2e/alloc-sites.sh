@@ -48,6 +48,11 @@ ok "the report says what the mode lacks; folded stacks from the site windows"
 "$MEMTAP" record -q -o s2.mtap --alloc=sites --access=off --no-faults --no-rss -- \
 	"$WORKLOADS/alloc-threads" 2 200000 >/dev/null || fail "record (sites) failed"
 "$MEMTAP" report e2.mtap --format json --top 1000 >e2.json || fail "report failed"
+# a thread's slots drained in the order it filled them (its bits in the ready bitmap are read
+# word by word: a slot's may be seen before its predecessor's), every row in its thread's order
+"$MEMTAP" info e2.mtap --format json >e2i.json || fail "info failed"
+check_json e2i.json '[c for c in j["collectors"] if c["name"] == "alloc"][0]["details"]["event_times_raised"] == "0"' \
+	"two threads: a slot's rows were drained after a later slot of their thread"
 "$MEMTAP" report s2.mtap --format json --top 1000 >s2.json || fail "report failed"
 python3 - e2.json s2.json e2.mtap s2.mtap <<'PY' || fail "two threads: sites mode differs"
 import json, os, sys

@@ -49,10 +49,11 @@ for r in runs:
     if r["kind"] == "traced":
         m = json.load(open(d + "/metadata.json"))
         assert r["peak_rss_bytes"] > 4 << 20 and r["peak_heap_bytes"] > 1500 * 4096, r  # ~63 % of 3000 random keys, 4 KiB each
-# redis-benchmark's CPU is the run's own: counted as background it would be 25-36 % here
-import statistics
-bg = statistics.median(r["background_cpu_pct"] for r in runs)
-assert bg < 15, "median background CPU %.1f %%: the driver counted as background?" % bg
+# redis-benchmark's CPU is the run's own: counted as background it would be 25-36 % in every
+# run here. Other work on the machine comes and goes (a CI run's baseline once measured 34 %):
+# the quietest run says whether the driver is in the background, the median would not.
+bg = min(r["background_cpu_pct"] for r in runs)
+assert bg < 15, "background CPU at least %.1f %% in every run: the driver counted as background?" % bg
 PY
 "$MEMTAP" info "$R/workload=redis/config=small/kind=traced/rep=1/trace.mtap" --format json |
 	python3 -c 'import json, sys; c = json.load(sys.stdin)["run"]["command"]; sys.exit(0 if "redis-server" in c else 1)' ||

@@ -43,19 +43,22 @@ for mode in plain fork fill; do
 	ok "$mode: no foreign byte, every allocation recorded"
 done
 
-# 2. Its wall time against its bare time, medians of five interleaved pairs (default slots).
+# 2. Its wall time against its bare time, medians of five interleaved pairs (default slots):
+# a lost socket must not stall the program. The bound is 3x: recording 6,000,000 events costs
+# 2.0x here (bench/perf.sh measures the cost itself); a stall or a retry loop costs far more.
+# A sanitizer-built recorder's time says nothing of the program's: not measured there.
+sanitized && { ok "wall time not measured: memtap is sanitizer-built here"; exit 0; }
 for i in 1 2 3 4 5; do
 	"$D" $N f.out >b.out || fail "bare run failed"
 	field ms b.out >>bare.ms
 	timeout 120 "$MEMTAP" record -q -f -o d.mtap -- "$D" $N f.out >t.out 2>t.err || fail "traced run failed: $(cat t.err)"
 	field ms t.out >>traced.ms
 done
-python3 - bare.ms traced.ms "$(sanitized && echo asan)" <<'PY' || fail "the daemon runs more than 2x slower traced (above)"
+python3 - bare.ms traced.ms <<'PY' || fail "the daemon runs more than 3x slower traced (above)"
 import statistics, sys
 b = statistics.median(float(x) for x in open(sys.argv[1]))
 t = statistics.median(float(x) for x in open(sys.argv[2]))
-print("  allocation loop: bare %.1f ms, traced %.1f ms: %.2fx (bound 2x%s)" % (
-      b, t, t / b, ", not checked: memtap is sanitizer-built here" if sys.argv[3] else ""))
-sys.exit(0 if t <= 2 * b or sys.argv[3] else 1)
+print("  allocation loop: bare %.1f ms, traced %.1f ms: %.2fx (bound 3x)" % (b, t, t / b))
+sys.exit(0 if t <= 3 * b else 1)
 PY
-ok "the daemon's loop stays within 2x its bare time (release build)"
+ok "the daemon's loop stays within 3x its bare time"
