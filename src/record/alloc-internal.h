@@ -77,6 +77,7 @@ struct proc_rt {
 	bool counted; /* counted as untraced already */
 	bool exited; /* perf follower: its exit was read */
 	bool inherited; /* forked from an untraced process, not exec'd since: untraced too */
+	pid_t parent; /* the process it was forked from (0: not seen forked) */
 };
 
 /* Why connections to the runtime's socket were refused (connections_refused_*). */

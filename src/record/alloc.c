@@ -598,6 +598,31 @@ void mt_alloc_read_messages(struct mt_session *s, pid_t pid)
 			mt_ac_read_conn(s, &a->conns[i]);
 }
 
+/* A forked child that has not exec'd is untraced when its parent is: an image the runtime
+ * cannot enter (its reason known, or final: the recording's end), or such a child itself.
+ * Returns whether c is now known untraced. */
+static bool inherit_untraced(struct mt_alloc_state *a, struct proc_rt *c, bool final)
+{
+	const struct proc_rt *pp;
+	pid_t parent = c->parent;
+	char why[200];
+
+	if (c->inherited || c->exec_seen || c->rt_seen || !parent ||
+	    !(pp = mt_ac_proc_get(a, parent, false)))
+		return c->inherited;
+	if (pp->rt_seen || (!pp->exec_seen && !pp->inherited) || (!final && !pp->reason[0]))
+		return false;
+	if (!pp->reason[0])
+		missing_reason(a, pp, why, sizeof(why));
+	if (pp->inherited) /* "a child of untraced ..." already: the first such ancestor's */
+		mt_strlcpy(c->reason, pp->reason, sizeof(c->reason));
+	else
+		snprintf(c->reason, sizeof(c->reason), "a child of untraced %d (%.160s)",
+			 (int)parent, pp->reason[0] ? pp->reason : why);
+	c->inherited = true;
+	return true;
+}
+
 void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 {
 	struct mt_alloc_state *a = s->alloc;
@@ -612,6 +637,7 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 			a->conns[i].closed = true;
 	if (!(p = mt_ac_proc_get(a, pid, false)))
 		return;
+	(void)inherit_untraced(a, p, false);
 	if ((p->exec_seen || p->inherited) && !p->rt_seen) {
 		char why[200];
 
@@ -622,6 +648,7 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 		p->pid = -1; /* the pid may be reused */
 		p->counted = false;
 		p->inherited = false;
+		p->parent = 0;
 	} else {
 		p->exited = true; /* perf: an exec record may still come, from another ring */
 	}
@@ -630,19 +657,14 @@ void mt_alloc_on_process_exit(struct mt_session *s, pid_t pid)
 void mt_alloc_on_fork(struct mt_session *s, pid_t parent, pid_t child)
 {
 	struct mt_alloc_state *a = s->alloc;
-	struct proc_rt *c, *pp;
+	struct proc_rt *c;
 
 	if (!a || parent == child || !(c = mt_ac_proc_get(a, child, true)))
 		return;
-	pp = mt_ac_proc_get(a, parent, false); /* after the child's: the array may have moved */
-	if (!pp || pp->rt_seen || !pp->reason[0] || (!pp->exec_seen && !pp->inherited))
-		return;
-	c->inherited = true;
-	if (pp->inherited) /* "a child of untraced ..." already: the first such ancestor's */
-		mt_strlcpy(c->reason, pp->reason, sizeof(c->reason));
-	else
-		snprintf(c->reason, sizeof(c->reason), "a child of untraced %d (%.160s)",
-			 (int)parent, pp->reason);
+	c->parent = parent;
+	/* the parent's exec may be read later (perf: another CPU's ring): then decided at the
+	 * child's exit, or at the recording's end */
+	(void)inherit_untraced(a, c, false);
 }
 
 void mt_alloc_untraced(struct mt_session *s, pid_t pid, const char *why)
@@ -698,6 +720,20 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 			continue;
 		missing_reason(a, p, why, sizeof(why));
 		mt_ac_untraced(a, p->pid, why);
+	}
+	/* Children forked by untraced processes, read before their parents' execs: their
+	 * parents' state is final now (a chain of them takes a pass per generation). */
+	for (bool more = true; more;) {
+		more = false;
+		for (size_t i = 0; i < a->nprocs; i++) {
+			struct proc_rt *p = &a->procs[i];
+
+			if (p->pid <= 0 || p->counted || p->inherited ||
+			    !inherit_untraced(a, p, true))
+				continue;
+			mt_ac_untraced(a, p->pid, p->reason);
+			more = true;
+		}
 	}
 	if (a->refused[REF_KEY] || a->refused[REF_MEMFD])
 		mt_warn("refused %llu connections to the runtime's socket: %llu without this "
