@@ -721,14 +721,16 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		missing_reason(a, p, why, sizeof(why));
 		mt_ac_untraced(a, p->pid, why);
 	}
-	/* Children forked by untraced processes, read before their parents' execs: their
-	 * parents' state is final now (a chain of them takes a pass per generation). */
+	/* Children forked by untraced processes, read before their parents' execs (or their
+	 * exits before their forks: another CPU's ring): their parents' state is final now (a
+	 * chain of them takes a pass per generation). */
 	for (bool more = true; more;) {
 		more = false;
 		for (size_t i = 0; i < a->nprocs; i++) {
 			struct proc_rt *p = &a->procs[i];
 
-			if (p->pid <= 0 || p->counted || p->inherited ||
+			/* inherited but not counted: its exit was read before its fork */
+			if (p->pid <= 0 || p->counted || p->rt_seen ||
 			    !inherit_untraced(a, p, true))
 				continue;
 			mt_ac_untraced(a, p->pid, p->reason);
