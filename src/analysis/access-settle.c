@@ -204,9 +204,14 @@ static void settle_behaviour(struct pass *ps)
 		 * frees what lived all along: gone only in the last third of its time */
 		sb->lasting += mt_region_censored(b) ||
 			       (proc_end > g->t_start && life * 3 >= (proc_end - g->t_start) * 2);
+		/* read to the end: a block's last read in the second half of its life, against
+		 * how often that happens to blocks read all along with as many samples */
 		if (g->c.read_samples) {
 			sb->read++;
 			sb->read_late += b->last_read_ns >= end - life / 2;
+			sb->read_late_expected +=
+				1.0 -
+				ldexp(1.0, -(int)(g->c.read_samples < 64 ? g->c.read_samples : 64));
 		}
 		sb->written_late += b->last_write_ns > g->t_start + life / 2;
 		sb->pages_written += b->pages_written;

@@ -36,9 +36,16 @@ static float ratio(uint64_t a, uint64_t b)
 void mt_beh_settle(struct mt_site_behaviour *b)
 {
 	float freed = ratio(b->frees, b->allocs), outlive = ratio(b->outlived, b->frees);
-	float alive = ratio(b->lasting, b->big), rlate = ratio(b->read_late, b->read);
+	float alive = ratio(b->lasting, b->big);
+	/* read late as often as blocks read all along would be, with their samples (one
+	 * sample: half the time); capped at 1 */
+	float rlate = b->read_late_expected > 0
+			      ? (float)((double)b->read_late / b->read_late_expected)
+			      : 0.0f;
 	float wlate = ratio(b->written_late, b->big);
 
+	if (rlate > 1.0f)
+		rlate = 1.0f;
 	b->verdict = MT_BEH_NONE;
 	b->confidence = 0;
 	if (!b->big) /* no block of 64 KiB or more was touched: not memory that matters here */

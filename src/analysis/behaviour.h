@@ -32,6 +32,10 @@ struct mt_site_behaviour {
 	/* settled at the end, over its big blocks' regions */
 	/* lasting: alive to its process's end, or gone only in the last third of its time there */
 	uint64_t big, lasting, read, read_late, written_late;
+	/* Σ over the read blocks of 1 - 2^-k (k: its read samples): how many of them would have
+	 * their last sample in the second half of their lives if each were read all along (a
+	 * block sampled once lands in either half as often) */
+	double read_late_expected;
 	uint64_t wo_pages, wo_once_pages; /* of its regions with an exact basis */
 	uint64_t pages_written, page_epochs; /* their written pages; Σ epochs each was written in */
 	uint8_t verdict; /* enum mt_behaviour */

@@ -137,5 +137,6 @@ void mt_report_behaviour_json(struct mt_json *j, const struct mt_site_behaviour 
 		mt_json_kv_null(j, "confidence");
 	}
 	MT_JSON_KV_U64S(j, b, behaviour_figures);
+	mt_json_kv_double(j, "read_late_expected", b->read_late_expected);
 	mt_json_end_object(j);
 }
