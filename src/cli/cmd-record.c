@@ -302,6 +302,8 @@ static int attach_opts(struct mt_record_opts *ro)
 	for (unsigned i = 0; i < ro->nattach; i++)
 		if (mt_attach_check(ro->attach_pids[i]) < 0)
 			return 2; /* said in one line */
+	if (o.all && mt_attach_check_system() < 0)
+		return 2; /* said in one line */
 	ro->system_wide = o.all;
 	ro->attach_pid = ro->nattach ? ro->attach_pids[0] : 0;
 	if (o.duration) {

@@ -29,6 +29,7 @@
 #include "record/procfs.h"
 #include "record/rss.h"
 #include "record/session.h"
+#include "record/sysinfo.h"
 
 #define PF_KTHREAD_ 0x00200000u /* include/linux/sched.h */
 
@@ -93,6 +94,28 @@ int mt_attach_check(pid_t pid)
 		return -EPERM;
 	}
 	return 0;
+}
+
+int mt_attach_check_system(void)
+{
+	struct perf_event_attr a = { .size = sizeof(a),
+				     .type = PERF_TYPE_SOFTWARE,
+				     .config = PERF_COUNT_SW_DUMMY,
+				     .disabled = 1,
+				     .exclude_kernel = 1,
+				     .exclude_hv = 1 };
+	int fd = mt_perf_open(&a, -1, 0, -1);
+
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	if (fd != -EACCES && fd != -EPERM)
+		return 0; /* not a matter of privilege: the collectors say what fails */
+	mt_err("record -a needs CAP_PERFMON (or root): perf events of every process are denied "
+	       "to this user (kernel.perf_event_paranoid=%d)",
+	       mt_sysctl_int("/proc/sys/kernel/perf_event_paranoid", 2));
+	return -EPERM;
 }
 
 int mt_attach_traced(pid_t pid)

@@ -11,6 +11,10 @@ struct mt_session;
 /* Can pid be attached to? 0, or -errno after one line on stderr naming the cause: no such
  * process, a kernel thread, a zombie, a thread id, memtap itself, another user's. */
 int mt_attach_check(pid_t pid);
+/* record -a: 0 when this memtap may open perf events of every process (pid -1); else says
+ * in one line which capability it needs and returns -EPERM (a whole-system recording
+ * without them would hold /proc snapshots only). */
+int mt_attach_check_system(void);
 /* Can the allocation runtime be loaded into pid with ptrace? 0, or -EBUSY after one line
  * on stderr when another process traces it (a debugger, strace). */
 int mt_attach_traced(pid_t pid);

@@ -129,3 +129,17 @@ check_json end.json 'j["integrity"]["complete"]' "the trace of a recording stopp
 "$MEMTAP" report end.mtap --format json >endr.json || fail "report of the END-stopped trace failed"
 check_json endr.json 'j["run"]["stop_reason"].startswith("stopped")' "the END-stopped trace does not say why it stopped"
 ok "END followed by more input: the recording stops there, its trace kept"
+
+# A user without the capability (issue 36): refused in one line naming it, no trace left —
+# not a "whole-system" trace of /proc snapshots.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null &&
+	[ "$(cat /proc/sys/kernel/perf_event_paranoid)" -ge 0 ]; then
+	chmod 777 "$T"
+	setpriv --reuid=nobody --regid=nogroup --clear-groups "$MEMTAP" record -a --duration 1 \
+		-o "$T/nobody.mtap" </dev/null >nb.out 2>nb.err
+	rc=$?
+	[ $rc = 2 ] && [ "$(wc -l <nb.err)" = 1 ] && grep -q "record -a needs CAP_PERFMON" nb.err ||
+		fail "record -a by nobody: exit $rc, $(cat nb.err)"
+	[ ! -e "$T/nobody.mtap" ] || fail "record -a by nobody left a trace"
+	ok "record -a without the capability: $(cat nb.err)"
+fi
