@@ -653,59 +653,10 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 		mt_debug("runtime stream %u of %d closed: %llu events", c->stream, (int)c->pid,
 			 (unsigned long long)c->events);
 		a->events += c->events;
-		a->stalls += r->stalls;
-		a->stall_ns += r->stall_ns;
-		a->notifies += r->notifies;
-		a->dropped += r->dropped;
-		a->labels_dropped += r->labels_dropped;
-		if (r->labels_dropped)
-			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, r->labels_dropped,
-				     "memtap.h labels: the runtime's socket stayed full");
-		a->guard += r->guard_events;
-		a->truncated += r->truncated;
-		a->depth_limited += r->depth_limited;
-		a->rule_misses += r->rule_misses;
-		a->unwind_chunk_reads += r->unwind_chunk_reads;
-		a->unwind_in_memory += r->unwind_in_memory;
-		a->unsupported += r->unsupported;
-		a->trie_full += r->trie_full;
-		a->trie_resets += r->trie_resets;
-		a->own_lost += r->own_reports_lost;
-		a->own_outside += r->own_outside;
-		a->node_waits += r->node_waits;
-		for (int k = 0; k < MT_RT_TRUNC_MAX; k++)
-			a->trunc[k] += r->trunc[k];
-		a->memo_hits += r->memo_hits;
-		if (r->py_state < 4) {
-			a->py_procs[r->py_state]++;
-			if (r->py_version)
-				a->py_version[r->py_state] = r->py_version;
-		}
-		a->py_funcs_lost += r->py_codes_lost;
-		a->chan_lost += r->chan_lost;
-		a->chan_resumed += r->chan_resumed;
-		a->starved_drops += r->starved_drops;
-		a->appev_dropped += r->appev_dropped;
-		a->appev_fields_dropped += r->appev_fields_dropped;
-		a->spans_unmatched += r->spans_unmatched;
-		a->spans_too_deep += r->spans_too_deep;
-		if (r->appev_dropped)
-			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, r->appev_dropped,
-				     "memtap.h events and spans: the runtime's socket stayed full");
-		a->py_stacks += r->py_stacks;
-		a->py_unplaced += r->py_unplaced;
-		if (r->py_codes_lost)
-			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, r->py_codes_lost,
-				     "Python function names: the runtime's socket stayed full");
-		a->walked += r->frames_walked;
-		a->reused += r->frames_reused;
+		mt_ac_sum_counters(s, c);
 		a->bad_rows += c->bad_rows;
 		a->slot_rescans += c->rescans;
 		a->times_raised += c->raised;
-		if (r->dropped)
-			mt_emit_lost(
-				s, mt_now_ns(), &s->alloc_coll, r->dropped,
-				"runtime found no free slot for a second, or a nested hook overflowed");
 		munmap(r, c->size);
 		c->region = NULL;
 	}

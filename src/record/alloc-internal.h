@@ -120,6 +120,7 @@ struct mt_alloc_state {
 		memo_hits, walked, reused, nodes, bad_rows, slot_rescans, times_raised, trie_resets,
 		node_waits, trunc[MT_RT_TRUNC_MAX], own_lost, own_outside, notifies, labels,
 		labels_dropped, bad_labels;
+	uint64_t regions_overwritten; /* regions whose geometry the workload wrote over */
 	/* Python frames: processes by enum mt_rt_py_state, the last version met of each state,
 	 * functions announced (and lost, malformed), stacks with Python frames, and those whose
 	 * outer Python frames lay beyond the captured native ones */
@@ -169,6 +170,9 @@ void mt_ac_appev_keys(struct mt_kv *kv, const struct mt_alloc_state *a);
 /* alloc-conn.c */
 void mt_ac_conn_accept(struct mt_session *s);
 void mt_ac_conn_close(struct mt_session *s, struct conn *c);
+/* alloc-counters.c: the closing region's own counters into the totals, unless the workload
+ * wrote over its geometry (then counted in regions_overwritten and left out). */
+void mt_ac_sum_counters(struct mt_session *s, struct conn *c);
 unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid);
 void mt_ac_conn_flush(struct mt_session *s, struct conn *c);
 void mt_ac_on_hello(struct mt_session *s, struct conn *c);

@@ -815,6 +815,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		snprintf(buf, sizeof(buf), "%.3f", (double)a->stall_ns / 1e6);
 		mt_kv_add(kv, "runtime_stall_ms", buf);
 		mt_kv_add_u64(kv, "malformed_rows", a->bad_rows);
+		mt_kv_add_u64(kv, "runtime_regions_overwritten", a->regions_overwritten);
 		mt_kv_add_u64(kv, "slot_rescans", a->slot_rescans);
 		mt_kv_add_u64(kv, "event_times_raised", a->times_raised);
 		channel_keys(kv, a);
