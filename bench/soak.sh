@@ -6,14 +6,17 @@
 # install it) llama.cpp on a tiny random GGUF model; one table of outcomes (trials, survived,
 # crashes, hangs, other failures by class) and the trials as JSON in soak.json. Root (the
 # tmpfs mounts). tests/soak/soak.py says what each outcome means; e2e/soak-short is CI's
-# short form.
-# usage: bench/soak.sh [BUILD_DIR] [TRIALS] [DISK] [SEED]   (default build, 100, 50, the time)
+# short form. Then LOAD seconds (600) of redis under redis-benchmark and of llama.cpp serving,
+# recorded with every default collector (tests/soak/load.sh: the recorder's RSS at 10 %, 50 %
+# and 100 % of the run, trace MB per minute, events, lost); LOAD 0 leaves them out.
+# usage: bench/soak.sh [BUILD_DIR] [TRIALS] [DISK] [SEED] [LOAD]   (build, 100, 50, the time, 600)
 set -eu
 HERE=$(cd "$(dirname "$0")" && pwd)
 B=$(cd "${1:-$HERE/../build}" && pwd)
 TRIALS=${2:-100}
 DISK=${3:-50}
 SEED=${4:-$(date +%s)}
+LOAD=${5:-600}
 [ -x "$B/memtap" ] || { echo "bench/soak.sh: build first" >&2; exit 1; }
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
@@ -30,4 +33,13 @@ else
 	echo "bench/soak.sh: no node-llama-cpp beside the build: llama.cpp left out" >&2
 fi
 python3 "$HERE/../tests/soak/soak.py" --memtap "$B/memtap" --trials "$TRIALS" --disk "$DISK" \
-	--seed "$SEED" --programs "$PROGS" --json soak.json "$@"
+	--seed "$SEED" --programs "$PROGS" --json soak.json "$@" || status=1
+[ "$LOAD" -gt 0 ] || exit ${status:-0}
+echo "load PROGRAM SECONDS recorder_rss_kb@10% @50% @100% trace_MB/min events lost lost_by_collector"
+mkdir -p "$T/load"
+if [ "${PROGS#*llama}" != "$PROGS" ]; then
+	(cd "$T/load" && sh "$HERE/../tests/soak/load.sh" "$B/memtap" "$LOAD" "$HERE/../examples/engines/llama.mjs" "$T/model.gguf") || status=1
+else
+	(cd "$T/load" && sh "$HERE/../tests/soak/load.sh" "$B/memtap" "$LOAD") || status=1
+fi
+exit ${status:-0}
