@@ -18,10 +18,12 @@
 #include "record/live.h"
 #include "record/live-internal.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -135,6 +137,28 @@ static void on_event(void *ctx, unsigned type, const uint64_t *row)
 	}
 }
 
+/* The live files of recorders that are gone (a SIGKILL leaves its file, and its temporary
+ * one: hundreds after a day of tests), removed from the user's private directory. A file is
+ * PID.live or PID.live.XXXXXX; a recorder that runs keeps its own. */
+static void sweep(const char *dir)
+{
+	DIR *dd = opendir(dir);
+	struct dirent *d;
+
+	while (dd && (d = readdir(dd))) {
+		char *end;
+		long pid = strtol(d->d_name, &end, 10);
+
+		if (pid <= 0 || pid > INT_MAX || end == d->d_name || strncmp(end, ".live", 5) ||
+		    (end[5] && (end[5] != '.' || strlen(end + 6) != 6)))
+			continue;
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			(void)unlinkat(dirfd(dd), d->d_name, 0);
+	}
+	if (dd)
+		closedir(dd);
+}
+
 void mt_live_open(struct mt_session *s)
 {
 	char dir[PATH_MAX - 32];
@@ -145,6 +169,7 @@ void mt_live_open(struct mt_session *s)
 		mt_debug("no live figures for memtap top: %s", strerror(-r));
 		return;
 	}
+	sweep(dir);
 	if (!(l = calloc(1, sizeof(*l))))
 		return;
 	snprintf(l->path, sizeof(l->path), "%s/%d.live", dir, (int)s->self);

@@ -6,13 +6,14 @@ Each mutant is a trace with some damage — bytes flipped, a range zeroed, repea
 inserted, the file cut short, or the head of one trace spliced onto the tail of another —
 read by every command that reads traces: info, dump, report (text, JSON, the placement and
 metrics sections), syscalls, export to each format, view, plot, diff against the original;
-and `memtap events` on damaged event-trace files (JSON lines). Every run must end within
+and `memtap events` on damaged event-trace files (JSON lines), and `memtap top --once` on
+damaged live files (the figures a running recording publishes). Every run must end within
 10 s, by itself (no signal), with exit 0, 1 or 2, and without a sanitizer report; a command
 that fails says so on stderr. The table gives, per command, the runs, their exits and every
 failure; --json writes each failure with the seed that makes its mutant again.
 
-usage: mutate.py --memtap PATH --traces A.mtap,B.mtap [--events X.txt,...] [--mutants N]
-                 [--seed S] [--json FILE]
+usage: mutate.py --memtap PATH --traces A.mtap,B.mtap [--events X.txt,...] [--live F.live]
+                 [--mutants N] [--seed S] [--json FILE]
 """
 import argparse
 import json
@@ -84,11 +85,11 @@ def mutate(data, other, rng):
     return bytes(b[:i]) + other[j:], "head %d spliced onto another's tail from %d" % (i, j)
 
 
-def run(memtap, name, argv, failures, stats, what):
+def run(memtap, name, argv, failures, stats, what, env=None):
     t0 = time.monotonic()
     try:
         p = subprocess.run([memtap] + argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                           timeout=LIMIT_S)
+                           timeout=LIMIT_S, env=env)
     except subprocess.TimeoutExpired:
         failures.append(dict(what, command=name, failure="hang",
                              why="no end in %d s" % LIMIT_S))
@@ -122,6 +123,7 @@ def main():
     ap.add_argument("--memtap", required=True)
     ap.add_argument("--traces", required=True, help="comma-separated .mtap files")
     ap.add_argument("--events", default="", help="comma-separated event-trace files")
+    ap.add_argument("--live", help="a live file of a running recording (memtap top's input)")
     ap.add_argument("--mutants", type=int, default=100, help="per trace")
     ap.add_argument("--seed", type=int, default=int(time.time()))
     ap.add_argument("--json")
@@ -130,7 +132,7 @@ def main():
     events = [t for t in args.events.split(",") if t]
     work = tempfile.mkdtemp(prefix="memtap-mutate.")
     stats = {}
-    for name, _ in COMMANDS + [("events", None)]:
+    for name, _ in COMMANDS + [("events", None), ("top", None)]:
         stats[name] = {"runs": 0, "exit0": 0, "exit1": 0, "exit2": 0, "hang": 0, "max_s": 0.0,
                        "max_lines": 0}
     failures = []
@@ -168,12 +170,29 @@ def main():
                     f.write(data)
                 what = {"trace": os.path.basename(t), "seed": seed, "damage": how}
                 run(args.memtap, "events", ["events", m], failures, stats, what)
+        if args.live:
+            # top reads $XDG_RUNTIME_DIR/memtap/PID.live, a directory only the user enters
+            xdg = os.path.join(work, "xdg")
+            os.makedirs(os.path.join(xdg, "memtap"), mode=0o700)
+            os.chmod(xdg, 0o700)
+            env = dict(os.environ, XDG_RUNTIME_DIR=xdg)
+            data0 = open(args.live, "rb").read()
+            for k in range(args.mutants):
+                seed = args.seed * 1000003 + 900000 + k
+                rng = random.Random(seed)
+                data, how = mutate(data0, data0, rng)
+                with open(os.path.join(xdg, "memtap", "4242.live"), "wb") as f:
+                    f.write(data)
+                what = {"trace": os.path.basename(args.live), "seed": seed, "damage": how}
+                run(args.memtap, "top", ["top", "-p", "4242", "--once"], failures, stats, what,
+                    env)
         if sys.stderr.isatty():
             print(file=sys.stderr)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    print("seed %d; %d traces and %d event files, %d mutants each, %.0f s" % (
-        args.seed, len(traces), len(events), args.mutants, time.monotonic() - t_start))
+    print("seed %d; %d traces, %d event files and %d live files, %d mutants each, %.0f s" % (
+        args.seed, len(traces), len(events), 1 if args.live else 0, args.mutants,
+        time.monotonic() - t_start))
     print("%-18s %6s %6s %6s %6s %7s %5s %9s %6s  %s" % (
         "command", "runs", "exit0", "exit1", "exit2", "crashes", "hangs", "sanitizer", "max s",
         "other failures"))
