@@ -6,7 +6,8 @@
 # install it) llama.cpp on a tiny random GGUF model; one table of outcomes (trials, survived,
 # crashes, hangs, other failures by class) and the trials as JSON in soak.json. Root (the
 # tmpfs mounts). tests/soak/soak.py says what each outcome means; e2e/soak-short is CI's
-# short form. Then LOAD seconds (600) of redis under redis-benchmark and of llama.cpp serving,
+# short form. Then 5,000 short processes and forks under a process limit (e2e/proc-storm),
+# and LOAD seconds (600) of redis under redis-benchmark and of llama.cpp serving,
 # recorded with every default collector (tests/soak/load.sh: the recorder's RSS at 10 %, 50 %
 # and 100 % of the run, trace MB per minute, events, lost); LOAD 0 leaves them out.
 # usage: bench/soak.sh [BUILD_DIR] [TRIALS] [DISK] [SEED] [LOAD]   (build, 100, 50, the time, 600)
@@ -34,6 +35,9 @@ else
 fi
 python3 "$HERE/../tests/soak/soak.py" --memtap "$B/memtap" --trials "$TRIALS" --disk "$DISK" \
 	--seed "$SEED" --programs "$PROGS" --json soak.json "$@" || status=1
+# many processes: 5,000 short ones, and forks under a process limit (tests/e2e/proc-storm.sh)
+MEMTAP="$B/memtap" WORKLOADS="$B/tests/e2e/workloads" SRC="$HERE/.." MEMTAP_STORM_N=5000 \
+	sh "$HERE/../tests/e2e/proc-storm.sh" || status=1
 [ "$LOAD" -gt 0 ] || exit ${status:-0}
 echo "load PROGRAM SECONDS recorder_rss_kb@10% @50% @100% trace_MB/min events lost lost_by_collector"
 mkdir -p "$T/load"
