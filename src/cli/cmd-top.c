@@ -234,9 +234,13 @@ static int snap_read(const char *path, struct top_snap *s)
 		}
 	}
 	fclose(f);
+	if (!s->recorder || !v2) {
+		snap_free(s); /* the rows a damaged file's lines made */
+		return -EPROTO;
+	}
 	if (!sorted && s->n)
 		qsort(s->rows, s->n, sizeof(*s->rows), by_pid);
-	return s->recorder && v2 ? 0 : -EPROTO;
+	return 0;
 }
 
 static void term_size(int *rows, int *cols)
@@ -283,7 +287,7 @@ static int watch(const char *path, int ms)
 	bool tty = !o.once && isatty(STDIN_FILENO) && isatty(STDOUT_FILENO);
 	struct top_snap prev = { 0 }, cur;
 	struct termios old, raw;
-	int rows, cols, frames = 0, printed = 0;
+	int rows, cols, frames = 0, printed = 0, status = 0;
 
 	if (tty && tcgetattr(STDIN_FILENO, &old) == 0) {
 		raw = old;
@@ -296,10 +300,21 @@ static int watch(const char *path, int ms)
 		tty = false;
 	}
 	while (!stop) {
-		if (snap_read(path, &cur) < 0) {
-			if (frames)
-				printf("%sthe recording ended%s%s\n", tty ? "\n" : "",
-				       prev.path[0] ? ": " : "", prev.path);
+		int r = snap_read(path, &cur);
+
+		if (r < 0 && frames) {
+			printf("%sthe recording ended%s%s\n", tty ? "\n" : "",
+			       prev.path[0] ? ": " : "", prev.path);
+			break;
+		}
+		if (r < 0) {
+			if (r == -EPROTO)
+				mt_err("'%s' is not a live file of this memtap (damaged, or written "
+				       "by another version)",
+				       path);
+			else
+				mt_err("cannot read '%s': %s", path, strerror(-r));
+			status = 1;
 			break;
 		}
 		term_size(&rows, &cols);
@@ -323,7 +338,7 @@ static int watch(const char *path, int ms)
 		tcsetattr(STDIN_FILENO, TCSANOW, &old);
 		fputs("\033[?25h", stdout);
 	}
-	return 0;
+	return status;
 }
 
 int cmd_top(int argc, char **argv)

@@ -149,3 +149,13 @@ PY
 "$MEMTAP" top --once --pid $mp >x.out 2>x.err && fail "top of a finished recording succeeded"
 [ "$(wc -l <x.err)" = 1 ] || fail "a finished recording: not one line: $(cat x.err)"
 ok "memtap top in 80x24 tmux: live figures change, heap, regions and sites are the known ones, q quits"
+
+# A live file that is not one (damaged: its process lines kept, its header gone): one line,
+# exit 1 — it once exited 0 silently, leaking the rows read (found by e2e/mutate-short).
+mkdir -p xdg/memtap && chmod 700 xdg xdg/memtap
+printf 'proc 1 2 3 4 5 6 7 8 9 10 11 0 x\nproc 2 2 3 4 5 6 7 8 9 10 11 0 y\n' >xdg/memtap/4242.live
+XDG_RUNTIME_DIR=$PWD/xdg "$MEMTAP" top --once --pid 4242 >d.out 2>d.err
+rc=$?
+[ $rc = 1 ] && [ "$(wc -l <d.err)" = 1 ] && grep -q "is not a live file" d.err ||
+	fail "a damaged live file: exit $rc, $(cat d.err)"
+ok "a damaged live file: $(cat d.err)"
