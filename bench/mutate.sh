@@ -21,11 +21,11 @@ R=$M
 echo "reading with $R"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
-"$M" record -q -o "$T/python.mtap" --syscalls -- python3 -c \
-	'd = {i: str(i) * 3 for i in range(50000)}; print(sum(map(len, d.values())))' >/dev/null
+"$M" record -q -o "$T/python.mtap" --syscalls -- python3 -S -c \
+	'd = {i: str(i) * 3 for i in range(5000)}; print(sum(map(len, d.values())))' >/dev/null
 "$M" record -q -o "$T/sqlite.mtap" --syscalls -- sqlite3 :memory: \
-	"create table t(a, b); with recursive c(x) as (select 1 union all select x + 1 from c where x < 20000) insert into t select x, hex(x) from c; select count(*), max(b) from t;" >/dev/null
-"$M" record -q -o "$T/pipe.mtap" --syscalls -- sh -c 'ls -R /usr/share/doc | sort | uniq -c | wc -l' >/dev/null
+	"create table t(a, b); with recursive c(x) as (select 1 union all select x + 1 from c where x < 5000) insert into t select x, hex(x) from c; select count(*), max(b) from t;" >/dev/null
+"$M" record -q -o "$T/pipe.mtap" --syscalls -- sh -c 'ls -R /usr/share/doc/python3* | sort | uniq -c | wc -l' >/dev/null
 # a running recording's live file, for memtap top
 "$M" record -q -o "$T/live.mtap" -- python3 -c 'import time; x = [bytearray(999) for i in range(999)]; time.sleep(1.6)' &
 mp=$!
