@@ -17,7 +17,8 @@ with a bare run of the same program. Modes:
             the program is unharmed; memtap exits 0 with a complete trace, or non-zero with
             one error line and a readable trace or none — never an empty or unreadable file.
 
-Each trial's outcome is one of: ok, or a failure class (changed, unreadable, unstated,
+A survived trial whose trace was cut short (the loss stated) or not written (full at the
+start) counts as lost. Each trial's outcome is one of: ok, or a failure class (changed, unreadable, unstated,
 crash, hang, empty_file, bad_exit). A crash is a memtap process dying of a signal nobody
 sent; a hang is one that outlives its time limit (60 s). The table has one row per program
 and mode; --json writes the trials. The last disk trial of each program starts with the
@@ -289,21 +290,26 @@ def trial(args, name, argv, mode, ref, run_s, work, rng, full=False):
 
 
 def table(trials):
+    """One row per program and mode: trials, survived, lost (traces cut short, the loss
+    stated in one line; or, full at the start, none written), crashes, hangs, the rest."""
     rows = {}
     for t in trials:
-        r = rows.setdefault((t["program"], t["mode"]), {"trials": 0, "ok": 0, "fail": {}})
+        r = rows.setdefault((t["program"], t["mode"]), {"trials": 0, "ok": 0, "lost": 0,
+                                                        "fail": {}})
         r["trials"] += 1
         if t["outcome"] == "ok":
             r["ok"] += 1
+            r["lost"] += t.get("trace_complete") is not True
         else:
             r["fail"][t["outcome"]] = r["fail"].get(t["outcome"], 0) + 1
-    print("%-8s %-9s %7s %9s %7s %6s  %s" % ("program", "mode", "trials", "survived", "crashes",
-                                            "hangs", "other failures"))
+    print("%-8s %-9s %7s %9s %5s %7s %6s  %s" % ("program", "mode", "trials", "survived", "lost",
+                                                "crashes", "hangs", "other failures"))
     for (p, m), r in sorted(rows.items()):
         f = dict(r["fail"])
         cr, hg = f.pop("crash", 0), f.pop("hang", 0)
-        print("%-8s %-9s %7d %9d %7d %6d  %s" % (p, m, r["trials"], r["ok"], cr, hg,
-                                                 ", ".join("%s %d" % kv for kv in sorted(f.items())) or "-"))
+        print("%-8s %-9s %7d %9d %5d %7d %6d  %s" % (
+            p, m, r["trials"], r["ok"], r["lost"], cr, hg,
+            ", ".join("%s %d" % kv for kv in sorted(f.items())) or "-"))
 
 
 def main():
