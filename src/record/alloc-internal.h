@@ -173,6 +173,9 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c);
 /* alloc-counters.c: the closing region's own counters into the totals, unless the workload
  * wrote over its geometry (then counted in regions_overwritten and left out). */
 void mt_ac_sum_counters(struct mt_session *s, struct conn *c);
+/* The totals as the collector's keys: stacks and unwinding; the runtime's channel. */
+void mt_ac_unwind_keys(struct mt_kv *kv, const struct mt_alloc_state *a);
+void mt_ac_channel_keys(struct mt_kv *kv, const struct mt_alloc_state *a);
 unsigned mt_ac_conn_drain(struct mt_session *s, struct conn *c, bool all, uint32_t dead_tid);
 void mt_ac_conn_flush(struct mt_session *s, struct conn *c);
 void mt_ac_on_hello(struct mt_session *s, struct conn *c);

@@ -673,26 +673,6 @@ void mt_alloc_untraced(struct mt_session *s, pid_t pid, const char *why)
 		mt_ac_untraced(s->alloc, pid, why);
 }
 
-/* The runtime's channel: connections refused and why, sockets programs took away. */
-static void channel_keys(struct mt_kv *kv, const struct mt_alloc_state *a)
-{
-	static const char *const names[REF_MAX] = { "key",    "memfd",	"malformed",
-						    "silent", "resume", "no_fd" };
-	uint64_t total = 0;
-	char key[64];
-
-	for (int k = 0; k < REF_MAX; k++) {
-		total += a->refused[k];
-		snprintf(key, sizeof(key), "connections_refused_%s", names[k]);
-		mt_kv_add_u64(kv, key, a->refused[k]);
-	}
-	mt_kv_add_u64(kv, "connections_refused", total);
-	mt_kv_add_u64(kv, "recorder_descriptors_exhausted", a->fd_exhausted);
-	mt_kv_add_u64(kv, "runtime_sockets_lost", a->chan_lost);
-	mt_kv_add_u64(kv, "runtime_sockets_resumed", a->chan_resumed);
-	mt_kv_add_u64(kv, "events_dropped_no_wait", a->starved_drops);
-}
-
 void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 {
 	struct mt_alloc_state *a = s->alloc;
@@ -779,33 +759,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "labels_dropped", a->labels_dropped);
 		mt_kv_add_u64(kv, "labels_malformed", a->bad_labels);
 		mt_ac_appev_keys(kv, a);
-		mt_kv_add_u64(kv, "stacks_truncated", a->truncated);
-		mt_kv_add_u64(kv, "stacks_depth_limited", a->depth_limited);
-		mt_kv_add_u64(kv, "events_without_stack_nested", a->guard);
-		mt_kv_add_u64(kv, "unwind_rule_misses", a->rule_misses);
-		/* the objects' unwind tables read from their files, 16 KiB at a time, into
-		 * memtap's memory (their mappings untouched); objects, and rules whose file
-		 * read failed, read in place */
-		mt_kv_add_u64(kv, "unwind_table_chunks_read", a->unwind_chunk_reads);
-		mt_kv_add_u64(kv, "unwind_tables_in_memory", a->unwind_in_memory);
-		mt_kv_add_u64(kv, "unwind_unsupported", a->unsupported);
-		for (int k = 0; k < MT_RT_TRUNC_MAX; k++) {
-			char key[64];
-
-			snprintf(key, sizeof(key), "stacks_truncated_%s",
-				 mt_rt_trunc_name((unsigned)k));
-			mt_kv_add_u64(kv, key, a->trunc[k]);
-		}
-		mt_kv_add_u64(kv, "unwind_trie_full", a->trie_full);
-		mt_kv_add_u64(kv, "unwind_trie_resets", a->trie_resets);
-		mt_kv_add_u64(kv, "unwind_node_waits", a->node_waits);
-		/* memtap's own memory: its reports the socket lost (their times only), and bytes
-		 * the runtime had to map outside its arena (not identified as memtap's) */
-		mt_kv_add_u64(kv, "own_memory_reports_lost", a->own_lost);
-		mt_kv_add_u64(kv, "own_memory_outside_arena", a->own_outside);
-		mt_kv_add_u64(kv, "unwind_frames_walked", a->walked);
-		mt_kv_add_u64(kv, "unwind_frames_reused", a->reused);
-		mt_kv_add_u64(kv, "unwind_memo_hits", a->memo_hits);
+		mt_ac_unwind_keys(kv, a);
 		mt_kv_add_u64(kv, "time_every", s->o->time_every);
 		if (a->tsc && (bound = mt_ac_cal_bound_ns(a)))
 			mt_kv_add_u64(kv, "time_conversion_bound_ns", bound);
@@ -818,7 +772,7 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add_u64(kv, "runtime_regions_overwritten", a->regions_overwritten);
 		mt_kv_add_u64(kv, "slot_rescans", a->slot_rescans);
 		mt_kv_add_u64(kv, "event_times_raised", a->times_raised);
-		channel_keys(kv, a);
+		mt_ac_channel_keys(kv, a);
 		python_keys(kv, a, s->o->python_frames);
 	}
 	if (a->lsock >= 0)
