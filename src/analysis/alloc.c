@@ -37,6 +37,7 @@ struct stream_state {
 	uint64_t ht_site, ht_size;
 	struct mt_map64 inherited; /* a fork child: the parent's live blocks at the fork */
 	struct mt_map64 displaced; /* addr -> block index + 1 of a block awaiting its free */
+	uint64_t rows_live; /* its share of the pass's live (rows; --max-size's fold apart) */
 };
 
 /* A forked process's copy of its parent's heap, until its first allocation event. */
@@ -63,6 +64,8 @@ struct pass {
 	struct mt_map64 by_pid; /* pid -> its running stream + 1 (lookups stay O(1) per event) */
 	struct mt_map64 fork_of; /* pid -> index + 1 in forks */
 	uint64_t inherited_budget; /* addresses left to copy at forks (memory bound) */
+	bool peak_in_window; /* --max-size: the overall peak is a window's (no blocks then) */
+	uint64_t first_window; /* --max-size: the earliest window's start */
 };
 
 static struct stream_state *stream_get(struct pass *p, uint32_t stream, uint32_t pid)
@@ -200,6 +203,7 @@ static void unlive(struct pass *p, struct stream_state *s, const struct block *b
 		p->live -= b->size;
 		p->live_usable -= b->size + b->slack;
 		p->live_blocks--;
+		s->rows_live -= b->size;
 	}
 	pr->live_bytes -= b->size;
 	pr->live_blocks--;
@@ -351,7 +355,7 @@ static int allocate(struct pass *p, struct stream_state *s, const struct mt_even
 		site->max_live_bytes = site->live_bytes;
 	pr->live_bytes += size;
 	pr->live_blocks++;
-	if (pr->live_bytes > pr->peak_bytes) {
+	if (!pr->folded && pr->live_bytes > pr->peak_bytes) { /* folded: the windows' peaks */
 		pr->peak_bytes = pr->live_bytes;
 		pr->peak_ns = t;
 	}
@@ -365,12 +369,16 @@ static int allocate(struct pass *p, struct stream_state *s, const struct mt_even
 	p->live += size;
 	p->live_usable += size + slack;
 	p->live_blocks++;
+	s->rows_live += size;
+	if (st->folded && t >= st->folded_from_ns)
+		return 0; /* from the fold on, the rows are not the whole heap (on_heap_window) */
 	if (p->live > st->peak_bytes) {
 		st->peak_bytes = p->live;
 		st->peak_ns = t;
 		st->peak_usable = p->live_usable;
 		st->peak_blocks = p->live_blocks;
 		p->gen++;
+		p->peak_in_window = false;
 	}
 	return 0;
 }
@@ -390,6 +398,7 @@ static int on_alloc(struct pass *p, const struct mt_event *ev)
 	pr = &st->procs[s->proc];
 	if (!pr->first_ns)
 		pr->first_ns = t;
+	pr->last_row_ns = t;
 	st->events++;
 	st->time_estimated += (flags & MT_ALLOC_F_TIME_EST) != 0;
 	st->nested += (flags & MT_ALLOC_F_NESTED) != 0;
@@ -485,6 +494,7 @@ static void leak_stream(struct pass *p, struct stream_state *s)
 		p->live_usable -= b->size + b->slack;
 		p->live_blocks--;
 	}
+	s->rows_live = 0;
 }
 
 /* A process exited or exec'd: its heap is gone; what is still live leaked. */
@@ -529,6 +539,11 @@ static int on_alloc_site(struct pass *p, const struct mt_event *ev)
 	site = site_get(p, ev->stream, s->pid, v[MT_F_ASITE_STACK], v[MT_F_ASITE_SINCE], &si);
 	if (!site)
 		return -ENOMEM;
+	if (st->folded) {
+		site_touch(p, site);
+		site->folded_calls += calls;
+		st->folded_calls += calls;
+	}
 	site->calls += calls;
 	site->bytes += bytes;
 	site->slack += v[MT_F_ASITE_SLACK];
@@ -577,6 +592,20 @@ static int on_heap_window(struct pass *p, const struct mt_event *ev)
 	if (v[MT_F_HWIN_PEAK_BYTES] > pr->peak_bytes) {
 		pr->peak_bytes = v[MT_F_HWIN_PEAK_BYTES];
 		pr->peak_ns = v[MT_F_HWIN_PEAK_NS];
+	}
+	if (st->folded && (!p->first_window || v[MT_F_HWIN_SINCE] < p->first_window))
+		p->first_window = v[MT_F_HWIN_SINCE];
+	if (st->folded && !s->ended) {
+		/* the window's heap is the whole process's; the others' are their rows' (known
+		 * only when none of them allocates from the fold on: alloc_finish) */
+		uint64_t at = v[MT_F_HWIN_PEAK_BYTES] + (p->live - s->rows_live);
+
+		pr->folded = true;
+		if (at > st->peak_bytes) {
+			st->peak_bytes = at;
+			st->peak_ns = v[MT_F_HWIN_PEAK_NS];
+			p->peak_in_window = true;
+		}
 	}
 	if (!s->ended) { /* after the end (clock skew): the end's figures stand */
 		pr->live_bytes = v[MT_F_HWIN_LIVE_BYTES];
@@ -631,6 +660,34 @@ static void sites_finish(struct mt_alloc_stats *st)
 		st->peak_bytes = st->peak_ns = 0;
 }
 
+/* --max-size at the end: the sites' folded calls still live leaked (the rows' in leak_stream).
+ * The peak is known when one image was folded and no other allocated from the fold on; the
+ * sites' heap at it when it came from the rows. */
+static void folded_finish(struct mt_alloc_stats *st, const struct pass *p)
+{
+	size_t nfolded = 0, others_after = 0;
+
+	if (st->folded_from_ns == UINT64_MAX)
+		st->folded_from_ns = p->first_window;
+	for (size_t i = 0; i < st->nsites; i++) {
+		st->sites[i].leaked_bytes += st->sites[i].live_bytes;
+		st->sites[i].leaked_blocks += st->sites[i].live_blocks;
+		st->sites[i].live_bytes = st->sites[i].live_blocks = 0;
+	}
+	for (size_t i = 0; i < st->nprocs; i++) {
+		if (st->procs[i].folded)
+			nfolded++;
+		else if (st->procs[i].last_row_ns >= st->folded_from_ns)
+			others_after++;
+	}
+	st->peak_known = nfolded <= 1 && !others_after;
+	st->site_peaks_known = st->peak_known && !p->peak_in_window;
+	if (!st->peak_known)
+		st->peak_bytes = st->peak_ns = 0;
+	if (!st->site_peaks_known)
+		st->peak_usable = st->peak_blocks = 0;
+}
+
 static int alloc_finish(void *ctx, int rc)
 {
 	struct pass *pp = ctx, p = *pp;
@@ -649,6 +706,8 @@ static int alloc_finish(void *ctx, int rc)
 	}
 	if (st->sites_mode)
 		sites_finish(st);
+	else if (st->folded)
+		folded_finish(st, &p);
 	else
 		st->peak_known = true;
 	for (size_t i = 0; i < st->nprocs; i++) {
@@ -682,13 +741,27 @@ static int alloc_finish(void *ctx, int rc)
 int mt_alloc_pass(struct mt_reader *r, struct mt_alloc_stats *st, struct mt_pass *pass)
 {
 	struct pass *p;
+	bool windows, rows;
 
 	memset(st, 0, sizeof(*st));
 	mt_sketch_family_init(&st->life_overall, SIZE_MAX);
 	mt_sketch_family_init(&st->life_family, LIFE_BUDGET_PAIRS);
 	*pass = (struct mt_pass){ .name = "alloc" };
-	st->sites_mode = mt_reader_event_count(r, MT_EV_HEAP_WINDOW) > 0;
-	st->present = mt_reader_event_count(r, MT_EV_ALLOC) > 0 || st->sites_mode;
+	windows = mt_reader_event_count(r, MT_EV_HEAP_WINDOW) > 0;
+	rows = mt_reader_event_count(r, MT_EV_ALLOC) > 0;
+	/* --alloc=sites: windows only; --max-size once folded: rows, then windows too */
+	st->sites_mode = windows && !rows;
+	st->folded = windows && rows;
+	st->present = rows || windows;
+	if (st->folded) {
+		const struct mt_kvlist *kv = mt_reader_collector_named(r, "alloc");
+		const char *from = kv ? mt_kvlist_get(kv, "fold_from_ns") : NULL;
+
+		/* without it (a trace cut short: 0 at the start), the first window's start */
+		st->folded_from_ns = from ? strtoull(from, NULL, 10) : 0;
+		if (!st->folded_from_ns)
+			st->folded_from_ns = UINT64_MAX;
+	}
 	if (!st->present)
 		return 0;
 	p = calloc(1, sizeof(*p));

@@ -26,6 +26,7 @@ struct mt_alloc_site {
 	uint64_t leaked_bytes, leaked_blocks; /* live when their process exited or exec'd */
 	uint64_t max_live_bytes; /* this site's own maximum */
 	uint64_t peak_bytes; /* bytes live from this site at the moment of the overall peak */
+	uint64_t folded_calls; /* --max-size: calls counted in site windows, without rows */
 	struct mt_sketch life; /* lifetimes of its freed blocks, ns (st->life_family) */
 	/* private: lazy snapshot of live_bytes at the overall peak */
 	uint64_t saved_live, saved_epoch, mod_epoch;
@@ -41,7 +42,9 @@ struct mt_alloc_proc {
 	uint64_t untracked_frees; /* frees of blocks this stream never saw allocated */
 	uint64_t inherited_frees; /* frees of blocks of the parent's heap copied by fork */
 	uint64_t first_ns;
+	uint64_t last_row_ns; /* its last allocation row */
 	bool ended; /* its process exited or exec'd */
+	bool folded; /* --max-size: its heap from windows once its rows were folded */
 };
 
 struct mt_alloc_stats {
@@ -50,6 +53,13 @@ struct mt_alloc_stats {
 	 * allocations, the sites' heap at the peak, per-event flags and times are unknown; the
 	 * overall peak is known (peak_known) when one process image allocated */
 	bool sites_mode, peak_known;
+	/* recorded with --max-size, whose fold began at folded_from_ns: from then on the calls
+	 * of blocks below the kept size are counted in site windows (folded_calls), the rest
+	 * are rows. Lifetimes and temporary allocations cover the rows only; the peak is known
+	 * when one process image was folded and no other allocated after folded_from_ns, and
+	 * the sites' heap at the peak when the peak came before it (site_peaks_known). */
+	bool folded, site_peaks_known;
+	uint64_t folded_from_ns, folded_calls;
 	uint64_t calls, frees, bytes, temporary, slack;
 	/* heaptrack 1.4 counts a free as temporary when the process's previous allocation had
 	 * the same call stack and size, whichever block it frees; kept for comparisons */

@@ -99,6 +99,15 @@ int mt_run_summary(struct mt_reader *r, struct mt_run *run)
 		run->alloc_redirected_slots =
 			u64_of(mt_kvlist_get(end, "alloc_redirected_slots"), 0);
 		run->end_ns = u64_of(mt_kvlist_get(end, "end_monotonic_ns"), 0);
+		run->budget = (struct mt_run_budget){
+			.max = u64_of(mt_kvlist_get(end, "max_size"), 0),
+			.fold_ns = u64_of(mt_kvlist_get(end, "budget_fold_ns"), 0),
+			.end_ns = u64_of(mt_kvlist_get(end, "budget_end_ns"), 0),
+			.left_out = u64_of(mt_kvlist_get(end, "budget_left_out_events"), 0),
+			.left_out_from_ns =
+				u64_of(mt_kvlist_get(end, "budget_left_out_from_ns"), 0),
+			.command_end_ns = u64_of(mt_kvlist_get(end, "budget_command_end_ns"), 0),
+		};
 		if (mt_kvlist_get(end, "exit_status")) {
 			run->has_exit = true;
 			run->exit_status = (int)u64_of(mt_kvlist_get(end, "exit_status"), 0);

@@ -42,6 +42,12 @@ struct mt_run {
 	uint64_t alloc_exact_from_ns;
 	uint64_t alloc_redirected_slots;
 	const char *stop_reason; /* the END record's, NULL without one */
+	/* record --max-size (0: none): when allocations of small blocks began to be folded and
+	 * when the recording ended for it (0: never), the events the writer left out then and
+	 * the earliest of their times, and when the launched command itself ended */
+	struct mt_run_budget {
+		uint64_t max, fold_ns, end_ns, left_out, left_out_from_ns, command_end_ns;
+	} budget;
 	size_t ncollectors;
 	struct mt_collector_info *collectors;
 	uint64_t lost_events;

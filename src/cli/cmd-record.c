@@ -8,10 +8,12 @@
 #include "cli/commands.h"
 #include "common/cpulist.h"
 #include "common/log.h"
+#include "common/strutil.h"
 #include "decode/syscalls.h"
 #include "record/tracepoints.h"
 #include "record/access.h"
 #include "record/alloc.h"
+#include "record/budget.h"
 #include "record/attach.h"
 #include "record/perf.h"
 #include "record/record.h"
@@ -31,7 +33,7 @@ static struct {
 	bool faults, rss;
 	uint64_t rss_interval_ms;
 	uint64_t page_writes_ms, page_writes_min;
-	const char *cpus, *numa_node, *heap, *mode, *pid, *duration;
+	const char *cpus, *numa_node, *heap, *mode, *pid, *duration, *max_size;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
 	.live = true,
@@ -153,6 +155,13 @@ static const struct mt_option options[] = {
 	  "line END on standard input" },
 	{ "duration", 0, MT_OPT_STRING, &o.duration, "SECONDS",
 	  "with --pid or -a: stop after this long (default: at Ctrl-C, or the process's exit)" },
+	{ "max-size", 0, MT_OPT_STRING, &o.max_size, "SIZE",
+	  "keep the trace within SIZE bytes (K, M, G: powers of 1024; at least 4M): once half "
+	  "of it is written, allocations below 64 KiB are counted by site (calls, bytes, frees "
+	  "and the heap exact; no rows, so no lifetimes) while larger blocks and the blocks "
+	  "already live keep their rows; at seven eighths the recording ends (--pid, -a: "
+	  "detaching; a command runs on to its exit, unrecorded); the report states each step "
+	  "(default: no limit)" },
 	{ NULL },
 };
 
@@ -323,6 +332,7 @@ int cmd_record(int argc, char **argv)
 {
 	struct mt_record_opts ro;
 	unsigned mode = 0;
+	uint64_t max_size = 0;
 	cpu_set_t cpus;
 	int nargs, r;
 
@@ -362,6 +372,10 @@ int cmd_record(int argc, char **argv)
 					      "(the owner reads and writes)");
 		mode = (unsigned)m;
 	}
+	if (o.max_size && (mt_parse_size(o.max_size, &max_size) < 0 || max_size < MT_BUDGET_MIN))
+		return mt_usage_error(&mt_record_spec,
+				      "--max-size '%s': a size of at least 4M (K, M, G suffixes)",
+				      o.max_size);
 	if (!o.zstd_level || o.zstd_level > 19)
 		return mt_usage_error(&mt_record_spec, "--zstd-level must be between 1 and 19");
 	if (o.syscalls) {
@@ -439,6 +453,7 @@ int cmd_record(int argc, char **argv)
 	ro.rss_interval_ns = o.rss_interval_ms * 1000000ull;
 	ro.page_writes_ns = o.page_writes_ms * 1000000ull;
 	ro.page_writes_min = o.page_writes_min;
+	ro.max_size = max_size;
 	ro.access_period = o.access_period;
 	ro.access_freq = o.access_freq;
 	if ((r = placement(&ro, &cpus)) != 0)

@@ -197,6 +197,12 @@ void mt_info_text(const char *path, struct mt_reader *r, const struct mt_run *ru
 		fprintf(f, "%-12s %d\n", "exit status", run->exit_status);
 	else
 		fprintf(f, "%-12s unknown (no end record)\n", "exit status");
+	if (run->budget.max) {
+		char line[512];
+
+		mt_report_budget_line(run, line, sizeof(line));
+		fprintf(f, "%-12s %s\n", "trace budget", line);
+	}
 	if (run->has_recorder_cost) {
 		uint64_t handled = handled_events(r, run);
 

@@ -239,7 +239,7 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 	const struct mt_report_alloc *a = &rep->alloc;
 	const struct mt_alloc_stats *st = &a->st;
 	uint64_t t0 = rep->run.start_ns, life_n = st->life.n;
-	char b1[64], b2[64], b3[64], b4[64], kinds[512];
+	char b1[64], b2[64], b3[64], b4[64], b5[64], kinds[512];
 	size_t klen = 0;
 
 	if (md)
@@ -254,6 +254,8 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 	fprintf(f, "%s%s%s%s\n", md ? "" : "  ", a->coll ? a->coll->mechanism : "preload runtime",
 		st->sites_mode ? " (--alloc=sites: every call counted by site and size class, the "
 				 "heap in 10 ms windows; no addresses or per-call times)"
+		: st->folded   ? " (every call is recorded, those of small blocks from the "
+				 "--max-size fold on by site: see below)"
 			       : " (every call is recorded)",
 		md ? "\n" : "");
 	if (md)
@@ -284,6 +286,15 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		    "thread's calls in order)",
 		    mt_fmt_bytes(st->peak_bytes, b1, sizeof(b1)),
 		    mt_fmt_duration(st->peak_ns > t0 ? st->peak_ns - t0 : 0, b3, sizeof(b3)));
+	else if (st->folded && !st->peak_known)
+		ROW("peak heap", "not known: several processes allocated after the --max-size "
+				 "fold, whose heap windows give each one's own peak (table below)");
+	else if (st->folded && !st->site_peaks_known && st->peak_bytes)
+		ROW("peak heap",
+		    "%s at +%s (in a heap window after the --max-size fold: its "
+		    "blocks and usable bytes not known)",
+		    mt_fmt_bytes(st->peak_bytes, b1, sizeof(b1)),
+		    mt_fmt_duration(st->peak_ns > t0 ? st->peak_ns - t0 : 0, b3, sizeof(b3)));
 	else if (st->peak_bytes)
 		ROW("peak heap", "%s in %s blocks at +%s (usable %s)",
 		    mt_fmt_bytes(st->peak_bytes, b1, sizeof(b1)),
@@ -311,8 +322,22 @@ void mt_report_alloc_text(const struct mt_report *rep, bool md, FILE *f)
 		    "maximum, heap blocks (so faults, access samples and page writes are not "
 		    "joined to allocation sites)");
 	else
-		ROW("temporary allocations", "%s (%.1f%% of calls)",
-		    mt_fmt_count(st->temporary, b1, sizeof(b1)), pct(st->temporary, st->calls));
+		ROW("temporary allocations", "%s (%.1f%% of calls%s)",
+		    mt_fmt_count(st->temporary, b1, sizeof(b1)), pct(st->temporary, st->calls),
+		    st->folded ? "; of the recorded rows only" : "");
+	if (st->folded)
+		ROW("folded (--max-size)",
+		    "from +%s, allocations below %s counted by site, in %s windows: %s of the "
+		    "%s calls (%.1f%%), without rows, so without lifetimes or temporaries; larger "
+		    "blocks, and every block allocated before, keep their rows",
+		    mt_fmt_duration(st->folded_from_ns > t0 ? st->folded_from_ns - t0 : 0, b1,
+				    sizeof(b1)),
+		    mt_fmt_bytes(mt_ra_kv_u64(a, "fold_keep_bytes"), b2, sizeof(b2)),
+		    mt_ra_kv(a, "sites_window_ns")
+			    ? mt_fmt_duration(mt_ra_kv_u64(a, "sites_window_ns"), b3, sizeof(b3))
+			    : "?",
+		    mt_fmt_count(st->folded_calls, b4, sizeof(b4)),
+		    mt_fmt_count(st->calls, b5, sizeof(b5)), pct(st->folded_calls, st->calls));
 	if (life_n)
 		ROW("lifetime of freed blocks",
 		    "p50 %s, p90 %s, p99 %s (every free; within %.1f%%, per site within %.1f%%)",

@@ -34,9 +34,22 @@ static const char *const sites_nulls[] = {
 /* ... and with several process images, each image's peak only */
 static const char *const peak_nulls[] = { "peak_bytes", NULL };
 
+/* ... and after a --max-size fold whose peak is a window's */
+static const char *const window_peak_nulls[] = { "peak_blocks", "peak_usable_bytes", NULL };
+
 static const char *const *nulls(const struct mt_alloc_stats *st)
 {
-	return st->sites_mode ? sites_nulls : NULL;
+	return st->sites_mode			     ? sites_nulls
+	       : st->folded && !st->site_peaks_known ? window_peak_nulls
+						     : NULL;
+}
+
+/* A site's figures the recording cannot give: a folded site's own maximum is its rows'. */
+static const char *const folded_site_nulls[] = { "max_live_bytes", NULL };
+
+static const char *const *site_nulls(const struct mt_alloc_stats *st, const struct mt_alloc_site *s)
+{
+	return st->sites_mode ? sites_nulls : s->folded_calls ? folded_site_nulls : NULL;
 }
 
 const char *mt_ra_kv(const struct mt_report_alloc *a, const char *key)
@@ -219,8 +232,16 @@ static void json_top_sites(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_u64(j, "site_id", rs->site);
 		mt_json_kv_u64(j, "pid", s->pid);
 		mt_json_kv_str(j, "comm", mt_procs_comm_at(&rep->procs, s->pid, s->first_ns));
-		MT_JSON_KV_U64S_BUT(j, s, site_figures, nulls(st));
-		MT_JSON_KV_U64S_BUT(j, s, site_peak, st->sites_mode ? peak_nulls : NULL);
+		MT_JSON_KV_U64S_BUT(j, s, site_figures, site_nulls(st, s));
+		MT_JSON_KV_U64S_BUT(j, s, site_peak,
+				    st->sites_mode || (st->folded && !st->site_peaks_known)
+					    ? peak_nulls
+					    : NULL);
+		/* --max-size: its calls counted in site windows, without rows (null: no fold) */
+		if (st->folded)
+			mt_json_kv_u64(j, "calls_folded", s->folded_calls);
+		else
+			mt_json_kv_null(j, "calls_folded");
 		json_life(j, "lifetime_ns", &a->st.life_family, st->sites_mode ? NULL : &s->life,
 			  s->leaked_blocks + s->live_blocks);
 		mt_json_key(j, "ranks");
@@ -295,6 +316,15 @@ void mt_report_alloc_json(const struct mt_report *rep, struct mt_json *j)
 	/* events: every call recorded; sites: --alloc=sites, per-site windows */
 	mt_json_kv_str(j, "mode", st->sites_mode ? "sites" : "events");
 	mt_json_kv_u64(j, "stack_depth", mt_ra_kv_u64(a, "stack_depth"));
+	/* --max-size: from when small blocks' calls were folded into site windows, and how
+	 * many (null: no fold) */
+	if (st->folded) {
+		mt_json_kv_u64(j, "folded_from_ns", st->folded_from_ns);
+		mt_json_kv_u64(j, "calls_folded", st->folded_calls);
+	} else {
+		mt_json_kv_null(j, "folded_from_ns");
+		mt_json_kv_null(j, "calls_folded");
+	}
 	MT_JSON_KV_U64S_BUT(j, st, totals, st->peak_known ? NULL : peak_nulls);
 	if (st->peak_bytes && st->peak_known) {
 		mt_json_kv_u64(j, "peak_ns", st->peak_ns);

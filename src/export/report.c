@@ -231,6 +231,68 @@ void mt_report_md_table(const struct mt_table *t, FILE *f)
 	fputc('\n', f);
 }
 
+/* run.trace_budget: what record --max-size did (null: no budget). Times are CLOCK_MONOTONIC;
+ * null where a step never came. */
+static void json_budget(struct mt_json *j, const struct mt_run_budget *b)
+{
+	mt_json_key(j, "trace_budget");
+	if (!b->max) {
+		mt_json_null(j);
+		return;
+	}
+	mt_json_begin_object(j);
+	mt_json_kv_u64(j, "max_bytes", b->max);
+	if (b->fold_ns)
+		mt_json_kv_u64(j, "folded_from_ns", b->fold_ns);
+	else
+		mt_json_kv_null(j, "folded_from_ns");
+	if (b->end_ns)
+		mt_json_kv_u64(j, "ended_ns", b->end_ns);
+	else
+		mt_json_kv_null(j, "ended_ns");
+	mt_json_kv_u64(j, "left_out_events", b->left_out);
+	if (b->left_out_from_ns)
+		mt_json_kv_u64(j, "left_out_from_ns", b->left_out_from_ns);
+	else
+		mt_json_kv_null(j, "left_out_from_ns");
+	mt_json_end_object(j);
+}
+
+/* The run section's line for record --max-size (memtap report and info). */
+void mt_report_budget_line(const struct mt_run *run, char *text, size_t n)
+{
+	const struct mt_run_budget *b = &run->budget;
+	char m[32], t1[32], t2[32], c[32];
+	uint64_t t0 = run->start_ns;
+	int k;
+
+	k = snprintf(text, n, "--max-size %s: ", mt_fmt_bytes(b->max, m, sizeof(m)));
+	if (b->fold_ns)
+		k += snprintf(text + k, n - (size_t)k,
+			      "from +%s, allocations of small blocks counted by site; ",
+			      mt_fmt_duration(b->fold_ns > t0 ? b->fold_ns - t0 : 0, t1,
+					      sizeof(t1)));
+	if (!b->end_ns) {
+		snprintf(text + k, n - (size_t)k, "the recording ran to its end within it");
+		return;
+	}
+	k += snprintf(text + k, n - (size_t)k, "reached at +%s, where the recording ends",
+		      mt_fmt_duration(b->end_ns > t0 ? b->end_ns - t0 : 0, t2, sizeof(t2)));
+	if (b->command_end_ns > b->end_ns)
+		k += snprintf(text + k, n - (size_t)k, " (the command ran on for %s, unrecorded)",
+			      mt_fmt_duration(b->command_end_ns - b->end_ns, c, sizeof(c)));
+	if (b->left_out && b->left_out_from_ns && b->left_out_from_ns < b->end_ns)
+		snprintf(text + k, n - (size_t)k,
+			 "; %s events left out, the earliest timed +%s (handed over after the "
+			 "end: from there on some may be missing)",
+			 mt_fmt_count(b->left_out, c, sizeof(c)),
+			 mt_fmt_duration(b->left_out_from_ns > t0 ? b->left_out_from_ns - t0 : 0, m,
+					 sizeof(m)));
+	else if (b->left_out)
+		snprintf(text + k, n - (size_t)k, "; %s events after it left out",
+			 mt_fmt_count(b->left_out, c, sizeof(c)));
+}
+
 static void json_run(const struct mt_report *rep, struct mt_json *j)
 {
 	const struct mt_run *run = &rep->run;
@@ -280,6 +342,7 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_str(j, "stop_reason", run->stop_reason);
 	else
 		mt_json_kv_null(j, "stop_reason");
+	json_budget(j, &run->budget);
 	mt_json_kv_u64(j, "start_ns", run->start_ns);
 	mt_json_kv_u64(j, "end_ns", run->end_ns);
 	mt_json_kv_u64(j, "duration_ns", run->duration_ns);
@@ -373,6 +436,10 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 				fprintf(f, "| %s | %s |\n", a, e);
 			if (run->has_exit)
 				fprintf(f, "| exit status | %d |\n", run->exit_status);
+			if (run->budget.max) {
+				mt_report_budget_line(run, e, sizeof(e));
+				fprintf(f, "| trace budget | %s |\n", e);
+			}
 			fprintf(f, "| lost events | %" PRIu64 " |\n\n", run->lost_events);
 		} else {
 			fprintf(f, "  %-12s %s\n", "trace", mt_escape_ctl(rep->path, e, sizeof(e)));
@@ -385,6 +452,10 @@ static void print_text(const struct mt_report *rep, int sections, bool md, FILE 
 			else
 				fprintf(f, "  %-12s unknown (the trace has no end record)\n",
 					"exit status");
+			if (run->budget.max) {
+				mt_report_budget_line(run, e, sizeof(e));
+				fprintf(f, "  %-12s %s\n", "trace budget", e);
+			}
 			fprintf(f, "  %-12s %s\n\n", "lost events",
 				mt_fmt_count(run->lost_events, a, sizeof(a)));
 		}

@@ -40,6 +40,8 @@ void mt_report_top_processes_text(const struct mt_report *rep, bool md, FILE *f)
 void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t i, uint64_t t0,
 			    bool full);
 void mt_report_collector_table(const struct mt_run *run, struct mt_table *t);
+/* What record --max-size did, in one line (run->budget.max must be set). */
+void mt_report_budget_line(const struct mt_run *run, char *text, size_t n);
 /* raw: creation order and nanoseconds (for CSV); else the tree, indented, human units. */
 void mt_report_process_table(const struct mt_procs *ps, uint64_t t0, bool raw, struct mt_table *t);
 

@@ -681,6 +681,18 @@ const struct mt_kvlist *mt_reader_collector(const struct mt_reader *r, size_t i)
 	return i < mt_reader_ncollectors(r) ? r->coll_view[i] : NULL;
 }
 
+const struct mt_kvlist *mt_reader_collector_named(const struct mt_reader *r, const char *name)
+{
+	for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
+		const struct mt_kvlist *kv = mt_reader_collector(r, i);
+		const char *n = mt_kvlist_get(kv, "name");
+
+		if (n && !strcmp(n, name))
+			return kv;
+	}
+	return NULL;
+}
+
 const struct mt_kvlist *mt_reader_end(const struct mt_reader *r)
 {
 	return r->has_end ? &r->end : NULL;

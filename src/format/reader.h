@@ -93,6 +93,8 @@ size_t mt_reader_meta_all(const struct mt_reader *r, const char ***keys, const c
 /* Collectors: the latest COLLECTOR chunk for each collector name, in first-seen order. */
 size_t mt_reader_ncollectors(const struct mt_reader *r);
 const struct mt_kvlist *mt_reader_collector(const struct mt_reader *r, size_t i);
+/* The collector of that name ("alloc", "access", ...), or NULL. */
+const struct mt_kvlist *mt_reader_collector_named(const struct mt_reader *r, const char *name);
 /* The END chunk's pairs, or NULL when the recording did not end cleanly. */
 const struct mt_kvlist *mt_reader_end(const struct mt_reader *r);
 

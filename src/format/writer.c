@@ -66,6 +66,7 @@ struct mt_writer {
 	uint32_t win_types;
 	uint64_t outside;
 	uint64_t exclude_pid, excluded; /* mt_writer_exclude_pid */
+	uint64_t limit; /* mt_writer_limit; 0: none */
 	uint32_t tap_types; /* mt_writer_tap */
 	void (*tap)(void *ctx, unsigned type, const uint64_t *row);
 	void *tap_ctx;
@@ -192,6 +193,27 @@ int mt_writer_open(const char *path, bool force, const struct mt_writer_opts *op
 	return 0;
 }
 
+/* A data chunk past the limit, or after the seal: counted, not written. */
+static bool left_out(struct mt_writer *w, const struct mt_chunk_hdr *h, size_t psize)
+{
+	struct mt_writer_stats *st = &w->stats;
+	bool data = h->type == MT_CHUNK_EVENTS || h->type == MT_CHUNK_STRINGS ||
+		    h->type == MT_CHUNK_STACKS || h->type == MT_CHUNK_STACKS2;
+
+	if (!data ||
+	    (!st->sealed && (!w->limit || st->bytes + MT_CHUNK_HEADER_SIZE + psize <= w->limit)))
+		return false;
+	st->sealed = true;
+	st->left_out_chunks++;
+	if (h->type == MT_CHUNK_EVENTS && h->count) {
+		if (h->subtype < _MT_EV_MAX)
+			st->left_out_events[h->subtype] += h->count;
+		if (!st->left_out_from || h->t_min < st->left_out_from)
+			st->left_out_from = h->t_min;
+	}
+	return true;
+}
+
 int mt_writer_chunk(struct mt_writer *w, const struct mt_chunk_hdr *tmpl, const void *raw, size_t n)
 {
 	struct mt_chunk_hdr h = *tmpl;
@@ -220,6 +242,8 @@ int mt_writer_chunk(struct mt_writer *w, const struct mt_chunk_hdr *tmpl, const 
 	}
 	if (h.compression == MT_COMP_NONE && n)
 		memcpy(payload, raw, n);
+	if (left_out(w, &h, psize))
+		return 0;
 	h.payload_size = (uint32_t)psize;
 	h.raw_size = (uint32_t)n;
 	h.payload_crc = mt_crc32c(0, payload, psize);
@@ -470,6 +494,16 @@ void mt_writer_exclude_pid(struct mt_writer *w, uint64_t pid)
 uint64_t mt_writer_excluded(const struct mt_writer *w)
 {
 	return w->excluded;
+}
+
+void mt_writer_limit(struct mt_writer *w, uint64_t max_bytes)
+{
+	w->limit = max_bytes;
+}
+
+void mt_writer_seal(struct mt_writer *w)
+{
+	w->stats.sealed = true;
 }
 
 int mt_writer_stacks(struct mt_writer *w, uint32_t stream, uint64_t first_id, size_t n,

@@ -31,6 +31,11 @@ struct mt_writer_stats {
 	uint64_t events[_MT_EV_MAX];
 	uint64_t strings;
 	uint64_t strings_forgotten; /* times the string table was emptied (writer.c, strtab) */
+	/* mt_writer_limit / mt_writer_seal: what was left out once the data was closed */
+	bool sealed;
+	uint64_t left_out_events[_MT_EV_MAX]; /* rows of event chunks left out, by type */
+	uint64_t left_out_chunks; /* chunks of every kind left out (events, strings, stacks) */
+	uint64_t left_out_from; /* the earliest time of an event left out; 0: none */
 };
 
 /*
@@ -102,5 +107,14 @@ void mt_writer_tap(struct mt_writer *w, uint32_t types,
 /* Every event of process pid is left out and counted (record -a: the recorder's own). */
 void mt_writer_exclude_pid(struct mt_writer *w, uint64_t pid);
 uint64_t mt_writer_excluded(const struct mt_writer *w);
+/*
+ * The file never grows past max_bytes (0: no limit) with data: an events, strings or stacks
+ * chunk that would cross it is left out, and so is every data chunk after it (the writer is
+ * sealed), counted in the stats. Key/value chunks (collectors, END) are still written: the
+ * caller keeps room for them below the size it promises.
+ */
+void mt_writer_limit(struct mt_writer *w, uint64_t max_bytes);
+/* Leaves out every data chunk from now on, as a crossed limit does. */
+void mt_writer_seal(struct mt_writer *w);
 
 #endif

@@ -633,6 +633,7 @@ void mt_ac_conn_flush(struct mt_session *s, struct conn *c)
 	for (int b = 0; b < NBLOCKS; b++)
 		if (c->blocks[b].count)
 			mt_ac_write_block(s, c, b);
+	mt_ac_sites_flush(s, c); /* what the fold has ready, so that a cut trace keeps it */
 }
 
 void mt_ac_conn_close(struct mt_session *s, struct conn *c)
@@ -647,6 +648,7 @@ void mt_ac_conn_close(struct mt_session *s, struct conn *c)
 		mt_ac_conn_flush(s, c);
 		mt_ac_sites_close(s, c);
 		a->sites_lost += c->sites_lost;
+		a->sites_late += c->sites_late;
 		if (c->sites_lost)
 			mt_emit_lost(s, mt_now_ns(), &s->alloc_coll, c->sites_lost,
 				     "--alloc=sites: no memory to fold allocation rows");

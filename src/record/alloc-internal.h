@@ -64,6 +64,8 @@ struct conn {
 	struct row_ref *evs; /* scratch: the rows of the slot being drained */
 	struct mt_ac_sites *sites; /* --alloc=sites: the fold's state (record/alloc-sites.c) */
 	uint64_t sites_lost; /* rows the fold could not count (no memory) */
+	uint64_t sites_late; /* rows folded out of time order (later than the reorder wait) */
+	bool fold_off; /* --max-size: no memory for the fold's state, every row written */
 };
 
 /* Per-process record of whether the runtime came up after the last exec. */
@@ -143,7 +145,12 @@ struct mt_alloc_state {
 	unsigned interval_ms; /* the next collection round, while connections are open */
 	uint64_t time_est; /* rows whose time was interpolated */
 	bool sites; /* --alloc=sites: rows folded into per-site windows, not written */
-	uint64_t sites_lost; /* over closed connections */
+	uint64_t sites_lost, sites_late; /* over closed connections */
+	/* --max-size (record/budget.c): the fold follows every process's heap; from fold_from
+	 * (when half the size was written; 0: not yet) on, the rows of blocks below keep_min
+	 * are folded, the rest written; fold_first: the earliest folded row's time */
+	bool budget;
+	uint64_t fold_from, fold_first, keep_min, fold_off;
 };
 
 /* TSC to CLOCK_MONOTONIC: linear between the bracketing calibration pairs. A time past the

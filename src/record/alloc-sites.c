@@ -6,7 +6,15 @@
  * The fold keeps what the rows say and the trace then lacks: each live block's key (stack,
  * function, size class) and size, so that a free counts under the allocation it releases,
  * and the process's live heap after every row, so that its peak is exact in the fold's
- * order (each thread's rows in call order; threads interleaved by buffer hand-over).
+ * order. Threads hand their rows over in buffers, up to a few seconds late: the rows wait in
+ * a reorder stage (record/alloc-reorder.c) until REORDER_NS of event time has passed, then
+ * are folded in time order; a row later than that is folded as it comes (counted).
+ *
+ * Under --max-size (mt_ac_sites_budget) every row is written and the fold only follows the
+ * heap (its blocks marked KEY_ROW) until the budget's fold time; from then on it folds the
+ * rows of blocks below the size kept exact, while the larger blocks' rows, and every row of
+ * a block allocated before (its free, its realloc), are still written: their lifetimes stay
+ * exact, and the windows' heap figures cover the whole heap.
  */
 #include "record/alloc-sites.h"
 
@@ -20,7 +28,9 @@
 #include "format/block.h"
 #include "format/writer.h"
 #include "record/addr-table.h"
+#include "record/alloc-reorder.h"
 #include "record/alloc-internal.h"
+#include "record/alloc.h"
 #include "record/session.h"
 
 struct site_key {
@@ -35,6 +45,7 @@ struct site_key {
 #define SIZE_BITS 40
 #define SIZE_BIG ((1ull << SIZE_BITS) - 1)
 #define KEYS_MAX ((1u << 24) - 1)
+#define KEY_ROW KEYS_MAX /* a live block whose rows are written (--max-size): no key */
 #define KEY_CACHE_MAX (1u << 22) /* stack ids with a direct slot (ids are dense from 1) */
 #define PREFETCH_AHEAD 8
 
@@ -58,6 +69,10 @@ struct mt_ac_sites {
 	bool open;
 	uint64_t since, last, peak, peak_ns, calls, frees, untracked, reordered, events;
 	uint64_t written; /* the time of the last window written */
+	struct mt_reorder ro; /* rows waiting to be folded in time order */
+	/* --max-size: the rows to write (mt_ac_sites_budget), the fold time and kept size */
+	bool budget;
+	struct mt_block out_rows;
 	struct mt_block out_site, out_heap;
 };
 
@@ -217,6 +232,8 @@ static void count_free(struct mt_ac_sites *f, struct mt_map64 *big, uint64_t add
 		size = b ? *b : SIZE_BIG;
 		mt_map64_del(big, addr);
 	}
+	if ((val >> SIZE_BITS) == KEY_ROW)
+		return;
 	sk = touch(f, (uint32_t)(val >> SIZE_BITS));
 	if (sk) {
 		sk->frees++;
@@ -234,11 +251,19 @@ static uint64_t val_size(struct mt_ac_sites *f, uint64_t addr, uint64_t val)
 	return b ? *b : SIZE_BIG;
 }
 
-/* Releases the block at addr, freed at time t; false when the recorder never saw it
- * allocated. */
-static bool release(struct mt_ac_sites *f, uint64_t addr, uint64_t t)
+enum released { REL_NONE, REL_FOLDED, REL_ROW };
+
+static enum released rel_of(uint64_t val)
+{
+	return (val >> SIZE_BITS) == KEY_ROW ? REL_ROW : REL_FOLDED;
+}
+
+/* Releases the block at addr, freed at time t: REL_NONE when the recorder never saw it
+ * allocated, else whether its rows were folded or written. */
+static enum released release(struct mt_ac_sites *f, uint64_t addr, uint64_t t)
 {
 	uint64_t *dv, *at;
+	enum released rel;
 	size_t i;
 
 	i = mt_addr_find(&f->live, addr);
@@ -252,33 +277,39 @@ static bool release(struct mt_ac_sites *f, uint64_t addr, uint64_t t)
 
 		mt_map64_del(&f->displaced, addr);
 		mt_map64_del(&f->taken_at, addr);
-		f->reordered++;
+		if (rel_of(val) == REL_FOLDED)
+			f->reordered++;
 		count_free(f, &f->dbig, addr, val);
-		return true;
+		return rel_of(val);
 	}
 	if (i == SIZE_MAX)
-		return false;
+		return REL_NONE;
 	f->live_bytes -= val_size(f, addr, f->live.v[i].val);
 	f->live_blocks--;
+	rel = rel_of(f->live.v[i].val);
 	count_free(f, &f->big, addr, f->live.v[i].val);
 	mt_addr_del_at(&f->live, i);
-	return true;
+	return rel;
 }
 
+/* A block onto the live heap; counted under its key, or, for a block whose rows are written
+ * (row), only followed. */
 static int allocate(struct mt_ac_sites *f, uint64_t addr, uint64_t size, uint64_t usable,
-		    uint64_t stack, unsigned kind, uint64_t t)
+		    uint64_t stack, unsigned kind, uint64_t t, bool row)
 {
-	uint32_t k;
+	uint32_t k = KEY_ROW;
 	uint64_t *v, *bv;
 	struct site_key *sk;
 	bool fresh;
 
-	if (key_get(f, stack, kind, size_class(size), &k) < 0 || !(sk = touch(f, k)))
-		return -ENOMEM;
-	sk->calls++;
-	sk->bytes += size;
-	sk->slack += usable > size ? usable - size : 0;
-	f->calls++;
+	if (!row) {
+		if (key_get(f, stack, kind, size_class(size), &k) < 0 || !(sk = touch(f, k)))
+			return -ENOMEM;
+		sk->calls++;
+		sk->bytes += size;
+		sk->slack += usable > size ? usable - size : 0;
+		f->calls++;
+	}
 	if (!(v = mt_addr_put(&f->live, addr, &fresh)))
 		return -ENOMEM;
 	if (!fresh) {
@@ -321,13 +352,10 @@ static int allocate(struct mt_ac_sites *f, uint64_t addr, uint64_t size, uint64_
 	return 0;
 }
 
-/* One allocation row (the columns of MT_EV_ALLOC) into the open window. */
-static void fold_row(struct mt_session *s, struct conn *c, const struct mt_block *b, uint32_t i)
+/* The window that a row at time t goes into: the open one, or a new one. */
+static void window_at(struct mt_session *s, struct conn *c, uint64_t t)
 {
 	struct mt_ac_sites *f = c->sites;
-	uint64_t t = b->col[MT_F_TIME][i], addr = b->col[MT_F_ALLOC_ADDR][i];
-	uint64_t old = b->col[MT_F_ALLOC_OLD][i];
-	unsigned kind = (unsigned)b->col[MT_F_ALLOC_KIND][i];
 
 	if (f->open && t >= f->since + MT_SITES_WINDOW_NS)
 		window_close(s, c);
@@ -342,48 +370,188 @@ static void fold_row(struct mt_session *s, struct conn *c, const struct mt_block
 		f->last = t;
 	if (t < f->since)
 		f->since = t;
-	f->events++;
-	if (kind == MT_ALLOC_FREE) {
-		f->frees++;
-		if (!release(f, addr, t))
-			f->untracked++;
-		return;
-	}
-	if ((kind == MT_ALLOC_REALLOC || kind == MT_ALLOC_REALLOCARRAY) && old) {
-		if (!release(f, old, t))
-			f->untracked++;
-		if (!addr)
-			f->frees++; /* realloc(p, 0) freed p */
-	}
-	if (addr && allocate(f, addr, b->col[MT_F_ALLOC_SIZE][i], b->col[MT_F_ALLOC_USABLE][i],
-			     b->col[MT_F_ALLOC_STACK][i], kind, t) < 0)
-		c->sites_lost++;
+}
+
+static void peak_at(struct mt_ac_sites *f, uint64_t t)
+{
 	if (f->live_bytes > f->peak) {
 		f->peak = f->live_bytes;
 		f->peak_ns = t;
 	}
 }
 
+/* One allocation row (the columns of MT_EV_ALLOC) into the open window. */
+static void fold_row(struct mt_session *s, struct conn *c, const struct mt_block *b, uint32_t i)
+{
+	struct mt_ac_sites *f = c->sites;
+	uint64_t t = b->col[MT_F_TIME][i], addr = b->col[MT_F_ALLOC_ADDR][i];
+	uint64_t old = b->col[MT_F_ALLOC_OLD][i];
+	unsigned kind = (unsigned)b->col[MT_F_ALLOC_KIND][i];
+
+	window_at(s, c, t);
+	f->events++;
+	if (kind == MT_ALLOC_FREE) {
+		f->frees++;
+		if (release(f, addr, t) == REL_NONE)
+			f->untracked++;
+		return;
+	}
+	if ((kind == MT_ALLOC_REALLOC || kind == MT_ALLOC_REALLOCARRAY) && old) {
+		if (release(f, old, t) == REL_NONE)
+			f->untracked++;
+		if (!addr)
+			f->frees++; /* realloc(p, 0) freed p */
+	}
+	if (addr && allocate(f, addr, b->col[MT_F_ALLOC_SIZE][i], b->col[MT_F_ALLOC_USABLE][i],
+			     b->col[MT_F_ALLOC_STACK][i], kind, t, false) < 0)
+		c->sites_lost++;
+	peak_at(f, t);
+}
+
+/* How long rows wait for other threads' earlier ones: two flushes and a second (rows come
+ * up to about two flush intervals late, measured on llama.cpp serving). */
+static uint64_t reorder_ns(const struct mt_session *s)
+{
+	return 2 * s->o->flush_ns + 1000000000ull;
+}
+
+static int fold_init(struct mt_session *s, struct conn *c)
+{
+	if (c->sites)
+		return 0;
+	c->sites = calloc(1, sizeof(*c->sites));
+	if (!c->sites)
+		return -ENOMEM;
+	mt_map64_init(&c->sites->key_of);
+	mt_map64_init(&c->sites->big);
+	mt_map64_init(&c->sites->dbig);
+	mt_map64_init(&c->sites->displaced);
+	mt_map64_init(&c->sites->taken_at);
+	c->sites->budget = s->alloc->budget;
+	return 0;
+}
+
+/* The release that a free or realloc of addr at time t would make (release(), unchanged). */
+static enum released fate(struct mt_ac_sites *f, uint64_t addr, uint64_t t)
+{
+	size_t i = mt_addr_find(&f->live, addr);
+	uint64_t *dv, *at;
+
+	if (f->displaced.len && (dv = mt_map64_get(&f->displaced, addr)) &&
+	    (i == SIZE_MAX || !(at = mt_map64_get(&f->taken_at, addr)) || t < *at))
+		return rel_of(*dv);
+	return i == SIZE_MAX ? REL_NONE : rel_of(f->live.v[i].val);
+}
+
+/* --max-size: row i folded (false) or written (true). A free or realloc follows the block it
+ * releases; a new block is folded, once the fold is on, when below the kept size. */
+static bool budget_row(struct mt_session *s, struct conn *c, const struct mt_block *b, uint32_t i)
+{
+	struct mt_ac_sites *f = c->sites;
+	uint64_t t = b->col[MT_F_TIME][i], addr = b->col[MT_F_ALLOC_ADDR][i];
+	uint64_t old = b->col[MT_F_ALLOC_OLD][i], size = b->col[MT_F_ALLOC_SIZE][i];
+	unsigned kind = (unsigned)b->col[MT_F_ALLOC_KIND][i];
+	/* once the fold is on, every row that comes out of the reorder stage: a recorder that
+	 * lags behind its rows does not write them all for having drained them late */
+	bool after = s->alloc->fold_from != 0, fold;
+	bool moves = (kind == MT_ALLOC_REALLOC || kind == MT_ALLOC_REALLOCARRAY) && old;
+
+	if (kind == MT_ALLOC_FREE || moves)
+		fold = fate(f, kind == MT_ALLOC_FREE ? addr : old, t) == REL_FOLDED;
+	else
+		fold = after && addr && size < s->alloc->keep_min;
+	if (fold) {
+		if (!s->alloc->fold_first || t < s->alloc->fold_first)
+			s->alloc->fold_first = t;
+		fold_row(s, c, b, i);
+		return false;
+	}
+	if (after)
+		window_at(s, c, t);
+	if (kind == MT_ALLOC_FREE || moves)
+		release(f, kind == MT_ALLOC_FREE ? addr : old, t);
+	if (kind != MT_ALLOC_FREE && addr)
+		(void)allocate(f, addr, size, b->col[MT_F_ALLOC_USABLE][i],
+			       b->col[MT_F_ALLOC_STACK][i], kind, t,
+			       true); /* no memory: untracked */
+	if (after)
+		peak_at(f, t);
+	return true;
+}
+
+struct fold_ctx {
+	struct mt_session *s;
+	struct conn *c;
+};
+
+/* One row out of the reorder stage: folded, or (--max-size) kept to be written. */
+static void fold_one(void *ctx, const struct mt_block *b, uint32_t i)
+{
+	struct fold_ctx *x = ctx;
+	struct mt_ac_sites *f = x->c->sites;
+	uint64_t row[MT_MAX_FIELDS];
+
+	if (!f->budget) {
+		fold_row(x->s, x->c, b, i);
+		return;
+	}
+	if (!budget_row(x->s, x->c, b, i))
+		return;
+	for (unsigned k = 0; k < b->nfields; k++)
+		row[k] = b->col[k][i];
+	out_row(x->s, x->c, &f->out_rows, MT_EV_ALLOC, row);
+}
+
+/* The rows whose time has come, out of the reorder stage (all of them: until UINT64_MAX). */
+static void fold_until(struct mt_session *s, struct conn *c, uint64_t until)
+{
+	struct fold_ctx x = { s, c };
+
+	mt_reorder_release(&c->sites->ro, until, fold_one, &x);
+}
+
 int mt_ac_sites_fold(struct mt_session *s, struct conn *c, struct mt_block *b)
 {
-	if (!c->sites) {
-		c->sites = calloc(1, sizeof(*c->sites));
-		if (!c->sites)
-			return -ENOMEM;
-		mt_map64_init(&c->sites->key_of);
-		mt_map64_init(&c->sites->big);
-		mt_map64_init(&c->sites->dbig);
-		mt_map64_init(&c->sites->displaced);
-		mt_map64_init(&c->sites->taken_at);
-	}
-	for (uint32_t i = 0; i < b->count; i++) {
-		if (i + PREFETCH_AHEAD < b->count)
-			mt_addr_prefetch(&c->sites->live,
-					 b->col[MT_F_ALLOC_ADDR][i + PREFETCH_AHEAD]);
-		fold_row(s, c, b, i);
+	struct mt_ac_sites *f;
+
+	if (fold_init(s, c) < 0)
+		return -ENOMEM;
+	f = c->sites;
+	if (mt_reorder_add(&f->ro, b) < 0) {
+		/* no memory to hold them: folded as they are, after the rows held */
+		struct fold_ctx x = { s, c };
+
+		fold_until(s, c, UINT64_MAX);
+		for (uint32_t i = 0; i < b->count; i++)
+			fold_one(&x, b, i);
+		f->ro.late += b->count;
+	} else if (f->ro.newest > reorder_ns(s)) {
+		fold_until(s, c, f->ro.newest - reorder_ns(s));
 	}
 	b->count = 0;
 	return 0;
+}
+
+void mt_ac_sites_flush(struct mt_session *s, struct conn *c)
+{
+	struct mt_ac_sites *f = c->sites;
+
+	if (!f)
+		return;
+	if (f->out_rows.count)
+		mt_writer_block(s->w, c->stream, &f->out_rows);
+	if (f->out_site.count)
+		mt_writer_block(s->w, c->stream, &f->out_site);
+	if (f->out_heap.count)
+		mt_writer_block(s->w, c->stream, &f->out_heap);
+}
+
+void mt_ac_sites_drain(struct mt_session *s, struct conn *c)
+{
+	if (!c->sites)
+		return;
+	fold_until(s, c, UINT64_MAX);
+	mt_ac_sites_flush(s, c);
 }
 
 void mt_ac_sites_close(struct mt_session *s, struct conn *c)
@@ -392,13 +560,14 @@ void mt_ac_sites_close(struct mt_session *s, struct conn *c)
 
 	if (!f)
 		return;
+	fold_until(s, c, UINT64_MAX);
+	c->sites_late += f->ro.late;
 	window_close(s, c);
-	if (f->out_site.count)
-		mt_writer_block(s->w, c->stream, &f->out_site);
-	if (f->out_heap.count)
-		mt_writer_block(s->w, c->stream, &f->out_heap);
+	mt_ac_sites_flush(s, c);
 	mt_block_release(&f->out_site);
 	mt_block_release(&f->out_heap);
+	mt_block_release(&f->out_rows);
+	mt_reorder_free(&f->ro);
 	mt_map64_release(&f->key_of);
 	mt_addr_release(&f->live);
 	mt_map64_release(&f->big);
@@ -410,4 +579,12 @@ void mt_ac_sites_close(struct mt_session *s, struct conn *c)
 	free(f->touched);
 	free(f);
 	c->sites = NULL;
+}
+
+void mt_alloc_drain_folds(struct mt_session *s)
+{
+	struct mt_alloc_state *a = s->alloc;
+
+	for (size_t i = 0; a && i < a->nconns; i++)
+		mt_ac_sites_drain(s, &a->conns[i]);
 }

@@ -71,15 +71,21 @@ void mt_ac_write_block(struct mt_session *s, struct conn *c, int b)
 {
 	if (b == B_ALLOC)
 		mt_ac_live_feed(s, c);
-	if (b == B_ALLOC && s->alloc->sites) {
+	if (b == B_ALLOC && (s->alloc->sites || (s->alloc->budget && !c->fold_off))) {
 		uint32_t n = c->blocks[b].count;
 
-		if (mt_ac_sites_fold(s, c, &c->blocks[b]) < 0) {
+		if (mt_ac_sites_fold(s, c, &c->blocks[b]) == 0) {
+			c->live_seen = 0;
+			return;
+		}
+		if (s->alloc->sites) {
 			c->sites_lost += n;
 			c->blocks[b].count = 0;
+			c->live_seen = 0;
+			return;
 		}
-		c->live_seen = 0;
-		return;
+		c->fold_off = true; /* --max-size: every row of the process written, exact */
+		s->alloc->fold_off++;
 	}
 	mt_writer_block(s->w, c->stream, &c->blocks[b]);
 	if (b == B_ALLOC)

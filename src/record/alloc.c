@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The allocation collector: finds and loads the runtime, accepts its connections, drains them. */
 #include "record/alloc-internal.h"
+#include "record/budget.h"
 
 #include "common/array.h"
 #include "alloc.h"
@@ -184,6 +185,8 @@ int mt_alloc_open(struct mt_session *s)
 		return -EINVAL;
 	}
 	a->sites = s->o->alloc_sites;
+	a->budget = s->o->max_size && !a->sites;
+	a->keep_min = mt_budget_keep_min(s->o);
 	a->tsc = tsc_usable();
 	if (getrandom(a->key, sizeof(a->key), 0) != (ssize_t)sizeof(a->key))
 		return mt_err_code(-EIO, "cannot draw the recording's key (getrandom)");
@@ -742,9 +745,16 @@ void mt_alloc_close(struct mt_session *s, struct mt_kv *kv)
 		mt_kv_add(kv, "runtime", a->lib);
 		/* events: every call a row; sites: rows folded into per-site windows */
 		mt_kv_add(kv, "mode", a->sites ? "sites" : "events");
-		if (a->sites) {
+		if (a->sites || a->fold_first) {
 			mt_kv_add_u64(kv, "sites_window_ns", MT_SITES_WINDOW_NS);
 			mt_kv_add_u64(kv, "sites_rows_lost", a->sites_lost);
+			/* folded after later rows: more than the reorder wait behind them */
+			mt_kv_add_u64(kv, "sites_rows_late", a->sites_late);
+		}
+		if (a->budget) { /* --max-size: blocks below keep_min folded from fold_from on */
+			mt_kv_add_u64(kv, "fold_from_ns", a->fold_first); /* 0: none */
+			mt_kv_add_u64(kv, "fold_keep_bytes", a->keep_min);
+			mt_kv_add_u64(kv, "fold_failed_processes", a->fold_off);
 		}
 		mt_kv_add(kv, "time",
 			  a->tsc ? "tsc (converted to CLOCK_MONOTONIC by the recorder)"

@@ -38,6 +38,8 @@ void mt_alloc_drain(struct mt_session *s);
 int mt_alloc_timeout_ms(struct mt_session *s);
 /* Writes the events buffered per connection (periodic flush and the end). */
 void mt_alloc_flush(struct mt_session *s);
+/* --alloc=sites, --max-size: every row waiting to be put in time order folded or written. */
+void mt_alloc_drain_folds(struct mt_session *s);
 /* Lifecycle notes from the process collector. */
 void mt_alloc_on_exec(struct mt_session *s, pid_t pid);
 /* The same for an exec seen after the fact (perf's COMM record), at its time t. */

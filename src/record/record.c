@@ -29,6 +29,7 @@
 #include "format/writer.h"
 #include "record/access.h"
 #include "record/alloc.h"
+#include "record/budget.h"
 #include "record/faults.h"
 #include "record/pagewrites.h"
 #include "record/rss.h"
@@ -136,6 +137,7 @@ static void add_own_cost(const struct mt_session *s, struct mt_kv *end)
 static int finish(struct mt_session *s)
 {
 	struct mt_kv end;
+	uint64_t cut;
 	int r;
 
 	mt_live_close(s);
@@ -156,8 +158,12 @@ static int finish(struct mt_session *s)
 		mt_kv_release(&akv);
 	}
 	mt_kv_init(&end);
-	mt_kv_add_u64(&end, "end_monotonic_ns", s->t_end);
-	mt_kv_add_u64(&end, "duration_ns", s->t_end - s->t_start);
+	/* a launched command that ran on past --max-size: the trace ends where it was cut */
+	cut = s->budget.end_ns && !s->attached ? s->budget.end_ns : s->t_end;
+	mt_kv_add_u64(&end, "end_monotonic_ns", cut);
+	mt_kv_add_u64(&end, "duration_ns", cut - s->t_start);
+	if (cut != s->t_end)
+		mt_kv_add_u64(&end, "budget_command_end_ns", s->t_end);
 	if (s->root > 0)
 		mt_kv_add_u64(&end, "root_pid", (uint64_t)s->root);
 	if (s->root_exited && !s->attached) {
@@ -168,6 +174,7 @@ static int finish(struct mt_session *s)
 	mt_kv_add_u64(&end, "processes", s->nprocesses);
 	mt_kv_add_u64(&end, "threads", s->nthreads);
 	add_own_cost(s, &end);
+	mt_budget_keys(s, &end);
 	if (s->attached) {
 		mt_kv_add_u64(&end, "attach_copies_failed", mt_perf_attach_failed());
 		/* every collector ran from the first to the second: the exact window */
@@ -188,11 +195,13 @@ static int finish(struct mt_session *s)
 			  : s->stop_requested
 				  ? (s->system_wide ? "stopped: interrupted, or END read"
 						    : "detached: interrupted")
-				  : "detached: --duration elapsed");
+			  : s->budget.end_ns ? "detached: --max-size reached"
+					     : "detached: --duration elapsed");
 	} else {
 		mt_kv_add(&end, "stop_reason",
-			  s->stop_requested ? "interrupted after the command exited"
-					    : "the process tree exited");
+			  s->budget.end_ns    ? "--max-size reached; the command ran on, unrecorded"
+			  : s->stop_requested ? "interrupted after the command exited"
+					      : "the process tree exited");
 	}
 	r = mt_writer_finish(s->w, &end);
 	mt_kv_release(&end);
@@ -377,6 +386,7 @@ static int run_loop(struct mt_session *s, struct launch *l, int sigfd, struct po
 			mt_writer_flush(s->w);
 			last_flush = mt_now_ns();
 		}
+		mt_budget_tick(s);
 	}
 }
 
@@ -416,6 +426,7 @@ int mt_rec_open_trace(struct mt_session *s)
 	}
 	if (r < 0)
 		return mt_err_code(r, "cannot create '%s'", o->output);
+	mt_budget_open(s);
 	return 0;
 }
 

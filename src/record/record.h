@@ -30,6 +30,7 @@ struct mt_record_opts {
 	unsigned nattach;
 	bool system_wide; /* record -a: every process on the machine but memtap's */
 	uint64_t duration_ns; /* --duration: detach after this long (0: until it exits) */
+	uint64_t max_size; /* --max-size: the trace's size at most (0: no limit; record/budget.h) */
 	enum mt_follow follow;
 	bool mmaps; /* record mappings from perf MMAP2 records */
 	unsigned ring_pages; /* data pages per per-CPU perf ring (power of two) */

@@ -8,6 +8,7 @@
 #include <sys/types.h>
 
 #include "common/hash.h"
+#include "record/budget.h"
 #include "record/perf.h"
 #include "record/record.h"
 
@@ -72,6 +73,7 @@ struct mt_session {
 	struct mt_live *livefig; /* the live figures for memtap top (record/live.c) */
 	char live_command[256]; /* the command as shown */
 	uint64_t deadline; /* --duration: the recording ends then (0: no limit) */
+	struct mt_budget budget; /* --max-size (record/budget.c) */
 	uint64_t root_sig_ns[65]; /* when each signal last reached the command's process */
 	uint64_t t_start;
 	/* the command's run, from its go to the tree's exit, and the recorder's own CPU time at

@@ -8,6 +8,7 @@
 #include "common/crc32c.h"
 #include "common/error.h"
 #include "common/varint.h"
+#include "common/hash.h"
 #include "format/block.h"
 #include "format/chunk.h"
 #include "format/reader.h"
@@ -809,5 +810,53 @@ TEST(cursor_runs_keep_ties_in_file_order)
 	free(b);
 	mt_reader_free(r);
 	close(fd);
+	free(p);
+}
+
+/* mt_writer_limit: the file never holds data past the limit; what is left out is counted
+ * (rows by type, the earliest time); the trace still reads whole, with its END record. */
+TEST(writer_limit_leaves_out_and_counts)
+{
+	struct mt_writer_opts o = { .run_id = fixed_id, .block_events = 256 };
+	const struct mt_writer_stats *st;
+	struct mt_writer *w;
+	struct mt_reader *r;
+	struct mt_kv kv;
+	uint64_t written = 0, left = 0, first_left = 0;
+	size_t n;
+	uint8_t *p;
+	int fd = memfd(NULL, 0), rfd;
+
+	ASSERT_EQ(mt_writer_open_fd(fd, &o, &w), 0);
+	mt_writer_limit(w, 16384);
+	for (uint64_t i = 0; i < 20000; i++) {
+		/* pseudo-random addresses: the rows do not compress to nothing */
+		uint64_t row[_MT_F_FAULT_MAX] = { 1000 + i, 7, 7, mt_hash_u64(i) & 0xffffffffff };
+
+		ASSERT_TRUE(mt_writer_event(w, MT_EV_FAULT, row) >= 0);
+	}
+	st = mt_writer_stats(w);
+	ASSERT_TRUE(st->sealed);
+	written = st->events[MT_EV_FAULT];
+	left = st->left_out_events[MT_EV_FAULT];
+	first_left = st->left_out_from;
+	ASSERT_TRUE(written > 0 && left > 0);
+	ASSERT_EQ_U(written + left, 20000 - 20000 % 256); /* the last partial block: at finish */
+	ASSERT_EQ_U(first_left, 1000 + written); /* rows in order: the first one left out */
+	mt_kv_init(&kv);
+	mt_kv_add(&kv, "stop_reason", "test");
+	ASSERT_EQ(mt_writer_finish(w, &kv), 0); /* END is key/value: written past the limit */
+	mt_kv_release(&kv);
+	ASSERT_EQ_U(mt_writer_stats(w)->left_out_events[MT_EV_FAULT], 20000 - written);
+	mt_writer_free(w);
+	p = slurp(fd, &n);
+	close(fd);
+	ASSERT_TRUE(n <= 16384 + 1024);
+	rfd = open_bytes(p, n, &r);
+	ASSERT_TRUE(rfd >= 0);
+	ASSERT_TRUE(mt_reader_integrity(r)->complete);
+	ASSERT_TRUE(mt_reader_end(r) != NULL);
+	ASSERT_EQ_U(mt_reader_event_count(r, MT_EV_FAULT), written);
+	ASSERT_EQ(drain(r, rfd, NULL), (int)written);
 	free(p);
 }
