@@ -316,14 +316,9 @@ static unsigned classify(const struct mt_reread_file *f, const char *rt)
 /* The preload runtime's path the trace names, or NULL. */
 static const char *rt_path(struct mt_reader *r)
 {
-	for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
-		const struct mt_kvlist *kv = mt_reader_collector(r, i);
-		const char *n = mt_kvlist_get(kv, "name");
+	const struct mt_kvlist *kv = mt_reader_collector_named(r, "alloc");
 
-		if (n && !strcmp(n, "alloc"))
-			return mt_kvlist_get(kv, "runtime");
-	}
-	return NULL;
+	return kv ? mt_kvlist_get(kv, "runtime") : NULL;
 }
 
 static int cmp_files(const void *a, const void *b)

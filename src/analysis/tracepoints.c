@@ -16,14 +16,7 @@
 
 static const struct mt_kvlist *events_collector(const struct mt_reader *r)
 {
-	for (size_t i = 0; i < mt_reader_ncollectors(r); i++) {
-		const struct mt_kvlist *kv = mt_reader_collector(r, i);
-		const char *name = mt_kvlist_get(kv, "name");
-
-		if (name && !strcmp(name, "events"))
-			return kv;
-	}
-	return NULL;
+	return mt_reader_collector_named(r, "events");
 }
 
 /* "name:kind,name:kind" into info. */

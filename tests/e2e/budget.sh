@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # record --max-size, and the fold it shares with --alloc=sites, on a program whose answer is
 # known (workloads/handoff.c: messages allocated by producer threads and freed by consumer
-# threads, a 256 KiB batch buffer every 1,000 messages, 100 blocks leaked on purpose).
+# threads, a 64 KiB batch buffer every 1,000 messages, 100 blocks leaked on purpose).
 # - --alloc=sites: every free matched to its allocation although another thread's rows
 #   reach the recorder first (the fold waits to put them in time order): no unseen frees,
 #   the sites' calls, frees and leaks exact.
@@ -79,7 +79,7 @@ for s in a["top_sites"]:
     fn = (s["frames"][0]["function"] or "") if s["frames"] else ""
     lt = (s["lifetime_ns"] or {}).get("count", 0)
     if fn.startswith("produce_batch") and (s["calls_folded"] != 0 or lt != s["calls"]):
-        bad.append("batches (256 KiB) folded %s, lifetimes %s" % (s["calls_folded"], lt))
+        bad.append("batches (64 KiB) folded %s, lifetimes %s" % (s["calls_folded"], lt))
     if fn.startswith("produce_message") and (not s["calls_folded"] or
                                              lt + s["calls_folded"] != s["calls"]):
         bad.append("messages folded %s, lifetimes %s of %s" % (s["calls_folded"], lt, s["calls"]))
@@ -92,8 +92,8 @@ PY
 ok "--max-size 4M: $size bytes; small blocks folded from half of it, batches kept whole, every total exact"
 
 # --max-size reached: the recording ends, the command runs on to its own status (3). A batch
-# every 4 messages: 500,000 blocks of 256 KiB whose rows are never folded.
-"$MEMTAP" record -o e.mtap --max-size 4M -- "$WORKLOADS/handoff" 2 1000000 2 3 4 >/dev/null \
+# every 4 messages: 250,000 blocks of 64 KiB whose rows are never folded.
+"$MEMTAP" record -o e.mtap --max-size 4M -- "$WORKLOADS/handoff" 2 500000 2 3 4 >/dev/null \
 	2>e.err
 rc=$?
 [ $rc = 3 ] || fail "--max-size reached: exit status $rc, not the command's 3 ($(cat e.err))"

@@ -3,7 +3,7 @@
  * A message queue whose messages are freed by another thread than the one that allocated
  * them (the --alloc=sites fold and record --max-size must see each allocation before its
  * free, whichever thread's rows reach the recorder first). P producers allocate N messages
- * each (16 to 2,032 bytes) and, every EVERY messages (default 1,000), a 256 KiB batch buffer;
+ * each (16 to 2,032 bytes) and, every EVERY messages (default 1,000), a 64 KiB batch buffer;
  * C consumers free both. Before exiting, stash() leaks 100 blocks of 1,000 bytes. Prints the
  * known answer as JSON and exits with STATUS.
  * usage: handoff P N C [STATUS [EVERY]]
@@ -65,7 +65,7 @@ __attribute__((noinline)) static void *produce_message(long i)
 
 __attribute__((noinline)) static void *produce_batch(void)
 {
-	char *b = malloc(256 << 10);
+	char *b = malloc(64 << 10);
 
 	if (b)
 		memset(b, 1, 4096);
@@ -133,6 +133,6 @@ int main(int argc, char **argv)
 	       "\"batch_bytes\": %lld, \"leaked_blocks\": 100, \"leaked_bytes\": 100000}\n",
 	       (long long)np * per_producer, bytes * (unsigned long long)np,
 	       (long long)np * (per_producer / every),
-	       (long long)np * (per_producer / every) << 18);
+	       (long long)np * (per_producer / every) << 16);
 	return status;
 }
