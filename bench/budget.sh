@@ -37,7 +37,9 @@ if [ "${LONG_EXACT:-0}" = 1 ]; then
 	RUNS="$RUNS long"
 fi
 for r in $RUNS; do
+	awk '$1 == "served" { printf "%.1f %d\n", $3 / $4, $3 }' "$T/$r.out" >"$T/$r.rate"
 	"$M" report "$T/$r.mtap" --section run,candidates,placement --format json >"$T/$r.json"
+	"$M" info "$T/$r.mtap" --format json >"$T/$r.info"
 	stat -c %s "$T/$r.mtap" >"$T/$r.size"
 done
 python3 - "$T" "$SECS" "$SIZE" $RUNS <<'PY'
@@ -45,6 +47,7 @@ import json, math, sys
 t, secs, size = sys.argv[1], sys.argv[2], sys.argv[3]
 runs = {r: json.load(open("%s/%s.json" % (t, r))) for r in sys.argv[4:]}
 sizes = {r: int(open("%s/%s.size" % (t, r)).read()) for r in runs}
+rates = {r: (open("%s/%s.rate" % (t, r)).read().split() or ["?", "?"]) for r in runs}
 ENGINE = ("weight", "kv_cache", "activation", "runtime")
 print("llama.cpp serving: exact 30 s (default options) vs %s s under --max-size %s" % (secs, size))
 for r, d in runs.items():
@@ -52,9 +55,13 @@ for r, d in runs.items():
     b = run.get("trace_budget") or {}
     t0 = run["start_ns"]
     step = lambda k: "-" if not b.get(k) else "+%.1f s" % ((b[k] - t0) / 1e9)
-    print("  %-6s  %6.1f s recorded  trace %6.1f MB (%.2f MB/min)  fold %s  end %s  left out %s" % (
+    rec = json.load(open("%s/%s.info" % (t, r)))["run"].get("recorder") or {}
+    print("  %-6s  %6.1f s recorded  trace %6.1f MB (%.2f MB/min)  fold %s  end %s  left out %s  "
+          "engine %s tokens/s (%s tokens)  recorder %.1f%% of a CPU, %.0f MiB" % (
         r, run["duration_ns"] / 1e9, sizes[r] / 1e6, sizes[r] / 1e6 / (run["duration_ns"] / 6e10),
-        step("folded_from_ns"), step("ended_ns"), b.get("left_out_events", "-")))
+        step("folded_from_ns"), step("ended_ns"), b.get("left_out_events", "-"), rates[r][0],
+        rates[r][1], 100 * rec.get("cpu_ns", 0) / max(run["duration_ns"], 1),
+        rec.get("max_rss_bytes", 0) / 2**20))
 def engine_rows(d):
     out = {}
     for c in d["candidates"]:
