@@ -105,6 +105,7 @@ void mt_report_candidates_text(const struct mt_report *rep, bool md, FILE *f)
 		"%s%s of %s could move (high or medium MRM); by file mapping, allocation site, "
 		"label and anonymous mapping of 1 MiB or more, most movable bytes first\n",
 		md ? "" : "  ", mt_fmt_bytes(movable, b[0], 64), mt_fmt_bytes(total, b[1], 64));
+	mt_report_fold_note(rep, md, f);
 	if (!rep->ncands)
 		return;
 	mt_table_init(&t, 12, heads);

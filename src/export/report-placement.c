@@ -240,6 +240,12 @@ void mt_report_placement_json(const struct mt_report *rep, struct mt_json *j)
 		mt_json_kv_str(j, "missing", miss);
 	else
 		mt_json_kv_null(j, "missing");
+	/* record --max-size: from then on blocks below the kept size are not joined to their
+	 * sites (null: no fold) */
+	if (rep->alloc.st.folded)
+		mt_json_kv_u64(j, "heap_joins_folded_from_ns", rep->alloc.st.folded_from_ns);
+	else
+		mt_json_kv_null(j, "heap_joins_folded_from_ns");
 	sums_json(rep, j);
 	mt_json_key(j, "rows");
 	mt_json_begin_array(j);
@@ -395,6 +401,7 @@ void mt_report_placement_text(const struct mt_report *rep, bool md, FILE *f)
 	struct mt_table t;
 
 	header(rep, md, b, period, f);
+	mt_report_fold_note(rep, md, f);
 	if (!rep->nplaces) {
 		fprintf(f, "%sno candidates\n", md ? "" : "  ");
 		return;

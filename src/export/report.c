@@ -12,6 +12,7 @@
 #include "common/termsafe.h"
 #include "common/strutil.h"
 #include "export/json.h"
+#include "export/report-alloc-internal.h"
 #include "export/table.h"
 #include "format/reader.h"
 
@@ -351,6 +352,25 @@ static void json_run(const struct mt_report *rep, struct mt_json *j)
 	mt_json_kv_u64(j, "lost_events", run->lost_events);
 	mt_json_kv_bool(j, "complete", mt_reader_integrity(rep->r)->complete);
 	mt_json_end_object(j);
+}
+
+void mt_report_fold_note(const struct mt_report *rep, bool md, FILE *f)
+{
+	const struct mt_alloc_stats *st = &rep->alloc.st;
+	char t[32], k[32];
+
+	if (!st->folded)
+		return;
+	fprintf(f,
+		"%s(--max-size: from +%s the blocks below %s are counted by site without rows, so "
+		"the samples, faults and page writes inside them count to their mapping, not to "
+		"their sites: those sites' figures are lower bounds)\n",
+		md ? "" : "  ",
+		mt_fmt_duration(st->folded_from_ns > rep->run.start_ns
+					? st->folded_from_ns - rep->run.start_ns
+					: 0,
+				t, sizeof(t)),
+		mt_fmt_bytes(mt_ra_kv_u64(&rep->alloc, "fold_keep_bytes"), k, sizeof(k)));
 }
 
 static void print_json(const struct mt_report *rep, int sections, FILE *f)

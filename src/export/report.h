@@ -40,6 +40,8 @@ void mt_report_top_processes_text(const struct mt_report *rep, bool md, FILE *f)
 void mt_report_json_process(struct mt_json *j, const struct mt_procs *ps, size_t i, uint64_t t0,
 			    bool full);
 void mt_report_collector_table(const struct mt_run *run, struct mt_table *t);
+/* Under the candidates and placement headings: what a --max-size fold did to the joins. */
+void mt_report_fold_note(const struct mt_report *rep, bool md, FILE *f);
 /* What record --max-size did, in one line (run->budget.max must be set). */
 void mt_report_budget_line(const struct mt_run *run, char *text, size_t n);
 /* raw: creation order and nanoseconds (for CSV); else the tree, indented, human units. */
