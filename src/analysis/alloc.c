@@ -635,6 +635,15 @@ static int alloc_event(void *ctx, const struct mt_event *ev)
 	return 0;
 }
 
+static void sites_leak_live(struct mt_alloc_stats *st) /* at the end: what is live leaked */
+{
+	for (size_t i = 0; i < st->nsites; i++) {
+		st->sites[i].leaked_bytes += st->sites[i].live_bytes;
+		st->sites[i].leaked_blocks += st->sites[i].live_blocks;
+		st->sites[i].live_bytes = st->sites[i].live_blocks = 0;
+	}
+}
+
 /* --alloc=sites at the end: what the sites still hold leaked (every image ended, or leaks
  * at the recording's end; a window after its image's end counted as leaked already). One
  * image's peak is the peak; several images' heaps add up at moments the windows do not pin
@@ -643,11 +652,7 @@ static void sites_finish(struct mt_alloc_stats *st)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < st->nsites; i++) {
-		st->sites[i].leaked_bytes += st->sites[i].live_bytes;
-		st->sites[i].leaked_blocks += st->sites[i].live_blocks;
-		st->sites[i].live_bytes = st->sites[i].live_blocks = 0;
-	}
+	sites_leak_live(st);
 	for (size_t i = 0; i < st->nprocs; i++) {
 		if (!st->procs[i].calls)
 			continue;
@@ -660,20 +665,15 @@ static void sites_finish(struct mt_alloc_stats *st)
 		st->peak_bytes = st->peak_ns = 0;
 }
 
-/* --max-size at the end: the sites' folded calls still live leaked (the rows' in leak_stream).
- * The peak is known when one image was folded and no other allocated from the fold on; the
- * sites' heap at it when it came from the rows. */
+/* --max-size at the end: the sites' folded calls still live leaked (the rows' in leak_stream);
+ * the peak known when one image was folded and no other allocated from the fold on. */
 static void folded_finish(struct mt_alloc_stats *st, const struct pass *p)
 {
 	size_t nfolded = 0, others_after = 0;
 
 	if (st->folded_from_ns == UINT64_MAX)
 		st->folded_from_ns = p->first_window;
-	for (size_t i = 0; i < st->nsites; i++) {
-		st->sites[i].leaked_bytes += st->sites[i].live_bytes;
-		st->sites[i].leaked_blocks += st->sites[i].live_blocks;
-		st->sites[i].live_bytes = st->sites[i].live_blocks = 0;
-	}
+	sites_leak_live(st);
 	for (size_t i = 0; i < st->nprocs; i++) {
 		if (st->procs[i].folded)
 			nfolded++;

@@ -260,19 +260,28 @@ static enum released rel_of(uint64_t val)
 
 /* Releases the block at addr, freed at time t: REL_NONE when the recorder never saw it
  * allocated, else whether its rows were folded or written. */
+/* The block a release of addr at time t is: the displaced one (*dv set) or the live one at
+ * slot *i (SIZE_MAX: none). A release after another allocation took the address (another
+ * thread's, folded first) that happened before that allocation is the old block's, already
+ * off the live heap; one after it is the live block's. */
+static void locate(struct mt_ac_sites *f, uint64_t addr, uint64_t t, size_t *i, uint64_t **dv)
+{
+	uint64_t *at;
+
+	*i = mt_addr_find(&f->live, addr);
+	*dv = f->displaced.len ? mt_map64_get(&f->displaced, addr) : NULL;
+	if (*dv && *i != SIZE_MAX && (at = mt_map64_get(&f->taken_at, addr)) && t >= *at)
+		*dv = NULL;
+}
+
 static enum released release(struct mt_ac_sites *f, uint64_t addr, uint64_t t)
 {
-	uint64_t *dv, *at;
+	uint64_t *dv;
 	enum released rel;
 	size_t i;
 
-	i = mt_addr_find(&f->live, addr);
-	if (f->displaced.len && (dv = mt_map64_get(&f->displaced, addr)) &&
-	    (i == SIZE_MAX || !(at = mt_map64_get(&f->taken_at, addr)) || t < *at)) {
-		/* its free comes after another allocation took its address (another thread's,
-		 * folded first), and happened before that allocation: the old block's,
-		 * already off the live heap. A free after it is the live block's (the same
-		 * thread freeing what it allocated there). */
+	locate(f, addr, t, &i, &dv);
+	if (dv) {
 		uint64_t val = *dv;
 
 		mt_map64_del(&f->displaced, addr);
@@ -434,11 +443,11 @@ static int fold_init(struct mt_session *s, struct conn *c)
 /* The release that a free or realloc of addr at time t would make (release(), unchanged). */
 static enum released fate(struct mt_ac_sites *f, uint64_t addr, uint64_t t)
 {
-	size_t i = mt_addr_find(&f->live, addr);
-	uint64_t *dv, *at;
+	uint64_t *dv;
+	size_t i;
 
-	if (f->displaced.len && (dv = mt_map64_get(&f->displaced, addr)) &&
-	    (i == SIZE_MAX || !(at = mt_map64_get(&f->taken_at, addr)) || t < *at))
+	locate(f, addr, t, &i, &dv);
+	if (dv)
 		return rel_of(*dv);
 	return i == SIZE_MAX ? REL_NONE : rel_of(f->live.v[i].val);
 }

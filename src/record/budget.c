@@ -46,17 +46,18 @@ static const char *since_start(struct mt_session *s, uint64_t t, char *buf, size
 /* Half the size written: allocations below the kept size counted by site from now on. */
 static void fold(struct mt_session *s, uint64_t now, uint64_t bytes)
 {
-	char t[32], m[32];
+	char t[32], m[32], k[32];
 
 	s->budget.fold_ns = now;
 	s->budget.fold_bytes = bytes;
 	if (s->alloc && s->alloc->budget)
 		s->alloc->fold_from = now;
 	if (!s->o->quiet)
-		mt_info("--max-size %s: half of it written at +%s; allocations below %u KiB are "
+		mt_info("--max-size %s: half of it written at +%s; allocations below %s are "
 			"counted by site from now on",
 			mt_fmt_bytes(s->budget.max, m, sizeof(m)),
-			since_start(s, now, t, sizeof(t)), MT_BUDGET_KEEP_MIN >> 10);
+			since_start(s, now, t, sizeof(t)),
+			mt_fmt_bytes(mt_budget_keep_min(s->o), k, sizeof(k)));
 }
 
 /* Near the size: the recording ends. Attached, memtap detaches; a launched command's rows
