@@ -17,9 +17,10 @@
 
 #define MT_FORMAT_MAJOR 1
 #define MT_FORMAT_MINOR \
-	4 /* 1: app events (MT_EV_APP), the alloc span field; 2: HEAP_ADDR; \
+	5 /* 1: app events (MT_EV_APP), the alloc span field; 2: HEAP_ADDR; \
 			    * 3: --alloc=sites (MT_EV_ALLOC_SITE, MT_EV_HEAP_WINDOW); \
-			    * 4: MT_EV_PAGE_TRACK, the page_write scan_ns and fault tracking fields */
+			    * 4: MT_EV_PAGE_TRACK, the page_write scan_ns and fault tracking fields; \
+			    * 5: the page_write settled field */
 
 /* File header: 96 bytes at offset 0. */
 #define MT_FILE_MAGIC "\x89MTAP\r\n\x1a"
@@ -412,6 +413,10 @@ enum {
 	 * run, and it returned scan_ns later; every page of the run was protected again in
 	 * between. 0: a scan of the runtime's (a range that goes or is discarded). */
 	MT_F_PW_SCAN_NS,
+	/* 1.5: 1: the run's pages were written in an earlier epoch too and were not protected
+	 * again (record's default settling; --page-writes=full never settles): their writes from
+	 * now until their range goes, is discarded or is registered anew are not seen */
+	MT_F_PW_SETTLED,
 	_MT_F_PW_MAX,
 };
 

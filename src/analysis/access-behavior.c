@@ -622,15 +622,19 @@ static void refresh_add(struct mt_access_stats *st, struct mt_region_behavior *b
  * end (or now, when the region still lives: a region inside it took the page). */
 void mt_acc_pw_settle(struct mt_access_stats *st, struct mt_access_page *pg, uint64_t now)
 {
-	if (pg->pw_region && pg->pw_epochs) {
+	uint32_t epochs = pg->pw_epochs & ~MT_PW_SETTLED_BIT;
+
+	if (pg->pw_region && epochs) {
 		struct mt_region_behavior *b = &st->regions[pg->pw_region - 1].b;
 		uint64_t end = b->end_ns && b->end_ns < now ? b->end_ns : now;
 
 		b->pages_written++;
-		b->page_epochs += pg->pw_epochs;
-		if (pg->pw_epochs > 1)
+		b->page_epochs += epochs;
+		if (epochs > 1)
 			b->pages_rewritten++;
-		if (end > pg->pw_t)
+		if (pg->pw_epochs & MT_PW_SETTLED_BIT)
+			b->pages_settled++; /* written since, unseen: its data's ages are not known */
+		else if (end > pg->pw_t)
 			refresh_add(st, b, pg->pw_since, pg->pw_t, end, end);
 	}
 	pg->pw_epochs = 0;
@@ -666,6 +670,7 @@ void mt_acc_on_page_write(struct pass *ps, const struct mt_event *ev)
 			continue;
 		}
 		st->page_write_pages++;
+		st->page_write_settled += ev->v[MT_F_PW_SETTLED] != 0;
 		if (!b->first_write_ns || b->first_write_ns > since)
 			b->first_write_ns = since > g->t_start ? since : g->t_start;
 		if (t > b->last_write_ns)
@@ -676,15 +681,20 @@ void mt_acc_on_page_write(struct pass *ps, const struct mt_event *ev)
 		if (pg->pw_region != reg + 1) {
 			mt_acc_pw_settle(st, pg, t);
 			pg->pw_region = reg + 1;
-		} else if (pg->pw_epochs && t > pg->pw_t) {
+		} else if (pg->pw_epochs && !(pg->pw_epochs & MT_PW_SETTLED_BIT) && t > pg->pw_t) {
 			refresh_add(st, b, pg->pw_since, pg->pw_t,
 				    since > pg->pw_t ? since : pg->pw_t, t);
 		}
 		pg->pw_since = since > g->t_start ? since : g->t_start;
 		if (pg->pw_since > t)
 			pg->pw_since = t;
+		if (!(pg->pw_epochs & ~MT_PW_SETTLED_BIT)) /* its first write in the region */
+			b->first_write_sum +=
+				(double)(pg->pw_since + (t - pg->pw_since) / 2 - g->t_start);
 		pg->pw_t = t;
 		pg->pw_epochs++;
+		if (ev->v[MT_F_PW_SETTLED])
+			pg->pw_epochs |= MT_PW_SETTLED_BIT;
 		pr = mt_acc_proc_of(ps, pid);
 		if (pr)
 			st->phases[pr->phase].pages_written++;

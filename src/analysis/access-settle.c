@@ -216,6 +216,9 @@ static void settle_behaviour(struct pass *ps)
 		sb->written_late += b->last_write_ns > g->t_start + life / 2;
 		sb->pages_written += b->pages_written;
 		sb->page_epochs += b->page_epochs;
+		sb->pages_settled += b->pages_settled;
+		if (life)
+			sb->first_write_pos += b->first_write_sum / (double)life;
 		if (b->wo_basis == MT_WO_PAGE_WRITES && b->wp_pages > b->wp_huge_pages) {
 			uint64_t pages = b->wp_pages - b->wp_huge_pages;
 

@@ -67,6 +67,12 @@ struct mt_region_behavior {
 	uint64_t wp_lo, wp_hi; /* those pages: [wp_lo, wp_hi) */
 	uint64_t pages_written, pages_rewritten; /* of which written in >= 1, >= 2 epochs */
 	uint64_t page_epochs; /* Σ epochs its written pages were written in */
+	/* of pages_written, settled: found written in a second epoch and left unprotected (the
+	 * recorder's default), so their epochs are a lower bound and their later writes unseen */
+	uint64_t pages_settled;
+	/* Σ over its written pages of when each was first written, from the region's start:
+	 * where its pages were filled in its life (exact with settling too) */
+	double first_write_sum;
 	/* of wp_pages, the most one scan found on transparent huge pages (never protected, so
 	 * without write epochs: page_track huge), and that scan's time */
 	uint64_t wp_huge_pages, wp_huge_cur, wp_huge_t;
@@ -188,6 +194,8 @@ struct mt_access_site {
 	struct mt_site_behaviour beh; /* what its blocks did: typing by behaviour */
 };
 
+#define MT_PW_SETTLED_BIT 0x80000000u
+
 struct mt_access_page {
 	uint32_t pid;
 	uint32_t spin_samples; /* of c.samples, loads of a spin-wait */
@@ -200,7 +208,7 @@ struct mt_access_page {
 	uint32_t last_phase;
 	int32_t site; /* allocation site of the block it was first touched in, or -1 */
 	uint32_t pw_region; /* page writes: the region the epochs below belong to */
-	uint32_t pw_epochs;
+	uint32_t pw_epochs; /* | MT_PW_SETTLED_BIT when the page settled (a lower bound) */
 	uint64_t pw_since, pw_t; /* its latest written epoch there: written in (since, t] */
 };
 
@@ -285,6 +293,7 @@ struct mt_access_stats {
 	size_t nwss;
 	uint64_t wss_peak_pages;
 	uint64_t page_write_events, page_write_pages, page_writes_unattributed;
+	uint64_t page_write_settled; /* of page_write_pages, settled (left unprotected) */
 	uint64_t page_writes_incomplete; /* tracked regions of processes with an unseen epoch */
 	/* ranges the runtime tracked without a label (--page-writes-min): tracked, failed, and
 	 * tracked ones that matched no block or mapping */

@@ -67,11 +67,25 @@ void mt_beh_settle(struct mt_site_behaviour *b)
 		 * epochs at most), or a buffer kept and rewritten (every epoch of the run) */
 		float epochs = b->pages_written ? (float)b->page_epochs / (float)b->pages_written
 						: 0;
+		/* settled pages: epochs a lower bound; where the pages were first written tells
+		 * a cache filled as it goes (spread over its life) from a buffer rewritten from
+		 * its start (its late writes then seen by sampled stores) */
+		float settled = ratio(b->pages_settled, b->pages_written);
+		float fill = b->pages_written
+				     ? (float)(b->first_write_pos / (double)b->pages_written)
+				     : 0.0f;
 
-		if (wlate >= 0.5f && b->pages_written && epochs <= 4.0f) {
+		if (b->pages_settled && wlate >= 0.5f && fill >= 0.25f) {
+			b->verdict = MT_BEH_KV_FILLED;
+			b->confidence = alive * rlate * wlate * (fill < 0.5f ? 2.0f * fill : 1.0f);
+		} else if (b->pages_settled && wlate >= 0.5f && settled >= 0.5f) {
+			b->verdict = MT_BEH_SCRATCH_SETTLED;
+			b->confidence = alive * wlate * settled * (1.0f - 4.0f * fill);
+		} else if (!b->pages_settled && wlate >= 0.5f && b->pages_written &&
+			   epochs <= 4.0f) {
 			b->verdict = MT_BEH_KV_IN_PLACE;
 			b->confidence = alive * rlate * wlate;
-		} else if (wlate >= 0.5f && epochs >= 8.0f) {
+		} else if (!b->pages_settled && wlate >= 0.5f && epochs >= 8.0f) {
 			b->verdict = MT_BEH_SCRATCH;
 			b->confidence = alive * wlate * (1.0f - 4.0f / epochs);
 		} else if (wlate <= 0.1f && wo >= 0.9f) { /* written once, exactly */
@@ -92,11 +106,13 @@ const char *mt_beh_type(unsigned verdict)
 	switch (verdict) {
 	case MT_BEH_KV_GROWN:
 	case MT_BEH_KV_IN_PLACE:
+	case MT_BEH_KV_FILLED:
 		return "kv_cache";
 	case MT_BEH_WEIGHT:
 		return "weight";
 	case MT_BEH_ACTIVATION:
 	case MT_BEH_SCRATCH:
+	case MT_BEH_SCRATCH_SETTLED:
 		return "activation";
 	default:
 		return NULL;
@@ -116,6 +132,11 @@ const char *mt_beh_evidence(unsigned verdict)
 		return "activation-like: many short-lived blocks, each gone before the site's next";
 	case MT_BEH_SCRATCH:
 		return "activation-like: lasting, its pages rewritten epoch after epoch (exact)";
+	case MT_BEH_KV_FILLED:
+		return "kv-like: lasting, its pages first written over its life, written to the end";
+	case MT_BEH_SCRATCH_SETTLED:
+		return "activation-like: lasting, rewritten from its start (settled pages), written "
+		       "to the end";
 	default:
 		return "";
 	}

@@ -19,6 +19,10 @@ enum mt_behaviour {
 	MT_BEH_WEIGHT, /* weight: lasting, written once early, read to the end */
 	MT_BEH_ACTIVATION, /* activation: many short-lived blocks, each gone before the next */
 	MT_BEH_SCRATCH, /* activation: lasting, its pages rewritten to the end (compute buffers) */
+	/* the same two when page writes settled (record's default): a settled page's epochs
+	 * are a lower bound, so where its pages were first written in its life decides */
+	MT_BEH_KV_FILLED, /* kv_cache: lasting, its pages first written over its life */
+	MT_BEH_SCRATCH_SETTLED, /* activation: lasting, rewritten from the start, written late */
 };
 
 /* What the access pass gathers per site from its allocation calls. */
@@ -38,6 +42,10 @@ struct mt_site_behaviour {
 	double read_late_expected;
 	uint64_t wo_pages, wo_once_pages; /* of its regions with an exact basis */
 	uint64_t pages_written, page_epochs; /* their written pages; Σ epochs each was written in */
+	uint64_t pages_settled; /* of pages_written, settled (their epochs a lower bound) */
+	/* Σ over the written pages of when each was first written, as a share of its block's
+	 * life (0: at its start, 1: at its end) */
+	double first_write_pos;
 	uint8_t verdict; /* enum mt_behaviour */
 	float confidence;
 };

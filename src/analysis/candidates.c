@@ -123,7 +123,9 @@ static void add_refresh(const struct mt_access_stats *st, struct mt_candidate *c
 {
 	const struct mt_region_behavior *b = &g->b;
 
-	if (b->wp == MT_LABEL_WP_TRACKED && b->wp_pages && !b->wp_ended) {
+	if (b->pages_settled) {
+		c->refresh_known = false; /* settled pages' later writes were not seen */
+	} else if (b->wp == MT_LABEL_WP_TRACKED && b->wp_pages && !b->wp_ended) {
 		const struct mt_refresh *f = b->refresh_ix ? &st->refresh[b->refresh_ix - 1] : NULL;
 
 		for (unsigned k = 0; f && k < st->nretention; k++) {

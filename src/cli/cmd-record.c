@@ -33,6 +33,7 @@ static struct {
 	bool faults, rss;
 	uint64_t rss_interval_ms;
 	uint64_t page_writes_ms, page_writes_min;
+	int page_writes; /* index into page_writes_choices */
 	const char *cpus, *numa_node, *heap, *mode, *pid, *duration, *max_size;
 } o = { .output = "memtap.mtap",
 	.mmaps = true,
@@ -53,6 +54,7 @@ static struct {
 
 static const char *const alloc_choices[] = { "events", "sites", NULL };
 static const char *const follow_choices[] = { "auto", "ptrace", "perf", "none", NULL };
+static const char *const page_writes_choices[] = { "settle", "full", NULL };
 /* In enum mt_access_mode order. */
 static const char *const access_choices[] = { "auto", "pebs",  "ibs", "spe",
 					      "regs", "timer", "off", NULL };
@@ -122,6 +124,12 @@ static const struct mt_option options[] = {
 	  "track writes page by page, exactly, in epochs of MS milliseconds, to the ranges the "
 	  "workload labels (memtap.h) and to large heap blocks and writable anonymous mappings "
 	  "(userfaultfd write-protect + PAGEMAP_SCAN; 0: off; default 100)" },
+	{ "page-writes", 0, MT_OPT_CHOICE, &o.page_writes, "HOW",
+	  "settle: a page found written in two epochs is known rewritten and not protected "
+	  "again (its later writes are not seen; the workload pays at most two tracking faults "
+	  "per page); full: every epoch's written pages, one tracking fault per page per epoch "
+	  "it is written in",
+	  page_writes_choices },
 	{ "page-writes-min", 0, MT_OPT_U64, &o.page_writes_min, "BYTES",
 	  "heap blocks and writable anonymous mappings of at least BYTES are page-write tracked "
 	  "from their allocation on, so are blocks of 64 KiB or more of an allocation stack whose "
@@ -453,6 +461,7 @@ int cmd_record(int argc, char **argv)
 	ro.rss_interval_ns = o.rss_interval_ms * 1000000ull;
 	ro.page_writes_ns = o.page_writes_ms * 1000000ull;
 	ro.page_writes_min = o.page_writes_min;
+	ro.page_writes_full = o.page_writes == 1;
 	ro.max_size = max_size;
 	ro.access_period = o.access_period;
 	ro.access_freq = o.access_freq;

@@ -120,6 +120,7 @@ static const struct mt_json_u64 behaviour_figures[] = {
 	MT_JSON_U64("written_once_pages", struct mt_site_behaviour, wo_once_pages),
 	MT_JSON_U64("pages_written", struct mt_site_behaviour, pages_written),
 	MT_JSON_U64("page_epochs", struct mt_site_behaviour, page_epochs),
+	MT_JSON_U64("pages_settled", struct mt_site_behaviour, pages_settled),
 };
 
 /* A site's behaviour: its verdict (null: none) and the evidence it rests on. */
@@ -138,5 +139,9 @@ void mt_report_behaviour_json(struct mt_json *j, const struct mt_site_behaviour 
 	}
 	MT_JSON_KV_U64S(j, b, behaviour_figures);
 	mt_json_kv_double(j, "read_late_expected", b->read_late_expected);
+	/* where its written pages were first written in their blocks' lives, on average (0:
+	 * at the start, 1: at the end; null: none written) */
+	mt_json_kv_double(j, "first_write_position",
+			  b->pages_written ? b->first_write_pos / (double)b->pages_written : NAN);
 	mt_json_end_object(j);
 }

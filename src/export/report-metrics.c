@@ -316,6 +316,9 @@ static void json_phases(const struct mt_access_stats *st, struct mt_json *j)
 static const struct mt_json_u64 page_write_figures[] = {
 	MT_JSON_U64("events", struct mt_access_stats, page_write_events),
 	MT_JSON_U64("pages", struct mt_access_stats, page_write_pages),
+	/* of them, settled: written in a second epoch and left unprotected (later writes
+	 * unseen; record --page-writes=full for every epoch's) */
+	MT_JSON_U64("settled_pages", struct mt_access_stats, page_write_settled),
 	MT_JSON_U64("unattributed_pages", struct mt_access_stats, page_writes_unattributed),
 	MT_JSON_U64("incomplete_regions", struct mt_access_stats, page_writes_incomplete),
 	MT_JSON_U64("ranges_unlabelled", struct mt_access_stats, pw_ranges),
@@ -583,6 +586,10 @@ static const char *wo_source(const struct mt_report *rep, char *buf, size_t n)
 	const struct mt_collector_info *pw = mt_report_collector(rep, "pagewrites");
 	const char *status = pw && pw->status ? pw->status : "";
 
+	if (rep->access.st.page_writes_present && rep->access.st.page_write_settled)
+		return "page-write epochs (exact: labelled ranges, blocks and mappings of "
+		       "--page-writes-min or more; pages written in two epochs settled, not "
+		       "tracked further) and read-only mappings";
 	if (rep->access.st.page_writes_present)
 		return "page-write epochs (exact: labelled ranges, blocks and mappings of "
 		       "--page-writes-min or more) and read-only mappings";

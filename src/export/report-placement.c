@@ -27,6 +27,7 @@ const char *mt_report_placement_missing(const struct mt_report *rep, char *buf, 
 	uint64_t period;
 	const char *unit;
 	unsigned b = basis(rep, &period, &unit);
+	size_t n;
 
 	snprintf(buf, size, "%s%s%s",
 		 b == MT_PLACE_NONE	? "access (no samples: bandwidth, access time and added "
@@ -40,6 +41,13 @@ const char *mt_report_placement_missing(const struct mt_report *rep, char *buf, 
 		 rep->access.st.page_writes_present
 			 ? ""
 			 : "pagewrites (no page writes: the rewrites of written memory are null)");
+	n = strlen(buf);
+	if (rep->access.st.page_write_settled && n < size)
+		snprintf(buf + n, size - n,
+			 "%spagewrites every epoch (pages written twice were "
+			 "settled, their later writes unseen: the rewrites of regions holding them "
+			 "are null; record --page-writes=full)",
+			 n ? "; " : "");
 	return buf;
 }
 

@@ -259,9 +259,10 @@ static void remove_range(struct mt_pwf *p, struct proc *pr, uint64_t lo, uint64_
 /*
  * Applies op to every page of [lo, hi) inside a tracked range (chunks made as needed): ARM
  * sets a registration's protection, REARM adds a scan's, ZAP and FORK clear what is pending
- * (ZAP presence too), HUGE marks pages present (on a huge page: a fault split them).
+ * (ZAP presence too), HUGE marks pages present (on a huge page: a fault split them), SETTLE
+ * marks them written (present) and left unprotected by the scan that found them.
  */
-enum op { ARM, REARM, ZAP, FORK, HUGE };
+enum op { ARM, REARM, ZAP, FORK, HUGE, SETTLE };
 
 static void apply(struct mt_pwf *p, struct proc *pr, uint64_t lo, uint64_t hi, enum op op,
 		  uint16_t seq)
@@ -302,6 +303,10 @@ static void apply(struct mt_pwf *p, struct proc *pr, uint64_t lo, uint64_t hi, e
 				break;
 			case HUGE:
 				*st |= PRESENT;
+				break;
+			case SETTLE:
+				*st = PRESENT;
+				c->seq[k] = 0;
 				break;
 			}
 		}
@@ -414,7 +419,9 @@ unsigned mt_pwf_event(struct mt_pwf *p, unsigned type, const uint64_t *v)
 	case MT_EV_PAGE_WRITE:
 		if (pages(p, v[MT_F_PW_ADDR], v[MT_F_PW_LEN], &lo, &hi) &&
 		    (pr = proc_of(p, v[MT_F_PID], false)))
-			apply(p, pr, lo, hi, REARM, walk_of(pr, v[MT_F_TIME], v[MT_F_PW_SCAN_NS]));
+			apply(p, pr, lo, hi, v[MT_F_PW_SETTLED] ? SETTLE : REARM,
+			      v[MT_F_PW_SETTLED] ? 0
+						 : walk_of(pr, v[MT_F_TIME], v[MT_F_PW_SCAN_NS]));
 		break;
 	case MT_EV_MUNMAP:
 		if (pages(p, v[MT_F_MUNMAP_ADDR], v[MT_F_MUNMAP_LEN], &lo, &hi) &&

@@ -233,6 +233,8 @@ static const struct mt_field_desc page_write_fields[] = {
 	{ "len", MT_FK_U64, NULL, 0, "bytes written to (whole pages)" },
 	{ "since", MT_FK_U64, NULL, 0, "start of the epoch: the previous scan (ns)" },
 	{ "scan_ns", MT_FK_U64, NULL, 0, "the scan's ioctl took this long from its time" },
+	{ "settled", MT_FK_U64, NULL, 0,
+	  "1: written in an earlier epoch too; left unprotected, later writes unseen" },
 };
 
 static const char *const page_track_ops[] = { "armed", "huge", "zapped", "released",

@@ -19,6 +19,7 @@
 #include "format/chunk.h"
 #include "format/rt-proto.h"
 #include "format/writer.h"
+#include "record/pwset.h"
 #include "record/session.h"
 
 /*
@@ -34,6 +35,14 @@
  * rest. Neither walk protects a page that is not present, the zero page or a transparent huge
  * page (rt-wp.c, arm_args): the workload's own faults and page sizes stay what they are bare.
  * Huge pages in tracked ranges are said once per epoch in which they change (page_track huge).
+ *
+ * Settling (the default; --page-writes=full turns it off): a page found written by two scans
+ * is known rewritten, and protecting it again would only cost the workload a fault per epoch
+ * for nothing a write-once figure needs. Each process keeps the pages written in one epoch so
+ * far (seen) and those settled. A scan first reads, without protecting, which seen pages were
+ * written again (a second walk: they settle, and their page_write event says so), then walks
+ * everything but the settled pages as above. Settled pages stay unprotected until their range
+ * goes, is discarded or is registered again; their later writes are not seen.
  */
 
 /* The kernel's ABI (include/uapi/linux/fs.h, Linux 6.7); Debian 12's headers predate it. */
@@ -55,6 +64,12 @@ struct page_region {
 
 #define USER_END 0x7ffffffff000ull /* x86-64 TASK_SIZE with 4-level paging */
 #define NVEC 512
+/* Runs a process's seen and settled sets may hold: each settled run is one more ioctl per
+ * protecting walk; seen runs closer than PW_HULL_GAP share one peeking ioctl. Pages that do
+ * not fit are not settled (protected again each epoch, as in full). */
+#define PW_SET_MAX 8192
+#define PW_SETTLED_MAX 8192
+#define PW_HULL_GAP (1ull << 20)
 
 /* The ends of the last PW_ROUNDS scans of a process are kept: the runtime's own scans (of a
  * block at its free) reach the recorder by datagram, sometimes after a later scan. */
@@ -71,6 +86,7 @@ struct proc {
 	struct round rounds[PW_ROUNDS]; /* a ring of scans; rounds[nrounds % PW_ROUNDS] next */
 	uint64_t nrounds;
 	uint64_t huge_hash; /* of the huge runs the last scan found (0: none) */
+	struct mt_pwset seen, settled; /* written in one epoch so far; in two: unprotected */
 };
 
 struct mt_pagewrites_state {
@@ -80,18 +96,24 @@ struct mt_pagewrites_state {
 	uint64_t scans, runs, pages, scan_ns, tracked_ranges, failed_ranges, scan_errors;
 	uint64_t final_scans, forgotten, final_runs, final_late;
 	uint64_t armed_pages, huge_events, zapped, released, untracked_huge, bad_msgs;
+	uint64_t settled_pages, settled_runs, unsettled_pages, sets_full;
 	int last_failure, last_scan_error;
+	bool settle; /* not --page-writes=full */
+	struct mt_pwset again, found, tmp; /* one scan's scratch */
 	struct page_region vec[NVEC];
 };
 
+enum walk { WALK_PROTECT, WALK_PEEK, WALK_HUGE };
+
 /* One ioctl: huge: the huge pages of registered memory (reported, never protected); else the
- * written pages, protected again (the categories of rt-wp.c's arm_args). */
+ * written pages (the categories of rt-wp.c's arm_args), protected again unless peek. */
 static int scan_fd(int fd, uint64_t start, uint64_t end, struct page_region *vec, size_t n,
-		   uint64_t *walk_end, bool huge)
+		   uint64_t *walk_end, enum walk how)
 {
+	bool huge = how == WALK_HUGE;
 	struct pm_scan_arg a = {
 		.size = sizeof(a),
-		.flags = huge ? 0 : PM_SCAN_WP_MATCHING_,
+		.flags = how == WALK_PROTECT ? PM_SCAN_WP_MATCHING_ : 0,
 		.start = start,
 		.end = end,
 		.vec = (uint64_t)(uintptr_t)vec,
@@ -127,7 +149,7 @@ int mt_pagewrites_open(struct mt_session *s, const char **why)
 		*why = "cannot open /proc/self/pagemap";
 		return -errno;
 	}
-	r = scan_fd(fd, 0, 4096, v, 1, &we, false);
+	r = scan_fd(fd, 0, 4096, v, 1, &we, WALK_PROTECT);
 	close(fd);
 	if (r < 0) {
 		*why = r == -ENOTTY || r == -EINVAL
@@ -147,6 +169,7 @@ int mt_pagewrites_open(struct mt_session *s, const char **why)
 	if (!p)
 		return -ENOMEM;
 	p->period_ns = s->o->page_writes_ns;
+	p->settle = !s->o->page_writes_full;
 	s->pagewrites = p;
 	return 0;
 }
@@ -225,7 +248,7 @@ static void scan_huge(struct mt_session *s, struct proc *pr)
 	int n;
 
 	for (;;) { /* first pass: what they are (a hash of the runs) */
-		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we, true);
+		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we, WALK_HUGE);
 		if (n <= 0)
 			break;
 		h = mt_hash64(p->vec, (size_t)n * sizeof(p->vec[0]), h);
@@ -239,7 +262,7 @@ static void scan_huge(struct mt_session *s, struct proc *pr)
 	pr->huge_hash = total ? h : 0;
 	start = 0;
 	for (;;) { /* changed: said (again, whole) */
-		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we, true);
+		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we, WALK_HUGE);
 		if (n <= 0)
 			break;
 		for (int i = 0; i < n; i++)
@@ -251,41 +274,129 @@ static void scan_huge(struct mt_session *s, struct proc *pr)
 	}
 }
 
-/* One epoch of one process: every run of written pages as a page_write event at the start of
- * the ioctl that found it (scan_ns: how long that ioctl took; each page was protected again
- * within it). -errno when the scan failed (ESRCH: the process's memory is gone). */
-static int scan(struct mt_session *s, struct proc *pr)
+/* The page_write event of the run [lo, hi), written in (since, t]: found by an ioctl that began
+ * at t and took scan_ns (0: the runtime's); settled: left unprotected from now on. */
+static void write_event(struct mt_session *s, pid_t pid, uint64_t t, uint64_t lo, uint64_t hi,
+			uint64_t since, uint64_t scan_ns, bool settled)
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
-	uint64_t row[MT_MAX_FIELDS] = { 0 }, start = 0, we, t0 = mt_now_ns(), t, now,
-		 since = open_epoch(pr);
-	int n, rc = 0;
+	uint64_t row[MT_MAX_FIELDS] = { 0 };
 
-	p->scans++;
-	for (t = t0;; t = mt_now_ns()) {
-		n = scan_fd(pr->fd, start, USER_END, p->vec, NVEC, &we, false);
+	row[MT_F_TIME] = t > since ? t : since;
+	row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pid;
+	row[MT_F_PW_ADDR] = lo;
+	row[MT_F_PW_LEN] = hi - lo;
+	row[MT_F_PW_SINCE] = since;
+	row[MT_F_PW_SCAN_NS] = scan_ns;
+	row[MT_F_PW_SETTLED] = settled;
+	if (mt_writer_event(s->w, MT_EV_PAGE_WRITE, row) == 0) {
+		p->runs++;
+		p->pages += row[MT_F_PW_LEN] / 4096;
+	}
+}
+
+/* One walk of [lo, hi): protect: its written runs become events (and, when settling, join
+ * p->found); peek: they join p->again, unprotected. 0 or -errno. */
+static int walk(struct mt_session *s, struct proc *pr, uint64_t lo, uint64_t hi, enum walk how,
+		uint64_t since)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	uint64_t start = lo, we, t, now;
+	int n;
+
+	for (;;) {
+		t = mt_now_ns();
+		n = scan_fd(pr->fd, start, hi, p->vec, NVEC, &we, how);
 		if (n < 0) {
 			p->scan_errors++;
 			p->last_scan_error = -n;
-			rc = n;
-			break;
+			return n;
 		}
 		now = mt_now_ns();
 		for (int i = 0; i < n; i++) {
-			row[MT_F_TIME] = t;
-			row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pr->pid;
-			row[MT_F_PW_ADDR] = p->vec[i].start;
-			row[MT_F_PW_LEN] = p->vec[i].end - p->vec[i].start;
-			row[MT_F_PW_SINCE] = since;
-			row[MT_F_PW_SCAN_NS] = now > t ? now - t : 1;
-			if (mt_writer_event(s->w, MT_EV_PAGE_WRITE, row) == 0) {
-				p->runs++;
-				p->pages += row[MT_F_PW_LEN] / 4096;
-			}
+			uint64_t a = p->vec[i].start, b = p->vec[i].end;
+
+			if (how == WALK_PROTECT)
+				write_event(s, pr->pid, t, a, b, since, now > t ? now - t : 1,
+					    false);
+			/* (out of memory: the run is not settled, or not remembered as seen) */
+			if (how == WALK_PEEK && mt_pwset_append(&p->again, a, b) < 0)
+				p->unsettled_pages += (b - a) / 4096;
+			else if (how == WALK_PROTECT && p->settle)
+				(void)mt_pwset_append(&p->found, a, b);
 		}
-		if (n < NVEC || we >= USER_END || we <= start)
-			break;
+		if (n < NVEC || we >= hi || we <= start)
+			return 0;
 		start = we; /* the vector filled up: go on where the walk stopped */
+	}
+}
+
+/* Settling's first walk: which seen pages were written again; they settle (a page_write
+ * event each run, settled) unless the settled set is full. */
+static int settle_walk(struct mt_session *s, struct proc *pr, uint64_t since)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	uint64_t t0 = mt_now_ns(), end;
+	int rc = 0;
+
+	/* seen runs less than PW_HULL_GAP apart are walked as one range (an ioctl each is the
+	 * cost); the pages it finds outside them are not seen ones: left out below */
+	for (size_t i = 0, k; i < pr->seen.n && rc == 0; i = k) {
+		for (k = i + 1;
+		     k < pr->seen.n && pr->seen.v[k].lo - pr->seen.v[k - 1].hi < PW_HULL_GAP; k++)
+			;
+		rc = walk(s, pr, pr->seen.v[i].lo, pr->seen.v[k - 1].hi, WALK_PEEK, since);
+	}
+	if (rc < 0 || !p->again.n)
+		return rc;
+	if (mt_pwset_apply(&p->again, pr->seen.v, pr->seen.n, MT_PWSET_AND, SIZE_MAX, &p->tmp) < 0)
+		p->again.n = 0; /* (out of memory: nothing settles this time) */
+	if (mt_pwset_apply(&pr->settled, p->again.v, p->again.n, MT_PWSET_OR, PW_SETTLED_MAX,
+			   &p->tmp) < 0) {
+		p->sets_full++;
+		p->unsettled_pages += mt_pwset_bytes(p->again.v, p->again.n) / 4096;
+		p->again.n = 0; /* protected again by the walk that follows, as in full */
+		return 0;
+	}
+	/* stamped when the walk had ended: a page's tracking fault came before the ioctl that
+	 * found it written returned, and the reader must apply that fault before the settling
+	 * (a fault after it is the program's: nothing is pending on a settled page) */
+	end = mt_now_ns();
+	for (size_t i = 0; i < p->again.n; i++)
+		write_event(s, pr->pid, end, p->again.v[i].lo, p->again.v[i].hi, since,
+			    end > t0 ? end - t0 : 1, true);
+	p->settled_runs += p->again.n;
+	p->settled_pages += mt_pwset_bytes(p->again.v, p->again.n) / 4096;
+	return 0;
+}
+
+/* One epoch of one process: every run of written pages as a page_write event at the start of
+ * the ioctl that found it (scan_ns: how long that ioctl took; each page was protected again
+ * within it, but settled ones). -errno when the scan failed (ESRCH: the memory is gone). */
+static int scan(struct mt_session *s, struct proc *pr)
+{
+	struct mt_pagewrites_state *p = s->pagewrites;
+	uint64_t t0 = mt_now_ns(), now, since = open_epoch(pr), lo = 0;
+	int rc = 0;
+
+	p->scans++;
+	p->again.n = p->found.n = 0;
+	if (p->settle)
+		rc = settle_walk(s, pr, since);
+	for (size_t i = 0; rc == 0 && i <= pr->settled.n; i++) { /* all but the settled pages */
+		uint64_t hi = i < pr->settled.n ? pr->settled.v[i].lo : USER_END;
+
+		if (hi > lo)
+			rc = walk(s, pr, lo, hi, WALK_PROTECT, since);
+		if (i < pr->settled.n)
+			lo = pr->settled.v[i].hi;
+	}
+	if (rc == 0 && p->settle) { /* seen: what it was, less what settled, plus what was found */
+		(void)mt_pwset_apply(&pr->seen, p->again.v, p->again.n, MT_PWSET_MINUS, SIZE_MAX,
+				     &p->tmp);
+		if (p->found.n && mt_pwset_apply(&pr->seen, p->found.v, p->found.n, MT_PWSET_OR,
+						 PW_SET_MAX, &p->tmp) < 0)
+			p->sets_full++; /* the pages found now will not settle */
 	}
 	if (rc == 0)
 		scan_huge(s, pr);
@@ -293,6 +404,15 @@ static int scan(struct mt_session *s, struct proc *pr)
 	p->scan_ns += now - t0;
 	pr->rounds[pr->nrounds++ % PW_ROUNDS] = (struct round){ t0, now };
 	return rc;
+}
+
+/* [lo, hi) went, was discarded or registered anew: none of its pages is seen or settled. */
+static void forget_range(struct mt_pagewrites_state *p, struct proc *pr, uint64_t lo, uint64_t hi)
+{
+	struct mt_pwrun r = { lo, hi };
+
+	(void)mt_pwset_apply(&pr->seen, &r, 1, MT_PWSET_MINUS, SIZE_MAX, &p->tmp);
+	(void)mt_pwset_apply(&pr->settled, &r, 1, MT_PWSET_MINUS, SIZE_MAX, &p->tmp);
 }
 
 /*
@@ -321,28 +441,30 @@ static uint64_t epoch_start(struct mt_pagewrites_state *p, const struct proc *pr
 	return best_end ? best : pr->start;
 }
 
-/* The runs a runtime's scan found written (before a range went or was discarded). */
+/* The runs a runtime's scan found written (before a range went or was discarded), but their
+ * settled pages: unprotected, so "written" whether or not they were. */
 static void written_runs(struct mt_session *s, struct proc *pr, uint64_t t, const uint64_t *runs,
 			 unsigned n)
 {
 	struct mt_pagewrites_state *p = s->pagewrites;
-	uint64_t row[MT_MAX_FIELDS] = { 0 }, since = epoch_start(p, pr, t);
+	uint64_t since = epoch_start(p, pr, t);
 
 	for (unsigned i = 0; i < n; i++) {
-		uint64_t start = runs[3 * i], end = runs[3 * i + 1];
+		struct mt_pwrun r = { runs[3 * i], runs[3 * i + 1] };
 
-		if (end <= start || end - start > (1ull << 47))
+		if (r.hi <= r.lo || r.hi - r.lo > (1ull << 47))
 			continue;
-		row[MT_F_TIME] = t > since ? t : since;
-		row[MT_F_PID] = row[MT_F_TID] = (uint64_t)pr->pid;
-		row[MT_F_PW_ADDR] = start;
-		row[MT_F_PW_LEN] = end - start;
-		row[MT_F_PW_SINCE] = since;
-		if (mt_writer_event(s->w, MT_EV_PAGE_WRITE, row) == 0) {
-			p->runs++;
-			p->final_runs++;
-			p->pages += row[MT_F_PW_LEN] / 4096;
+		if (pr->settled.n && mt_pwset_combine(&r, 1, pr->settled.v, pr->settled.n,
+						      MT_PWSET_MINUS, SIZE_MAX, &p->tmp) == 0) {
+			for (size_t k = 0; k < p->tmp.n; k++) {
+				write_event(s, pr->pid, t, p->tmp.v[k].lo, p->tmp.v[k].hi, since, 0,
+					    false);
+				p->final_runs++;
+			}
+			continue;
 		}
+		write_event(s, pr->pid, t, r.lo, r.hi, since, 0, false);
+		p->final_runs++;
 	}
 }
 
@@ -367,6 +489,7 @@ void mt_pagewrites_msg(struct mt_session *s, pid_t pid, const struct mt_rt_pwrun
 		written_runs(s, pr, h->time_ns, runs, h->n);
 		break;
 	case MT_RT_PW_ARMED:
+		forget_range(p, pr, h->lo, h->hi);
 		for (unsigned i = 0; i < h->n; i++) {
 			uint64_t a = runs[3 * i], b = runs[3 * i + 1];
 
@@ -377,6 +500,7 @@ void mt_pagewrites_msg(struct mt_session *s, pid_t pid, const struct mt_rt_pwrun
 		}
 		break;
 	default:
+		forget_range(p, pr, h->lo, h->hi);
 		track_event(s, pid, h->time_ns, h->lo, h->hi, ops[h->kind]);
 		p->zapped += h->kind == MT_RT_PW_ZAPPED;
 		p->released += h->kind == MT_RT_PW_RELEASED;
@@ -411,6 +535,8 @@ int mt_pagewrites_timeout_ms(struct mt_session *s)
 static void drop(struct mt_pagewrites_state *p, struct proc *pr)
 {
 	close(pr->fd);
+	mt_pwset_free(&pr->seen);
+	mt_pwset_free(&pr->settled);
 	*pr = p->procs[--p->nprocs];
 }
 
@@ -465,6 +591,14 @@ void mt_pagewrites_close(struct mt_session *s, struct mt_kv *kv)
 	while (p->nprocs)
 		mt_pagewrites_exit(s, p->procs[0].pid);
 	mt_kv_add_u64(kv, "epoch_ns", p->period_ns);
+	/* settle: pages written in two epochs are not protected again (--page-writes=full) */
+	mt_kv_add(kv, "mode", p->settle ? "settle" : "full");
+	mt_kv_add_u64(kv, "settled_pages", p->settled_pages);
+	mt_kv_add_u64(kv, "settled_runs", p->settled_runs);
+	/* written again but not settled (the sets' bounds, PW_SET_MAX and PW_SETTLED_MAX runs,
+	 * or memory) */
+	mt_kv_add_u64(kv, "unsettled_pages", p->unsettled_pages);
+	mt_kv_add_u64(kv, "settle_sets_full", p->sets_full);
 	mt_kv_add_u64(kv, "tracked_ranges", p->tracked_ranges);
 	mt_kv_add_u64(kv, "failed_ranges", p->failed_ranges);
 	if (p->last_failure)
@@ -492,6 +626,9 @@ void mt_pagewrites_close(struct mt_session *s, struct mt_kv *kv)
 	if (p->last_scan_error)
 		mt_kv_add(kv, "scan_error", strerror(p->last_scan_error));
 	s->pagewrites_coll.events = p->runs;
+	mt_pwset_free(&p->again);
+	mt_pwset_free(&p->found);
+	mt_pwset_free(&p->tmp);
 	free(p->procs);
 	free(p);
 	s->pagewrites = NULL;

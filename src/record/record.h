@@ -52,6 +52,7 @@ struct mt_record_opts {
 	uint64_t rss_interval_ns; /* at most one RSS event per process per interval */
 	uint64_t page_writes_ns; /* page-write tracking epoch of labelled ranges; 0: off */
 	uint64_t page_writes_min; /* blocks and writable mappings this large are tracked too */
+	bool page_writes_full; /* every epoch's writes (no settling: pagewrites.c) */
 	uint64_t access_period; /* sampling period in the event's unit; 0: from access_freq */
 	uint64_t access_freq; /* samples per second per thread; 0: the default, 10000 */
 	const cpu_set_t *cpus; /* the command's CPUs; NULL: as memtap's */

@@ -29,7 +29,7 @@ PY
 ok "output unchanged, exit status 3"
 
 "$MEMTAP" info t.mtap --format json >info.json || fail "info failed"
-check_json info.json 'j["schema_version"] == "1.4" and j["integrity"]["complete"] and j["integrity"]["verified"]' \
+check_json info.json 'j["schema_version"] == "1.5" and j["integrity"]["complete"] and j["integrity"]["verified"]' \
 	"info: schema version or integrity"
 check_json info.json 'j["run"]["exit_status"] == 3 and j["run"]["argv"] == ["sh", "-c", "ls / | wc -l; exit 3"]' \
 	"info: run"

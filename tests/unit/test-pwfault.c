@@ -120,6 +120,40 @@ TEST(discard_fork_release)
 	mt_pwf_free(p);
 }
 
+/* A settled run (written in a second epoch, left unprotected by the scan: settling): nothing
+ * is pending on it, also when its fault was never seen; a page of the same scan that was
+ * protected again keeps its one fault; a discard and a new scan start the page over. */
+TEST(settled_pages_take_no_tracking_fault)
+{
+	struct mt_pwf *p = mt_pwf_new();
+	uint64_t v[MT_MAX_FIELDS] = { 0 };
+	struct mt_pwf_stats st;
+
+	track(p, 3);
+	for (unsigned i = 0; i < 3; i++)
+		fault(p, LO + i * PAGE);
+	scan(p, LO, 3);
+	ASSERT_EQ(fault(p, LO), MT_FAULT_TRACKING);
+	v[MT_F_TIME] = now += 10;
+	v[MT_F_PID] = v[MT_F_TID] = PID;
+	v[MT_F_PW_ADDR] = LO;
+	v[MT_F_PW_LEN] = 2 * PAGE; /* page 1's protection pending: its fault unseen */
+	v[MT_F_PW_SINCE] = 0;
+	v[MT_F_PW_SCAN_NS] = 5;
+	v[MT_F_PW_SETTLED] = 1;
+	mt_pwf_event(p, MT_EV_PAGE_WRITE, v);
+	ASSERT_EQ(fault(p, LO), 0);
+	ASSERT_EQ(fault(p, LO + PAGE), 0);
+	ASSERT_EQ(fault(p, LO + 2 * PAGE), MT_FAULT_TRACKING); /* not settled: protected */
+	ev(p, MT_EV_PAGE_TRACK, LO, PAGE, MT_PT_ZAPPED, 0);
+	ASSERT_EQ(fault(p, LO), 0); /* back by the program's own fault */
+	scan(p, LO, 1);
+	ASSERT_EQ(fault(p, LO), MT_FAULT_TRACKING); /* tracked afresh */
+	mt_pwf_stats(p, &st);
+	ASSERT_EQ_U(st.tracking, 3);
+	mt_pwf_free(p);
+}
+
 /* A protection still pending when a scan reports the page again: its fault came inside the
  * walk, so two faults are memtap's; inside the walk, the fault is marked uncertain. */
 TEST(pending_protection_and_the_walk)

@@ -2,8 +2,13 @@
 /* Unit tests of src/record that need no perf events: /proc parsing, build-ids, probe control,
  * the live figures' joins, page-write epochs. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdlib.h>
+#include <linux/userfaultfd.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <memtap/trace-format.h>
@@ -18,6 +23,7 @@
 #include "record/live-internal.h"
 #include "record/live.h"
 #include "record/pagewrites.h"
+#include "record/pwset.h"
 #include "record/probe.h"
 #include "record/procfs.h"
 #include "record/session.h"
@@ -360,4 +366,160 @@ TEST(reorder_merges_blocks_in_time_order)
 	ASSERT_EQ_U(r.held, 0);
 	mt_reorder_free(&r);
 	mt_block_release(&blk);
+}
+
+/* Sets of page runs (record/pwset.c): union, intersection and difference by one sweep, runs
+ * that touch coalesced, empty runs ignored, the bound on runs kept. */
+TEST(pwset_combines_runs)
+{
+	static const struct mt_pwrun a[] = { { 0, 10 }, { 10, 20 }, { 30, 40 }, { 50, 50 } },
+				     b[] = { { 5, 35 }, { 60, 70 } };
+	struct mt_pwset o = { 0 }, s = { 0 }, tmp = { 0 };
+
+	ASSERT_EQ(mt_pwset_combine(a, 4, b, 2, MT_PWSET_OR, 16, &o), 0);
+	ASSERT_EQ_U(o.n, 2);
+	ASSERT_EQ_U(o.v[0].lo, 0);
+	ASSERT_EQ_U(o.v[0].hi, 40);
+	ASSERT_EQ_U(o.v[1].lo, 60);
+	ASSERT_EQ(mt_pwset_combine(a, 4, b, 2, MT_PWSET_AND, 16, &o), 0);
+	ASSERT_EQ_U(o.n, 2); /* [5, 20) (two runs that touch, one) and [30, 35) */
+	ASSERT_EQ_U(o.v[0].lo, 5);
+	ASSERT_EQ_U(o.v[0].hi, 20);
+	ASSERT_EQ_U(o.v[1].lo, 30);
+	ASSERT_EQ_U(o.v[1].hi, 35);
+	ASSERT_EQ(mt_pwset_combine(a, 4, b, 2, MT_PWSET_MINUS, 16, &o), 0);
+	ASSERT_EQ_U(o.n, 2);
+	ASSERT_EQ_U(o.v[0].hi, 5);
+	ASSERT_EQ_U(o.v[1].lo, 35);
+	ASSERT_EQ_U(o.v[1].hi, 40);
+	ASSERT_EQ_U(mt_pwset_bytes(o.v, o.n), 10);
+	ASSERT_EQ(mt_pwset_combine(b, 2, a, 4, MT_PWSET_MINUS, 1, &o), -ENOSPC);
+	/* apply: in place through the scratch set; unchanged when it would not fit */
+	ASSERT_EQ(mt_pwset_apply(&s, a, 4, MT_PWSET_OR, 16, &tmp), 0);
+	ASSERT_EQ_U(s.n, 2);
+	ASSERT_EQ(mt_pwset_apply(&s, b + 1, 1, MT_PWSET_OR, 2, &tmp), -ENOSPC);
+	ASSERT_EQ_U(s.n, 2);
+	ASSERT_EQ_U(s.v[1].hi, 40);
+	mt_pwset_free(&o);
+	mt_pwset_free(&s);
+	mt_pwset_free(&tmp);
+}
+
+#ifndef UFFD_FEATURE_WP_ASYNC
+#define UFFD_FEATURE_WP_ASYNC (1 << 15)
+#endif
+
+/* This process's pages [p, p + len) under write-protect async tracking, as the runtime
+ * registers a range: the descriptor, or -1. */
+static int wp_register(void *p, size_t len)
+{
+	struct uffdio_api api = { .api = UFFD_API, .features = UFFD_FEATURE_WP_ASYNC };
+	struct uffdio_register reg = { .range = { (uintptr_t)p, len },
+				       .mode = UFFDIO_REGISTER_MODE_WP };
+	int fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK | 1 /* user mode only */);
+
+	if (fd < 0)
+		return -1;
+	if (ioctl(fd, UFFDIO_API, &api) < 0 || ioctl(fd, UFFDIO_REGISTER, &reg) < 0) {
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static long minflt(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_THREAD, &ru);
+	return ru.ru_minflt;
+}
+
+static void write_pages(volatile char *p, unsigned from, unsigned to)
+{
+	for (unsigned i = from; i < to; i++)
+		p[i * 4096] += 1;
+}
+
+/*
+ * Settling on real memory (pagewrites.c): 8 pages of this process under tracking. Found
+ * written by the first scan, pages 0-3 written again in the next epoch settle (a settled
+ * page_write event) and stay unprotected: written a third time they take no fault, where
+ * page 4, written once since, takes one. With --page-writes=full every written page is
+ * protected again: the third writes fault, and no event is settled.
+ */
+static void settle_case(bool full, long *third_faults, uint64_t *settled_pages)
+{
+	struct mt_record_opts o = { .page_writes_ns = 1, .page_writes_full = full };
+	struct mt_session s = { .o = &o };
+	const char *why;
+	struct mt_reader *r;
+	struct mt_cursor *c;
+	struct mt_event ev;
+	struct mt_kv kv;
+	size_t n;
+	uint8_t *bytes;
+	int fd = memfd(NULL, 0), rfd, uffd;
+	char *p = mmap(NULL, 8 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	long f0;
+
+	*third_faults = -1;
+	*settled_pages = 0;
+	ASSERT_TRUE(fd >= 0 && p != MAP_FAILED);
+	madvise(p, 8 * 4096, MADV_NOHUGEPAGE);
+	write_pages(p, 0, 8); /* present before the registration: "written" to the kernel */
+	ASSERT_EQ(mt_writer_open_fd(fd, NULL, &s.w), 0);
+	if (mt_pagewrites_open(&s, &why) < 0 || !s.pagewrites ||
+	    (uffd = wp_register(p, 8 * 4096)) < 0) {
+		printf("  skipped: %s\n", why ? why : "no userfaultfd write-protect here");
+		mt_pagewrites_close(&s, &kv);
+		mt_writer_free(s.w);
+		close(fd);
+		munmap(p, 8 * 4096);
+		return;
+	}
+	mt_pagewrites_track(&s, getpid(), mt_now_ns());
+	mt_pagewrites_drain(&s); /* epoch 1: all 8 seen, protected */
+	usleep(1000);
+	write_pages(p, 0, 4);
+	mt_pagewrites_drain(&s); /* epoch 2: 0-3 written again */
+	usleep(1000);
+	f0 = minflt();
+	write_pages(p, 0, 5);
+	*third_faults = minflt() - f0;
+	mt_pagewrites_drain(&s);
+	mt_kv_init(&kv);
+	mt_pagewrites_close(&s, &kv);
+	mt_kv_release(&kv);
+	ASSERT_EQ(mt_writer_finish(s.w, NULL), 0);
+	mt_writer_free(s.w);
+	close(uffd);
+	munmap(p, 8 * 4096);
+	bytes = slurp(fd, &n);
+	close(fd);
+	rfd = open_bytes(bytes, n, &r);
+	ASSERT_TRUE(rfd >= 0);
+	ASSERT_EQ(mt_cursor_new(r, NULL, &c), 0);
+	while (mt_cursor_next(c, &ev) == 1)
+		if (ev.type == MT_EV_PAGE_WRITE && ev.v[MT_F_PW_SETTLED])
+			*settled_pages += ev.v[MT_F_PW_LEN] / 4096;
+	mt_cursor_free(c);
+	mt_reader_free(r);
+	close(rfd);
+	free(bytes);
+}
+
+TEST(pagewrites_settle_leaves_rewritten_pages_unprotected)
+{
+	long faults;
+	uint64_t settled;
+
+	settle_case(false, &faults, &settled);
+	if (faults < 0)
+		return;
+	ASSERT_EQ(faults, 1); /* page 4 only: 0-3 settled */
+	ASSERT_EQ_U(settled, 4 + 1); /* 0-3 at epoch 2, page 4 at the last scan */
+	settle_case(true, &faults, &settled);
+	ASSERT_EQ(faults, 5); /* every page protected again */
+	ASSERT_EQ_U(settled, 0);
 }

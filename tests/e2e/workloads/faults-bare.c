@@ -19,8 +19,13 @@
  *   faults-bare mapped MIB           a mapping of its own and a malloc'd block of MIB each,
  *                                    written three times (for THP always: both huge)
  *
- * Prints "tracking N" (the tracking faults memtap must report, when known exactly) and, for
- * huge, "anon_huge_kb N" (AnonHugePages at the end, which must not change under memtap).
+ * Prints "tracking N" (the tracking faults memtap must report with its default settling: a
+ * page written in two epochs is not protected again, so each page takes at most one),
+ * "tracking_most N" (settling, when a scan fell inside a pass: a page written after that
+ * scan's first walk and before its second is protected again, once more),
+ * "tracking_full N" (with --page-writes=full: one per pass after a scan protected it again)
+ * and, for huge, "anon_huge_kb N" (AnonHugePages at the end, which must not change under
+ * memtap).
  */
 #include <pthread.h>
 #include <stdint.h>
@@ -107,7 +112,10 @@ int main(int argc, char **argv)
 			write_all(p, n, k + 1, PAGE);
 			usleep(EPOCH_GAP_US);
 		}
-		printf("tracking %zu\n", whole_pages(p, n) * (size_t)(passes - 1));
+		printf("tracking %zu\n", passes > 1 ? whole_pages(p, n) : 0);
+		printf("tracking_most %zu\n",
+		       whole_pages(p, n) * (size_t)(passes > 2 ? 2 : passes - 1));
+		printf("tracking_full %zu\n", whole_pages(p, n) * (size_t)(passes - 1));
 		free((void *)p);
 		return 0;
 	}
@@ -125,8 +133,10 @@ int main(int argc, char **argv)
 		usleep(EPOCH_GAP_US);
 		/* calloc's large block is fresh memory: the second pass takes a tracking fault on
 		 * each whole page the first wrote (every other one from p's page), the third pass
-		 * on every whole page */
-		printf("tracking %zu\n", strided_pages(p, len) + whole_pages(p, len));
+		 * on every whole page (settling: on the others only, the first ones settled) */
+		printf("tracking %zu\n", whole_pages(p, len));
+		printf("tracking_most %zu\n", strided_pages(p, len) + whole_pages(p, len));
+		printf("tracking_full %zu\n", strided_pages(p, len) + whole_pages(p, len));
 		free((void *)p);
 		return 0;
 	}
@@ -143,6 +153,7 @@ int main(int argc, char **argv)
 			pthread_join(t[i], NULL);
 		usleep(EPOCH_GAP_US);
 		printf("tracking %zu\n", whole_pages(p, n));
+		printf("tracking_full %zu\n", whole_pages(p, n));
 		free((void *)p);
 		return 0;
 	}
@@ -158,6 +169,7 @@ int main(int argc, char **argv)
 		write_all(p, n, 2, PAGE); /* the first half faults in afresh: the program's own */
 		usleep(EPOCH_GAP_US);
 		printf("tracking %zu\n", n / 2 / PAGE);
+		printf("tracking_full %zu\n", n / 2 / PAGE);
 		munmap((void *)p, n);
 		return 0;
 	}
@@ -180,6 +192,7 @@ int main(int argc, char **argv)
 		}
 		/* the huge pages are never protected; the small block's second pass is */
 		printf("tracking %zu\n", s ? whole_pages(s, small) : 0);
+		printf("tracking_full %zu\n", s ? whole_pages(s, small) : 0);
 		printf("anon_huge_kb %ld\n", anon_huge_kb());
 		free((void *)s);
 		return 0;
@@ -216,9 +229,12 @@ int main(int argc, char **argv)
 		write_all(p, n, 2, PAGE); /* copy-on-write faults, as bare (the child is gone: the
 					   * pages are reused, still one fault each) */
 		usleep(EPOCH_GAP_US);
-		write_all(p, n, 3, PAGE); /* protected again: one tracking fault per page */
+		write_all(p, n, 3, PAGE); /* full: protected again, one tracking fault per page;
+					   * settling: written in a second epoch, so settled */
 		usleep(EPOCH_GAP_US);
-		printf("tracking %zu\n", whole_pages(p, n));
+		printf("tracking 0\n");
+		printf("tracking_most %zu\n", whole_pages(p, n));
+		printf("tracking_full %zu\n", whole_pages(p, n));
 		free((void *)p);
 		return 0;
 	}
