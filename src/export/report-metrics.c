@@ -706,6 +706,12 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 		md ? "\nWorking set: peak %s in one window (distinct pages touched).\n\n"
 		   : "\n  working set: peak %s in one window (distinct pages touched)\n",
 		mt_fmt_bytes(st->wss_peak_pages * 4096, b[0], 64));
+	if (st->page_write_settled)
+		fprintf(f,
+			"%s%s pages written in two epochs settled (not tracked further): from then "
+			"on only their sampled accesses and faults count them (record "
+			"--page-writes=full for every epoch's writes)\n%s",
+			md ? "" : "  ", mt_fmt_count(st->page_write_settled, b[1], 64), md ? "\n" : "");
 }
 
 static void type_csv(const struct mt_report *rep, struct mt_table *t)
