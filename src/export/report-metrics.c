@@ -711,7 +711,8 @@ void mt_report_metrics_text(const struct mt_report *rep, bool md, FILE *f)
 			"%s%s pages written in two epochs settled (not tracked further): from then "
 			"on only their sampled accesses and faults count them (record "
 			"--page-writes=full for every epoch's writes)\n%s",
-			md ? "" : "  ", mt_fmt_count(st->page_write_settled, b[1], 64), md ? "\n" : "");
+			md ? "" : "  ", mt_fmt_count(st->page_write_settled, b[1], 64),
+			md ? "\n" : "");
 }
 
 static void type_csv(const struct mt_report *rep, struct mt_table *t)

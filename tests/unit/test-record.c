@@ -234,6 +234,39 @@ TEST(live_heap_joins_frees_to_blocks)
 	mt_block_release(&b);
 }
 
+/* Closes the pagewrites collector, finishes the trace written to fd and reads back its
+ * page_write events, up to max, into got (their fields); returns how many. */
+static size_t page_writes_back(struct mt_session *s, int fd, struct mt_event *got, size_t max)
+{
+	struct mt_reader *r;
+	struct mt_cursor *c;
+	struct mt_event ev;
+	struct mt_kv kv;
+	size_t n, k = 0;
+	uint8_t *bytes;
+	int rfd;
+
+	mt_kv_init(&kv);
+	mt_pagewrites_close(s, &kv);
+	mt_kv_release(&kv);
+	if (mt_writer_finish(s->w, NULL) < 0)
+		return 0;
+	mt_writer_free(s->w);
+	bytes = slurp(fd, &n);
+	close(fd);
+	rfd = open_bytes(bytes, n, &r);
+	if (rfd < 0 || mt_cursor_new(r, NULL, &c) < 0)
+		return 0;
+	while (mt_cursor_next(c, &ev) == 1)
+		if (ev.type == MT_EV_PAGE_WRITE && k < max)
+			got[k++] = ev;
+	mt_cursor_free(c);
+	mt_reader_free(r);
+	close(rfd);
+	free(bytes);
+	return k;
+}
+
 /*
  * The runtime scans a tracked block itself at its free and sends the runs by datagram; the
  * recorder may read it only after its own next scans of the process. The runs belong to
@@ -252,13 +285,8 @@ TEST(pagewrites_late_release_scan_keeps_its_epoch)
 				  .lo = 0x10000,
 				  .hi = 0x12000 };
 	const char *why;
-	struct mt_reader *r;
-	struct mt_cursor *c;
-	struct mt_event ev;
-	struct mt_kv kv;
-	size_t n;
-	uint8_t *bytes;
-	int fd = memfd(NULL, 0), rfd, k = 0;
+	struct mt_event ev[4];
+	int fd = memfd(NULL, 0);
 
 	ASSERT_TRUE(fd >= 0);
 	ASSERT_EQ(mt_writer_open_fd(fd, NULL, &s.w), 0);
@@ -279,30 +307,15 @@ TEST(pagewrites_late_release_scan_keeps_its_epoch)
 	mt_pagewrites_msg(&s, getpid(), &h, runs);
 	h.time_ns = t_late = mt_now_ns(); /* a release scan after the recorder's scans */
 	mt_pagewrites_msg(&s, getpid(), &h, runs);
-	mt_kv_init(&kv);
-	mt_pagewrites_close(&s, &kv);
-	mt_kv_release(&kv);
-	ASSERT_EQ(mt_writer_finish(s.w, NULL), 0);
-	mt_writer_free(s.w);
-	bytes = slurp(fd, &n);
-	close(fd);
-	rfd = open_bytes(bytes, n, &r);
-	ASSERT_TRUE(rfd >= 0);
-	ASSERT_EQ(mt_cursor_new(r, NULL, &c), 0);
-	while (mt_cursor_next(c, &ev) == 1)
-		if (ev.type == MT_EV_PAGE_WRITE && k < 2) {
-			got[k][0] = ev.v[MT_F_TIME];
-			got[k++][1] = ev.v[MT_F_PW_SINCE];
-		}
-	ASSERT_EQ(k, 2);
+	ASSERT_TRUE(page_writes_back(&s, fd, ev, 4) >= 2);
+	for (int k = 0; k < 2; k++) {
+		got[k][0] = ev[k].v[MT_F_TIME];
+		got[k][1] = ev[k].v[MT_F_PW_SINCE];
+	}
 	ASSERT_EQ_U(got[0][0], t_rt); /* at its own time, before the recorder's scans */
 	ASSERT_EQ_U(got[0][1], t0); /* in the epoch from the start of tracking */
 	ASSERT_EQ_U(got[1][0], t_late);
 	ASSERT_TRUE(got[1][1] > t_rt + 1000000 && got[1][1] < t_late); /* the second scan's start */
-	mt_cursor_free(c);
-	mt_reader_free(r);
-	close(rfd);
-	free(bytes);
 }
 
 struct reorder_seen {
@@ -453,13 +466,10 @@ static void settle_case(bool full, long *third_faults, uint64_t *settled_pages)
 	struct mt_record_opts o = { .page_writes_ns = 1, .page_writes_full = full };
 	struct mt_session s = { .o = &o };
 	const char *why;
-	struct mt_reader *r;
-	struct mt_cursor *c;
-	struct mt_event ev;
+	struct mt_event ev[64];
 	struct mt_kv kv;
 	size_t n;
-	uint8_t *bytes;
-	int fd = memfd(NULL, 0), rfd, uffd;
+	int fd = memfd(NULL, 0), uffd;
 	char *p = mmap(NULL, 8 * 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	long f0;
 
@@ -472,7 +482,9 @@ static void settle_case(bool full, long *third_faults, uint64_t *settled_pages)
 	if (mt_pagewrites_open(&s, &why) < 0 || !s.pagewrites ||
 	    (uffd = wp_register(p, 8 * 4096)) < 0) {
 		printf("  skipped: %s\n", why ? why : "no userfaultfd write-protect here");
+		mt_kv_init(&kv);
 		mt_pagewrites_close(&s, &kv);
+		mt_kv_release(&kv);
 		mt_writer_free(s.w);
 		close(fd);
 		munmap(p, 8 * 4096);
@@ -488,25 +500,12 @@ static void settle_case(bool full, long *third_faults, uint64_t *settled_pages)
 	write_pages(p, 0, 5);
 	*third_faults = minflt() - f0;
 	mt_pagewrites_drain(&s);
-	mt_kv_init(&kv);
-	mt_pagewrites_close(&s, &kv);
-	mt_kv_release(&kv);
-	ASSERT_EQ(mt_writer_finish(s.w, NULL), 0);
-	mt_writer_free(s.w);
+	n = page_writes_back(&s, fd, ev, 64);
 	close(uffd);
 	munmap(p, 8 * 4096);
-	bytes = slurp(fd, &n);
-	close(fd);
-	rfd = open_bytes(bytes, n, &r);
-	ASSERT_TRUE(rfd >= 0);
-	ASSERT_EQ(mt_cursor_new(r, NULL, &c), 0);
-	while (mt_cursor_next(c, &ev) == 1)
-		if (ev.type == MT_EV_PAGE_WRITE && ev.v[MT_F_PW_SETTLED])
-			*settled_pages += ev.v[MT_F_PW_LEN] / 4096;
-	mt_cursor_free(c);
-	mt_reader_free(r);
-	close(rfd);
-	free(bytes);
+	for (size_t i = 0; i < n; i++)
+		if (ev[i].v[MT_F_PW_SETTLED])
+			*settled_pages += ev[i].v[MT_F_PW_LEN] / 4096;
 }
 
 TEST(pagewrites_settle_leaves_rewritten_pages_unprotected)
