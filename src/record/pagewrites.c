@@ -64,11 +64,10 @@ struct page_region {
 
 #define USER_END 0x7ffffffff000ull /* x86-64 TASK_SIZE with 4-level paging */
 #define NVEC 512
-/* Runs a process's seen and settled sets may hold: each settled run is one more ioctl per
- * protecting walk; seen runs closer than PW_HULL_GAP share one peeking ioctl. Pages that do
- * not fit are not settled (protected again each epoch, as in full). */
+/* Runs each of a process's seen and settled sets may hold: each settled run is one more
+ * ioctl per protecting walk; seen runs closer than PW_HULL_GAP share one peeking ioctl. Pages
+ * that do not fit are not settled (protected again each epoch, as in full). */
 #define PW_SET_MAX 8192
-#define PW_SETTLED_MAX 8192
 #define PW_HULL_GAP (1ull << 20)
 
 /* The ends of the last PW_ROUNDS scans of a process are kept: the runtime's own scans (of a
@@ -351,8 +350,8 @@ static int settle_walk(struct mt_session *s, struct proc *pr, uint64_t since)
 		return rc;
 	if (mt_pwset_apply(&p->again, pr->seen.v, pr->seen.n, MT_PWSET_AND, SIZE_MAX, &p->tmp) < 0)
 		p->again.n = 0; /* (out of memory: nothing settles this time) */
-	if (mt_pwset_apply(&pr->settled, p->again.v, p->again.n, MT_PWSET_OR, PW_SETTLED_MAX,
-			   &p->tmp) < 0) {
+	if (mt_pwset_apply(&pr->settled, p->again.v, p->again.n, MT_PWSET_OR, PW_SET_MAX, &p->tmp) <
+	    0) {
 		p->sets_full++;
 		p->unsettled_pages += mt_pwset_bytes(p->again.v, p->again.n) / 4096;
 		p->again.n = 0; /* protected again by the walk that follows, as in full */
@@ -411,8 +410,11 @@ static void forget_range(struct mt_pagewrites_state *p, struct proc *pr, uint64_
 {
 	struct mt_pwrun r = { lo, hi };
 
-	(void)mt_pwset_apply(&pr->seen, &r, 1, MT_PWSET_MINUS, SIZE_MAX, &p->tmp);
-	(void)mt_pwset_apply(&pr->settled, &r, 1, MT_PWSET_MINUS, SIZE_MAX, &p->tmp);
+	/* (most ranges hold neither: no copy of the sets then) */
+	if (mt_pwset_overlaps(&pr->seen, lo, hi))
+		(void)mt_pwset_apply(&pr->seen, &r, 1, MT_PWSET_MINUS, SIZE_MAX, &p->tmp);
+	if (mt_pwset_overlaps(&pr->settled, lo, hi))
+		(void)mt_pwset_apply(&pr->settled, &r, 1, MT_PWSET_MINUS, SIZE_MAX, &p->tmp);
 }
 
 /*
@@ -454,8 +456,9 @@ static void written_runs(struct mt_session *s, struct proc *pr, uint64_t t, cons
 
 		if (r.hi <= r.lo || r.hi - r.lo > (1ull << 47))
 			continue;
-		if (pr->settled.n && mt_pwset_combine(&r, 1, pr->settled.v, pr->settled.n,
-						      MT_PWSET_MINUS, SIZE_MAX, &p->tmp) == 0) {
+		if (mt_pwset_overlaps(&pr->settled, r.lo, r.hi) &&
+		    mt_pwset_combine(&r, 1, pr->settled.v, pr->settled.n, MT_PWSET_MINUS, SIZE_MAX,
+				     &p->tmp) == 0) {
 			for (size_t k = 0; k < p->tmp.n; k++) {
 				write_event(s, pr->pid, t, p->tmp.v[k].lo, p->tmp.v[k].hi, since, 0,
 					    false);
@@ -595,7 +598,7 @@ void mt_pagewrites_close(struct mt_session *s, struct mt_kv *kv)
 	mt_kv_add(kv, "mode", p->settle ? "settle" : "full");
 	mt_kv_add_u64(kv, "settled_pages", p->settled_pages);
 	mt_kv_add_u64(kv, "settled_runs", p->settled_runs);
-	/* written again but not settled (the sets' bounds, PW_SET_MAX and PW_SETTLED_MAX runs,
+	/* written again but not settled (the sets' bound, PW_SET_MAX runs each,
 	 * or memory) */
 	mt_kv_add_u64(kv, "unsettled_pages", p->unsettled_pages);
 	mt_kv_add_u64(kv, "settle_sets_full", p->sets_full);

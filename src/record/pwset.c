@@ -95,6 +95,21 @@ uint64_t mt_pwset_bytes(const struct mt_pwrun *v, size_t n)
 	return b;
 }
 
+bool mt_pwset_overlaps(const struct mt_pwset *s, uint64_t lo, uint64_t hi)
+{
+	size_t a = 0, b = s->n;
+
+	while (a < b) { /* the first run that ends after lo */
+		size_t m = a + (b - a) / 2;
+
+		if (s->v[m].hi <= lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a < s->n && s->v[a].lo < hi && hi > lo;
+}
+
 void mt_pwset_free(struct mt_pwset *s)
 {
 	free(s->v);

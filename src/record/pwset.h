@@ -3,6 +3,7 @@
 #ifndef MEMTAP_RECORD_PWSET_H
 #define MEMTAP_RECORD_PWSET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -30,6 +31,8 @@ int mt_pwset_append(struct mt_pwset *s, uint64_t lo, uint64_t hi);
 int mt_pwset_apply(struct mt_pwset *s, const struct mt_pwrun *b, size_t nb, enum mt_pwset_op op,
 		   size_t max, struct mt_pwset *tmp);
 uint64_t mt_pwset_bytes(const struct mt_pwrun *v, size_t n);
+/* Whether a run of the set overlaps [lo, hi) (a binary search). */
+bool mt_pwset_overlaps(const struct mt_pwset *s, uint64_t lo, uint64_t hi);
 void mt_pwset_free(struct mt_pwset *s);
 
 #endif

@@ -406,6 +406,10 @@ TEST(pwset_combines_runs)
 	ASSERT_EQ_U(o.v[1].lo, 35);
 	ASSERT_EQ_U(o.v[1].hi, 40);
 	ASSERT_EQ_U(mt_pwset_bytes(o.v, o.n), 10);
+	/* o: [0, 5), [35, 40) */
+	ASSERT_TRUE(mt_pwset_overlaps(&o, 4, 6) && mt_pwset_overlaps(&o, 39, 100));
+	ASSERT_TRUE(!mt_pwset_overlaps(&o, 5, 35) && !mt_pwset_overlaps(&o, 40, 90) &&
+		    !mt_pwset_overlaps(&o, 2, 2));
 	ASSERT_EQ(mt_pwset_combine(b, 2, a, 4, MT_PWSET_MINUS, 1, &o), -ENOSPC);
 	/* apply: in place through the scratch set; unchanged when it would not fit */
 	ASSERT_EQ(mt_pwset_apply(&s, a, 4, MT_PWSET_OR, 16, &tmp), 0);
